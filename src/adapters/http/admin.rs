@@ -1,0 +1,55 @@
+//! `/api/admin/*`: user administration (admin role only, enforced by the access table).
+
+use std::sync::Arc;
+
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+use warp::Filter;
+
+use super::AppState;
+use super::auth::respond;
+use super::dto::{CreateUserRequest, UserListResponse, UserResponse};
+use super::error::{ApiError, ErrorBody, json_body};
+use super::filters::{authenticated, with_state};
+use crate::domain::auth::Principal;
+
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    let users = warp::path!("api" / "admin" / "users");
+    let create = users
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(json_body::<CreateUserRequest>(state.max_body_bytes))
+        .then(create_user);
+    let list = users
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .then(list_users);
+    create.map(respond).or(list.map(respond)).unify().boxed()
+}
+
+/// POST /api/admin/users
+#[utoipa::path(post, path = "/api/admin/users", tag = "admin", request_body = CreateUserRequest,
+    description = "Creates a password user. The password must have at least 12 characters.",
+    responses(
+        (status = 201, description = "Created", body = UserResponse),
+        (status = 409, description = "E-mail already registered", body = ErrorBody),
+    ))]
+pub async fn create_user(state: Arc<AppState>, _admin: Principal, body: CreateUserRequest) -> Result<impl Reply, ApiError> {
+    let user = state.auth.create_user(&body.email, body.password, body.role.into()).await?;
+    Ok(warp::reply::with_status(warp::reply::json(&UserResponse::from(&user)), StatusCode::CREATED))
+}
+
+/// GET /api/admin/users
+#[utoipa::path(get, path = "/api/admin/users", tag = "admin",
+    description = "Every user, oldest first.",
+    responses((status = 200, description = "The users", body = UserListResponse)))]
+pub async fn list_users(state: Arc<AppState>, _admin: Principal) -> Result<impl Reply, ApiError> {
+    let users: Vec<UserResponse> = state.auth.list_users().await?.iter().map(UserResponse::from).collect();
+    Ok(warp::reply::json(&UserListResponse {
+        total: users.len(),
+        users,
+    }))
+}

@@ -1,0 +1,154 @@
+//! `/api/auth/*`: password and wallet sign-in, token rotation, sign-out, and the caller's profile.
+
+use std::sync::Arc;
+
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+use warp::Filter;
+
+use super::AppState;
+use super::dto::{
+    LoginRequest, RefreshRequest, TokenResponse, UserResponse, WalletLoginRequest, WalletNonceRequest, WalletNonceResponse,
+};
+use super::error::{ApiError, ErrorBody, json_body};
+use super::filters::{authenticated, with_state};
+use crate::domain::auth::Principal;
+
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    let limit = state.max_body_bytes;
+    let login = warp::path!("api" / "auth" / "login")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(json_body::<LoginRequest>(limit))
+        .then(login);
+    let refresh = warp::path!("api" / "auth" / "refresh")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(json_body::<RefreshRequest>(limit))
+        .then(refresh);
+    let logout = warp::path!("api" / "auth" / "logout")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(json_body::<RefreshRequest>(limit))
+        .then(logout);
+    let wallet_nonce = warp::path!("api" / "auth" / "wallet" / "nonce")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(json_body::<WalletNonceRequest>(limit))
+        .then(wallet_nonce);
+    let wallet = warp::path!("api" / "auth" / "wallet")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(json_body::<WalletLoginRequest>(limit))
+        .then(wallet_login);
+    let me = warp::path!("api" / "auth" / "me")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .then(me);
+    login
+        .map(respond)
+        .or(refresh.map(respond))
+        .unify()
+        .or(logout.map(respond))
+        .unify()
+        .or(wallet_nonce.map(respond))
+        .unify()
+        .or(wallet.map(respond))
+        .unify()
+        .or(me.map(respond))
+        .unify()
+        .boxed()
+}
+
+/// Turns a handler's result into a response.
+pub fn respond(result: Result<impl Reply, ApiError>) -> Response {
+    match result {
+        Ok(reply) => reply.into_response(),
+        Err(error) => error.into_response(),
+    }
+}
+
+/// POST /api/auth/login
+#[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginRequest,
+    description = "Signs in with e-mail and password. Wrong e-mail and wrong password give the same 401. \
+                   Repeated failures for one account answer 429 with Retry-After until the window rolls.",
+    responses(
+        (status = 200, description = "Signed in", body = TokenResponse),
+        (status = 401, description = "Invalid e-mail or password", body = ErrorBody),
+        (status = 403, description = "Account disabled", body = ErrorBody),
+        (status = 429, description = "Too many failed attempts for this account", body = ErrorBody),
+    ))]
+pub async fn login(state: Arc<AppState>, body: LoginRequest) -> Result<impl Reply, ApiError> {
+    let signed_in = state.auth.login(&body.email, body.password).await?;
+    Ok(warp::reply::json(&TokenResponse::from(signed_in)))
+}
+
+/// POST /api/auth/refresh
+#[utoipa::path(post, path = "/api/auth/refresh", tag = "auth", request_body = RefreshRequest,
+    description = "Exchanges a refresh token for a new pair. Each refresh token works once: presenting one that \
+                   was already used revokes every token of that sign-in and answers 401.",
+    responses(
+        (status = 200, description = "A new token pair", body = TokenResponse),
+        (status = 401, description = "Invalid, expired, revoked or reused refresh token", body = ErrorBody),
+    ))]
+pub async fn refresh(state: Arc<AppState>, body: RefreshRequest) -> Result<impl Reply, ApiError> {
+    let signed_in = state.auth.refresh(&body.refresh_token).await?;
+    Ok(warp::reply::json(&TokenResponse::from(signed_in)))
+}
+
+/// POST /api/auth/logout
+#[utoipa::path(post, path = "/api/auth/logout", tag = "auth", request_body = RefreshRequest,
+    description = "Revokes the refresh token's whole family (this sign-in and its rotations). Access tokens \
+                   already issued stay valid until they expire.",
+    responses(
+        (status = 204, description = "Signed out"),
+        (status = 401, description = "Refresh token unknown or not the caller's", body = ErrorBody),
+    ))]
+pub async fn logout(state: Arc<AppState>, caller: Principal, body: RefreshRequest) -> Result<impl Reply, ApiError> {
+    state.auth.logout(caller, &body.refresh_token).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// POST /api/auth/wallet/nonce
+#[utoipa::path(post, path = "/api/auth/wallet/nonce", tag = "auth", request_body = WalletNonceRequest,
+    description = "Issues a single-use nonce for a wallet and a ready EIP-4361 (Sign-In with Ethereum) message \
+                   around it. Sign the message with EIP-191 personal_sign and send it to POST /api/auth/wallet.",
+    responses((status = 200, description = "A nonce and the message to sign", body = WalletNonceResponse)))]
+pub async fn wallet_nonce(state: Arc<AppState>, body: WalletNonceRequest) -> Result<impl Reply, ApiError> {
+    let challenge = state.auth.wallet_challenge(&body.wallet_address).await?;
+    Ok(warp::reply::json(&WalletNonceResponse {
+        nonce: challenge.nonce,
+        message: challenge.message,
+        expires_at: challenge.expires_at,
+    }))
+}
+
+/// POST /api/auth/wallet
+#[utoipa::path(post, path = "/api/auth/wallet", tag = "auth", request_body = WalletLoginRequest,
+    description = "Signs in with an Ethereum wallet (EIP-4361 message, EIP-191 signature). Checks, in order: \
+                   message format, domain, URI, version, chain id, address, nonce (issued here, unexpired, unused: \
+                   it is consumed), issued-at / not-before / expiration, then the signature. The first sign-in \
+                   creates a user with the configured default role.",
+    responses(
+        (status = 200, description = "Signed in; `user.wallet_address` is set", body = TokenResponse),
+        (status = 401, description = "Verification failed; `message` says which check", body = ErrorBody),
+    ))]
+pub async fn wallet_login(state: Arc<AppState>, body: WalletLoginRequest) -> Result<impl Reply, ApiError> {
+    let signed_in = state
+        .auth
+        .wallet_sign_in(&body.wallet_address, &body.signature, &body.message)
+        .await?;
+    Ok(warp::reply::json(&TokenResponse::from(signed_in)))
+}
+
+/// GET /api/auth/me
+#[utoipa::path(get, path = "/api/auth/me", tag = "auth",
+    description = "The caller's own user record.",
+    responses((status = 200, description = "The caller", body = UserResponse)))]
+pub async fn me(state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let user = state.auth.current_user(caller).await?;
+    Ok(warp::reply::json(&UserResponse::from(&user)))
+}

@@ -1,0 +1,47 @@
+//! The warp HTTP adapter: one module per resource, each returning a boxed filter; one error type;
+//! one JSON `recover`; the server loop that adds request ids, access logs and graceful shutdown.
+
+pub mod admin;
+pub mod auth;
+pub mod dto;
+pub mod error;
+pub mod filters;
+pub mod health;
+pub mod openapi;
+pub mod server;
+
+use std::sync::Arc;
+
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::domain::auth::AuthService;
+use crate::domain::ratelimit::RatePolicy;
+use crate::ports::clock::Clock;
+use crate::ports::rate_limit::RateLimiter;
+use crate::ports::store::StoreHealth;
+
+/// What the handlers share: the use cases and the few ports the HTTP layer uses itself.
+pub struct AppState {
+    pub auth: AuthService,
+    pub rate_limiter: Arc<dyn RateLimiter>,
+    pub rate_policy: RatePolicy,
+    pub store_health: Arc<dyn StoreHealth>,
+    pub clock: Arc<dyn Clock>,
+    pub max_body_bytes: u64,
+}
+
+/// Every route of the service, with rejections turned into JSON errors.
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    health::routes(state.clone())
+        .or(openapi::routes())
+        .unify()
+        .or(auth::routes(state.clone()))
+        .unify()
+        .or(admin::routes(state))
+        .unify()
+        .recover(error::recover)
+        .unify()
+        .boxed()
+}

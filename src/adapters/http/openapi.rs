@@ -1,0 +1,125 @@
+//! `GET /openapi.json`: the OpenAPI 3.1 document, generated from the handlers' annotations and the
+//! request/response types. The standard error responses and the security requirement of each
+//! operation are derived from the same access table that enforces them, so the document cannot
+//! drift from the behaviour.
+
+use std::sync::LazyLock;
+
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+use warp::filters::BoxedFilter;
+use warp::http::header::CONTENT_TYPE;
+use warp::reply::{Reply, Response};
+use warp::Filter;
+
+use super::error::ErrorBody;
+use super::{admin, auth, health};
+use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
+use crate::domain::ratelimit::is_workflow_request;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "creditflow",
+        version = "1.0.0",
+        description = "Credit-finance agent workflows. Every /api route except the sign-in routes needs \
+                       `Authorization: Bearer <access token>`. Every error is \
+                       `{\"status\":\"error\",\"message\":…,\"detail\":…}`."
+    ),
+    paths(
+        health::live,
+        health::ready,
+        auth::login,
+        auth::refresh,
+        auth::logout,
+        auth::wallet_nonce,
+        auth::wallet_login,
+        auth::me,
+        admin::create_user,
+        admin::list_users,
+    ),
+    components(schemas(ErrorBody)),
+    modifiers(&DerivedFromAccessTable),
+    tags(
+        (name = "auth", description = "Sign-in (password, Ethereum wallet), token rotation, sign-out"),
+        (name = "admin", description = "User administration (admin role)"),
+        (name = "health", description = "Probes (no token)"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The document, serialised once.
+static DOCUMENT: LazyLock<String> =
+    LazyLock::new(|| ApiDoc::openapi().to_pretty_json().unwrap_or_else(|_| "{}".to_owned()));
+
+pub fn routes() -> BoxedFilter<(Response,)> {
+    warp::path!("openapi.json")
+        .and(warp::get())
+        .map(|| warp::reply::with_header(DOCUMENT.as_str(), CONTENT_TYPE, "application/json").into_response())
+        .boxed()
+}
+
+/// Adds the bearer security scheme, and to each operation its security requirement and the error
+/// responses that the shared filters can produce for it.
+struct DerivedFromAccessTable;
+
+impl Modify for DerivedFromAccessTable {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+            );
+        }
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let operations = [
+                (AccessOperation::Read, "GET", &mut item.get),
+                (AccessOperation::Write, "POST", &mut item.post),
+                (AccessOperation::Write, "PUT", &mut item.put),
+                (AccessOperation::Write, "PATCH", &mut item.patch),
+                (AccessOperation::Write, "DELETE", &mut item.delete),
+            ];
+            for (kind, method, operation) in operations {
+                if let Some(operation) = operation.as_mut() {
+                    document_shared_responses(operation, kind, method, path);
+                }
+            }
+        }
+    }
+}
+
+fn document_shared_responses(operation: &mut Operation, kind: AccessOperation, method: &str, path: &str) {
+    if operation.request_body.is_some() {
+        add_error(operation, "400", "Invalid request: the body is not valid JSON or a field is missing, of the wrong type or invalid (`detail.field` names it)");
+        add_error(operation, "413", "Request body too large");
+        add_error(operation, "415", "Content-Type is not application/json");
+    }
+    if let Access::AtLeast(role) = required_access(kind, path) {
+        operation.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+        add_error(operation, "401", "Missing, malformed, expired or invalid access token");
+        if role > Role::Viewer {
+            add_error(operation, "403", &format!("The token is valid but the role is below {role}"));
+        }
+    }
+    if is_workflow_request(method, path) {
+        add_error(operation, "429", "Per-user rate limit exceeded (Retry-After and X-RateLimit-* headers)");
+    }
+    add_error(operation, "500", "Internal error (details are logged with the request id, never returned)");
+}
+
+fn add_error(operation: &mut Operation, status: &str, description: &str) {
+    let response = ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build(),
+        )
+        .build();
+    operation
+        .responses
+        .responses
+        .entry(status.to_owned())
+        .or_insert_with(|| response.into());
+}

@@ -1,0 +1,8 @@
+//! In-memory adapters: the store for `STORE=memory` and tests, and the single-instance rate
+//! limiter. State lives in this process only and is lost on restart.
+
+mod rate_limit;
+mod store;
+
+pub use rate_limit::MemoryRateLimiter;
+pub use store::MemoryStore;

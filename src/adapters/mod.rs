@@ -1,0 +1,9 @@
+//! Adapters: the only code that knows warp, the password-hashing and JWT libraries, the system
+//! clock and storage. `main.rs` picks them from configuration.
+
+pub mod argon2_hasher;
+pub mod clock;
+pub mod http;
+pub mod jwt;
+pub mod memory;
+pub mod secrets;

@@ -1,0 +1,348 @@
+//! Typed configuration, read from the environment (and `.env` when present) once at start-up.
+//! This is the only module that reads the environment. Every value is validated here; an invalid
+//! one stops the process with a single line naming the variable and what it accepts.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::domain::auth::{EmailAddress, Password, Role};
+
+/// A secret value: usable, never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// Where the service keeps its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// In process memory: for development and tests; lost on restart.
+    Memory,
+}
+
+/// Log line format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+/// The administrator created at start-up when absent.
+#[derive(Clone, Debug)]
+pub struct AdminBootstrap {
+    pub email: String,
+    pub password: Secret,
+}
+
+/// Every setting of the service.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub bind_addr: SocketAddr,
+    pub data_dir: PathBuf,
+    pub store: StoreKind,
+    /// `None`: generate one and keep it in `DATA_DIR/jwt-secret`.
+    pub jwt_secret: Option<Secret>,
+    pub jwt_issuer: String,
+    pub jwt_audience: String,
+    pub access_token_ttl: Duration,
+    pub refresh_token_ttl: Duration,
+    pub admin: Option<AdminBootstrap>,
+    /// `None`: `localhost:<bound port>`.
+    pub siwe_domain: Option<String>,
+    /// `None`: `http://<siwe domain>`.
+    pub siwe_uri: Option<String>,
+    pub siwe_chain_ids: Vec<u64>,
+    pub siwe_nonce_ttl: Duration,
+    pub wallet_default_role: Role,
+    pub rate_limit_per_minute: u32,
+    pub login_max_failures: u32,
+    pub login_failure_window: Duration,
+    pub max_body_bytes: u64,
+    pub shutdown_timeout: Duration,
+    pub log_format: LogFormat,
+    pub log_filter: String,
+}
+
+/// An invalid setting: which variable, and what it accepts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {variable}: {message}")]
+pub struct ConfigError {
+    pub variable: &'static str,
+    pub message: String,
+}
+
+impl Config {
+    /// Reads `.env` (if present, without overriding variables already set) and the environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        match dotenvy::dotenv() {
+            Ok(_) => {}
+            Err(e) if e.not_found() => {}
+            Err(e) => {
+                return Err(ConfigError {
+                    variable: ".env",
+                    message: format!("cannot be read: {e}"),
+                });
+            }
+        }
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from any variable source (tests pass a map).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let vars = Vars { lookup: &lookup };
+        let admin = match (vars.get("ADMIN_EMAIL"), vars.get("ADMIN_PASSWORD")) {
+            (None, None) => None,
+            (Some(email), Some(password)) => {
+                EmailAddress::new(&email).map_err(|e| invalid("ADMIN_EMAIL", e.to_string()))?;
+                Password::new(password.clone()).map_err(|e| invalid("ADMIN_PASSWORD", e.to_string()))?;
+                Some(AdminBootstrap {
+                    email,
+                    password: Secret::new(password),
+                })
+            }
+            (Some(_), None) => return Err(invalid("ADMIN_PASSWORD", "must be set when ADMIN_EMAIL is set")),
+            (None, Some(_)) => return Err(invalid("ADMIN_EMAIL", "must be set when ADMIN_PASSWORD is set")),
+        };
+        let jwt_secret = match vars.get("JWT_SECRET") {
+            Some(secret) if secret.len() < 32 => {
+                return Err(invalid("JWT_SECRET", "must be at least 32 bytes (e.g. `openssl rand -hex 32`)"));
+            }
+            other => other.map(Secret::new),
+        };
+        Ok(Config {
+            bind_addr: vars.parse_or("BIND_ADDR", "127.0.0.1:8080".parse().expect("literal"), "a socket address like 127.0.0.1:8080")?,
+            data_dir: vars.get("DATA_DIR").map_or_else(|| PathBuf::from("./var"), PathBuf::from),
+            store: vars.choice("STORE", &[("memory", StoreKind::Memory)], StoreKind::Memory)?,
+            jwt_secret,
+            jwt_issuer: vars.non_empty_or("JWT_ISSUER", "creditflow")?,
+            jwt_audience: vars.non_empty_or("JWT_AUDIENCE", "creditflow-api")?,
+            access_token_ttl: vars.duration_or("ACCESS_TOKEN_TTL", Duration::from_secs(24 * 3600))?,
+            refresh_token_ttl: vars.duration_or("REFRESH_TOKEN_TTL", Duration::from_secs(30 * 24 * 3600))?,
+            admin,
+            siwe_domain: vars.get("SIWE_DOMAIN"),
+            siwe_uri: vars.get("SIWE_URI"),
+            siwe_chain_ids: vars.chain_ids("SIWE_CHAIN_IDS")?,
+            siwe_nonce_ttl: vars.duration_or("SIWE_NONCE_TTL", Duration::from_secs(300))?,
+            wallet_default_role: vars.choice(
+                "WALLET_DEFAULT_ROLE",
+                &[("viewer", Role::Viewer), ("analyst", Role::Analyst), ("admin", Role::Admin)],
+                Role::Analyst,
+            )?,
+            rate_limit_per_minute: vars.positive_or("RATE_LIMIT_PER_MINUTE", 60)?,
+            login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
+            login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
+            max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
+            shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
+            log_format: vars.choice("LOG_FORMAT", &[("pretty", LogFormat::Pretty), ("json", LogFormat::Json)], LogFormat::Pretty)?,
+            log_filter: vars.get("RUST_LOG").unwrap_or_else(|| "info".to_owned()),
+        })
+    }
+
+    /// Configuration for tests: in-memory store, fixed secret, everything else default.
+    pub fn for_tests(overrides: &[(&str, &str)]) -> Result<Self, ConfigError> {
+        let mut vars: HashMap<String, String> = HashMap::from([
+            ("BIND_ADDR".to_owned(), "127.0.0.1:0".to_owned()),
+            ("STORE".to_owned(), "memory".to_owned()),
+            ("JWT_SECRET".to_owned(), "test-secret-test-secret-test-secret!".to_owned()),
+        ]);
+        vars.extend(overrides.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        Self::from_lookup(|name| vars.get(name).cloned())
+    }
+}
+
+fn invalid(variable: &'static str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        variable,
+        message: message.into(),
+    }
+}
+
+/// Parses `90s`, `15m`, `24h`, `30d` (a positive whole number and one unit).
+pub fn parse_duration(raw: &str) -> Option<Duration> {
+    let raw = raw.trim();
+    let split = raw.find(|c: char| !c.is_ascii_digit())?;
+    let (number, unit) = raw.split_at(split);
+    let number: u64 = number.parse().ok().filter(|n| *n > 0)?;
+    let unit_secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    number.checked_mul(unit_secs).map(Duration::from_secs)
+}
+
+struct Vars<'a> {
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Vars<'_> {
+    /// The value, treating empty as unset (so `FOO=` in `.env` means "default").
+    fn get(&self, name: &str) -> Option<String> {
+        (self.lookup)(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+    }
+
+    fn parse_or<T: FromStr>(&self, name: &'static str, default: T, expected: &str) -> Result<T, ConfigError> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(raw) => raw
+                .parse()
+                .map_err(|_| invalid(name, format!("'{raw}' is not {expected}"))),
+        }
+    }
+
+    fn non_empty_or(&self, name: &'static str, default: &str) -> Result<String, ConfigError> {
+        Ok(self.get(name).unwrap_or_else(|| default.to_owned()))
+    }
+
+    fn positive_or(&self, name: &'static str, default: u32) -> Result<u32, ConfigError> {
+        let value: u32 = self.parse_or(name, default, "a positive whole number")?;
+        if value == 0 {
+            return Err(invalid(name, "must be a positive whole number"));
+        }
+        Ok(value)
+    }
+
+    fn duration_or(&self, name: &'static str, default: Duration) -> Result<Duration, ConfigError> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(raw) => parse_duration(&raw).ok_or_else(|| {
+                invalid(name, format!("'{raw}' is not a duration: use a number and a unit, like 90s, 15m, 24h or 30d"))
+            }),
+        }
+    }
+
+    fn choice<T: Copy>(&self, name: &'static str, allowed: &[(&str, T)], default: T) -> Result<T, ConfigError> {
+        let Some(raw) = self.get(name) else {
+            return Ok(default);
+        };
+        allowed
+            .iter()
+            .find(|(label, _)| label.eq_ignore_ascii_case(&raw))
+            .map(|(_, value)| *value)
+            .ok_or_else(|| {
+                let labels: Vec<_> = allowed.iter().map(|(label, _)| *label).collect();
+                invalid(name, format!("'{raw}' is not one of: {}", labels.join(", ")))
+            })
+    }
+
+    fn chain_ids(&self, name: &'static str) -> Result<Vec<u64>, ConfigError> {
+        let Some(raw) = self.get(name) else {
+            return Ok(vec![1]);
+        };
+        raw.split(',')
+            .map(|id| {
+                id.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|id| *id > 0)
+                    .ok_or_else(|| invalid(name, format!("'{raw}' is not a comma-separated list of chain ids like 1,137")))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        Config::from_lookup(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_match_the_documentation() {
+        let config = config(&[]).expect("defaults are valid");
+        assert_eq!(config.bind_addr, "127.0.0.1:8080".parse().expect("addr"));
+        assert_eq!(config.data_dir, PathBuf::from("./var"));
+        assert_eq!(config.store, StoreKind::Memory);
+        assert!(config.jwt_secret.is_none());
+        assert_eq!(config.jwt_issuer, "creditflow");
+        assert_eq!(config.access_token_ttl, Duration::from_secs(86_400));
+        assert_eq!(config.refresh_token_ttl, Duration::from_secs(30 * 86_400));
+        assert_eq!(config.siwe_chain_ids, vec![1]);
+        assert_eq!(config.siwe_nonce_ttl, Duration::from_secs(300));
+        assert_eq!(config.wallet_default_role, Role::Analyst);
+        assert_eq!(config.rate_limit_per_minute, 60);
+        assert_eq!(config.log_format, LogFormat::Pretty);
+    }
+
+    #[test]
+    fn durations_accept_seconds_minutes_hours_and_days() {
+        assert_eq!(parse_duration("90s"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("15m"), Some(Duration::from_secs(900)));
+        assert_eq!(parse_duration("24h"), Some(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("30d"), Some(Duration::from_secs(2_592_000)));
+        for bad in ["", "15", "m", "0s", "1.5h", "-5m", "10 m", "10w", "99999999999999999999d"] {
+            assert_eq!(parse_duration(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_value_names_the_variable_and_the_allowed_values() {
+        let error = config(&[("LOG_FORMAT", "xml")]).unwrap_err();
+        assert_eq!(error.to_string(), "invalid LOG_FORMAT: 'xml' is not one of: pretty, json");
+        let error = config(&[("ACCESS_TOKEN_TTL", "forever")]).unwrap_err();
+        assert_eq!(error.variable, "ACCESS_TOKEN_TTL");
+        assert!(error.message.contains("90s, 15m, 24h or 30d"));
+        assert_eq!(config(&[("STORE", "cassandra")]).unwrap_err().variable, "STORE");
+        assert_eq!(config(&[("RATE_LIMIT_PER_MINUTE", "0")]).unwrap_err().variable, "RATE_LIMIT_PER_MINUTE");
+        assert_eq!(config(&[("SIWE_CHAIN_IDS", "1,x")]).unwrap_err().variable, "SIWE_CHAIN_IDS");
+        assert_eq!(config(&[("BIND_ADDR", "localhost")]).unwrap_err().variable, "BIND_ADDR");
+    }
+
+    #[test]
+    fn a_short_jwt_secret_is_refused_without_echoing_it() {
+        let error = config(&[("JWT_SECRET", "hunter2hunter2")]).unwrap_err();
+        assert_eq!(error.variable, "JWT_SECRET");
+        assert!(!error.to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn admin_bootstrap_needs_both_variables_and_a_policy_conforming_password() {
+        assert_eq!(config(&[("ADMIN_EMAIL", "root@example.com")]).unwrap_err().variable, "ADMIN_PASSWORD");
+        let short = config(&[("ADMIN_EMAIL", "root@example.com"), ("ADMIN_PASSWORD", "short")]).unwrap_err();
+        assert_eq!(short.variable, "ADMIN_PASSWORD");
+        assert!(!short.to_string().contains("short'"));
+        let ok = config(&[("ADMIN_EMAIL", "root@example.com"), ("ADMIN_PASSWORD", "a long enough password")]).expect("valid");
+        assert!(ok.admin.is_some());
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug_output() {
+        let config = config(&[
+            ("JWT_SECRET", "super-secret-value-that-is-long-enough"),
+            ("ADMIN_EMAIL", "root@example.com"),
+            ("ADMIN_PASSWORD", "a long enough password"),
+        ])
+        .expect("valid");
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("super-secret"));
+        assert!(!debug.contains("long enough password"));
+        assert!(debug.contains("[redacted]"));
+    }
+
+    #[test]
+    fn chain_ids_are_a_comma_separated_list() {
+        assert_eq!(config(&[("SIWE_CHAIN_IDS", "1, 137,8453")]).expect("valid").siwe_chain_ids, vec![1, 137, 8453]);
+    }
+}

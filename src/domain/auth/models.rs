@@ -1,0 +1,308 @@
+//! Users, roles and the validated values they are made of. Constructors reject bad input, so a
+//! value of these types is valid by construction.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::ethereum::EthAddress;
+
+/// Identifier of a user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UserId(Uuid);
+
+impl UserId {
+    pub fn new_random() -> Self {
+        Self(Uuid::new_v4())
+    }
+    pub fn from_uuid(id: Uuid) -> Self {
+        Self(id)
+    }
+    pub fn as_uuid(&self) -> Uuid {
+        self.0
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl FromStr for UserId {
+    type Err = uuid::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Uuid::parse_str(s).map(Self)
+    }
+}
+
+/// Roles, ordered by what they may do: a higher role may do everything a lower one may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// May read.
+    Viewer,
+    /// May also run workflows, chat and extract.
+    Analyst,
+    /// May do everything, including user administration.
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Viewer, Role::Analyst, Role::Admin];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Role::Viewer => "viewer",
+            Role::Analyst => "analyst",
+            Role::Admin => "admin",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("unknown role '{0}': expected viewer, analyst or admin")]
+pub struct UnknownRole(pub String);
+
+impl FromStr for Role {
+    type Err = UnknownRole;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Role::ALL
+            .into_iter()
+            .find(|role| role.as_str() == s)
+            .ok_or_else(|| UnknownRole(s.to_owned()))
+    }
+}
+
+/// A normalised (trimmed, lower-cased) e-mail address.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EmailAddress(String);
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EmailAddressError {
+    #[error("e-mail address is empty")]
+    Empty,
+    #[error("e-mail address is longer than 254 characters")]
+    TooLong,
+    #[error("e-mail address must look like name@example.com")]
+    Malformed,
+}
+
+impl EmailAddress {
+    pub fn new(raw: &str) -> Result<Self, EmailAddressError> {
+        let normalised = raw.trim().to_lowercase();
+        if normalised.is_empty() {
+            return Err(EmailAddressError::Empty);
+        }
+        if normalised.len() > 254 {
+            return Err(EmailAddressError::TooLong);
+        }
+        let (local, domain) = normalised
+            .split_once('@')
+            .ok_or(EmailAddressError::Malformed)?;
+        let well_formed = !local.is_empty()
+            && local.len() <= 64
+            && !domain.contains('@')
+            && domain.contains('.')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !domain.contains("..")
+            && !normalised.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !well_formed {
+            return Err(EmailAddressError::Malformed);
+        }
+        Ok(Self(normalised))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for EmailAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A plaintext password that meets the policy. Never printed.
+#[derive(Clone)]
+pub struct Password(String);
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PasswordError {
+    #[error("password must be at least {min} characters long")]
+    TooShort { min: usize },
+    #[error("password must be at most {max} bytes long")]
+    TooLong { max: usize },
+}
+
+impl Password {
+    pub const MIN_CHARS: usize = 12;
+    /// Bounds the work a single login can cause in the password hasher.
+    pub const MAX_BYTES: usize = 1024;
+
+    /// A new password chosen by a user: the policy applies.
+    pub fn new(raw: String) -> Result<Self, PasswordError> {
+        if raw.chars().count() < Self::MIN_CHARS {
+            return Err(PasswordError::TooShort {
+                min: Self::MIN_CHARS,
+            });
+        }
+        Self::candidate(raw)
+    }
+
+    /// A password presented at login: only the size bound applies, so a policy change never
+    /// locks out users whose older passwords are shorter.
+    pub fn candidate(raw: String) -> Result<Self, PasswordError> {
+        if raw.len() > Self::MAX_BYTES {
+            return Err(PasswordError::TooLong {
+                max: Self::MAX_BYTES,
+            });
+        }
+        Ok(Self(raw))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password([redacted])")
+    }
+}
+
+/// A PHC-format password hash (argon2id). Not secret, but never shown to clients.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PasswordHash(String);
+
+impl PasswordHash {
+    pub fn from_phc(phc: String) -> Self {
+        Self(phc)
+    }
+    pub fn as_phc(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for PasswordHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PasswordHash([redacted])")
+    }
+}
+
+/// A stored user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct User {
+    pub id: UserId,
+    pub email: Option<EmailAddress>,
+    pub password_hash: Option<PasswordHash>,
+    pub role: Role,
+    pub wallet_address: Option<EthAddress>,
+    pub created_at: OffsetDateTime,
+    pub disabled: bool,
+}
+
+/// What the store needs to create a user; ids and timestamps are chosen by the service.
+#[derive(Clone, Debug)]
+pub struct NewUser {
+    pub id: UserId,
+    pub email: Option<EmailAddress>,
+    pub password_hash: Option<PasswordHash>,
+    pub role: Role,
+    pub wallet_address: Option<EthAddress>,
+    pub created_at: OffsetDateTime,
+}
+
+impl NewUser {
+    pub fn into_user(self) -> User {
+        User {
+            id: self.id,
+            email: self.email,
+            password_hash: self.password_hash,
+            role: self.role,
+            wallet_address: self.wallet_address,
+            created_at: self.created_at,
+            disabled: false,
+        }
+    }
+}
+
+/// The authenticated caller of a request, taken from a verified access token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Principal {
+    pub user_id: UserId,
+    pub role: Role,
+}
+
+impl Principal {
+    /// Whether this caller may see a resource owned by `owner` (admins see everything).
+    pub fn may_see_owned_by(&self, owner: UserId) -> bool {
+        self.role == Role::Admin || self.user_id == owner
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_is_trimmed_and_lower_cased() {
+        let email = EmailAddress::new("  Alice.Smith@Example.COM ").expect("valid");
+        assert_eq!(email.as_str(), "alice.smith@example.com");
+    }
+
+    #[test]
+    fn malformed_emails_are_rejected() {
+        for raw in ["", "alice", "alice@", "@example.com", "a@b", "a@@b.com", "a b@c.com", "a@.com", "a@b..com"] {
+            assert!(EmailAddress::new(raw).is_err(), "{raw:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn passwords_shorter_than_twelve_characters_are_rejected() {
+        assert_eq!(
+            Password::new("elevenchars".into()).unwrap_err(),
+            PasswordError::TooShort { min: 12 }
+        );
+        assert!(Password::new("twelve chars".into()).is_ok());
+        // Characters, not bytes: twelve multi-byte characters pass.
+        assert!(Password::new("ééééééééééé€".into()).is_ok());
+    }
+
+    #[test]
+    fn password_debug_output_never_contains_the_password() {
+        let password = Password::new("correct horse battery".into()).expect("valid");
+        assert!(!format!("{password:?}").contains("horse"));
+    }
+
+    #[test]
+    fn roles_are_ordered_viewer_analyst_admin() {
+        assert!(Role::Viewer < Role::Analyst && Role::Analyst < Role::Admin);
+        assert_eq!("analyst".parse::<Role>(), Ok(Role::Analyst));
+        assert!("root".parse::<Role>().is_err());
+    }
+
+    #[test]
+    fn only_owners_and_admins_see_owned_resources() {
+        let owner = UserId::new_random();
+        let other = UserId::new_random();
+        let analyst = Principal { user_id: other, role: Role::Analyst };
+        let admin = Principal { user_id: other, role: Role::Admin };
+        assert!(!analyst.may_see_owned_by(owner));
+        assert!(admin.may_see_owned_by(owner));
+        assert!(Principal { user_id: owner, role: Role::Viewer }.may_see_owned_by(owner));
+    }
+}

@@ -1,0 +1,5 @@
+//! Pure business logic: no HTTP framework, database driver, HTTP client, environment or wall clock.
+//! Everything the domain needs from the outside world arrives through the traits in [`crate::ports`].
+
+pub mod auth;
+pub mod ratelimit;

@@ -1,0 +1,9 @@
+//! What the domain needs from the outside world, as object-safe traits held as `Arc<dyn Port>`.
+//! Adapters in [`crate::adapters`] implement them; each method documents the error an adapter
+//! must return when.
+
+pub mod clock;
+pub mod password;
+pub mod rate_limit;
+pub mod store;
+pub mod tokens;

@@ -1,0 +1,220 @@
+//! Composition: pick adapters from configuration, build the use cases, bind the listener, serve.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::adapters::argon2_hasher::Argon2Hasher;
+use crate::adapters::clock::SystemClock;
+use crate::adapters::http::{self, AppState};
+use crate::adapters::jwt::JwtIssuer;
+use crate::adapters::memory::{MemoryRateLimiter, MemoryStore};
+use crate::adapters::secrets::load_or_create_jwt_secret;
+use crate::config::{Config, StoreKind};
+use crate::domain::auth::service::AuthPorts;
+use crate::domain::auth::{AuthService, AuthSettings};
+use crate::domain::ratelimit::RatePolicy;
+use crate::ports::clock::Clock;
+use crate::ports::password::PasswordHasher;
+use crate::ports::rate_limit::RateLimiter;
+use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
+
+/// How often expired refresh-token records and nonces are purged.
+const PURGE_INTERVAL: Duration = Duration::from_secs(600);
+
+/// The adapters plugged into the ports. Tests replace any of them (mocks, a manual clock).
+#[derive(Clone)]
+pub struct Adapters {
+    pub users: Arc<dyn UserRepository>,
+    pub refresh_tokens: Arc<dyn RefreshTokenRepository>,
+    pub nonces: Arc<dyn WalletNonceRepository>,
+    pub store_health: Arc<dyn StoreHealth>,
+    pub workflow_rate_limiter: Arc<dyn RateLimiter>,
+    pub login_attempts: Arc<dyn RateLimiter>,
+    pub hasher: Arc<dyn PasswordHasher>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Adapters {
+    /// Everything in process memory, with the production password hasher.
+    pub fn in_memory() -> Self {
+        let store = Arc::new(MemoryStore::new());
+        Self {
+            users: store.clone(),
+            refresh_tokens: store.clone(),
+            nonces: store.clone(),
+            store_health: store,
+            workflow_rate_limiter: Arc::new(MemoryRateLimiter::new()),
+            login_attempts: Arc::new(MemoryRateLimiter::new()),
+            hasher: Arc::new(Argon2Hasher::recommended()),
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// The adapters the configuration asks for.
+    pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
+        match config.store {
+            StoreKind::Memory => {
+                tracing::warn!("STORE=memory: users and sessions live in this process only and are lost on restart");
+                Ok(Self::in_memory())
+            }
+        }
+    }
+}
+
+/// A built service with its listener bound; [`Application::run_until_stopped`] serves it.
+pub struct Application {
+    listener: TcpListener,
+    port: u16,
+    routes: BoxedFilter<(Response,)>,
+    state: Arc<AppState>,
+    shutdown_timeout: Duration,
+}
+
+impl Application {
+    /// Builds the service with the adapters the configuration names.
+    pub async fn build(config: Config) -> anyhow::Result<Self> {
+        let adapters = Adapters::from_config(&config).await?;
+        Self::build_with(config, adapters).await
+    }
+
+    /// Builds the service around the given adapters: binds the listener (port 0 picks a free
+    /// port), resolves the signing secret, creates the configured administrator.
+    pub async fn build_with(config: Config, adapters: Adapters) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(config.bind_addr)
+            .await
+            .with_context(|| format!("cannot listen on BIND_ADDR {}", config.bind_addr))?;
+        let port = listener.local_addr()?.port();
+
+        let jwt_secret = match &config.jwt_secret {
+            Some(secret) => secret.clone(),
+            None => load_or_create_jwt_secret(&config.data_dir)?,
+        };
+        let tokens = Arc::new(JwtIssuer::hs256(
+            jwt_secret.expose().as_bytes(),
+            &config.jwt_issuer,
+            &config.jwt_audience,
+        ));
+        let siwe_domain = config.siwe_domain.clone().unwrap_or_else(|| format!("localhost:{port}"));
+        let settings = AuthSettings {
+            issuer: config.jwt_issuer.clone(),
+            audience: config.jwt_audience.clone(),
+            access_ttl: to_time(config.access_token_ttl),
+            refresh_ttl: to_time(config.refresh_token_ttl),
+            siwe_uri: config.siwe_uri.clone().unwrap_or_else(|| format!("http://{siwe_domain}")),
+            siwe_domain,
+            siwe_chain_ids: config.siwe_chain_ids.clone(),
+            siwe_nonce_ttl: to_time(config.siwe_nonce_ttl),
+            siwe_clock_skew: time::Duration::seconds(30),
+            wallet_default_role: config.wallet_default_role,
+            login_attempts: RatePolicy {
+                limit: config.login_max_failures,
+                window_ms: config.login_failure_window.as_millis() as i64,
+            },
+        };
+        let auth = AuthService::new(
+            AuthPorts {
+                users: adapters.users.clone(),
+                refresh_tokens: adapters.refresh_tokens.clone(),
+                nonces: adapters.nonces.clone(),
+                tokens,
+                hasher: adapters.hasher.clone(),
+                login_attempts: adapters.login_attempts.clone(),
+                clock: adapters.clock.clone(),
+            },
+            settings,
+        );
+        auth.warm_up().await.context("cannot prepare password verification")?;
+        if let Some(admin) = &config.admin {
+            let created = auth
+                .ensure_admin(&admin.email, admin.password.expose().to_owned())
+                .await
+                .context("cannot create the ADMIN_EMAIL administrator")?;
+            if created {
+                tracing::info!(email = %admin.email, "created administrator from ADMIN_EMAIL");
+            }
+        }
+
+        let state = Arc::new(AppState {
+            auth,
+            rate_limiter: adapters.workflow_rate_limiter.clone(),
+            rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
+            store_health: adapters.store_health.clone(),
+            clock: adapters.clock.clone(),
+            max_body_bytes: config.max_body_bytes,
+        });
+        Ok(Self {
+            listener,
+            port,
+            routes: http::routes(state.clone()),
+            state,
+            shutdown_timeout: config.shutdown_timeout,
+        })
+    }
+
+    /// The bound port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Serves until `shutdown` resolves, then shuts down gracefully.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+        tracing::info!(address = %self.listener.local_addr()?, "creditflow listening");
+        let state = self.state.clone();
+        let maintenance = tokio::spawn(async move {
+            let mut interval = tokio::time::interval(PURGE_INTERVAL);
+            loop {
+                interval.tick().await;
+                match state.auth.purge_expired().await {
+                    Ok((tokens, nonces)) => tracing::debug!(tokens, nonces, "purged expired sign-in state"),
+                    Err(error) => tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "purge failed"),
+                }
+            }
+        });
+        http::server::serve(self.listener, self.routes, shutdown, self.shutdown_timeout).await;
+        maintenance.abort();
+        tracing::info!("creditflow stopped");
+        Ok(())
+    }
+}
+
+fn to_time(duration: Duration) -> time::Duration {
+    time::Duration::try_from(duration).unwrap_or(time::Duration::MAX)
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT received"),
+        () = terminate => tracing::info!("SIGTERM received"),
+    }
+}
