@@ -16,10 +16,15 @@ pub fn load_or_create_jwt_secret(data_dir: &Path) -> anyhow::Result<Secret> {
     let path = data_dir.join(FILE_NAME);
     if let Ok(existing) = std::fs::read_to_string(&path) {
         let existing = existing.trim();
-        anyhow::ensure!(existing.len() >= 32, "{} holds fewer than 32 bytes", path.display());
+        anyhow::ensure!(
+            existing.len() >= 32,
+            "{} holds fewer than 32 bytes",
+            path.display()
+        );
         return Ok(Secret::new(existing));
     }
-    std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create DATA_DIR {}", data_dir.display()))?;
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("cannot create DATA_DIR {}", data_dir.display()))?;
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     let secret = hex::encode(bytes);
@@ -54,7 +59,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.join(FILE_NAME)).expect("meta").permissions().mode();
+            let mode = std::fs::metadata(dir.join(FILE_NAME))
+                .expect("meta")
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::remove_dir_all(&dir).ok();

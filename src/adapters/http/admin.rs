@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::{Reply, Response};
-use warp::Filter;
 
 use super::AppState;
 use super::auth::respond;
@@ -37,9 +37,19 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         (status = 201, description = "Created", body = UserResponse),
         (status = 409, description = "E-mail already registered", body = ErrorBody),
     ))]
-pub async fn create_user(state: Arc<AppState>, _admin: Principal, body: CreateUserRequest) -> Result<impl Reply, ApiError> {
-    let user = state.auth.create_user(&body.email, body.password, body.role.into()).await?;
-    Ok(warp::reply::with_status(warp::reply::json(&UserResponse::from(&user)), StatusCode::CREATED))
+pub async fn create_user(
+    state: Arc<AppState>,
+    _admin: Principal,
+    body: CreateUserRequest,
+) -> Result<impl Reply, ApiError> {
+    let user = state
+        .auth
+        .create_user(&body.email, body.password, body.role.into())
+        .await?;
+    Ok(warp::reply::with_status(
+        warp::reply::json(&UserResponse::from(&user)),
+        StatusCode::CREATED,
+    ))
 }
 
 /// GET /api/admin/users
@@ -47,7 +57,13 @@ pub async fn create_user(state: Arc<AppState>, _admin: Principal, body: CreateUs
     description = "Every user, oldest first.",
     responses((status = 200, description = "The users", body = UserListResponse)))]
 pub async fn list_users(state: Arc<AppState>, _admin: Principal) -> Result<impl Reply, ApiError> {
-    let users: Vec<UserResponse> = state.auth.list_users().await?.iter().map(UserResponse::from).collect();
+    let users: Vec<UserResponse> = state
+        .auth
+        .list_users()
+        .await?
+        .iter()
+        .map(UserResponse::from)
+        .collect();
     Ok(warp::reply::json(&UserListResponse {
         total: users.len(),
         users,

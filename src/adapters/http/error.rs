@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
+use warp::http::StatusCode;
 use warp::http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
-use warp::http::{HeaderMap, StatusCode};
 use warp::reply::{Reply, Response};
 use warp::{Filter, Rejection};
 
@@ -35,7 +35,7 @@ pub struct ApiError {
     status: StatusCode,
     message: String,
     detail: Option<Value>,
-    headers: HeaderMap,
+    headers: Vec<(HeaderName, HeaderValue)>,
     /// Logged, never sent.
     cause: Option<anyhow::Error>,
 }
@@ -46,7 +46,7 @@ impl ApiError {
             status,
             message: message.into(),
             detail: None,
-            headers: HeaderMap::new(),
+            headers: Vec::new(),
             cause: None,
         }
     }
@@ -54,8 +54,11 @@ impl ApiError {
     /// 400: the request is invalid; `field` names the offending input.
     pub fn invalid_field(field: &str, reason: impl Into<String>) -> Self {
         let reason = reason.into();
-        Self::new(StatusCode::BAD_REQUEST, format!("invalid {field}: {reason}"))
-            .with_detail(json!({ "field": field, "reason": reason }))
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            format!("invalid {field}: {reason}"),
+        )
+        .with_detail(json!({ "field": field, "reason": reason }))
     }
 
     /// 401 with `WWW-Authenticate: Bearer`, for requests to protected routes.
@@ -100,7 +103,7 @@ impl ApiError {
 
     pub fn with_header(mut self, name: HeaderName, value: &str) -> Self {
         if let Ok(value) = HeaderValue::from_str(value) {
-            self.headers.insert(name, value);
+            self.headers.push((name, value));
         }
         self
     }
@@ -118,15 +121,22 @@ impl Reply for ApiError {
     fn into_response(self) -> Response {
         if let Some(cause) = &self.cause {
             // `{:#}` prints the whole cause chain on one line.
-            tracing::error!(status = self.status.as_u16(), error = format!("{cause:#}"), "request failed");
+            tracing::error!(
+                status = self.status.as_u16(),
+                error = format!("{cause:#}"),
+                "request failed"
+            );
         }
         let body = ErrorBody {
             status: "error",
             message: self.message,
             detail: self.detail,
         };
-        let mut response = warp::reply::with_status(warp::reply::json(&body), self.status).into_response();
-        response.headers_mut().extend(self.headers);
+        let mut response =
+            warp::reply::with_status(warp::reply::json(&body), self.status).into_response();
+        for (name, value) in self.headers {
+            response.headers_mut().insert(name, value);
+        }
         response
     }
 }
@@ -141,7 +151,11 @@ impl warp::reject::Reject for Rejected {}
 pub fn reject(mut error: ApiError) -> Rejection {
     // The rejection is cloned into the response later; log the cause now, once.
     if let Some(cause) = error.cause.take() {
-        tracing::error!(status = error.status.as_u16(), error = format!("{cause:#}"), "request failed");
+        tracing::error!(
+            status = error.status.as_u16(),
+            error = format!("{cause:#}"),
+            "request failed"
+        );
     }
     warp::reject::custom(Rejected(error))
 }
@@ -152,7 +166,9 @@ impl From<AuthError> for ApiError {
         match error {
             AuthError::Validation { field, message } => ApiError::invalid_field(field, message),
             AuthError::InvalidCredentials => ApiError::new(StatusCode::UNAUTHORIZED, message),
-            AuthError::LoginThrottled { retry_after_secs } => ApiError::too_many_requests(message, retry_after_secs),
+            AuthError::LoginThrottled { retry_after_secs } => {
+                ApiError::too_many_requests(message, retry_after_secs)
+            }
             AuthError::AccountDisabled => ApiError::forbidden(message),
             AuthError::InvalidToken(_)
             | AuthError::RefreshTokenReused
@@ -160,7 +176,8 @@ impl From<AuthError> for ApiError {
             | AuthError::RefreshTokenUnknown
             | AuthError::UserNotFound
             | AuthError::Wallet(_) => ApiError::new(StatusCode::UNAUTHORIZED, message),
-            AuthError::DuplicateEmail => ApiError::new(StatusCode::CONFLICT, message).with_detail(json!({ "field": "email" })),
+            AuthError::DuplicateEmail => ApiError::new(StatusCode::CONFLICT, message)
+                .with_detail(json!({ "field": "email" })),
             AuthError::Unavailable(cause) => ApiError::internal(cause),
         }
     }
@@ -168,7 +185,10 @@ impl From<AuthError> for ApiError {
 
 /// Turns every rejection into the JSON error shape.
 pub async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
-    use warp::reject::{InvalidHeader, InvalidQuery, LengthRequired, MethodNotAllowed, MissingHeader, PayloadTooLarge, UnsupportedMediaType};
+    use warp::reject::{
+        InvalidHeader, InvalidQuery, LengthRequired, MethodNotAllowed, MissingHeader,
+        PayloadTooLarge, UnsupportedMediaType,
+    };
 
     let error = if let Some(Rejected(error)) = rejection.find::<Rejected>() {
         ApiError {
@@ -181,19 +201,37 @@ pub async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
     } else if rejection.is_not_found() {
         ApiError::not_found("no such resource")
     } else if rejection.find::<MethodNotAllowed>().is_some() {
-        ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed for this resource")
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed for this resource",
+        )
     } else if rejection.find::<PayloadTooLarge>().is_some() {
         ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "request body is too large")
     } else if rejection.find::<UnsupportedMediaType>().is_some() {
-        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "request body must be application/json")
+        ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "request body must be application/json",
+        )
     } else if rejection.find::<LengthRequired>().is_some() {
-        ApiError::new(StatusCode::LENGTH_REQUIRED, "a Content-Length header is required")
+        ApiError::new(
+            StatusCode::LENGTH_REQUIRED,
+            "a Content-Length header is required",
+        )
     } else if let Some(missing) = rejection.find::<MissingHeader>() {
-        ApiError::new(StatusCode::BAD_REQUEST, format!("missing header {}", missing.name()))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("missing header {}", missing.name()),
+        )
     } else if let Some(invalid) = rejection.find::<InvalidHeader>() {
-        ApiError::new(StatusCode::BAD_REQUEST, format!("invalid header {}", invalid.name()))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("invalid header {}", invalid.name()),
+        )
     } else if let Some(invalid) = rejection.find::<InvalidQuery>() {
-        ApiError::new(StatusCode::BAD_REQUEST, format!("invalid query string: {invalid}"))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("invalid query string: {invalid}"),
+        )
     } else {
         ApiError::internal(anyhow::anyhow!("unhandled rejection: {rejection:?}"))
     };
@@ -212,11 +250,16 @@ pub fn raw_json_body(limit: u64) -> impl Filter<Extract = (RawJson,), Error = Re
     warp::header::optional::<String>("content-type")
         .and(warp::body::content_length_limit(limit))
         .and(warp::body::bytes())
-        .map(|content_type, bytes| RawJson { content_type, bytes })
+        .map(|content_type, bytes| RawJson {
+            content_type,
+            bytes,
+        })
 }
 
 /// Takes and parses a JSON body of type `T`; every failure is a JSON 4xx naming the problem.
-pub fn json_body<T: DeserializeOwned + Send>(limit: u64) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
+pub fn json_body<T: DeserializeOwned + Send>(
+    limit: u64,
+) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
     raw_json_body(limit).and_then(|raw: RawJson| async move { raw.parse::<T>().map_err(reject) })
 }
 
@@ -248,19 +291,33 @@ fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         // serde reports a missing field at its parent's path, naming it in the message.
         let path = error.path().to_string();
         let field = missing_field_name(&reason)
-            .map(|name| if path == "." { name.to_owned() } else { format!("{path}.{name}") })
+            .map(|name| {
+                if path == "." {
+                    name.to_owned()
+                } else {
+                    format!("{path}.{name}")
+                }
+            })
             .unwrap_or(path);
-        let reason = reason.split(" at line ").next().unwrap_or(&reason).to_owned();
-        ApiError::new(StatusCode::BAD_REQUEST, format!("invalid request body: {field}: {reason}"))
-            .with_detail(json!({ "field": field, "reason": reason }))
+        let reason = reason
+            .split(" at line ")
+            .next()
+            .unwrap_or(&reason)
+            .to_owned();
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("invalid request body: {field}: {reason}"),
+        )
+        .with_detail(json!({ "field": field, "reason": reason }))
     })?;
     deserializer.end().map_err(|e| syntax_error(&e))?;
     Ok(value)
 }
 
 fn syntax_error(error: &serde_json::Error) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "request body is not valid JSON")
-        .with_detail(json!({ "line": error.line(), "column": error.column(), "reason": error.to_string() }))
+    ApiError::new(StatusCode::BAD_REQUEST, "request body is not valid JSON").with_detail(
+        json!({ "line": error.line(), "column": error.column(), "reason": error.to_string() }),
+    )
 }
 
 fn missing_field_name(reason: &str) -> Option<&str> {
@@ -301,13 +358,19 @@ mod tests {
     #[test]
     fn a_missing_field_is_named() {
         assert_eq!(field_of("{}")["field"], "email");
-        assert_eq!(field_of(r#"{"email":"a","nested":{}}"#)["field"], "nested.kind");
+        assert_eq!(
+            field_of(r#"{"email":"a","nested":{}}"#)["field"],
+            "nested.kind"
+        );
     }
 
     #[test]
     fn a_wrong_type_or_unknown_variant_is_named() {
         assert_eq!(field_of(r#"{"email":5}"#)["field"], "email");
-        assert_eq!(field_of(r#"{"email":"a","nested":{"kind":"other"}}"#)["field"], "nested.kind");
+        assert_eq!(
+            field_of(r#"{"email":"a","nested":{"kind":"other"}}"#)["field"],
+            "nested.kind"
+        );
     }
 
     #[test]

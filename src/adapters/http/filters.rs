@@ -14,23 +14,37 @@ use crate::domain::auth::{Access, Operation, Principal, required_access};
 use crate::domain::ratelimit::RateDecision;
 
 /// Injects the shared state.
-pub fn with_state(state: Arc<AppState>) -> impl Filter<Extract = (Arc<AppState>,), Error = std::convert::Infallible> + Clone {
+pub fn with_state(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = (Arc<AppState>,), Error = std::convert::Infallible> + Clone {
     warp::any().map(move || state.clone())
 }
 
 /// The caller, from `Authorization: Bearer <access token>`, allowed by the access table for this
 /// method and path; 401 (with `WWW-Authenticate`) or 403 otherwise.
-pub fn authenticated(state: Arc<AppState>) -> impl Filter<Extract = (Principal,), Error = Rejection> + Clone {
+pub fn authenticated(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = (Principal,), Error = Rejection> + Clone {
     warp::method()
         .and(warp::path::full())
         .and(warp::header::optional::<String>("authorization"))
-        .and_then(move |method: Method, path: FullPath, authorization: Option<String>| {
-            let state = state.clone();
-            async move { authorize(&state, &method, path.as_str(), authorization.as_deref()).map_err(reject) }
-        })
+        .and_then(
+            move |method: Method, path: FullPath, authorization: Option<String>| {
+                let state = state.clone();
+                async move {
+                    authorize(&state, &method, path.as_str(), authorization.as_deref())
+                        .map_err(reject)
+                }
+            },
+        )
 }
 
-fn authorize(state: &AppState, method: &Method, path: &str, authorization: Option<&str>) -> Result<Principal, ApiError> {
+fn authorize(
+    state: &AppState,
+    method: &Method,
+    path: &str,
+    authorization: Option<&str>,
+) -> Result<Principal, ApiError> {
     let Some(header) = authorization else {
         return Err(ApiError::unauthorized("missing bearer token", false));
     };
@@ -39,7 +53,9 @@ fn authorize(state: &AppState, method: &Method, path: &str, authorization: Optio
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim())
         .filter(|token| !token.is_empty())
-        .ok_or_else(|| ApiError::unauthorized("Authorization header must be 'Bearer <token>'", false))?;
+        .ok_or_else(|| {
+            ApiError::unauthorized("Authorization header must be 'Bearer <token>'", false)
+        })?;
     let principal = state
         .auth
         .authenticate(token)
@@ -62,7 +78,9 @@ fn authorize(state: &AppState, method: &Method, path: &str, authorization: Optio
 
 /// The authenticated caller, after taking one slot of their per-user budget on the agent workflow
 /// endpoints. Over budget: 429 with `Retry-After` and the `X-RateLimit-*` headers.
-pub fn rate_limited(state: Arc<AppState>) -> impl Filter<Extract = (Principal, RateDecision), Error = Rejection> + Clone {
+pub fn rate_limited(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = (Principal, RateDecision), Error = Rejection> + Clone {
     authenticated(state.clone())
         .and_then(move |principal: Principal| {
             let state = state.clone();
@@ -70,12 +88,19 @@ pub fn rate_limited(state: Arc<AppState>) -> impl Filter<Extract = (Principal, R
                 let now_ms = state.clock.now_ms();
                 let decision = state
                     .rate_limiter
-                    .try_acquire(&format!("workflow:{}", principal.user_id), state.rate_policy, now_ms)
+                    .try_acquire(
+                        &format!("workflow:{}", principal.user_id),
+                        state.rate_policy,
+                        now_ms,
+                    )
                     .await
                     .map_err(|e| reject(ApiError::internal(e.into())))?;
                 if !decision.allowed {
                     let error = ApiError::too_many_requests(
-                        format!("rate limit of {} requests per minute exceeded", decision.limit),
+                        format!(
+                            "rate limit of {} requests per minute exceeded",
+                            decision.limit
+                        ),
                         decision.retry_after_secs(now_ms),
                     );
                     return Err(reject(with_rate_limit_headers(error, decision)));
@@ -91,7 +116,9 @@ pub fn rate_limited(state: Arc<AppState>) -> impl Filter<Extract = (Principal, R
 fn with_rate_limit_headers(error: ApiError, decision: RateDecision) -> ApiError {
     rate_limit_headers(decision)
         .into_iter()
-        .fold(error, |error, (name, value)| error.with_header(warp::http::HeaderName::from_static(name), &value))
+        .fold(error, |error, (name, value)| {
+            error.with_header(warp::http::HeaderName::from_static(name), &value)
+        })
 }
 
 /// Adds the `X-RateLimit-*` headers to any reply of a rate-limited endpoint.
@@ -111,4 +138,193 @@ fn rate_limit_headers(decision: RateDecision) -> [(&'static str, String); 3] {
         ("x-ratelimit-remaining", decision.remaining.to_string()),
         ("x-ratelimit-reset", decision.reset_at_secs().to_string()),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use warp::Filter;
+    use warp::http::StatusCode;
+
+    use super::*;
+    use crate::adapters::argon2_hasher::Argon2Hasher;
+    use crate::adapters::clock::SystemClock;
+    use crate::adapters::jwt::JwtIssuer;
+    use crate::adapters::memory::{MemoryRateLimiter, MemoryStore};
+    use crate::domain::auth::service::AuthPorts;
+    use crate::domain::auth::{AuthService, AuthSettings, Role};
+    use crate::domain::ratelimit::RatePolicy;
+
+    const LIMIT: u32 = 60;
+
+    type TestResponse = warp::http::Response<bytes::Bytes>;
+
+    fn state() -> Arc<AppState> {
+        let store = Arc::new(MemoryStore::new());
+        let auth = AuthService::new(
+            AuthPorts {
+                users: store.clone(),
+                refresh_tokens: store.clone(),
+                nonces: store.clone(),
+                tokens: Arc::new(JwtIssuer::hs256(&[7; 32], "creditflow", "creditflow-api")),
+                hasher: Arc::new(Argon2Hasher::fast_for_tests()),
+                login_attempts: Arc::new(MemoryRateLimiter::new()),
+                clock: Arc::new(SystemClock),
+            },
+            AuthSettings {
+                issuer: "creditflow".into(),
+                audience: "creditflow-api".into(),
+                access_ttl: time::Duration::hours(1),
+                refresh_ttl: time::Duration::days(1),
+                siwe_domain: "localhost".into(),
+                siwe_uri: "http://localhost".into(),
+                siwe_chain_ids: vec![1],
+                siwe_nonce_ttl: time::Duration::minutes(5),
+                siwe_clock_skew: time::Duration::seconds(30),
+                wallet_default_role: Role::Analyst,
+                login_attempts: RatePolicy::per_minute(5),
+            },
+        );
+        Arc::new(AppState {
+            auth,
+            rate_limiter: Arc::new(MemoryRateLimiter::new()),
+            rate_policy: RatePolicy::per_minute(LIMIT),
+            store_health: store,
+            clock: Arc::new(SystemClock),
+            max_body_bytes: 1024,
+        })
+    }
+
+    async fn token(state: &AppState, email: &str) -> String {
+        state
+            .auth
+            .create_user(email, "a long enough password".into(), Role::Analyst)
+            .await
+            .expect("create");
+        let signed_in = state
+            .auth
+            .login(email, "a long enough password".into())
+            .await
+            .expect("login");
+        format!("Bearer {}", signed_in.access_token)
+    }
+
+    /// A stand-in workflow endpoint: the filter under test in front of a trivial handler.
+    fn workflow_route(
+        state: Arc<AppState>,
+    ) -> impl Filter<Extract = (Response,), Error = std::convert::Infallible> + Clone {
+        warp::path!("api" / "quantitative-analysis" / "company")
+            .and(warp::post())
+            .and(rate_limited(state))
+            .map(|_principal, decision| {
+                decorate_with_rate_limit(decision, warp::reply::json(&"done"))
+            })
+            .recover(super::super::error::recover)
+            .unify()
+    }
+
+    async fn call(
+        route: &(impl Filter<Extract = (Response,), Error = std::convert::Infallible> + Clone + 'static),
+        bearer: &str,
+    ) -> TestResponse {
+        warp::test::request()
+            .method("POST")
+            .path("/api/quantitative-analysis/company")
+            .header("authorization", bearer)
+            .reply(route)
+            .await
+    }
+
+    fn header(response: &TestResponse, name: &str) -> String {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    #[tokio::test]
+    async fn sixty_requests_pass_then_429_with_headers_and_retry_after() {
+        let state = state();
+        let bearer = token(&state, "a@example.com").await;
+        let route = workflow_route(state);
+        for i in 0..LIMIT {
+            let response = call(&route, &bearer).await;
+            assert_eq!(response.status(), StatusCode::OK);
+            assert_eq!(header(&response, "x-ratelimit-limit"), "60");
+            assert_eq!(
+                header(&response, "x-ratelimit-remaining"),
+                (LIMIT - i - 1).to_string()
+            );
+            assert!(
+                header(&response, "x-ratelimit-reset")
+                    .parse::<i64>()
+                    .is_ok()
+            );
+        }
+        let refused = call(&route, &bearer).await;
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(header(&refused, "x-ratelimit-remaining"), "0");
+        let retry_after: i64 = header(&refused, "retry-after")
+            .parse()
+            .expect("Retry-After");
+        assert!((1..=60).contains(&retry_after));
+        let reset: i64 = header(&refused, "x-ratelimit-reset")
+            .parse()
+            .expect("reset");
+        assert!(reset > time::OffsetDateTime::now_utc().unix_timestamp());
+        let body: serde_json::Value = serde_json::from_slice(refused.body()).expect("json");
+        assert_eq!(body["status"], "error");
+    }
+
+    #[tokio::test]
+    async fn of_200_concurrent_requests_by_one_user_exactly_60_succeed() {
+        let state = state();
+        let bearer = token(&state, "b@example.com").await;
+        let route = workflow_route(state);
+        let requests = (0..200).map(|_| {
+            let route = route.clone();
+            let bearer = bearer.clone();
+            tokio::spawn(async move { call(&route, &bearer).await.status() })
+        });
+        let mut ok = 0;
+        let mut limited = 0;
+        for request in requests {
+            match request.await.expect("join") {
+                StatusCode::OK => ok += 1,
+                StatusCode::TOO_MANY_REQUESTS => limited += 1,
+                other => panic!("unexpected {other}"),
+            }
+        }
+        assert_eq!((ok, limited), (60, 140));
+    }
+
+    #[tokio::test]
+    async fn each_user_has_a_separate_budget() {
+        let state = state();
+        let first = token(&state, "c@example.com").await;
+        let second = token(&state, "d@example.com").await;
+        let route = workflow_route(state);
+        for _ in 0..LIMIT {
+            call(&route, &first).await;
+        }
+        assert_eq!(
+            call(&route, &first).await.status(),
+            StatusCode::TOO_MANY_REQUESTS
+        );
+        let other = call(&route, &second).await;
+        assert_eq!(other.status(), StatusCode::OK);
+        assert_eq!(header(&other, "x-ratelimit-remaining"), "59");
+    }
+
+    #[tokio::test]
+    async fn an_unauthenticated_request_is_401_and_takes_no_budget() {
+        let state = state();
+        let route = workflow_route(state);
+        let response = call(&route, "Bearer not-a-token").await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert!(header(&response, "www-authenticate").starts_with("Bearer"));
+    }
 }

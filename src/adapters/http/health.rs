@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::reply::{Reply, Response};
-use warp::Filter;
 
 use super::AppState;
 use super::dto::HealthResponse;
@@ -43,7 +43,10 @@ pub async fn ready(state: Arc<AppState>) -> Response {
     match tokio::time::timeout(READINESS_TIMEOUT, state.store_health.ping()).await {
         Ok(Ok(())) => warp::reply::json(&HealthResponse { status: "ok" }).into_response(),
         Ok(Err(error)) => {
-            tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "readiness: store unavailable");
+            tracing::warn!(
+                error = format!("{:#}", anyhow::Error::from(error)),
+                "readiness: store unavailable"
+            );
             not_ready("store unavailable")
         }
         Err(_) => {

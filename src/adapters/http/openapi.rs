@@ -9,10 +9,10 @@ use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
+use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
-use warp::Filter;
 
 use super::error::ErrorBody;
 use super::{admin, auth, health};
@@ -51,13 +51,19 @@ use crate::domain::ratelimit::is_workflow_request;
 pub struct ApiDoc;
 
 /// The document, serialised once.
-static DOCUMENT: LazyLock<String> =
-    LazyLock::new(|| ApiDoc::openapi().to_pretty_json().unwrap_or_else(|_| "{}".to_owned()));
+static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
+    ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|_| "{}".to_owned())
+});
 
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path!("openapi.json")
         .and(warp::get())
-        .map(|| warp::reply::with_header(DOCUMENT.as_str(), CONTENT_TYPE, "application/json").into_response())
+        .map(|| {
+            warp::reply::with_header(DOCUMENT.as_str(), CONTENT_TYPE, "application/json")
+                .into_response()
+        })
         .boxed()
 }
 
@@ -70,7 +76,12 @@ impl Modify for DerivedFromAccessTable {
         if let Some(components) = openapi.components.as_mut() {
             components.add_security_scheme(
                 "bearer",
-                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .bearer_format("JWT")
+                        .build(),
+                ),
             );
         }
         for (path, item) in openapi.paths.paths.iter_mut() {
@@ -90,23 +101,51 @@ impl Modify for DerivedFromAccessTable {
     }
 }
 
-fn document_shared_responses(operation: &mut Operation, kind: AccessOperation, method: &str, path: &str) {
+fn document_shared_responses(
+    operation: &mut Operation,
+    kind: AccessOperation,
+    method: &str,
+    path: &str,
+) {
     if operation.request_body.is_some() {
-        add_error(operation, "400", "Invalid request: the body is not valid JSON or a field is missing, of the wrong type or invalid (`detail.field` names it)");
+        add_error(
+            operation,
+            "400",
+            "Invalid request: the body is not valid JSON or a field is missing, of the wrong type or invalid (`detail.field` names it)",
+        );
         add_error(operation, "413", "Request body too large");
         add_error(operation, "415", "Content-Type is not application/json");
     }
     if let Access::AtLeast(role) = required_access(kind, path) {
-        operation.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
-        add_error(operation, "401", "Missing, malformed, expired or invalid access token");
+        operation.security = Some(vec![SecurityRequirement::new(
+            "bearer",
+            Vec::<String>::new(),
+        )]);
+        add_error(
+            operation,
+            "401",
+            "Missing, malformed, expired or invalid access token",
+        );
         if role > Role::Viewer {
-            add_error(operation, "403", &format!("The token is valid but the role is below {role}"));
+            add_error(
+                operation,
+                "403",
+                &format!("The token is valid but the role is below {role}"),
+            );
         }
     }
     if is_workflow_request(method, path) {
-        add_error(operation, "429", "Per-user rate limit exceeded (Retry-After and X-RateLimit-* headers)");
+        add_error(
+            operation,
+            "429",
+            "Per-user rate limit exceeded (Retry-After and X-RateLimit-* headers)",
+        );
     }
-    add_error(operation, "500", "Internal error (details are logged with the request id, never returned)");
+    add_error(
+        operation,
+        "500",
+        "Internal error (details are logged with the request id, never returned)",
+    );
 }
 
 fn add_error(operation: &mut Operation, status: &str, description: &str) {
@@ -114,7 +153,9 @@ fn add_error(operation: &mut Operation, status: &str, description: &str) {
         .description(description)
         .content(
             "application/json",
-            ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build(),
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
         )
         .build();
     operation

@@ -21,7 +21,12 @@ const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// Accepts connections on `listener` until `shutdown` resolves, then waits up to `grace` for open
 /// connections to finish their requests.
-pub async fn serve(listener: TcpListener, routes: BoxedFilter<(Response,)>, shutdown: impl Future<Output = ()>, grace: Duration) {
+pub async fn serve(
+    listener: TcpListener,
+    routes: BoxedFilter<(Response,)>,
+    shutdown: impl Future<Output = ()>,
+    grace: Duration,
+) {
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -53,8 +58,14 @@ pub async fn serve(listener: TcpListener, routes: BoxedFilter<(Response,)>, shut
         });
     }
     drop(listener);
-    tracing::info!(grace_seconds = grace.as_secs(), "shutting down: no new connections, finishing in-flight requests");
-    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
+    tracing::info!(
+        grace_seconds = grace.as_secs(),
+        "shutting down: no new connections, finishing in-flight requests"
+    );
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
         tracing::warn!("connections still open after the shutdown deadline; closing them");
     }
 }
@@ -66,9 +77,13 @@ where
     F: FnOnce(Request<Incoming>) -> Fut,
     Fut: Future<Output = Result<Response, Infallible>>,
 {
-    let request_id = incoming_request_id(&request).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let header_value = HeaderValue::from_str(&request_id).unwrap_or_else(|_| HeaderValue::from_static("invalid"));
-    request.headers_mut().insert(REQUEST_ID_HEADER, header_value.clone());
+    let request_id =
+        incoming_request_id(&request).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let header_value =
+        HeaderValue::from_str(&request_id).unwrap_or_else(|_| HeaderValue::from_static("invalid"));
+    request
+        .headers_mut()
+        .insert(REQUEST_ID_HEADER, header_value.clone());
     let span = tracing::info_span!(
         "request",
         request_id = %request_id,
@@ -79,10 +94,12 @@ where
     let started = Instant::now();
     async move {
         let mut response = call(request).await?;
-        response.headers_mut().insert(REQUEST_ID_HEADER, header_value);
+        response
+            .headers_mut()
+            .insert(REQUEST_ID_HEADER, header_value);
         tracing::info!(
             status = response.status().as_u16(),
-            latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+            latency_us = started.elapsed().as_micros() as u64,
             "request completed"
         );
         Ok(response)
@@ -97,7 +114,9 @@ fn incoming_request_id<B>(request: &Request<B>) -> Option<String> {
     let raw = request.headers().get(REQUEST_ID_HEADER)?.to_str().ok()?;
     let valid = !raw.is_empty()
         && raw.len() <= 128
-        && raw.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+        && raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
     valid.then(|| raw.to_owned())
 }
 
@@ -106,12 +125,18 @@ mod tests {
     use super::*;
 
     fn with_header(value: &str) -> Request<()> {
-        Request::builder().header(REQUEST_ID_HEADER, value).body(()).expect("request")
+        Request::builder()
+            .header(REQUEST_ID_HEADER, value)
+            .body(())
+            .expect("request")
     }
 
     #[test]
     fn a_safe_incoming_request_id_is_kept() {
-        assert_eq!(incoming_request_id(&with_header("abc-123_x.y:z")), Some("abc-123_x.y:z".into()));
+        assert_eq!(
+            incoming_request_id(&with_header("abc-123_x.y:z")),
+            Some("abc-123_x.y:z".into())
+        );
     }
 
     #[test]
@@ -119,6 +144,9 @@ mod tests {
         assert_eq!(incoming_request_id(&with_header("a b")), None);
         assert_eq!(incoming_request_id(&with_header("line\"break")), None);
         assert_eq!(incoming_request_id(&with_header(&"a".repeat(129))), None);
-        assert_eq!(incoming_request_id(&Request::builder().body(()).expect("request")), None);
+        assert_eq!(
+            incoming_request_id(&Request::builder().body(()).expect("request")),
+            None
+        );
     }
 }

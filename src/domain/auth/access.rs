@@ -52,9 +52,17 @@ pub const ACCESS_RULES: &[AccessRule] = &[
     rule("/api/auth/wallet", Operations::Any, Access::Public),
     rule("/api/auth/wallet/nonce", Operations::Any, Access::Public),
     // Signing out is not "running a workflow": every signed-in user may do it.
-    rule("/api/auth/logout", Operations::Any, Access::AtLeast(Role::Viewer)),
+    rule(
+        "/api/auth/logout",
+        Operations::Any,
+        Access::AtLeast(Role::Viewer),
+    ),
     rule("/api/admin/", Operations::Any, Access::AtLeast(Role::Admin)),
-    rule("/api/", Operations::Only(Operation::Read), Access::AtLeast(Role::Viewer)),
+    rule(
+        "/api/",
+        Operations::Only(Operation::Read),
+        Access::AtLeast(Role::Viewer),
+    ),
     rule("/api/", Operations::Any, Access::AtLeast(Role::Analyst)),
 ];
 
@@ -84,8 +92,17 @@ mod tests {
 
     #[test]
     fn sign_in_routes_are_public() {
-        for path in ["/api/auth/login", "/api/auth/refresh", "/api/auth/wallet", "/api/auth/wallet/nonce"] {
-            assert_eq!(required_access(Operation::Write, path), Access::Public, "{path}");
+        for path in [
+            "/api/auth/login",
+            "/api/auth/refresh",
+            "/api/auth/wallet",
+            "/api/auth/wallet/nonce",
+        ] {
+            assert_eq!(
+                required_access(Operation::Write, path),
+                Access::Public,
+                "{path}"
+            );
         }
     }
 
@@ -99,10 +116,22 @@ mod tests {
             required_access(Operation::Write, "/api/quantitative-analysis/company"),
             Access::AtLeast(Role::Analyst)
         );
-        assert_eq!(required_access(Operation::Read, "/api/admin/users"), Access::AtLeast(Role::Admin));
-        assert_eq!(required_access(Operation::Write, "/api/admin/users"), Access::AtLeast(Role::Admin));
-        assert_eq!(required_access(Operation::Write, "/api/auth/logout"), Access::AtLeast(Role::Viewer));
-        assert_eq!(required_access(Operation::Read, "/api/auth/me"), Access::AtLeast(Role::Viewer));
+        assert_eq!(
+            required_access(Operation::Read, "/api/admin/users"),
+            Access::AtLeast(Role::Admin)
+        );
+        assert_eq!(
+            required_access(Operation::Write, "/api/admin/users"),
+            Access::AtLeast(Role::Admin)
+        );
+        assert_eq!(
+            required_access(Operation::Write, "/api/auth/logout"),
+            Access::AtLeast(Role::Viewer)
+        );
+        assert_eq!(
+            required_access(Operation::Read, "/api/auth/me"),
+            Access::AtLeast(Role::Viewer)
+        );
     }
 
     #[test]
@@ -115,7 +144,13 @@ mod tests {
 
     #[test]
     fn probes_and_documentation_are_public() {
-        assert_eq!(required_access(Operation::Read, "/health/live"), Access::Public);
-        assert_eq!(required_access(Operation::Read, "/openapi.json"), Access::Public);
+        assert_eq!(
+            required_access(Operation::Read, "/health/live"),
+            Access::Public
+        );
+        assert_eq!(
+            required_access(Operation::Read, "/openapi.json"),
+            Access::Public
+        );
     }
 }

@@ -117,7 +117,9 @@ impl EmailAddress {
             && !domain.starts_with('.')
             && !domain.ends_with('.')
             && !domain.contains("..")
-            && !normalised.chars().any(|c| c.is_whitespace() || c.is_control());
+            && !normalised
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control());
         if !well_formed {
             return Err(EmailAddressError::Malformed);
         }
@@ -266,8 +268,21 @@ mod tests {
 
     #[test]
     fn malformed_emails_are_rejected() {
-        for raw in ["", "alice", "alice@", "@example.com", "a@b", "a@@b.com", "a b@c.com", "a@.com", "a@b..com"] {
-            assert!(EmailAddress::new(raw).is_err(), "{raw:?} should be rejected");
+        for raw in [
+            "",
+            "alice",
+            "alice@",
+            "@example.com",
+            "a@b",
+            "a@@b.com",
+            "a b@c.com",
+            "a@.com",
+            "a@b..com",
+        ] {
+            assert!(
+                EmailAddress::new(raw).is_err(),
+                "{raw:?} should be rejected"
+            );
         }
     }
 
@@ -299,10 +314,22 @@ mod tests {
     fn only_owners_and_admins_see_owned_resources() {
         let owner = UserId::new_random();
         let other = UserId::new_random();
-        let analyst = Principal { user_id: other, role: Role::Analyst };
-        let admin = Principal { user_id: other, role: Role::Admin };
+        let analyst = Principal {
+            user_id: other,
+            role: Role::Analyst,
+        };
+        let admin = Principal {
+            user_id: other,
+            role: Role::Admin,
+        };
         assert!(!analyst.may_see_owned_by(owner));
         assert!(admin.may_see_owned_by(owner));
-        assert!(Principal { user_id: owner, role: Role::Viewer }.may_see_owned_by(owner));
+        assert!(
+            Principal {
+                user_id: owner,
+                role: Role::Viewer
+            }
+            .may_see_owned_by(owner)
+        );
     }
 }

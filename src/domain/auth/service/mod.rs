@@ -11,14 +11,18 @@ use uuid::Uuid;
 
 use super::ethereum::{self, EthAddress};
 use super::models::{EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserId};
-use super::sessions::{NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce};
+use super::sessions::{
+    NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
+};
 use super::siwe::SiweMessage;
 use super::tokens::{TokenClaims, TokenError, TokenType};
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
 use crate::ports::password::PasswordHasher;
 use crate::ports::rate_limit::RateLimiter;
-use crate::ports::store::{CreateUserError, RefreshTokenRepository, StoreError, UserRepository, WalletNonceRepository};
+use crate::ports::store::{
+    CreateUserError, RefreshTokenRepository, StoreError, UserRepository, WalletNonceRepository,
+};
 use crate::ports::tokens::TokenIssuer;
 
 /// Settings of the authentication use cases, resolved from configuration at start-up.
@@ -76,7 +80,10 @@ pub struct WalletChallenge {
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
     #[error("{message}")]
-    Validation { field: &'static str, message: String },
+    Validation {
+        field: &'static str,
+        message: String,
+    },
     /// Same message whether the e-mail or the password was wrong.
     #[error("invalid e-mail or password")]
     InvalidCredentials,
@@ -195,8 +202,13 @@ impl AuthService {
     async fn dummy_hash(&self) -> Result<&PasswordHash, AuthError> {
         self.dummy_hash
             .get_or_try_init(|| async {
-                let random: String = rand::rng().sample_iter(&Alphanumeric).take(32).map(char::from).collect();
-                let password = Password::candidate(random).map_err(|e| AuthError::Unavailable(e.into()))?;
+                let random: String = rand::rng()
+                    .sample_iter(&Alphanumeric)
+                    .take(32)
+                    .map(char::from)
+                    .collect();
+                let password =
+                    Password::candidate(random).map_err(|e| AuthError::Unavailable(e.into()))?;
                 self.ports
                     .hasher
                     .hash(&password)
@@ -229,7 +241,11 @@ impl AuthService {
             fam,
         };
         let access_claims = claims(TokenType::Access, self.settings.access_ttl, None);
-        let refresh_claims = claims(TokenType::Refresh, self.settings.refresh_ttl, Some(family_id));
+        let refresh_claims = claims(
+            TokenType::Refresh,
+            self.settings.refresh_ttl,
+            Some(family_id),
+        );
         let access_token = self.ports.tokens.issue(&access_claims)?;
         let refresh_token = self.ports.tokens.issue(&refresh_claims)?;
         self.ports
@@ -258,7 +274,10 @@ impl AuthService {
     /// one revokes its whole family.
     pub async fn refresh(&self, refresh_token: &str) -> Result<SignedIn, AuthError> {
         let now = self.now();
-        let claims = self.ports.tokens.verify(refresh_token, TokenType::Refresh, now)?;
+        let claims = self
+            .ports
+            .tokens
+            .verify(refresh_token, TokenType::Refresh, now)?;
         let record = match self
             .ports
             .refresh_tokens
@@ -267,7 +286,11 @@ impl AuthService {
         {
             RefreshConsumption::Fresh(record) => record,
             RefreshConsumption::AlreadyUsed(record) => {
-                let revoked = self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
+                let revoked = self
+                    .ports
+                    .refresh_tokens
+                    .revoke_family(record.family_id, now)
+                    .await?;
                 tracing::warn!(
                     user_id = %record.user_id,
                     family_id = %record.family_id,
@@ -286,11 +309,17 @@ impl AuthService {
         match user {
             Some(user) if !user.disabled => self.start_session(user, Some(record.family_id)).await,
             Some(_) => {
-                self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
+                self.ports
+                    .refresh_tokens
+                    .revoke_family(record.family_id, now)
+                    .await?;
                 Err(AuthError::AccountDisabled)
             }
             None => {
-                self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
+                self.ports
+                    .refresh_tokens
+                    .revoke_family(record.family_id, now)
+                    .await?;
                 Err(AuthError::UserNotFound)
             }
         }
@@ -300,7 +329,11 @@ impl AuthService {
     pub async fn logout(&self, caller: Principal, refresh_token: &str) -> Result<(), AuthError> {
         let now = self.now();
         // An expired refresh token can still name the family to close.
-        let claims = match self.ports.tokens.verify(refresh_token, TokenType::Refresh, now) {
+        let claims = match self
+            .ports
+            .tokens
+            .verify(refresh_token, TokenType::Refresh, now)
+        {
             Ok(claims) => Some(claims),
             Err(TokenError::Expired) => None,
             Err(other) => return Err(other.into()),
@@ -311,22 +344,27 @@ impl AuthService {
             .find(&TokenHash::of(refresh_token))
             .await?
             .ok_or(AuthError::RefreshTokenUnknown)?;
-        let belongs_to_caller =
-            record.user_id == caller.user_id && claims.is_none_or(|c| c.sub == caller.user_id.to_string());
+        let belongs_to_caller = record.user_id == caller.user_id
+            && claims.is_none_or(|c| c.sub == caller.user_id.to_string());
         if !belongs_to_caller {
             return Err(AuthError::RefreshTokenUnknown);
         }
-        self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
+        self.ports
+            .refresh_tokens
+            .revoke_family(record.family_id, now)
+            .await?;
         Ok(())
     }
 
     /// The caller of a request bearing `access_token`. Stateless: a signature and claims check.
     pub fn authenticate(&self, access_token: &str) -> Result<Principal, AuthError> {
-        let claims = self.ports.tokens.verify(access_token, TokenType::Access, self.now())?;
-        let user_id = claims
-            .sub
-            .parse::<UserId>()
-            .map_err(|_| AuthError::InvalidToken(TokenError::Invalid("subject is not a user id")))?;
+        let claims = self
+            .ports
+            .tokens
+            .verify(access_token, TokenType::Access, self.now())?;
+        let user_id = claims.sub.parse::<UserId>().map_err(|_| {
+            AuthError::InvalidToken(TokenError::Invalid("subject is not a user id"))
+        })?;
         Ok(Principal {
             user_id,
             role: claims.role,
@@ -343,7 +381,12 @@ impl AuthService {
     }
 
     /// Creates a password user (administration).
-    pub async fn create_user(&self, email: &str, password: String, role: Role) -> Result<User, AuthError> {
+    pub async fn create_user(
+        &self,
+        email: &str,
+        password: String,
+        role: Role,
+    ) -> Result<User, AuthError> {
         let email = EmailAddress::new(email).map_err(|e| AuthError::Validation {
             field: "email",
             message: e.to_string(),
@@ -366,11 +409,17 @@ impl AuthService {
             wallet_address: None,
             created_at: self.now(),
         };
-        self.ports.users.create(new_user).await.map_err(|e| match e {
-            CreateUserError::DuplicateEmail => AuthError::DuplicateEmail,
-            CreateUserError::DuplicateWallet => AuthError::Wallet("wallet address already registered".into()),
-            CreateUserError::Store(e) => e.into(),
-        })
+        self.ports
+            .users
+            .create(new_user)
+            .await
+            .map_err(|e| match e {
+                CreateUserError::DuplicateEmail => AuthError::DuplicateEmail,
+                CreateUserError::DuplicateWallet => {
+                    AuthError::Wallet("wallet address already registered".into())
+                }
+                CreateUserError::Store(e) => e.into(),
+            })
     }
 
     /// All users (administration).
@@ -389,13 +438,18 @@ impl AuthService {
     }
 
     /// Issues a single-use nonce for `wallet_address` and a ready SIWE message around it.
-    pub async fn wallet_challenge(&self, wallet_address: &str) -> Result<WalletChallenge, AuthError> {
+    pub async fn wallet_challenge(
+        &self,
+        wallet_address: &str,
+    ) -> Result<WalletChallenge, AuthError> {
         let address = EthAddress::parse(wallet_address).map_err(|e| AuthError::Validation {
             field: "wallet_address",
             message: e.to_string(),
         })?;
         let now = self.now();
-        let issued_at = now.replace_nanosecond(now.millisecond() as u32 * 1_000_000).unwrap_or(now);
+        let issued_at = now
+            .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
+            .unwrap_or(now);
         let expires_at = issued_at + self.settings.siwe_nonce_ttl;
         let nonce: String = rand::rng()
             .sample_iter(&Alphanumeric)
@@ -435,8 +489,14 @@ impl AuthService {
 
     /// Verifies an EIP-4361 message and its EIP-191 signature, then signs the wallet in (creating
     /// its user on first sign-in). Checks run in a fixed order and the first failure is reported.
-    pub async fn wallet_sign_in(&self, wallet_address: &str, signature: &str, message: &str) -> Result<SignedIn, AuthError> {
-        let claimed = EthAddress::parse(wallet_address).map_err(|e| wallet_error(format!("wallet_address: {e}")))?;
+    pub async fn wallet_sign_in(
+        &self,
+        wallet_address: &str,
+        signature: &str,
+        message: &str,
+    ) -> Result<SignedIn, AuthError> {
+        let claimed = EthAddress::parse(wallet_address)
+            .map_err(|e| wallet_error(format!("wallet_address: {e}")))?;
         let siwe: SiweMessage = message.parse().map_err(|e| wallet_error(format!("{e}")))?;
         if siwe.domain != self.settings.siwe_domain {
             return Err(wallet_error(format!(
@@ -445,34 +505,54 @@ impl AuthService {
             )));
         }
         if uri_authority(&siwe.uri) != Some(self.settings.siwe_domain.as_str()) {
-            return Err(wallet_error(format!("message URI '{}' is not on '{}'", siwe.uri, self.settings.siwe_domain)));
+            return Err(wallet_error(format!(
+                "message URI '{}' is not on '{}'",
+                siwe.uri, self.settings.siwe_domain
+            )));
         }
         if siwe.version != "1" {
-            return Err(wallet_error(format!("unsupported message version '{}'", siwe.version)));
+            return Err(wallet_error(format!(
+                "unsupported message version '{}'",
+                siwe.version
+            )));
         }
         if !self.settings.siwe_chain_ids.contains(&siwe.chain_id) {
-            return Err(wallet_error(format!("chain id {} is not accepted", siwe.chain_id)));
+            return Err(wallet_error(format!(
+                "chain id {} is not accepted",
+                siwe.chain_id
+            )));
         }
         if siwe.address != claimed {
-            return Err(wallet_error("message address does not match wallet_address"));
+            return Err(wallet_error(
+                "message address does not match wallet_address",
+            ));
         }
 
         let now = self.now();
         let nonce = match self.ports.nonces.consume(&siwe.nonce).await? {
             NonceConsumption::Fresh(nonce) => nonce,
-            NonceConsumption::AlreadyUsed => return Err(wallet_error("nonce has already been used")),
-            NonceConsumption::Unknown => return Err(wallet_error("nonce was not issued by this service")),
+            NonceConsumption::AlreadyUsed => {
+                return Err(wallet_error("nonce has already been used"));
+            }
+            NonceConsumption::Unknown => {
+                return Err(wallet_error("nonce was not issued by this service"));
+            }
         };
         if nonce.expires_at <= now {
             return Err(wallet_error("nonce has expired"));
         }
         if nonce.wallet_address != claimed {
-            return Err(wallet_error("nonce was issued for a different wallet address"));
+            return Err(wallet_error(
+                "nonce was issued for a different wallet address",
+            ));
         }
         if siwe.issued_at > now + self.settings.siwe_clock_skew {
             return Err(wallet_error("message 'Issued At' is in the future"));
         }
-        if siwe.not_before.is_some_and(|t| t > now + self.settings.siwe_clock_skew) {
+        if siwe
+            .not_before
+            .is_some_and(|t| t > now + self.settings.siwe_clock_skew)
+        {
             return Err(wallet_error("message is not valid yet ('Not Before')"));
         }
         if siwe.expiration_time.is_some_and(|t| t <= now) {
@@ -491,7 +571,11 @@ impl AuthService {
         self.start_session(user, None).await
     }
 
-    async fn wallet_user(&self, address: EthAddress, now: OffsetDateTime) -> Result<User, AuthError> {
+    async fn wallet_user(
+        &self,
+        address: EthAddress,
+        now: OffsetDateTime,
+    ) -> Result<User, AuthError> {
         if let Some(user) = self.ports.users.find_by_wallet(&address).await? {
             return Ok(user);
         }
@@ -511,7 +595,9 @@ impl AuthService {
                 .users
                 .find_by_wallet(&address)
                 .await?
-                .ok_or_else(|| AuthError::Unavailable(anyhow::anyhow!("wallet user vanished after duplicate"))),
+                .ok_or_else(|| {
+                    AuthError::Unavailable(anyhow::anyhow!("wallet user vanished after duplicate"))
+                }),
             Err(CreateUserError::DuplicateEmail) => Err(AuthError::DuplicateEmail),
             Err(CreateUserError::Store(e)) => Err(e.into()),
         }
@@ -532,7 +618,11 @@ fn uri_authority(uri: &str) -> Option<&str> {
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = &rest[..end];
     // Drop any user-info: only the host and port identify the relying party.
-    Some(authority.rsplit_once('@').map_or(authority, |(_, host)| host))
+    Some(
+        authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,120 @@
+//! User administration and role enforcement.
+
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+#[tokio::test]
+async fn an_admin_creates_and_lists_users() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let created = app
+        .post(
+            "/api/admin/users",
+            Some(&admin),
+            &json!({ "email": "Ana@Example.com", "password": PASSWORD, "role": "analyst" }),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let created: Value = created.json().await.expect("json");
+    assert_eq!(created["email"], "ana@example.com");
+    assert_eq!(created["role"], "analyst");
+    assert_eq!(created["disabled"], false);
+    assert!(created.get("password").is_none() && created.get("password_hash").is_none());
+
+    let list: Value = app
+        .get("/api/admin/users", Some(&admin))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(list["total"], 2);
+    let emails: Vec<_> = list["users"]
+        .as_array()
+        .expect("users")
+        .iter()
+        .map(|u| u["email"].clone())
+        .collect();
+    assert!(emails.contains(&json!("ana@example.com")));
+
+    let signed_in = app.sign_in("ana@example.com", PASSWORD).await;
+    assert_eq!(signed_in["user"]["role"], "analyst");
+}
+
+#[tokio::test]
+async fn a_duplicate_email_is_409_and_a_short_password_is_400_naming_the_field() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let duplicate = app
+        .post(
+            "/api/admin/users",
+            Some(&admin),
+            &json!({ "email": ADMIN_EMAIL, "password": PASSWORD, "role": "viewer" }),
+        )
+        .await;
+    assert_error(duplicate, 409).await;
+    let short = app
+        .post(
+            "/api/admin/users",
+            Some(&admin),
+            &json!({ "email": "x@example.com", "password": "too short", "role": "viewer" }),
+        )
+        .await;
+    let body = assert_error(short, 400).await;
+    assert_eq!(body["detail"]["field"], "password");
+    let unknown_role = app
+        .post(
+            "/api/admin/users",
+            Some(&admin),
+            &json!({ "email": "x@example.com", "password": PASSWORD, "role": "root" }),
+        )
+        .await;
+    let body = assert_error(unknown_role, 400).await;
+    assert_eq!(body["detail"]["field"], "role");
+}
+
+#[tokio::test]
+async fn viewers_and_analysts_get_403_on_admin_routes() {
+    let app = spawn_app().await;
+    for role in ["viewer", "analyst"] {
+        let token = app.token_for(role).await;
+        let post = app
+            .post(
+                "/api/admin/users",
+                Some(&token),
+                &json!({ "email": "y@example.com", "password": PASSWORD, "role": "admin" }),
+            )
+            .await;
+        let body = assert_error(post, 403).await;
+        assert!(
+            body["message"]
+                .as_str()
+                .expect("message")
+                .contains("admin role")
+        );
+        assert_error(app.get("/api/admin/users", Some(&token)).await, 403).await;
+        // Reading their own profile is allowed.
+        assert_eq!(app.get("/api/auth/me", Some(&token)).await.status(), 200);
+    }
+}
+
+#[tokio::test]
+async fn a_viewer_may_sign_out() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    app.post(
+        "/api/admin/users",
+        Some(&admin),
+        &json!({ "email": "v@example.com", "password": PASSWORD, "role": "viewer" }),
+    )
+    .await;
+    let session = app.sign_in("v@example.com", PASSWORD).await;
+    let logout = app
+        .post(
+            "/api/auth/logout",
+            Some(&access_token(&session)),
+            &json!({ "refresh_token": refresh_token(&session) }),
+        )
+        .await;
+    assert_eq!(logout.status(), 204);
+}

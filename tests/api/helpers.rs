@@ -1,0 +1,175 @@
+//! `TestApp`: the service on a free port with in-memory adapters, a manual clock, a fast password
+//! hasher and typed request helpers. `TEST_LOG=1` shows the service's logs.
+
+use std::sync::{Arc, LazyLock};
+
+use creditflow::adapters::argon2_hasher::Argon2Hasher;
+use creditflow::adapters::clock::ManualClock;
+use creditflow::config::Config;
+use creditflow::{Adapters, Application, telemetry};
+use reqwest::{Method, Response};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use tokio::sync::oneshot;
+
+pub const JWT_SECRET: &str = "integration-test-secret-of-at-least-32-bytes";
+pub const ADMIN_EMAIL: &str = "admin@example.com";
+pub const ADMIN_PASSWORD: &str = "admin password for tests";
+pub const PASSWORD: &str = "a long enough password";
+
+static TRACING: LazyLock<()> = LazyLock::new(|| {
+    if std::env::var("TEST_LOG").is_ok() {
+        telemetry::init(creditflow::config::LogFormat::Pretty, "debug");
+    }
+});
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub clock: Arc<ManualClock>,
+    _shutdown: oneshot::Sender<()>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(&[], |_| {}).await
+}
+
+/// Spawns the app with extra configuration and a chance to replace adapters (mocks).
+pub async fn spawn_app_with(
+    overrides: &[(&str, &str)],
+    customise: impl FnOnce(&mut Adapters),
+) -> TestApp {
+    LazyLock::force(&TRACING);
+    let mut vars = vec![
+        ("JWT_SECRET", JWT_SECRET),
+        ("ADMIN_EMAIL", ADMIN_EMAIL),
+        ("ADMIN_PASSWORD", ADMIN_PASSWORD),
+        ("SIWE_DOMAIN", "localhost:3000"),
+    ];
+    vars.extend_from_slice(overrides);
+    let config = Config::for_tests(&vars).expect("test configuration is valid");
+    let clock = Arc::new(ManualClock::starting_at(OffsetDateTime::now_utc()));
+    let mut adapters = Adapters::in_memory();
+    adapters.hasher = Arc::new(Argon2Hasher::fast_for_tests());
+    adapters.clock = clock.clone();
+    customise(&mut adapters);
+    let app = Application::build_with(config, adapters)
+        .await
+        .expect("app builds");
+    let port = app.port();
+    let (shutdown, stopped) = oneshot::channel();
+    tokio::spawn(app.run_until(async {
+        let _ = stopped.await;
+    }));
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        client: reqwest::Client::new(),
+        clock,
+        _shutdown: shutdown,
+    }
+}
+
+impl TestApp {
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Response {
+        let mut request = self
+            .client
+            .request(method, format!("{}{}", self.address, path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        request.send().await.expect("request sent")
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
+        self.request(Method::POST, path, token, Some(body)).await
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Response {
+        self.request(Method::GET, path, token, None).await
+    }
+
+    pub async fn login(&self, email: &str, password: &str) -> Response {
+        self.post(
+            "/api/auth/login",
+            None,
+            &json!({ "email": email, "password": password }),
+        )
+        .await
+    }
+
+    /// Signs in and returns the token response body.
+    pub async fn sign_in(&self, email: &str, password: &str) -> Value {
+        let response = self.login(email, password).await;
+        assert_eq!(response.status(), 200, "sign-in of {email} failed");
+        response.json().await.expect("json")
+    }
+
+    pub async fn admin_token(&self) -> String {
+        access_token(&self.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await)
+    }
+
+    /// Creates a user with `role` through the admin API and returns their access token.
+    pub async fn token_for(&self, role: &str) -> String {
+        let email = format!("{role}-{}@example.com", uuid::Uuid::new_v4().simple());
+        let admin = self.admin_token().await;
+        let created = self
+            .post(
+                "/api/admin/users",
+                Some(&admin),
+                &json!({ "email": email, "password": PASSWORD, "role": role }),
+            )
+            .await;
+        assert_eq!(created.status(), 201);
+        access_token(&self.sign_in(&email, PASSWORD).await)
+    }
+}
+
+pub fn access_token(body: &Value) -> String {
+    body["access_token"]
+        .as_str()
+        .expect("access_token")
+        .to_owned()
+}
+
+pub fn refresh_token(body: &Value) -> String {
+    body["refresh_token"]
+        .as_str()
+        .expect("refresh_token")
+        .to_owned()
+}
+
+/// Asserts the spec's error shape and returns the body.
+pub async fn assert_error(response: Response, status: u16) -> Value {
+    assert_eq!(response.status(), status, "unexpected status");
+    assert!(
+        response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("application/json")),
+        "error body must be JSON"
+    );
+    let body: Value = response.json().await.expect("json error body");
+    assert_eq!(body["status"], "error");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "message: {body}"
+    );
+    body
+}
+
+impl TestApp {
+    pub fn clock_now(&self) -> OffsetDateTime {
+        use creditflow::ports::clock::Clock as _;
+        self.clock.now()
+    }
+}

@@ -1,0 +1,9 @@
+//! The one integration-test binary: real HTTP against a `TestApp` bound to port 0.
+
+mod admin;
+mod auth;
+mod errors;
+mod health;
+mod helpers;
+mod openapi;
+mod wallet;
