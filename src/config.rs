@@ -182,7 +182,7 @@ impl Config {
                 &[("pretty", LogFormat::Pretty), ("json", LogFormat::Json)],
                 LogFormat::Pretty,
             )?,
-            log_filter: vars.get("RUST_LOG").unwrap_or_else(|| "info".to_owned()),
+            log_filter: vars.log_filter("RUST_LOG")?,
         })
     }
 
@@ -295,6 +295,13 @@ impl Vars<'_> {
                     format!("'{raw}' is not one of: {}", labels.join(", ")),
                 )
             })
+    }
+
+    fn log_filter(&self, name: &'static str) -> Result<String, ConfigError> {
+        let filter = self.get(name).unwrap_or_else(|| "info".to_owned());
+        tracing_subscriber::EnvFilter::try_new(&filter)
+            .map_err(|e| invalid(name, format!("'{filter}' is not a log filter like info or creditflow=debug,warn: {e}")))?;
+        Ok(filter)
     }
 
     fn chain_ids(&self, name: &'static str) -> Result<Vec<u64>, ConfigError> {

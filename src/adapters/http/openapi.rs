@@ -57,6 +57,50 @@ static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
         .unwrap_or_else(|_| "{}".to_owned())
 });
 
+/// Each documented path template with its methods, for the `Allow` header of 405 answers.
+static ALLOWED_METHODS: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
+    ApiDoc::openapi()
+        .paths
+        .paths
+        .iter()
+        .map(|(template, item)| {
+            let methods = [
+                ("GET", item.get.is_some()),
+                ("POST", item.post.is_some()),
+                ("PUT", item.put.is_some()),
+                ("PATCH", item.patch.is_some()),
+                ("DELETE", item.delete.is_some()),
+            ];
+            let allowed: Vec<_> = methods
+                .iter()
+                .filter(|(_, present)| *present)
+                .map(|(name, _)| *name)
+                .collect();
+            (template.clone(), allowed.join(", "))
+        })
+        .collect()
+});
+
+/// The methods the API documents for `path` (templates like `/x/{id}` match any one segment).
+pub fn allowed_methods(path: &str) -> Option<&'static str> {
+    ALLOWED_METHODS
+        .iter()
+        .find(|(template, _)| template_matches(template, path))
+        .map(|(_, methods)| methods.as_str())
+}
+
+fn template_matches(template: &str, path: &str) -> bool {
+    let mut template_segments = template.split('/');
+    let mut path_segments = path.split('/');
+    loop {
+        match (template_segments.next(), path_segments.next()) {
+            (None, None) => return true,
+            (Some(t), Some(p)) if t == p || (t.starts_with('{') && !p.is_empty()) => {}
+            _ => return false,
+        }
+    }
+}
+
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path!("openapi.json")
         .and(warp::get())
@@ -146,6 +190,24 @@ fn document_shared_responses(
         "500",
         "Internal error (details are logged with the request id, never returned)",
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_methods_come_from_the_document() {
+        assert_eq!(allowed_methods("/api/admin/users"), Some("GET, POST"));
+        assert_eq!(allowed_methods("/api/auth/login"), Some("POST"));
+        assert_eq!(allowed_methods("/api/nothing"), None);
+        assert!(template_matches("/api/results/{id}", "/api/results/42"));
+        assert!(!template_matches("/api/results/{id}", "/api/results/"));
+        assert!(!template_matches(
+            "/api/results/{id}",
+            "/api/results/42/more"
+        ));
+    }
 }
 
 fn add_error(operation: &mut Operation, status: &str, description: &str) {

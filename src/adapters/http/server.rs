@@ -14,7 +14,8 @@ use tokio::net::TcpListener;
 use tower_service::Service as _;
 use tracing::Instrument as _;
 use warp::filters::BoxedFilter;
-use warp::http::{HeaderValue, Request};
+use warp::http::header::ALLOW;
+use warp::http::{HeaderValue, Request, StatusCode};
 use warp::reply::Response;
 
 const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -91,6 +92,7 @@ where
         path = %request.uri().path(),
         user_id = tracing::field::Empty,
     );
+    let path = request.uri().path().to_owned();
     let started = Instant::now();
     async move {
         let mut response = call(request).await?;
