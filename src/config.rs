@@ -299,8 +299,12 @@ impl Vars<'_> {
 
     fn log_filter(&self, name: &'static str) -> Result<String, ConfigError> {
         let filter = self.get(name).unwrap_or_else(|| "info".to_owned());
-        tracing_subscriber::EnvFilter::try_new(&filter)
-            .map_err(|e| invalid(name, format!("'{filter}' is not a log filter like info or creditflow=debug,warn: {e}")))?;
+        tracing_subscriber::EnvFilter::try_new(&filter).map_err(|e| {
+            invalid(
+                name,
+                format!("'{filter}' is not a log filter like info or creditflow=debug,warn: {e}"),
+            )
+        })?;
         Ok(filter)
     }
 

@@ -23,8 +23,15 @@ async fn a_wrong_method_is_405_json() {
     let response = app
         .request(reqwest::Method::DELETE, "/api/auth/login", None, None)
         .await;
+    assert_eq!(response.headers()["allow"], "POST");
     assert_error(response, 405).await;
-    assert_error(app.get("/api/auth/login", None).await, 405).await;
+    let get = app.get("/api/admin/users", None).await;
+    assert_eq!(get.status(), 401, "a documented method is routed, not 405");
+    let trace = app
+        .request(reqwest::Method::PATCH, "/health/live", None, None)
+        .await;
+    assert_eq!(trace.headers()["allow"], "GET");
+    assert_error(trace, 405).await;
 }
 
 #[tokio::test]

@@ -6,4 +6,5 @@ mod errors;
 mod health;
 mod helpers;
 mod openapi;
+mod store_contract;
 mod wallet;

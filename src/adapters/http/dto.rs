@@ -39,9 +39,14 @@ impl From<ApiRole> for Role {
 
 #[derive(Deserialize, ToSchema)]
 pub struct LoginRequest {
-    #[schema(example = "analyst@example.com")]
+    /// Case and surrounding spaces do not matter.
+    #[schema(
+        example = "analyst@example.com",
+        pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]{1,64}@[^@.\s\u0000-\u001f\u007f-\u009f]+(\.[^@.\s\u0000-\u001f\u007f-\u009f]+)+$",
+        max_length = 254
+    )]
     pub email: String,
-    #[schema(example = "correct horse battery staple", format = Password)]
+    #[schema(example = "correct horse battery staple", format = Password, max_length = 256)]
     pub password: String,
 }
 
@@ -54,7 +59,10 @@ pub struct RefreshRequest {
 #[derive(Deserialize, ToSchema)]
 pub struct WalletNonceRequest {
     /// `0x` + 40 hex digits; mixed case must be a valid EIP-55 checksum.
-    #[schema(example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")]
+    #[schema(
+        example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        pattern = "^0x[0-9a-fA-F]{40}$"
+    )]
     pub wallet_address: String,
 }
 
@@ -70,9 +78,13 @@ pub struct WalletNonceResponse {
 
 #[derive(Deserialize, ToSchema)]
 pub struct WalletLoginRequest {
-    #[schema(example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")]
+    #[schema(
+        example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        pattern = "^0x[0-9a-fA-F]{40}$"
+    )]
     pub wallet_address: String,
     /// `0x` + 130 hex digits: r ‖ s ‖ v (v 27/28 or 0/1).
+    #[schema(pattern = "^0x[0-9a-fA-F]{130}$")]
     pub signature: String,
     /// The EIP-4361 message that was signed, byte for byte.
     pub message: String,
@@ -80,9 +92,14 @@ pub struct WalletLoginRequest {
 
 #[derive(Deserialize, ToSchema)]
 pub struct CreateUserRequest {
+    #[schema(
+        example = "analyst@example.com",
+        pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]{1,64}@[^@.\s\u0000-\u001f\u007f-\u009f]+(\.[^@.\s\u0000-\u001f\u007f-\u009f]+)+$",
+        max_length = 254
+    )]
     pub email: String,
     /// At least 12 characters.
-    #[schema(format = Password)]
+    #[schema(format = Password, min_length = 12, max_length = 256)]
     pub password: String,
     pub role: ApiRole,
 }

@@ -192,6 +192,23 @@ fn document_shared_responses(
     );
 }
 
+fn add_error(operation: &mut Operation, status: &str, description: &str) {
+    let response = ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build();
+    operation
+        .responses
+        .responses
+        .entry(status.to_owned())
+        .or_insert_with(|| response.into());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,21 +225,4 @@ mod tests {
             "/api/results/42/more"
         ));
     }
-}
-
-fn add_error(operation: &mut Operation, status: &str, description: &str) {
-    let response = ResponseBuilder::new()
-        .description(description)
-        .content(
-            "application/json",
-            ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorBody")))
-                .build(),
-        )
-        .build();
-    operation
-        .responses
-        .responses
-        .entry(status.to_owned())
-        .or_insert_with(|| response.into());
 }

@@ -99,6 +99,13 @@ where
         response
             .headers_mut()
             .insert(REQUEST_ID_HEADER, header_value);
+        if response.status() == StatusCode::METHOD_NOT_ALLOWED
+            && let Some(allowed) = super::openapi::allowed_methods(&path)
+        {
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static(allowed));
+        }
         tracing::info!(
             status = response.status().as_u16(),
             latency_us = started.elapsed().as_micros() as u64,

@@ -104,14 +104,14 @@ impl EmailAddress {
         if normalised.is_empty() {
             return Err(EmailAddressError::Empty);
         }
-        if normalised.len() > 254 {
+        if normalised.chars().count() > 254 {
             return Err(EmailAddressError::TooLong);
         }
         let (local, domain) = normalised
             .split_once('@')
             .ok_or(EmailAddressError::Malformed)?;
         let well_formed = !local.is_empty()
-            && local.len() <= 64
+            && local.chars().count() <= 64
             && !domain.contains('@')
             && domain.contains('.')
             && !domain.starts_with('.')
