@@ -9,7 +9,7 @@ use crate::domain::auth::ethereum::EthAddress;
 use crate::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
-use crate::domain::auth::{EmailAddress, NewUser, User, UserId};
+use crate::domain::auth::{EmailAddress, NewUser, User, UserChanges, UserId};
 
 /// A store failure that is not the caller's fault. Its text is logged, never shown to clients.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +52,12 @@ pub trait UserRepository: Send + Sync + 'static {
     /// [`StoreError::Unavailable`] when the store cannot answer; an absent user is `Ok(None)`.
     async fn find_by_wallet(&self, address: &EthAddress) -> Result<Option<User>, StoreError>;
 
+    /// Applies `changes` and returns the updated user, or `None` when there is no such user.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError>;
+
     /// All users, oldest first.
     ///
     /// # Errors
@@ -90,6 +96,12 @@ pub trait RefreshTokenRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn revoke_family(&self, family_id: Uuid, now: OffsetDateTime) -> Result<u64, StoreError>;
+
+    /// Revokes every token of every family of `user_id`; returns how many were newly revoked.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn revoke_user(&self, user_id: UserId, now: OffsetDateTime) -> Result<u64, StoreError>;
 
     /// Deletes records that expired before `now`; returns how many.
     ///

@@ -118,3 +118,127 @@ async fn a_viewer_may_sign_out() {
         .await;
     assert_eq!(logout.status(), 204);
 }
+
+async fn create(app: &TestApp, admin: &str, email: &str, role: &str) -> Value {
+    let created = app
+        .post(
+            "/api/admin/users",
+            Some(admin),
+            &json!({ "email": email, "password": PASSWORD, "role": role }),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    created.json().await.expect("json")
+}
+
+async fn patch(app: &TestApp, token: &str, id: &str, body: Value) -> reqwest::Response {
+    app.request(
+        reqwest::Method::PATCH,
+        &format!("/api/admin/users/{id}"),
+        Some(token),
+        Some(&body),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn disabling_a_user_stops_sign_in_and_refresh() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let user = create(&app, &admin, "d@example.com", "analyst").await;
+    let session = app.sign_in("d@example.com", PASSWORD).await;
+
+    let disabled = patch(
+        &app,
+        &admin,
+        user["id"].as_str().expect("id"),
+        json!({ "disabled": true }),
+    )
+    .await;
+    assert_eq!(disabled.status(), 200);
+    let disabled: Value = disabled.json().await.expect("json");
+    assert_eq!(disabled["disabled"], true);
+
+    assert_error(app.login("d@example.com", PASSWORD).await, 403).await;
+    let refresh = app
+        .post(
+            "/api/auth/refresh",
+            None,
+            &json!({ "refresh_token": refresh_token(&session) }),
+        )
+        .await;
+    assert_error(refresh, 401).await;
+
+    patch(
+        &app,
+        &admin,
+        user["id"].as_str().expect("id"),
+        json!({ "disabled": false }),
+    )
+    .await;
+    assert_eq!(app.login("d@example.com", PASSWORD).await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_role_change_applies_from_the_next_sign_in() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let user = create(&app, &admin, "r@example.com", "viewer").await;
+    let promoted = patch(
+        &app,
+        &admin,
+        user["id"].as_str().expect("id"),
+        json!({ "role": "admin" }),
+    )
+    .await;
+    assert_eq!(promoted.status(), 200);
+    let token = access_token(&app.sign_in("r@example.com", PASSWORD).await);
+    assert_eq!(
+        app.get("/api/admin/users", Some(&token)).await.status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn administrators_cannot_lock_themselves_out() {
+    let app = spawn_app().await;
+    let session = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let admin = access_token(&session);
+    let own_id = session["user"]["id"].as_str().expect("id").to_owned();
+    let body = assert_error(
+        patch(&app, &admin, &own_id, json!({ "disabled": true })).await,
+        400,
+    )
+    .await;
+    assert_eq!(body["detail"]["field"], "disabled");
+    let body = assert_error(
+        patch(&app, &admin, &own_id, json!({ "role": "viewer" })).await,
+        400,
+    )
+    .await;
+    assert_eq!(body["detail"]["field"], "role");
+    assert_error(patch(&app, &admin, &own_id, json!({})).await, 400).await;
+}
+
+#[tokio::test]
+async fn an_unknown_or_malformed_user_id_is_404() {
+    let app = spawn_app().await;
+    let admin = app.admin_token().await;
+    let unknown = uuid::Uuid::new_v4().to_string();
+    assert_error(
+        patch(&app, &admin, &unknown, json!({ "disabled": true })).await,
+        404,
+    )
+    .await;
+    assert_error(
+        patch(&app, &admin, "not-a-uuid", json!({ "disabled": true })).await,
+        404,
+    )
+    .await;
+    let analyst = app.token_for("analyst").await;
+    assert_error(
+        patch(&app, &analyst, &unknown, json!({ "disabled": true })).await,
+        403,
+    )
+    .await;
+}

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use creditflow::domain::auth::ethereum::EthAddress;
-use creditflow::domain::auth::{EmailAddress, NewUser, User, UserId};
+use creditflow::domain::auth::{EmailAddress, NewUser, User, UserChanges, UserId};
 use creditflow::ports::store::{CreateUserError, StoreError, UserRepository};
 use serde_json::json;
 
@@ -137,6 +137,7 @@ mockall::mock! {
         async fn find_by_id(&self, id: UserId) -> Result<Option<User>, StoreError>;
         async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<User>, StoreError>;
         async fn find_by_wallet(&self, address: &EthAddress) -> Result<Option<User>, StoreError>;
+        async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError>;
         async fn list(&self) -> Result<Vec<User>, StoreError>;
     }
 }

@@ -8,7 +8,7 @@ use creditflow::domain::auth::ethereum::EthAddress;
 use creditflow::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
-use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserId};
+use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
 use creditflow::ports::store::{
     CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository,
 };
@@ -78,6 +78,42 @@ pub async fn users_are_unique_by_email_and_wallet(store: Arc<dyn UserRepository>
         None
     );
     assert_eq!(store.list().await.expect("list").len(), 3);
+
+    let changed = store
+        .update(
+            alice.id,
+            UserChanges {
+                role: Some(Role::Viewer),
+                disabled: Some(true),
+            },
+        )
+        .await
+        .expect("update")
+        .expect("alice exists");
+    assert_eq!((changed.role, changed.disabled), (Role::Viewer, true));
+    let partly = store
+        .update(
+            alice.id,
+            UserChanges {
+                role: None,
+                disabled: Some(false),
+            },
+        )
+        .await
+        .expect("update")
+        .expect("alice exists");
+    assert_eq!((partly.role, partly.disabled), (Role::Viewer, false));
+    assert_eq!(
+        store.find_by_id(alice.id).await.expect("find"),
+        Some(partly)
+    );
+    assert_eq!(
+        store
+            .update(UserId::new_random(), UserChanges::default())
+            .await
+            .expect("update"),
+        None
+    );
 }
 
 fn record(family_id: Uuid, user_id: UserId, token: &str) -> RefreshTokenRecord {
@@ -158,12 +194,30 @@ pub async fn refresh_tokens_are_single_use_and_revoked_by_family(
         Some(family)
     );
 
+    let other_user = UserId::new_random();
+    store
+        .insert(record(Uuid::new_v4(), other_user, "theirs"))
+        .await
+        .expect("insert");
+    assert_eq!(
+        store.revoke_user(user, NOW).await.expect("revoke"),
+        1,
+        "only the user's unrevoked token"
+    );
+    assert!(matches!(
+        store
+            .consume(&TokenHash::of("theirs"), NOW)
+            .await
+            .expect("consume"),
+        RefreshConsumption::Fresh(_)
+    ));
+
     assert_eq!(
         store
             .purge_expired(NOW + Duration::days(31))
             .await
             .expect("purge"),
-        3
+        4
     );
     assert_eq!(
         store.find(&TokenHash::of("second")).await.expect("find"),

@@ -9,10 +9,10 @@ use warp::reply::{Reply, Response};
 
 use super::AppState;
 use super::auth::respond;
-use super::dto::{CreateUserRequest, UserListResponse, UserResponse};
+use super::dto::{CreateUserRequest, UpdateUserRequest, UserListResponse, UserResponse};
 use super::error::{ApiError, ErrorBody, json_body};
 use super::filters::{authenticated, with_state};
-use crate::domain::auth::Principal;
+use crate::domain::auth::{AuthError, Principal, UserChanges, UserId};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let users = warp::path!("api" / "admin" / "users");
@@ -25,9 +25,21 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let list = users
         .and(warp::get())
         .and(with_state(state.clone()))
-        .and(authenticated(state))
+        .and(authenticated(state.clone()))
         .then(list_users);
-    create.map(respond).or(list.map(respond)).unify().boxed()
+    let update = warp::path!("api" / "admin" / "users" / String)
+        .and(warp::patch())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(json_body::<UpdateUserRequest>(state.max_body_bytes))
+        .then(update_user);
+    create
+        .map(respond)
+        .or(list.map(respond))
+        .unify()
+        .or(update.map(respond))
+        .unify()
+        .boxed()
 }
 
 /// POST /api/admin/users
@@ -68,4 +80,31 @@ pub async fn list_users(state: Arc<AppState>, _admin: Principal) -> Result<impl 
         total: users.len(),
         users,
     }))
+}
+
+/// PATCH /api/admin/users/{user_id}
+#[utoipa::path(patch, path = "/api/admin/users/{user_id}", tag = "admin", request_body = UpdateUserRequest,
+    params(("user_id" = uuid::Uuid, Path, description = "The user's id")),
+    description = "Changes a user's role or disables/enables them. Disabling or demoting revokes the user's \
+                   refresh tokens; access tokens already issued stay valid until they expire. Administrators \
+                   cannot disable or demote themselves.",
+    responses(
+        (status = 200, description = "The updated user", body = UserResponse),
+        (status = 404, description = "No such user", body = ErrorBody),
+    ))]
+pub async fn update_user(
+    user_id: String,
+    state: Arc<AppState>,
+    admin: Principal,
+    body: UpdateUserRequest,
+) -> Result<impl Reply, ApiError> {
+    let id: UserId = user_id
+        .parse()
+        .map_err(|_| ApiError::from(AuthError::NoSuchUser))?;
+    let changes = UserChanges {
+        role: body.role.map(Into::into),
+        disabled: body.disabled,
+    };
+    let user = state.auth.update_user(admin, id, changes).await?;
+    Ok(warp::reply::json(&UserResponse::from(&user)))
 }

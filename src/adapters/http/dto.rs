@@ -104,6 +104,14 @@ pub struct CreateUserRequest {
     pub role: ApiRole,
 }
 
+/// An administrator's change to a user; omitted fields stay as they are.
+#[derive(Deserialize, ToSchema)]
+pub struct UpdateUserRequest {
+    pub role: Option<ApiRole>,
+    /// A disabled user cannot sign in or refresh; their refresh tokens are revoked.
+    pub disabled: Option<bool>,
+}
+
 /// The user a token pair was issued to.
 #[derive(Serialize, ToSchema)]
 pub struct UserSummary {

@@ -176,6 +176,7 @@ impl From<AuthError> for ApiError {
             | AuthError::RefreshTokenUnknown
             | AuthError::UserNotFound
             | AuthError::Wallet(_) => ApiError::new(StatusCode::UNAUTHORIZED, message),
+            AuthError::NoSuchUser => ApiError::not_found(message),
             AuthError::DuplicateEmail => ApiError::new(StatusCode::CONFLICT, message)
                 .with_detail(json!({ "field": "email" })),
             AuthError::Unavailable(cause) => ApiError::internal(cause),

@@ -39,6 +39,7 @@ use crate::domain::ratelimit::is_workflow_request;
         auth::me,
         admin::create_user,
         admin::list_users,
+        admin::update_user,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),

@@ -12,7 +12,7 @@ use crate::domain::auth::ethereum::EthAddress;
 use crate::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
-use crate::domain::auth::{EmailAddress, NewUser, User, UserId};
+use crate::domain::auth::{EmailAddress, NewUser, User, UserChanges, UserId};
 use crate::ports::store::{
     CreateUserError, RefreshTokenRepository, StoreError, StoreHealth, UserRepository,
     WalletNonceRepository,
@@ -40,6 +40,22 @@ pub struct MemoryStore {
 impl MemoryStore {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    fn revoke_where(
+        &self,
+        now: OffsetDateTime,
+        matches: impl Fn(&RefreshTokenRecord) -> bool,
+    ) -> u64 {
+        let mut state = self.state();
+        let mut revoked = 0;
+        for record in state.refresh_tokens.values_mut() {
+            if matches(record) && record.revoked_at.is_none() {
+                record.revoked_at = Some(now);
+                revoked += 1;
+            }
+        }
+        revoked
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -93,6 +109,20 @@ impl UserRepository for MemoryStore {
             .cloned())
     }
 
+    async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError> {
+        let mut state = self.state();
+        let Some(user) = state.users.iter_mut().find(|u| u.id == id) else {
+            return Ok(None);
+        };
+        if let Some(role) = changes.role {
+            user.role = role;
+        }
+        if let Some(disabled) = changes.disabled {
+            user.disabled = disabled;
+        }
+        Ok(Some(user.clone()))
+    }
+
     async fn list(&self) -> Result<Vec<User>, StoreError> {
         Ok(self.state().users.clone())
     }
@@ -131,15 +161,11 @@ impl RefreshTokenRepository for MemoryStore {
     }
 
     async fn revoke_family(&self, family_id: Uuid, now: OffsetDateTime) -> Result<u64, StoreError> {
-        let mut state = self.state();
-        let mut revoked = 0;
-        for record in state.refresh_tokens.values_mut() {
-            if record.family_id == family_id && record.revoked_at.is_none() {
-                record.revoked_at = Some(now);
-                revoked += 1;
-            }
-        }
-        Ok(revoked)
+        Ok(self.revoke_where(now, |record| record.family_id == family_id))
+    }
+
+    async fn revoke_user(&self, user_id: UserId, now: OffsetDateTime) -> Result<u64, StoreError> {
+        Ok(self.revoke_where(now, |record| record.user_id == user_id))
     }
 
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, StoreError> {

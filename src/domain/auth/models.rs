@@ -217,6 +217,13 @@ pub struct User {
     pub disabled: bool,
 }
 
+/// An administrator's change to a user; `None` leaves a field as it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UserChanges {
+    pub role: Option<Role>,
+    pub disabled: Option<bool>,
+}
+
 /// What the store needs to create a user; ids and timestamps are chosen by the service.
 #[derive(Clone, Debug)]
 pub struct NewUser {

@@ -10,7 +10,9 @@ use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 use super::ethereum::{self, EthAddress};
-use super::models::{EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserId};
+use super::models::{
+    EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserChanges, UserId,
+};
 use super::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
@@ -103,8 +105,12 @@ pub enum AuthError {
     Wallet(String),
     #[error("a user with this e-mail address already exists")]
     DuplicateEmail,
+    /// The user a token was issued to no longer exists.
     #[error("user not found")]
     UserNotFound,
+    /// An administrator named a user that does not exist.
+    #[error("no such user")]
+    NoSuchUser,
     #[error("service temporarily unavailable")]
     Unavailable(#[source] anyhow::Error),
 }
@@ -420,6 +426,56 @@ impl AuthService {
                 }
                 CreateUserError::Store(e) => e.into(),
             })
+    }
+
+    /// Changes a user's role or disabled flag (administration). Disabling or demoting revokes the
+    /// user's refresh tokens, so the change takes effect at their next refresh at the latest.
+    /// Administrators cannot disable or demote themselves, so the last one cannot lock everyone out.
+    pub async fn update_user(
+        &self,
+        caller: Principal,
+        id: UserId,
+        changes: UserChanges,
+    ) -> Result<User, AuthError> {
+        if changes == UserChanges::default() {
+            return Err(AuthError::Validation {
+                field: "role",
+                message: "give at least one of role or disabled".into(),
+            });
+        }
+        let demotes_or_disables =
+            changes.disabled == Some(true) || changes.role.is_some_and(|r| r < Role::Admin);
+        if id == caller.user_id && demotes_or_disables {
+            return Err(AuthError::Validation {
+                field: if changes.disabled == Some(true) {
+                    "disabled"
+                } else {
+                    "role"
+                },
+                message: "administrators cannot disable or demote themselves".into(),
+            });
+        }
+        let before = self
+            .ports
+            .users
+            .find_by_id(id)
+            .await?
+            .ok_or(AuthError::NoSuchUser)?;
+        let user = self
+            .ports
+            .users
+            .update(id, changes)
+            .await?
+            .ok_or(AuthError::NoSuchUser)?;
+        if (user.disabled && !before.disabled) || user.role < before.role {
+            let revoked = self
+                .ports
+                .refresh_tokens
+                .revoke_user(id, self.now())
+                .await?;
+            tracing::info!(user_id = %id, revoked, "refresh tokens revoked after a role or status change");
+        }
+        Ok(user)
     }
 
     /// All users (administration).
