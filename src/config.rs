@@ -95,10 +95,7 @@ impl Config {
             Ok(_) => {}
             Err(e) if e.not_found() => {}
             Err(e) => {
-                return Err(ConfigError {
-                    variable: ".env",
-                    message: format!("cannot be read: {e}"),
-                });
+                return Err(ConfigError { variable: ".env", message: format!("cannot be read: {e}") });
             }
         }
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -111,32 +108,19 @@ impl Config {
             (None, None) => None,
             (Some(email), Some(password)) => {
                 EmailAddress::new(&email).map_err(|e| invalid("ADMIN_EMAIL", e.to_string()))?;
-                Password::new(password.clone())
-                    .map_err(|e| invalid("ADMIN_PASSWORD", e.to_string()))?;
-                Some(AdminBootstrap {
-                    email,
-                    password: Secret::new(password),
-                })
+                Password::new(password.clone()).map_err(|e| invalid("ADMIN_PASSWORD", e.to_string()))?;
+                Some(AdminBootstrap { email, password: Secret::new(password) })
             }
             (Some(_), None) => {
-                return Err(invalid(
-                    "ADMIN_PASSWORD",
-                    "must be set when ADMIN_EMAIL is set",
-                ));
+                return Err(invalid("ADMIN_PASSWORD", "must be set when ADMIN_EMAIL is set"));
             }
             (None, Some(_)) => {
-                return Err(invalid(
-                    "ADMIN_EMAIL",
-                    "must be set when ADMIN_PASSWORD is set",
-                ));
+                return Err(invalid("ADMIN_EMAIL", "must be set when ADMIN_PASSWORD is set"));
             }
         };
         let jwt_secret = match vars.get("JWT_SECRET") {
             Some(secret) if secret.len() < 32 => {
-                return Err(invalid(
-                    "JWT_SECRET",
-                    "must be at least 32 bytes (e.g. `openssl rand -hex 32`)",
-                ));
+                return Err(invalid("JWT_SECRET", "must be at least 32 bytes (e.g. `openssl rand -hex 32`)"));
             }
             other => other.map(Secret::new),
         };
@@ -146,17 +130,13 @@ impl Config {
                 "127.0.0.1:8080".parse().expect("literal"),
                 "a socket address like 127.0.0.1:8080",
             )?,
-            data_dir: vars
-                .get("DATA_DIR")
-                .map_or_else(|| PathBuf::from("./var"), PathBuf::from),
+            data_dir: vars.get("DATA_DIR").map_or_else(|| PathBuf::from("./var"), PathBuf::from),
             store: vars.choice("STORE", &[("memory", StoreKind::Memory)], StoreKind::Memory)?,
             jwt_secret,
             jwt_issuer: vars.non_empty_or("JWT_ISSUER", "creditflow")?,
             jwt_audience: vars.non_empty_or("JWT_AUDIENCE", "creditflow-api")?,
-            access_token_ttl: vars
-                .duration_or("ACCESS_TOKEN_TTL", Duration::from_secs(24 * 3600))?,
-            refresh_token_ttl: vars
-                .duration_or("REFRESH_TOKEN_TTL", Duration::from_secs(30 * 24 * 3600))?,
+            access_token_ttl: vars.duration_or("ACCESS_TOKEN_TTL", Duration::from_secs(24 * 3600))?,
+            refresh_token_ttl: vars.duration_or("REFRESH_TOKEN_TTL", Duration::from_secs(30 * 24 * 3600))?,
             admin,
             siwe_domain: vars.get("SIWE_DOMAIN"),
             siwe_uri: vars.get("SIWE_URI"),
@@ -164,17 +144,12 @@ impl Config {
             siwe_nonce_ttl: vars.duration_or("SIWE_NONCE_TTL", Duration::from_secs(300))?,
             wallet_default_role: vars.choice(
                 "WALLET_DEFAULT_ROLE",
-                &[
-                    ("viewer", Role::Viewer),
-                    ("analyst", Role::Analyst),
-                    ("admin", Role::Admin),
-                ],
+                &[("viewer", Role::Viewer), ("analyst", Role::Analyst), ("admin", Role::Admin)],
                 Role::Analyst,
             )?,
             rate_limit_per_minute: vars.positive_or("RATE_LIMIT_PER_MINUTE", 60)?,
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
-            login_failure_window: vars
-                .duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
+            login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
             shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
             log_format: vars.choice(
@@ -191,25 +166,15 @@ impl Config {
         let mut vars: HashMap<String, String> = HashMap::from([
             ("BIND_ADDR".to_owned(), "127.0.0.1:0".to_owned()),
             ("STORE".to_owned(), "memory".to_owned()),
-            (
-                "JWT_SECRET".to_owned(),
-                "test-secret-test-secret-test-secret!".to_owned(),
-            ),
+            ("JWT_SECRET".to_owned(), "test-secret-test-secret-test-secret!".to_owned()),
         ]);
-        vars.extend(
-            overrides
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
-        );
+        vars.extend(overrides.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         Self::from_lookup(|name| vars.get(name).cloned())
     }
 }
 
 fn invalid(variable: &'static str, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        variable,
-        message: message.into(),
-    }
+    ConfigError { variable, message: message.into() }
 }
 
 /// Parses `90s`, `15m`, `24h`, `30d` (a positive whole number and one unit).
@@ -235,22 +200,13 @@ struct Vars<'a> {
 impl Vars<'_> {
     /// The value, treating empty as unset (so `FOO=` in `.env` means "default").
     fn get(&self, name: &str) -> Option<String> {
-        (self.lookup)(name)
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
+        (self.lookup)(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
     }
 
-    fn parse_or<T: FromStr>(
-        &self,
-        name: &'static str,
-        default: T,
-        expected: &str,
-    ) -> Result<T, ConfigError> {
+    fn parse_or<T: FromStr>(&self, name: &'static str, default: T, expected: &str) -> Result<T, ConfigError> {
         match self.get(name) {
             None => Ok(default),
-            Some(raw) => raw
-                .parse()
-                .map_err(|_| invalid(name, format!("'{raw}' is not {expected}"))),
+            Some(raw) => raw.parse().map_err(|_| invalid(name, format!("'{raw}' is not {expected}"))),
         }
     }
 
@@ -275,35 +231,20 @@ impl Vars<'_> {
         }
     }
 
-    fn choice<T: Copy>(
-        &self,
-        name: &'static str,
-        allowed: &[(&str, T)],
-        default: T,
-    ) -> Result<T, ConfigError> {
+    fn choice<T: Copy>(&self, name: &'static str, allowed: &[(&str, T)], default: T) -> Result<T, ConfigError> {
         let Some(raw) = self.get(name) else {
             return Ok(default);
         };
-        allowed
-            .iter()
-            .find(|(label, _)| label.eq_ignore_ascii_case(&raw))
-            .map(|(_, value)| *value)
-            .ok_or_else(|| {
-                let labels: Vec<_> = allowed.iter().map(|(label, _)| *label).collect();
-                invalid(
-                    name,
-                    format!("'{raw}' is not one of: {}", labels.join(", ")),
-                )
-            })
+        allowed.iter().find(|(label, _)| label.eq_ignore_ascii_case(&raw)).map(|(_, value)| *value).ok_or_else(|| {
+            let labels: Vec<_> = allowed.iter().map(|(label, _)| *label).collect();
+            invalid(name, format!("'{raw}' is not one of: {}", labels.join(", ")))
+        })
     }
 
     fn log_filter(&self, name: &'static str) -> Result<String, ConfigError> {
         let filter = self.get(name).unwrap_or_else(|| "info".to_owned());
         tracing_subscriber::EnvFilter::try_new(&filter).map_err(|e| {
-            invalid(
-                name,
-                format!("'{filter}' is not a log filter like info or creditflow=debug,warn: {e}"),
-            )
+            invalid(name, format!("'{filter}' is not a log filter like info or creditflow=debug,warn: {e}"))
         })?;
         Ok(filter)
     }
@@ -314,18 +255,9 @@ impl Vars<'_> {
         };
         raw.split(',')
             .map(|id| {
-                id.trim()
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|id| *id > 0)
-                    .ok_or_else(|| {
-                        invalid(
-                            name,
-                            format!(
-                                "'{raw}' is not a comma-separated list of chain ids like 1,137"
-                            ),
-                        )
-                    })
+                id.trim().parse::<u64>().ok().filter(|id| *id > 0).ok_or_else(|| {
+                    invalid(name, format!("'{raw}' is not a comma-separated list of chain ids like 1,137"))
+                })
             })
             .collect()
     }
@@ -336,10 +268,7 @@ mod tests {
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let vars: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
+        let vars: HashMap<String, String> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         Config::from_lookup(|name| vars.get(name).cloned())
     }
 
@@ -366,17 +295,7 @@ mod tests {
         assert_eq!(parse_duration("15m"), Some(Duration::from_secs(900)));
         assert_eq!(parse_duration("24h"), Some(Duration::from_secs(86_400)));
         assert_eq!(parse_duration("30d"), Some(Duration::from_secs(2_592_000)));
-        for bad in [
-            "",
-            "15",
-            "m",
-            "0s",
-            "1.5h",
-            "-5m",
-            "10 m",
-            "10w",
-            "99999999999999999999d",
-        ] {
+        for bad in ["", "15", "m", "0s", "1.5h", "-5m", "10 m", "10w", "99999999999999999999d"] {
             assert_eq!(parse_duration(bad), None, "{bad:?}");
         }
     }
@@ -384,31 +303,14 @@ mod tests {
     #[test]
     fn an_invalid_value_names_the_variable_and_the_allowed_values() {
         let error = config(&[("LOG_FORMAT", "xml")]).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "invalid LOG_FORMAT: 'xml' is not one of: pretty, json"
-        );
+        assert_eq!(error.to_string(), "invalid LOG_FORMAT: 'xml' is not one of: pretty, json");
         let error = config(&[("ACCESS_TOKEN_TTL", "forever")]).unwrap_err();
         assert_eq!(error.variable, "ACCESS_TOKEN_TTL");
         assert!(error.message.contains("90s, 15m, 24h or 30d"));
-        assert_eq!(
-            config(&[("STORE", "cassandra")]).unwrap_err().variable,
-            "STORE"
-        );
-        assert_eq!(
-            config(&[("RATE_LIMIT_PER_MINUTE", "0")])
-                .unwrap_err()
-                .variable,
-            "RATE_LIMIT_PER_MINUTE"
-        );
-        assert_eq!(
-            config(&[("SIWE_CHAIN_IDS", "1,x")]).unwrap_err().variable,
-            "SIWE_CHAIN_IDS"
-        );
-        assert_eq!(
-            config(&[("BIND_ADDR", "localhost")]).unwrap_err().variable,
-            "BIND_ADDR"
-        );
+        assert_eq!(config(&[("STORE", "cassandra")]).unwrap_err().variable, "STORE");
+        assert_eq!(config(&[("RATE_LIMIT_PER_MINUTE", "0")]).unwrap_err().variable, "RATE_LIMIT_PER_MINUTE");
+        assert_eq!(config(&[("SIWE_CHAIN_IDS", "1,x")]).unwrap_err().variable, "SIWE_CHAIN_IDS");
+        assert_eq!(config(&[("BIND_ADDR", "localhost")]).unwrap_err().variable, "BIND_ADDR");
     }
 
     #[test]
@@ -420,24 +322,12 @@ mod tests {
 
     #[test]
     fn admin_bootstrap_needs_both_variables_and_a_policy_conforming_password() {
-        assert_eq!(
-            config(&[("ADMIN_EMAIL", "root@example.com")])
-                .unwrap_err()
-                .variable,
-            "ADMIN_PASSWORD"
-        );
-        let short = config(&[
-            ("ADMIN_EMAIL", "root@example.com"),
-            ("ADMIN_PASSWORD", "short"),
-        ])
-        .unwrap_err();
+        assert_eq!(config(&[("ADMIN_EMAIL", "root@example.com")]).unwrap_err().variable, "ADMIN_PASSWORD");
+        let short = config(&[("ADMIN_EMAIL", "root@example.com"), ("ADMIN_PASSWORD", "short")]).unwrap_err();
         assert_eq!(short.variable, "ADMIN_PASSWORD");
         assert!(!short.to_string().contains("short'"));
-        let ok = config(&[
-            ("ADMIN_EMAIL", "root@example.com"),
-            ("ADMIN_PASSWORD", "a long enough password"),
-        ])
-        .expect("valid");
+        let ok = config(&[("ADMIN_EMAIL", "root@example.com"), ("ADMIN_PASSWORD", "a long enough password")])
+            .expect("valid");
         assert!(ok.admin.is_some());
     }
 
@@ -457,11 +347,6 @@ mod tests {
 
     #[test]
     fn chain_ids_are_a_comma_separated_list() {
-        assert_eq!(
-            config(&[("SIWE_CHAIN_IDS", "1, 137,8453")])
-                .expect("valid")
-                .siwe_chain_ids,
-            vec![1, 137, 8453]
-        );
+        assert_eq!(config(&[("SIWE_CHAIN_IDS", "1, 137,8453")]).expect("valid").siwe_chain_ids, vec![1, 137, 8453]);
     }
 }

@@ -26,8 +26,5 @@ async fn main() -> ExitCode {
 
 async fn run(config: Config) -> anyhow::Result<()> {
     let adapters = Adapters::from_config(&config).await?;
-    Application::build_with(config, adapters)
-        .await?
-        .run_until_stopped()
-        .await
+    Application::build_with(config, adapters).await?.run_until_stopped().await
 }

@@ -22,9 +22,7 @@ use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
 use crate::ports::password::PasswordHasher;
 use crate::ports::rate_limit::RateLimiter;
-use crate::ports::store::{
-    RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository,
-};
+use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
 
 /// How often expired refresh-token records and nonces are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(600);
@@ -62,9 +60,7 @@ impl Adapters {
     pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
         match config.store {
             StoreKind::Memory => {
-                tracing::warn!(
-                    "STORE=memory: users and sessions live in this process only and are lost on restart"
-                );
+                tracing::warn!("STORE=memory: users and sessions live in this process only and are lost on restart");
                 Ok(Self::in_memory())
             }
         }
@@ -99,24 +95,15 @@ impl Application {
             Some(secret) => secret.clone(),
             None => load_or_create_jwt_secret(&config.data_dir)?,
         };
-        let tokens = Arc::new(JwtIssuer::hs256(
-            jwt_secret.expose().as_bytes(),
-            &config.jwt_issuer,
-            &config.jwt_audience,
-        ));
-        let siwe_domain = config
-            .siwe_domain
-            .clone()
-            .unwrap_or_else(|| format!("localhost:{port}"));
+        let tokens =
+            Arc::new(JwtIssuer::hs256(jwt_secret.expose().as_bytes(), &config.jwt_issuer, &config.jwt_audience));
+        let siwe_domain = config.siwe_domain.clone().unwrap_or_else(|| format!("localhost:{port}"));
         let settings = AuthSettings {
             issuer: config.jwt_issuer.clone(),
             audience: config.jwt_audience.clone(),
             access_ttl: to_time(config.access_token_ttl),
             refresh_ttl: to_time(config.refresh_token_ttl),
-            siwe_uri: config
-                .siwe_uri
-                .clone()
-                .unwrap_or_else(|| format!("http://{siwe_domain}")),
+            siwe_uri: config.siwe_uri.clone().unwrap_or_else(|| format!("http://{siwe_domain}")),
             siwe_domain,
             siwe_chain_ids: config.siwe_chain_ids.clone(),
             siwe_nonce_ttl: to_time(config.siwe_nonce_ttl),
@@ -139,9 +126,7 @@ impl Application {
             },
             settings,
         );
-        auth.warm_up()
-            .await
-            .context("cannot prepare password verification")?;
+        auth.warm_up().await.context("cannot prepare password verification")?;
         if let Some(admin) = &config.admin {
             let created = auth
                 .ensure_admin(&admin.email, admin.password.expose().to_owned())
@@ -191,10 +176,7 @@ impl Application {
                     Ok((tokens, nonces)) => {
                         tracing::debug!(tokens, nonces, "purged expired sign-in state")
                     }
-                    Err(error) => tracing::warn!(
-                        error = format!("{:#}", anyhow::Error::from(error)),
-                        "purge failed"
-                    ),
+                    Err(error) => tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "purge failed"),
                 }
             }
         });

@@ -10,11 +10,7 @@ pub fn init(format: LogFormat, filter: &str) {
     let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = match format {
-        LogFormat::Json => builder
-            .json()
-            .with_current_span(true)
-            .with_span_list(false)
-            .try_init(),
+        LogFormat::Json => builder.json().with_current_span(true).with_span_list(false).try_init(),
         LogFormat::Pretty => builder.compact().try_init(),
     };
 }

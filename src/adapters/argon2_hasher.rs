@@ -46,28 +46,20 @@ impl PasswordHasher for Argon2Hasher {
         let argon2 = self.argon2();
         let password = password.clone();
         tokio::task::spawn_blocking(move || {
-            let hash: PhcHash = argon2
-                .hash_password(password.expose().as_bytes())
-                .map_err(failed)?;
+            let hash: PhcHash = argon2.hash_password(password.expose().as_bytes()).map_err(failed)?;
             Ok(PasswordHash::from_phc(hash.to_string()))
         })
         .await
         .map_err(failed)?
     }
 
-    async fn verify(
-        &self,
-        password: &Password,
-        hash: &PasswordHash,
-    ) -> Result<bool, PasswordHashError> {
+    async fn verify(&self, password: &Password, hash: &PasswordHash) -> Result<bool, PasswordHashError> {
         let argon2 = self.argon2();
         let password = password.clone();
         let hash = hash.clone();
         tokio::task::spawn_blocking(move || {
             let parsed = PhcHash::new(hash.as_phc()).map_err(failed)?;
-            Ok(argon2
-                .verify_password(password.expose().as_bytes(), &parsed)
-                .is_ok())
+            Ok(argon2.verify_password(password.expose().as_bytes(), &parsed).is_ok())
         })
         .await
         .map_err(failed)?

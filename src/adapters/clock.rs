@@ -26,19 +26,13 @@ impl ManualClock {
     }
 
     pub fn advance(&self, by: Duration) {
-        let mut now = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut now = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         *now += by;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> OffsetDateTime {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

@@ -43,26 +43,18 @@ impl TokenIssuer for JwtIssuer {
         jsonwebtoken::encode(&self.header, claims, &self.encoding).map_err(|_| TokenError::Signing)
     }
 
-    fn verify(
-        &self,
-        token: &str,
-        expected: TokenType,
-        now: OffsetDateTime,
-    ) -> Result<TokenClaims, TokenError> {
-        let data = jsonwebtoken::decode::<TokenClaims>(token, &self.decoding, &self.validation)
-            .map_err(|e| {
-                TokenError::Invalid(match e.kind() {
-                    ErrorKind::InvalidSignature => "signature does not match",
-                    ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => {
-                        "algorithm not allowed"
-                    }
-                    ErrorKind::InvalidIssuer => "wrong issuer",
-                    ErrorKind::InvalidAudience => "wrong audience",
-                    ErrorKind::MissingRequiredClaim(_) => "a required claim is missing",
-                    ErrorKind::Json(_) => "claims are malformed",
-                    _ => "malformed token",
-                })
-            })?;
+    fn verify(&self, token: &str, expected: TokenType, now: OffsetDateTime) -> Result<TokenClaims, TokenError> {
+        let data = jsonwebtoken::decode::<TokenClaims>(token, &self.decoding, &self.validation).map_err(|e| {
+            TokenError::Invalid(match e.kind() {
+                ErrorKind::InvalidSignature => "signature does not match",
+                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => "algorithm not allowed",
+                ErrorKind::InvalidIssuer => "wrong issuer",
+                ErrorKind::InvalidAudience => "wrong audience",
+                ErrorKind::MissingRequiredClaim(_) => "a required claim is missing",
+                ErrorKind::Json(_) => "claims are malformed",
+                _ => "malformed token",
+            })
+        })?;
         let claims = data.claims;
         if claims.typ != expected {
             return Err(TokenError::WrongType { expected });
@@ -108,62 +100,34 @@ mod tests {
     fn an_issued_token_verifies_to_its_claims() {
         let claims = claims(TokenType::Access, 1_700_000_900);
         let token = issuer().issue(&claims).expect("issue");
-        assert_eq!(
-            issuer().verify(&token, TokenType::Access, at(1_700_000_100)),
-            Ok(claims)
-        );
+        assert_eq!(issuer().verify(&token, TokenType::Access, at(1_700_000_100)), Ok(claims));
     }
 
     #[test]
     fn expiry_is_exact() {
-        let token = issuer()
-            .issue(&claims(TokenType::Access, 1_700_000_900))
-            .expect("issue");
-        assert!(
-            issuer()
-                .verify(&token, TokenType::Access, at(1_700_000_899))
-                .is_ok()
-        );
-        assert_eq!(
-            issuer().verify(&token, TokenType::Access, at(1_700_000_900)),
-            Err(TokenError::Expired)
-        );
+        let token = issuer().issue(&claims(TokenType::Access, 1_700_000_900)).expect("issue");
+        assert!(issuer().verify(&token, TokenType::Access, at(1_700_000_899)).is_ok());
+        assert_eq!(issuer().verify(&token, TokenType::Access, at(1_700_000_900)), Err(TokenError::Expired));
     }
 
     #[test]
     fn the_other_token_type_is_refused() {
-        let refresh = issuer()
-            .issue(&claims(TokenType::Refresh, 1_700_000_900))
-            .expect("issue");
+        let refresh = issuer().issue(&claims(TokenType::Refresh, 1_700_000_900)).expect("issue");
         assert_eq!(
             issuer().verify(&refresh, TokenType::Access, at(1_700_000_100)),
-            Err(TokenError::WrongType {
-                expected: TokenType::Access
-            })
+            Err(TokenError::WrongType { expected: TokenType::Access })
         );
     }
 
     #[test]
     fn another_issuer_audience_or_key_is_refused() {
-        let token = issuer()
-            .issue(&claims(TokenType::Access, 1_700_000_900))
-            .expect("issue");
+        let token = issuer().issue(&claims(TokenType::Access, 1_700_000_900)).expect("issue");
         let now = at(1_700_000_100);
         let other_issuer = JwtIssuer::hs256(SECRET, "someone-else", "creditflow-api");
         let other_audience = JwtIssuer::hs256(SECRET, "creditflow", "other-api");
-        let other_key = JwtIssuer::hs256(
-            b"ffffffffffffffffffffffffffffffff",
-            "creditflow",
-            "creditflow-api",
-        );
-        assert_eq!(
-            other_issuer.verify(&token, TokenType::Access, now),
-            Err(TokenError::Invalid("wrong issuer"))
-        );
-        assert_eq!(
-            other_audience.verify(&token, TokenType::Access, now),
-            Err(TokenError::Invalid("wrong audience"))
-        );
+        let other_key = JwtIssuer::hs256(b"ffffffffffffffffffffffffffffffff", "creditflow", "creditflow-api");
+        assert_eq!(other_issuer.verify(&token, TokenType::Access, now), Err(TokenError::Invalid("wrong issuer")));
+        assert_eq!(other_audience.verify(&token, TokenType::Access, now), Err(TokenError::Invalid("wrong audience")));
         assert_eq!(
             other_key.verify(&token, TokenType::Access, now),
             Err(TokenError::Invalid("signature does not match"))
@@ -174,23 +138,16 @@ mod tests {
     fn unsigned_and_other_algorithm_tokens_are_refused() {
         use base64::Engine as _;
         let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
-        let body =
-            b64(&serde_json::to_vec(&claims(TokenType::Access, 1_700_000_900)).expect("json"));
+        let body = b64(&serde_json::to_vec(&claims(TokenType::Access, 1_700_000_900)).expect("json"));
         let now = at(1_700_000_100);
         let none = format!("{}.{}.", b64(br#"{"alg":"none","typ":"JWT"}"#), body);
-        assert!(matches!(
-            issuer().verify(&none, TokenType::Access, now),
-            Err(TokenError::Invalid(_))
-        ));
+        assert!(matches!(issuer().verify(&none, TokenType::Access, now), Err(TokenError::Invalid(_))));
         let hs512 = jsonwebtoken::encode(
             &Header::new(Algorithm::HS512),
             &claims(TokenType::Access, 1_700_000_900),
             &EncodingKey::from_secret(SECRET),
         )
         .expect("encode");
-        assert_eq!(
-            issuer().verify(&hs512, TokenType::Access, now),
-            Err(TokenError::Invalid("algorithm not allowed"))
-        );
+        assert_eq!(issuer().verify(&hs512, TokenType::Access, now), Err(TokenError::Invalid("algorithm not allowed")));
     }
 }

@@ -16,15 +16,10 @@ pub fn load_or_create_jwt_secret(data_dir: &Path) -> anyhow::Result<Secret> {
     let path = data_dir.join(FILE_NAME);
     if let Ok(existing) = std::fs::read_to_string(&path) {
         let existing = existing.trim();
-        anyhow::ensure!(
-            existing.len() >= 32,
-            "{} holds fewer than 32 bytes",
-            path.display()
-        );
+        anyhow::ensure!(existing.len() >= 32, "{} holds fewer than 32 bytes", path.display());
         return Ok(Secret::new(existing));
     }
-    std::fs::create_dir_all(data_dir)
-        .with_context(|| format!("cannot create DATA_DIR {}", data_dir.display()))?;
+    std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create DATA_DIR {}", data_dir.display()))?;
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     let secret = hex::encode(bytes);
@@ -32,9 +27,7 @@ pub fn load_or_create_jwt_secret(data_dir: &Path) -> anyhow::Result<Secret> {
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options
-        .open(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+    let mut file = options.open(&path).with_context(|| format!("cannot create {}", path.display()))?;
     file.write_all(secret.as_bytes())
         .and_then(|()| file.sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -59,10 +52,7 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.join(FILE_NAME))
-                .expect("meta")
-                .permissions()
-                .mode();
+            let mode = std::fs::metadata(dir.join(FILE_NAME)).expect("meta").permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::remove_dir_all(&dir).ok();

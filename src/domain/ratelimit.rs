@@ -14,10 +14,7 @@ pub struct RatePolicy {
 
 impl RatePolicy {
     pub fn per_minute(limit: u32) -> Self {
-        Self {
-            limit,
-            window_ms: 60_000,
-        }
+        Self { limit, window_ms: 60_000 }
     }
 }
 
@@ -88,16 +85,9 @@ impl SlidingWindowLog {
         let reset_at_ms = if remaining > 0 {
             now_ms
         } else {
-            self.accepted
-                .front()
-                .map_or(now_ms, |oldest| oldest + policy.window_ms)
+            self.accepted.front().map_or(now_ms, |oldest| oldest + policy.window_ms)
         };
-        RateDecision {
-            allowed,
-            limit: policy.limit,
-            remaining,
-            reset_at_ms,
-        }
+        RateDecision { allowed, limit: policy.limit, remaining, reset_at_ms }
     }
 }
 
@@ -105,25 +95,17 @@ impl SlidingWindowLog {
 mod tests {
     use super::*;
 
-    const POLICY: RatePolicy = RatePolicy {
-        limit: 3,
-        window_ms: 60_000,
-    };
+    const POLICY: RatePolicy = RatePolicy { limit: 3, window_ms: 60_000 };
 
     #[test]
     fn admits_up_to_the_limit_then_refuses() {
         let mut log = SlidingWindowLog::default();
-        let remaining: Vec<_> = (0..3)
-            .map(|i| log.try_acquire(POLICY, 1_000 + i).remaining)
-            .collect();
+        let remaining: Vec<_> = (0..3).map(|i| log.try_acquire(POLICY, 1_000 + i).remaining).collect();
         assert_eq!(remaining, vec![2, 1, 0]);
         let refused = log.try_acquire(POLICY, 2_000);
         assert!(!refused.allowed);
         assert_eq!(refused.remaining, 0);
-        assert_eq!(
-            refused.reset_at_ms, 61_000,
-            "the oldest accepted event leaves at 1 000 + 60 000"
-        );
+        assert_eq!(refused.reset_at_ms, 61_000, "the oldest accepted event leaves at 1 000 + 60 000");
         assert_eq!(refused.retry_after_secs(2_000), 59);
     }
 
@@ -171,11 +153,8 @@ mod tests {
 }
 
 /// Path prefixes of the agent workflow endpoints, whose POSTs share one per-user budget.
-pub const WORKFLOW_POST_PREFIXES: &[&str] = &[
-    "/api/quantitative-analysis/",
-    "/api/deep-research/",
-    "/api/digitizer-chatbot/",
-];
+pub const WORKFLOW_POST_PREFIXES: &[&str] =
+    &["/api/quantitative-analysis/", "/api/deep-research/", "/api/digitizer-chatbot/"];
 
 /// The exact workflow paths outside those prefixes.
 pub const WORKFLOW_POST_PATHS: &[&str] = &["/api/extract"];
@@ -183,10 +162,7 @@ pub const WORKFLOW_POST_PATHS: &[&str] = &["/api/extract"];
 /// Whether a request counts against the per-user workflow budget.
 pub fn is_workflow_request(method: &str, path: &str) -> bool {
     method.eq_ignore_ascii_case("POST")
-        && (WORKFLOW_POST_PATHS.contains(&path)
-            || WORKFLOW_POST_PREFIXES
-                .iter()
-                .any(|prefix| path.starts_with(prefix)))
+        && (WORKFLOW_POST_PATHS.contains(&path) || WORKFLOW_POST_PREFIXES.iter().any(|prefix| path.starts_with(prefix)))
 }
 
 #[cfg(test)]
@@ -195,16 +171,10 @@ mod workflow_tests {
 
     #[test]
     fn workflow_posts_count_and_reads_do_not() {
-        assert!(is_workflow_request(
-            "POST",
-            "/api/quantitative-analysis/company"
-        ));
+        assert!(is_workflow_request("POST", "/api/quantitative-analysis/company"));
         assert!(is_workflow_request("POST", "/api/extract"));
         assert!(is_workflow_request("POST", "/api/digitizer-chatbot/chat"));
-        assert!(!is_workflow_request(
-            "GET",
-            "/api/deep-research/results/abc"
-        ));
+        assert!(!is_workflow_request("GET", "/api/deep-research/results/abc"));
         assert!(!is_workflow_request("POST", "/api/auth/login"));
         assert!(!is_workflow_request("POST", "/api/extraction"));
     }

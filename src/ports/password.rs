@@ -25,9 +25,5 @@ pub trait PasswordHasher: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`PasswordHashError::Failed`] if `hash` cannot be parsed.
-    async fn verify(
-        &self,
-        password: &Password,
-        hash: &PasswordHash,
-    ) -> Result<bool, PasswordHashError>;
+    async fn verify(&self, password: &Password, hash: &PasswordHash) -> Result<bool, PasswordHashError>;
 }

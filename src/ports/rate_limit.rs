@@ -20,23 +20,13 @@ pub trait RateLimiter: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`RateLimitError::Unavailable`] when the store cannot answer.
-    async fn try_acquire(
-        &self,
-        key: &str,
-        policy: RatePolicy,
-        now_ms: i64,
-    ) -> Result<RateDecision, RateLimitError>;
+    async fn try_acquire(&self, key: &str, policy: RatePolicy, now_ms: i64) -> Result<RateDecision, RateLimitError>;
 
     /// The state for `key` without recording an event.
     ///
     /// # Errors
     /// [`RateLimitError::Unavailable`] when the store cannot answer.
-    async fn peek(
-        &self,
-        key: &str,
-        policy: RatePolicy,
-        now_ms: i64,
-    ) -> Result<RateDecision, RateLimitError>;
+    async fn peek(&self, key: &str, policy: RatePolicy, now_ms: i64) -> Result<RateDecision, RateLimitError>;
 
     /// Forgets every event of `key`.
     ///

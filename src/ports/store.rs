@@ -6,9 +6,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::domain::auth::ethereum::EthAddress;
-use crate::domain::auth::sessions::{
-    NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
-};
+use crate::domain::auth::sessions::{NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce};
 use crate::domain::auth::{EmailAddress, NewUser, User, UserChanges, UserId};
 
 /// A store failure that is not the caller's fault. Its text is logged, never shown to clients.
@@ -79,11 +77,7 @@ pub trait RefreshTokenRepository: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
-    async fn consume(
-        &self,
-        token_hash: &TokenHash,
-        now: OffsetDateTime,
-    ) -> Result<RefreshConsumption, StoreError>;
+    async fn consume(&self, token_hash: &TokenHash, now: OffsetDateTime) -> Result<RefreshConsumption, StoreError>;
 
     /// The record of a token, used or not.
     ///

@@ -20,10 +20,5 @@ pub trait TokenIssuer: Send + Sync + 'static {
     /// [`TokenError::Expired`] when `exp` is not after `now`; [`TokenError::WrongType`] for a valid
     /// token of the other type; [`TokenError::Invalid`] for anything else (bad signature, algorithm,
     /// issuer, audience, malformed).
-    fn verify(
-        &self,
-        token: &str,
-        expected: TokenType,
-        now: OffsetDateTime,
-    ) -> Result<TokenClaims, TokenError>;
+    fn verify(&self, token: &str, expected: TokenType, now: OffsetDateTime) -> Result<TokenClaims, TokenError>;
 }

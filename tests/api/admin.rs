@@ -22,19 +22,9 @@ async fn an_admin_creates_and_lists_users() {
     assert_eq!(created["disabled"], false);
     assert!(created.get("password").is_none() && created.get("password_hash").is_none());
 
-    let list: Value = app
-        .get("/api/admin/users", Some(&admin))
-        .await
-        .json()
-        .await
-        .expect("json");
+    let list: Value = app.get("/api/admin/users", Some(&admin)).await.json().await.expect("json");
     assert_eq!(list["total"], 2);
-    let emails: Vec<_> = list["users"]
-        .as_array()
-        .expect("users")
-        .iter()
-        .map(|u| u["email"].clone())
-        .collect();
+    let emails: Vec<_> = list["users"].as_array().expect("users").iter().map(|u| u["email"].clone()).collect();
     assert!(emails.contains(&json!("ana@example.com")));
 
     let signed_in = app.sign_in("ana@example.com", PASSWORD).await;
@@ -86,12 +76,7 @@ async fn viewers_and_analysts_get_403_on_admin_routes() {
             )
             .await;
         let body = assert_error(post, 403).await;
-        assert!(
-            body["message"]
-                .as_str()
-                .expect("message")
-                .contains("admin role")
-        );
+        assert!(body["message"].as_str().expect("message").contains("admin role"));
         assert_error(app.get("/api/admin/users", Some(&token)).await, 403).await;
         // Reading their own profile is allowed.
         assert_eq!(app.get("/api/auth/me", Some(&token)).await.status(), 200);
@@ -110,35 +95,20 @@ async fn a_viewer_may_sign_out() {
     .await;
     let session = app.sign_in("v@example.com", PASSWORD).await;
     let logout = app
-        .post(
-            "/api/auth/logout",
-            Some(&access_token(&session)),
-            &json!({ "refresh_token": refresh_token(&session) }),
-        )
+        .post("/api/auth/logout", Some(&access_token(&session)), &json!({ "refresh_token": refresh_token(&session) }))
         .await;
     assert_eq!(logout.status(), 204);
 }
 
 async fn create(app: &TestApp, admin: &str, email: &str, role: &str) -> Value {
-    let created = app
-        .post(
-            "/api/admin/users",
-            Some(admin),
-            &json!({ "email": email, "password": PASSWORD, "role": role }),
-        )
-        .await;
+    let created =
+        app.post("/api/admin/users", Some(admin), &json!({ "email": email, "password": PASSWORD, "role": role })).await;
     assert_eq!(created.status(), 201);
     created.json().await.expect("json")
 }
 
 async fn patch(app: &TestApp, token: &str, id: &str, body: Value) -> reqwest::Response {
-    app.request(
-        reqwest::Method::PATCH,
-        &format!("/api/admin/users/{id}"),
-        Some(token),
-        Some(&body),
-    )
-    .await
+    app.request(reqwest::Method::PATCH, &format!("/api/admin/users/{id}"), Some(token), Some(&body)).await
 }
 
 #[tokio::test]
@@ -148,34 +118,16 @@ async fn disabling_a_user_stops_sign_in_and_refresh() {
     let user = create(&app, &admin, "d@example.com", "analyst").await;
     let session = app.sign_in("d@example.com", PASSWORD).await;
 
-    let disabled = patch(
-        &app,
-        &admin,
-        user["id"].as_str().expect("id"),
-        json!({ "disabled": true }),
-    )
-    .await;
+    let disabled = patch(&app, &admin, user["id"].as_str().expect("id"), json!({ "disabled": true })).await;
     assert_eq!(disabled.status(), 200);
     let disabled: Value = disabled.json().await.expect("json");
     assert_eq!(disabled["disabled"], true);
 
     assert_error(app.login("d@example.com", PASSWORD).await, 403).await;
-    let refresh = app
-        .post(
-            "/api/auth/refresh",
-            None,
-            &json!({ "refresh_token": refresh_token(&session) }),
-        )
-        .await;
+    let refresh = app.post("/api/auth/refresh", None, &json!({ "refresh_token": refresh_token(&session) })).await;
     assert_error(refresh, 401).await;
 
-    patch(
-        &app,
-        &admin,
-        user["id"].as_str().expect("id"),
-        json!({ "disabled": false }),
-    )
-    .await;
+    patch(&app, &admin, user["id"].as_str().expect("id"), json!({ "disabled": false })).await;
     assert_eq!(app.login("d@example.com", PASSWORD).await.status(), 200);
 }
 
@@ -184,19 +136,10 @@ async fn a_role_change_applies_from_the_next_sign_in() {
     let app = spawn_app().await;
     let admin = app.admin_token().await;
     let user = create(&app, &admin, "r@example.com", "viewer").await;
-    let promoted = patch(
-        &app,
-        &admin,
-        user["id"].as_str().expect("id"),
-        json!({ "role": "admin" }),
-    )
-    .await;
+    let promoted = patch(&app, &admin, user["id"].as_str().expect("id"), json!({ "role": "admin" })).await;
     assert_eq!(promoted.status(), 200);
     let token = access_token(&app.sign_in("r@example.com", PASSWORD).await);
-    assert_eq!(
-        app.get("/api/admin/users", Some(&token)).await.status(),
-        200
-    );
+    assert_eq!(app.get("/api/admin/users", Some(&token)).await.status(), 200);
 }
 
 #[tokio::test]
@@ -205,17 +148,9 @@ async fn administrators_cannot_lock_themselves_out() {
     let session = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let admin = access_token(&session);
     let own_id = session["user"]["id"].as_str().expect("id").to_owned();
-    let body = assert_error(
-        patch(&app, &admin, &own_id, json!({ "disabled": true })).await,
-        400,
-    )
-    .await;
+    let body = assert_error(patch(&app, &admin, &own_id, json!({ "disabled": true })).await, 400).await;
     assert_eq!(body["detail"]["field"], "disabled");
-    let body = assert_error(
-        patch(&app, &admin, &own_id, json!({ "role": "viewer" })).await,
-        400,
-    )
-    .await;
+    let body = assert_error(patch(&app, &admin, &own_id, json!({ "role": "viewer" })).await, 400).await;
     assert_eq!(body["detail"]["field"], "role");
     assert_error(patch(&app, &admin, &own_id, json!({})).await, 400).await;
 }
@@ -225,20 +160,8 @@ async fn an_unknown_or_malformed_user_id_is_404() {
     let app = spawn_app().await;
     let admin = app.admin_token().await;
     let unknown = uuid::Uuid::new_v4().to_string();
-    assert_error(
-        patch(&app, &admin, &unknown, json!({ "disabled": true })).await,
-        404,
-    )
-    .await;
-    assert_error(
-        patch(&app, &admin, "not-a-uuid", json!({ "disabled": true })).await,
-        404,
-    )
-    .await;
+    assert_error(patch(&app, &admin, &unknown, json!({ "disabled": true })).await, 404).await;
+    assert_error(patch(&app, &admin, "not-a-uuid", json!({ "disabled": true })).await, 404).await;
     let analyst = app.token_for("analyst").await;
-    assert_error(
-        patch(&app, &analyst, &unknown, json!({ "disabled": true })).await,
-        403,
-    )
-    .await;
+    assert_error(patch(&app, &analyst, &unknown, json!({ "disabled": true })).await, 403).await;
 }

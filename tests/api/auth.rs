@@ -12,19 +12,11 @@ async fn login_returns_a_bearer_pair_and_the_user() {
     let app = spawn_app().await;
     let body = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     assert_eq!(body["token_type"], "Bearer");
-    assert_eq!(
-        body["expires_in"], 86_400,
-        "the spec's default TTL is 24 hours"
-    );
+    assert_eq!(body["expires_in"], 86_400, "the spec's default TTL is 24 hours");
     assert_eq!(body["refresh_expires_in"], 30 * 86_400);
     assert_eq!(body["user"]["email"], ADMIN_EMAIL);
     assert_eq!(body["user"]["role"], "admin");
-    let me: Value = app
-        .get("/api/auth/me", Some(&access_token(&body)))
-        .await
-        .json()
-        .await
-        .expect("json");
+    let me: Value = app.get("/api/auth/me", Some(&access_token(&body))).await.json().await.expect("json");
     assert_eq!(me["email"], ADMIN_EMAIL);
     assert_eq!(me["id"], body["user"]["id"]);
 }
@@ -32,48 +24,29 @@ async fn login_returns_a_bearer_pair_and_the_user() {
 #[tokio::test]
 async fn login_normalises_the_email() {
     let app = spawn_app().await;
-    assert_eq!(
-        app.login("  ADMIN@Example.com ", ADMIN_PASSWORD)
-            .await
-            .status(),
-        200
-    );
+    assert_eq!(app.login("  ADMIN@Example.com ", ADMIN_PASSWORD).await.status(), 200);
 }
 
 #[tokio::test]
 async fn wrong_password_and_unknown_email_get_the_same_401() {
     let app = spawn_app().await;
-    let wrong_password =
-        assert_error(app.login(ADMIN_EMAIL, "not the admin password").await, 401).await;
-    let unknown_email =
-        assert_error(app.login("nobody@example.com", ADMIN_PASSWORD).await, 401).await;
+    let wrong_password = assert_error(app.login(ADMIN_EMAIL, "not the admin password").await, 401).await;
+    let unknown_email = assert_error(app.login("nobody@example.com", ADMIN_PASSWORD).await, 401).await;
     assert_eq!(wrong_password, unknown_email);
 }
 
 #[tokio::test]
 async fn repeated_failures_are_throttled_with_retry_after_and_then_released() {
-    let app = spawn_app_with(
-        &[("LOGIN_MAX_FAILURES", "3"), ("LOGIN_FAILURE_WINDOW", "10m")],
-        |_| {},
-    )
-    .await;
+    let app = spawn_app_with(&[("LOGIN_MAX_FAILURES", "3"), ("LOGIN_FAILURE_WINDOW", "10m")], |_| {}).await;
     for _ in 0..3 {
         assert_error(app.login(ADMIN_EMAIL, "wrong password!!").await, 401).await;
     }
     let throttled = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let retry_after: i64 = throttled.headers()["retry-after"]
-        .to_str()
-        .expect("ascii")
-        .parse()
-        .expect("seconds");
+    let retry_after: i64 = throttled.headers()["retry-after"].to_str().expect("ascii").parse().expect("seconds");
     assert_eq!(retry_after, 600);
     assert_error(throttled, 429).await;
     // Other accounts are unaffected.
-    assert_error(
-        app.login("other@example.com", "wrong password!!").await,
-        401,
-    )
-    .await;
+    assert_error(app.login("other@example.com", "wrong password!!").await, 401).await;
     app.clock.advance(Duration::minutes(10));
     assert_eq!(app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await.status(), 200);
 }
@@ -82,45 +55,17 @@ async fn repeated_failures_are_throttled_with_retry_after_and_then_released() {
 async fn refresh_rotates_and_reuse_revokes_the_whole_family() {
     let app = spawn_app().await;
     let first = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    let rotated = app
-        .post(
-            "/api/auth/refresh",
-            None,
-            &json!({ "refresh_token": refresh_token(&first) }),
-        )
-        .await;
+    let rotated = app.post("/api/auth/refresh", None, &json!({ "refresh_token": refresh_token(&first) })).await;
     assert_eq!(rotated.status(), 200);
     let rotated: Value = rotated.json().await.expect("json");
     assert_ne!(refresh_token(&rotated), refresh_token(&first));
     assert_eq!(rotated["token_type"], "Bearer");
-    assert_eq!(
-        app.get("/api/auth/me", Some(&access_token(&rotated)))
-            .await
-            .status(),
-        200
-    );
+    assert_eq!(app.get("/api/auth/me", Some(&access_token(&rotated))).await.status(), 200);
 
-    let reuse = app
-        .post(
-            "/api/auth/refresh",
-            None,
-            &json!({ "refresh_token": refresh_token(&first) }),
-        )
-        .await;
+    let reuse = app.post("/api/auth/refresh", None, &json!({ "refresh_token": refresh_token(&first) })).await;
     let body = assert_error(reuse, 401).await;
-    assert!(
-        body["message"]
-            .as_str()
-            .expect("message")
-            .contains("already used")
-    );
-    let descendant = app
-        .post(
-            "/api/auth/refresh",
-            None,
-            &json!({ "refresh_token": refresh_token(&rotated) }),
-        )
-        .await;
+    assert!(body["message"].as_str().expect("message").contains("already used"));
+    let descendant = app.post("/api/auth/refresh", None, &json!({ "refresh_token": refresh_token(&rotated) })).await;
     assert_error(descendant, 401).await;
 }
 
@@ -129,20 +74,10 @@ async fn logout_revokes_the_family() {
     let app = spawn_app().await;
     let session = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
     let logout = app
-        .post(
-            "/api/auth/logout",
-            Some(&access_token(&session)),
-            &json!({ "refresh_token": refresh_token(&session) }),
-        )
+        .post("/api/auth/logout", Some(&access_token(&session)), &json!({ "refresh_token": refresh_token(&session) }))
         .await;
     assert_eq!(logout.status(), 204);
-    let refresh = app
-        .post(
-            "/api/auth/refresh",
-            None,
-            &json!({ "refresh_token": refresh_token(&session) }),
-        )
-        .await;
+    let refresh = app.post("/api/auth/refresh", None, &json!({ "refresh_token": refresh_token(&session) })).await;
     assert_error(refresh, 401).await;
 }
 
@@ -150,19 +85,9 @@ async fn logout_revokes_the_family() {
 async fn a_refresh_token_is_not_an_access_token_and_vice_versa() {
     let app = spawn_app().await;
     let session = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
-    assert_error(
-        app.get("/api/auth/me", Some(&refresh_token(&session)))
-            .await,
-        401,
-    )
-    .await;
-    let refresh_with_access = app
-        .post(
-            "/api/auth/refresh",
-            None,
-            &json!({ "refresh_token": access_token(&session) }),
-        )
-        .await;
+    assert_error(app.get("/api/auth/me", Some(&refresh_token(&session))).await, 401).await;
+    let refresh_with_access =
+        app.post("/api/auth/refresh", None, &json!({ "refresh_token": access_token(&session) })).await;
     assert_error(refresh_with_access, 401).await;
 }
 
@@ -177,19 +102,12 @@ async fn an_expired_access_token_is_refused() {
 
 fn claims_of(token: &str) -> Value {
     let payload = token.split('.').nth(1).expect("payload");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .expect("base64");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).expect("base64");
     serde_json::from_slice(&bytes).expect("claims")
 }
 
 fn sign(header: Header, claims: &Value, secret: &str) -> String {
-    jsonwebtoken::encode(
-        &header,
-        claims,
-        &EncodingKey::from_secret(secret.as_bytes()),
-    )
-    .expect("encode")
+    jsonwebtoken::encode(&header, claims, &EncodingKey::from_secret(secret.as_bytes())).expect("encode")
 }
 
 #[tokio::test]
@@ -215,14 +133,9 @@ async fn tampered_unsigned_and_foreign_tokens_are_refused() {
     tampered_claims["sub"] = json!(uuid::Uuid::new_v4().to_string());
     let (header, _, signature) = {
         let mut parts = token.split('.');
-        (
-            parts.next().expect("h"),
-            parts.next(),
-            parts.next().expect("s"),
-        )
+        (parts.next().expect("h"), parts.next(), parts.next().expect("s"))
     };
-    let forged_payload =
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tampered_claims.to_string());
+    let forged_payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tampered_claims.to_string());
     let tampered = format!("{header}.{forged_payload}.{signature}");
 
     let unsigned = format!(
@@ -237,35 +150,16 @@ async fn tampered_unsigned_and_foreign_tokens_are_refused() {
     let candidates = [
         ("tampered", tampered),
         ("alg none", unsigned),
-        (
-            "wrong issuer",
-            sign(Header::new(Algorithm::HS256), &wrong_issuer, JWT_SECRET),
-        ),
-        (
-            "wrong audience",
-            sign(Header::new(Algorithm::HS256), &wrong_audience, JWT_SECRET),
-        ),
-        (
-            "other key",
-            sign(
-                Header::new(Algorithm::HS256),
-                &claims,
-                "a-different-secret-of-32-bytes-or-more",
-            ),
-        ),
-        (
-            "other algorithm",
-            sign(Header::new(Algorithm::HS384), &claims, JWT_SECRET),
-        ),
+        ("wrong issuer", sign(Header::new(Algorithm::HS256), &wrong_issuer, JWT_SECRET)),
+        ("wrong audience", sign(Header::new(Algorithm::HS256), &wrong_audience, JWT_SECRET)),
+        ("other key", sign(Header::new(Algorithm::HS256), &claims, "a-different-secret-of-32-bytes-or-more")),
+        ("other algorithm", sign(Header::new(Algorithm::HS384), &claims, JWT_SECRET)),
         ("garbage", "not.a.token".to_owned()),
     ];
     for (name, candidate) in candidates {
         let response = app.get("/api/auth/me", Some(&candidate)).await;
         assert_eq!(response.status(), 401, "{name} must be refused");
-        assert!(
-            response.headers().contains_key("www-authenticate"),
-            "{name}: WWW-Authenticate"
-        );
+        assert!(response.headers().contains_key("www-authenticate"), "{name}: WWW-Authenticate");
     }
     // The genuine token still works.
     assert_eq!(app.get("/api/auth/me", Some(&token)).await.status(), 200);
@@ -275,12 +169,7 @@ async fn tampered_unsigned_and_foreign_tokens_are_refused() {
 async fn a_missing_or_malformed_authorization_header_is_401_with_a_bearer_challenge() {
     let app = spawn_app().await;
     let missing = app.get("/api/auth/me", None).await;
-    assert!(
-        missing.headers()["www-authenticate"]
-            .to_str()
-            .expect("ascii")
-            .starts_with("Bearer")
-    );
+    assert!(missing.headers()["www-authenticate"].to_str().expect("ascii").starts_with("Bearer"));
     assert_error(missing, 401).await;
     let basic = app
         .client

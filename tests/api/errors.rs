@@ -20,16 +20,12 @@ async fn an_unknown_path_is_404_json() {
 #[tokio::test]
 async fn a_wrong_method_is_405_json() {
     let app = spawn_app().await;
-    let response = app
-        .request(reqwest::Method::DELETE, "/api/auth/login", None, None)
-        .await;
+    let response = app.request(reqwest::Method::DELETE, "/api/auth/login", None, None).await;
     assert_eq!(response.headers()["allow"], "POST");
     assert_error(response, 405).await;
     let get = app.get("/api/admin/users", None).await;
     assert_eq!(get.status(), 401, "a documented method is routed, not 405");
-    let trace = app
-        .request(reqwest::Method::PATCH, "/health/live", None, None)
-        .await;
+    let trace = app.request(reqwest::Method::PATCH, "/health/live", None, None).await;
     assert_eq!(trace.headers()["allow"], "GET");
     assert_error(trace, 405).await;
 }
@@ -52,39 +48,14 @@ async fn malformed_json_is_400_json() {
 #[tokio::test]
 async fn a_missing_field_or_wrong_type_is_400_naming_the_field() {
     let app = spawn_app().await;
-    let missing = assert_error(
-        app.post(
-            "/api/auth/login",
-            None,
-            &json!({ "email": "a@example.com" }),
-        )
-        .await,
-        400,
-    )
-    .await;
+    let missing =
+        assert_error(app.post("/api/auth/login", None, &json!({ "email": "a@example.com" })).await, 400).await;
     assert_eq!(missing["detail"]["field"], "password");
-    let wrong_type = assert_error(
-        app.post(
-            "/api/auth/login",
-            None,
-            &json!({ "email": 7, "password": "x" }),
-        )
-        .await,
-        400,
-    )
-    .await;
+    let wrong_type =
+        assert_error(app.post("/api/auth/login", None, &json!({ "email": 7, "password": "x" })).await, 400).await;
     assert_eq!(wrong_type["detail"]["field"], "email");
-    let not_an_object = assert_error(
-        app.post("/api/auth/refresh", None, &json!([1, 2])).await,
-        400,
-    )
-    .await;
-    assert!(
-        not_an_object["message"]
-            .as_str()
-            .expect("message")
-            .contains("invalid request body")
-    );
+    let not_an_object = assert_error(app.post("/api/auth/refresh", None, &json!([1, 2])).await, 400).await;
+    assert!(not_an_object["message"].as_str().expect("message").contains("invalid request body"));
 }
 
 #[tokio::test]
@@ -105,13 +76,8 @@ async fn an_unknown_enum_value_is_400_naming_the_field() {
 #[tokio::test]
 async fn a_body_over_the_limit_is_413_json() {
     let app = spawn_app_with(&[("MAX_BODY_BYTES", "1024")], |_| {}).await;
-    let response = app
-        .post(
-            "/api/auth/login",
-            None,
-            &json!({ "email": "a@example.com", "password": "x".repeat(4096) }),
-        )
-        .await;
+    let response =
+        app.post("/api/auth/login", None, &json!({ "email": "a@example.com", "password": "x".repeat(4096) })).await;
     assert_error(response, 413).await;
 }
 

@@ -19,18 +19,13 @@ struct BrokenStore;
 #[async_trait]
 impl StoreHealth for BrokenStore {
     async fn ping(&self) -> Result<(), StoreError> {
-        Err(StoreError::Unavailable(anyhow::anyhow!(
-            "connection refused to 10.0.0.1:5432 password=hunter2"
-        )))
+        Err(StoreError::Unavailable(anyhow::anyhow!("connection refused to 10.0.0.1:5432 password=hunter2")))
     }
 }
 
 #[tokio::test]
 async fn readiness_is_503_when_the_store_does_not_answer_and_leaks_nothing() {
-    let app = spawn_app_with(&[], |adapters| {
-        adapters.store_health = Arc::new(BrokenStore)
-    })
-    .await;
+    let app = spawn_app_with(&[], |adapters| adapters.store_health = Arc::new(BrokenStore)).await;
     let response = app.get("/health/ready", None).await;
     let body = assert_error(response, 503).await;
     assert!(!body.to_string().contains("hunter2") && !body.to_string().contains("10.0.0.1"));
@@ -62,28 +57,17 @@ async fn every_response_carries_a_request_id_and_a_safe_incoming_one_is_echoed()
 
 #[tokio::test]
 async fn the_server_finishes_and_stops_accepting_after_the_shutdown_signal() {
-    let config =
-        creditflow::config::Config::for_tests(&[("SHUTDOWN_TIMEOUT", "5s")]).expect("config");
+    let config = creditflow::config::Config::for_tests(&[("SHUTDOWN_TIMEOUT", "5s")]).expect("config");
     let mut adapters = creditflow::Adapters::in_memory();
     adapters.hasher = Arc::new(creditflow::adapters::argon2_hasher::Argon2Hasher::fast_for_tests());
-    let app = creditflow::Application::build_with(config, adapters)
-        .await
-        .expect("build");
+    let app = creditflow::Application::build_with(config, adapters).await.expect("build");
     let address = format!("http://127.0.0.1:{}", app.port());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(app.run_until(async {
         let _ = stopped.await;
     }));
     let client = reqwest::Client::new();
-    assert_eq!(
-        client
-            .get(format!("{address}/health/live"))
-            .send()
-            .await
-            .expect("up")
-            .status(),
-        200
-    );
+    assert_eq!(client.get(format!("{address}/health/live")).send().await.expect("up").status(), 200);
 
     stop.send(()).expect("signal");
     tokio::time::timeout(std::time::Duration::from_secs(5), server)
@@ -91,9 +75,6 @@ async fn the_server_finishes_and_stops_accepting_after_the_shutdown_signal() {
         .expect("server stops within the deadline")
         .expect("join")
         .expect("clean exit");
-    let after = reqwest::Client::new()
-        .get(format!("{address}/health/live"))
-        .send()
-        .await;
+    let after = reqwest::Client::new().get(format!("{address}/health/live")).send().await;
     assert!(after.is_err(), "no new connections after shutdown");
 }

@@ -35,10 +35,7 @@ pub async fn spawn_app() -> TestApp {
 }
 
 /// Spawns the app with extra configuration and a chance to replace adapters (mocks).
-pub async fn spawn_app_with(
-    overrides: &[(&str, &str)],
-    customise: impl FnOnce(&mut Adapters),
-) -> TestApp {
+pub async fn spawn_app_with(overrides: &[(&str, &str)], customise: impl FnOnce(&mut Adapters)) -> TestApp {
     LazyLock::force(&TRACING);
     let mut vars = vec![
         ("JWT_SECRET", JWT_SECRET),
@@ -53,33 +50,18 @@ pub async fn spawn_app_with(
     adapters.hasher = Arc::new(Argon2Hasher::fast_for_tests());
     adapters.clock = clock.clone();
     customise(&mut adapters);
-    let app = Application::build_with(config, adapters)
-        .await
-        .expect("app builds");
+    let app = Application::build_with(config, adapters).await.expect("app builds");
     let port = app.port();
     let (shutdown, stopped) = oneshot::channel();
     tokio::spawn(app.run_until(async {
         let _ = stopped.await;
     }));
-    TestApp {
-        address: format!("http://127.0.0.1:{port}"),
-        client: reqwest::Client::new(),
-        clock,
-        _shutdown: shutdown,
-    }
+    TestApp { address: format!("http://127.0.0.1:{port}"), client: reqwest::Client::new(), clock, _shutdown: shutdown }
 }
 
 impl TestApp {
-    pub async fn request(
-        &self,
-        method: Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-    ) -> Response {
-        let mut request = self
-            .client
-            .request(method, format!("{}{}", self.address, path));
+    pub async fn request(&self, method: Method, path: &str, token: Option<&str>, body: Option<&Value>) -> Response {
+        let mut request = self.client.request(method, format!("{}{}", self.address, path));
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -98,12 +80,7 @@ impl TestApp {
     }
 
     pub async fn login(&self, email: &str, password: &str) -> Response {
-        self.post(
-            "/api/auth/login",
-            None,
-            &json!({ "email": email, "password": password }),
-        )
-        .await
+        self.post("/api/auth/login", None, &json!({ "email": email, "password": password })).await
     }
 
     /// Signs in and returns the token response body.
@@ -122,11 +99,7 @@ impl TestApp {
         let email = format!("{role}-{}@example.com", uuid::Uuid::new_v4().simple());
         let admin = self.admin_token().await;
         let created = self
-            .post(
-                "/api/admin/users",
-                Some(&admin),
-                &json!({ "email": email, "password": PASSWORD, "role": role }),
-            )
+            .post("/api/admin/users", Some(&admin), &json!({ "email": email, "password": PASSWORD, "role": role }))
             .await;
         assert_eq!(created.status(), 201);
         access_token(&self.sign_in(&email, PASSWORD).await)
@@ -134,17 +107,11 @@ impl TestApp {
 }
 
 pub fn access_token(body: &Value) -> String {
-    body["access_token"]
-        .as_str()
-        .expect("access_token")
-        .to_owned()
+    body["access_token"].as_str().expect("access_token").to_owned()
 }
 
 pub fn refresh_token(body: &Value) -> String {
-    body["refresh_token"]
-        .as_str()
-        .expect("refresh_token")
-        .to_owned()
+    body["refresh_token"].as_str().expect("refresh_token").to_owned()
 }
 
 /// Asserts the spec's error shape and returns the body.
@@ -160,10 +127,7 @@ pub async fn assert_error(response: Response, status: u16) -> Value {
     );
     let body: Value = response.json().await.expect("json error body");
     assert_eq!(body["status"], "error");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "message: {body}"
-    );
+    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "message: {body}");
     body
 }
 

@@ -5,61 +5,29 @@ use serde_json::Value;
 
 use crate::helpers::*;
 
-const PUBLIC_API_ROUTES: &[&str] = &[
-    "/api/auth/login",
-    "/api/auth/refresh",
-    "/api/auth/wallet",
-    "/api/auth/wallet/nonce",
-];
+const PUBLIC_API_ROUTES: &[&str] =
+    &["/api/auth/login", "/api/auth/refresh", "/api/auth/wallet", "/api/auth/wallet/nonce"];
 
 #[tokio::test]
 async fn the_document_is_openapi_3_1_with_a_bearer_scheme() {
     let app = spawn_app().await;
-    let document: Value = app
-        .get("/openapi.json", None)
-        .await
-        .json()
-        .await
-        .expect("json");
-    assert!(
-        document["openapi"]
-            .as_str()
-            .expect("version")
-            .starts_with("3.1")
-    );
-    assert_eq!(
-        document["components"]["securitySchemes"]["bearer"]["scheme"],
-        "bearer"
-    );
+    let document: Value = app.get("/openapi.json", None).await.json().await.expect("json");
+    assert!(document["openapi"].as_str().expect("version").starts_with("3.1"));
+    assert_eq!(document["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
     assert!(document["components"]["schemas"]["ErrorBody"].is_object());
 }
 
 #[tokio::test]
 async fn every_documented_operation_exists_and_protected_ones_answer_401_without_a_token() {
     let app = spawn_app().await;
-    let document: Value = app
-        .get("/openapi.json", None)
-        .await
-        .json()
-        .await
-        .expect("json");
+    let document: Value = app.get("/openapi.json", None).await.json().await.expect("json");
     let paths = document["paths"].as_object().expect("paths");
-    assert!(
-        paths.len() >= 9,
-        "expected the documented routes, got {}",
-        paths.len()
-    );
+    assert!(paths.len() >= 9, "expected the documented routes, got {}", paths.len());
     for (template, item) in paths {
         // Path parameters get a syntactically valid stand-in.
         let path = template
             .split('/')
-            .map(|segment| {
-                if segment.starts_with('{') {
-                    "00000000-0000-0000-0000-000000000000"
-                } else {
-                    segment
-                }
-            })
+            .map(|segment| if segment.starts_with('{') { "00000000-0000-0000-0000-000000000000" } else { segment })
             .collect::<Vec<_>>()
             .join("/");
         for (method, operation) in item.as_object().expect("item") {
@@ -70,36 +38,18 @@ async fn every_documented_operation_exists_and_protected_ones_answer_401_without
                 continue;
             }
             let body = (method != reqwest::Method::GET).then(|| serde_json::json!({}));
-            let response = app
-                .request(method.clone(), &path, None, body.as_ref())
-                .await;
+            let response = app.request(method.clone(), &path, None, body.as_ref()).await;
             let status = response.status().as_u16();
-            assert!(
-                status != 404 && status != 405,
-                "{method} {template} is documented but answers {status}"
-            );
-            let protected =
-                path.starts_with("/api/") && !PUBLIC_API_ROUTES.contains(&path.as_str());
+            assert!(status != 404 && status != 405, "{method} {template} is documented but answers {status}");
+            let protected = path.starts_with("/api/") && !PUBLIC_API_ROUTES.contains(&path.as_str());
             if protected {
                 assert_eq!(status, 401, "{method} {template} must need a token");
-                assert!(
-                    operation["security"].is_array(),
-                    "{method} {template} must document its security"
-                );
-                assert!(
-                    operation["responses"]["401"].is_object(),
-                    "{method} {template} must document 401"
-                );
+                assert!(operation["security"].is_array(), "{method} {template} must document its security");
+                assert!(operation["responses"]["401"].is_object(), "{method} {template} must document 401");
             } else {
-                assert!(
-                    operation.get("security").is_none(),
-                    "{method} {template} is public"
-                );
+                assert!(operation.get("security").is_none(), "{method} {template} is public");
             }
-            assert!(
-                operation["responses"]["500"].is_object(),
-                "{method} {template} must document 500"
-            );
+            assert!(operation["responses"]["500"].is_object(), "{method} {template} must document 500");
         }
     }
 }

@@ -9,9 +9,7 @@ use creditflow::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
-use creditflow::ports::store::{
-    CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository,
-};
+use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -22,8 +20,7 @@ fn new_user(email: Option<&str>, wallet: Option<&str>) -> NewUser {
     NewUser {
         id: UserId::new_random(),
         email: email.map(|e| EmailAddress::new(e).expect("email")),
-        password_hash: email
-            .map(|_| PasswordHash::from_phc("$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA".into())),
+        password_hash: email.map(|_| PasswordHash::from_phc("$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA".into())),
         role: Role::Analyst,
         wallet_address: wallet.map(|w| EthAddress::parse(w).expect("address")),
         created_at: NOW,
@@ -31,89 +28,39 @@ fn new_user(email: Option<&str>, wallet: Option<&str>) -> NewUser {
 }
 
 pub async fn users_are_unique_by_email_and_wallet(store: Arc<dyn UserRepository>) {
-    let alice = store
-        .create(new_user(Some("alice@example.com"), None))
-        .await
-        .expect("create");
+    let alice = store.create(new_user(Some("alice@example.com"), None)).await.expect("create");
     assert!(matches!(
-        store
-            .create(new_user(Some("alice@example.com"), None))
-            .await,
+        store.create(new_user(Some("alice@example.com"), None)).await,
         Err(CreateUserError::DuplicateEmail)
     ));
     let wallet = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
-    let holder = store
-        .create(new_user(None, Some(wallet)))
-        .await
-        .expect("create");
-    assert!(matches!(
-        store.create(new_user(None, Some(wallet))).await,
-        Err(CreateUserError::DuplicateWallet)
-    ));
+    let holder = store.create(new_user(None, Some(wallet))).await.expect("create");
+    assert!(matches!(store.create(new_user(None, Some(wallet))).await, Err(CreateUserError::DuplicateWallet)));
     // Users without e-mail do not collide with each other.
-    store
-        .create(new_user(
-            None,
-            Some("0x71CB05EE1b1F506fF321Da3dac38f25c0c9ce6E1"),
-        ))
-        .await
-        .expect("second wallet user");
+    store.create(new_user(None, Some("0x71CB05EE1b1F506fF321Da3dac38f25c0c9ce6E1"))).await.expect("second wallet user");
 
-    let found = store
-        .find_by_email(&EmailAddress::new("ALICE@example.com").expect("email"))
-        .await
-        .expect("find");
+    let found = store.find_by_email(&EmailAddress::new("ALICE@example.com").expect("email")).await.expect("find");
     assert_eq!(found.map(|u| u.id), Some(alice.id));
-    assert_eq!(
-        store.find_by_id(alice.id).await.expect("find"),
-        Some(alice.clone())
-    );
-    let by_wallet = store
-        .find_by_wallet(&EthAddress::parse(wallet).expect("address"))
-        .await
-        .expect("find");
+    assert_eq!(store.find_by_id(alice.id).await.expect("find"), Some(alice.clone()));
+    let by_wallet = store.find_by_wallet(&EthAddress::parse(wallet).expect("address")).await.expect("find");
     assert_eq!(by_wallet.map(|u| u.id), Some(holder.id));
-    assert_eq!(
-        store.find_by_id(UserId::new_random()).await.expect("find"),
-        None
-    );
+    assert_eq!(store.find_by_id(UserId::new_random()).await.expect("find"), None);
     assert_eq!(store.list().await.expect("list").len(), 3);
 
     let changed = store
-        .update(
-            alice.id,
-            UserChanges {
-                role: Some(Role::Viewer),
-                disabled: Some(true),
-            },
-        )
+        .update(alice.id, UserChanges { role: Some(Role::Viewer), disabled: Some(true) })
         .await
         .expect("update")
         .expect("alice exists");
     assert_eq!((changed.role, changed.disabled), (Role::Viewer, true));
     let partly = store
-        .update(
-            alice.id,
-            UserChanges {
-                role: None,
-                disabled: Some(false),
-            },
-        )
+        .update(alice.id, UserChanges { role: None, disabled: Some(false) })
         .await
         .expect("update")
         .expect("alice exists");
     assert_eq!((partly.role, partly.disabled), (Role::Viewer, false));
-    assert_eq!(
-        store.find_by_id(alice.id).await.expect("find"),
-        Some(partly)
-    );
-    assert_eq!(
-        store
-            .update(UserId::new_random(), UserChanges::default())
-            .await
-            .expect("update"),
-        None
-    );
+    assert_eq!(store.find_by_id(alice.id).await.expect("find"), Some(partly));
+    assert_eq!(store.update(UserId::new_random(), UserChanges::default()).await.expect("update"), None);
 }
 
 fn record(family_id: Uuid, user_id: UserId, token: &str) -> RefreshTokenRecord {
@@ -129,119 +76,59 @@ fn record(family_id: Uuid, user_id: UserId, token: &str) -> RefreshTokenRecord {
     }
 }
 
-pub async fn refresh_tokens_are_single_use_and_revoked_by_family(
-    store: Arc<dyn RefreshTokenRepository>,
-) {
+pub async fn refresh_tokens_are_single_use_and_revoked_by_family(store: Arc<dyn RefreshTokenRepository>) {
     let user = UserId::new_random();
     let family = Uuid::new_v4();
     let other_family = Uuid::new_v4();
-    store
-        .insert(record(family, user, "first"))
-        .await
-        .expect("insert");
-    store
-        .insert(record(family, user, "second"))
-        .await
-        .expect("insert");
-    store
-        .insert(record(other_family, user, "elsewhere"))
-        .await
-        .expect("insert");
+    store.insert(record(family, user, "first")).await.expect("insert");
+    store.insert(record(family, user, "second")).await.expect("insert");
+    store.insert(record(other_family, user, "elsewhere")).await.expect("insert");
 
     assert!(matches!(
-        store
-            .consume(&TokenHash::of("first"), NOW)
-            .await
-            .expect("consume"),
+        store.consume(&TokenHash::of("first"), NOW).await.expect("consume"),
         RefreshConsumption::Fresh(_)
     ));
     assert!(matches!(
-        store
-            .consume(&TokenHash::of("first"), NOW)
-            .await
-            .expect("consume"),
+        store.consume(&TokenHash::of("first"), NOW).await.expect("consume"),
         RefreshConsumption::AlreadyUsed(_)
     ));
     assert!(matches!(
-        store
-            .consume(&TokenHash::of("never issued"), NOW)
-            .await
-            .expect("consume"),
+        store.consume(&TokenHash::of("never issued"), NOW).await.expect("consume"),
         RefreshConsumption::Unknown
     ));
 
     assert_eq!(store.revoke_family(family, NOW).await.expect("revoke"), 2);
     assert!(matches!(
-        store
-            .consume(&TokenHash::of("second"), NOW)
-            .await
-            .expect("consume"),
+        store.consume(&TokenHash::of("second"), NOW).await.expect("consume"),
         RefreshConsumption::Revoked(_)
     ));
     assert!(matches!(
-        store
-            .consume(&TokenHash::of("elsewhere"), NOW)
-            .await
-            .expect("consume"),
+        store.consume(&TokenHash::of("elsewhere"), NOW).await.expect("consume"),
         RefreshConsumption::Fresh(_)
     ));
-    assert_eq!(
-        store
-            .find(&TokenHash::of("second"))
-            .await
-            .expect("find")
-            .map(|r| r.family_id),
-        Some(family)
-    );
+    assert_eq!(store.find(&TokenHash::of("second")).await.expect("find").map(|r| r.family_id), Some(family));
 
     let other_user = UserId::new_random();
-    store
-        .insert(record(Uuid::new_v4(), other_user, "theirs"))
-        .await
-        .expect("insert");
-    assert_eq!(
-        store.revoke_user(user, NOW).await.expect("revoke"),
-        1,
-        "only the user's unrevoked token"
-    );
+    store.insert(record(Uuid::new_v4(), other_user, "theirs")).await.expect("insert");
+    assert_eq!(store.revoke_user(user, NOW).await.expect("revoke"), 1, "only the user's unrevoked token");
     assert!(matches!(
-        store
-            .consume(&TokenHash::of("theirs"), NOW)
-            .await
-            .expect("consume"),
+        store.consume(&TokenHash::of("theirs"), NOW).await.expect("consume"),
         RefreshConsumption::Fresh(_)
     ));
 
-    assert_eq!(
-        store
-            .purge_expired(NOW + Duration::days(31))
-            .await
-            .expect("purge"),
-        4
-    );
-    assert_eq!(
-        store.find(&TokenHash::of("second")).await.expect("find"),
-        None
-    );
+    assert_eq!(store.purge_expired(NOW + Duration::days(31)).await.expect("purge"), 4);
+    assert_eq!(store.find(&TokenHash::of("second")).await.expect("find"), None);
 }
 
-pub async fn concurrent_consumption_of_one_refresh_token_has_one_winner(
-    store: Arc<dyn RefreshTokenRepository>,
-) {
-    store
-        .insert(record(Uuid::new_v4(), UserId::new_random(), "raced"))
-        .await
-        .expect("insert");
+pub async fn concurrent_consumption_of_one_refresh_token_has_one_winner(store: Arc<dyn RefreshTokenRepository>) {
+    store.insert(record(Uuid::new_v4(), UserId::new_random(), "raced")).await.expect("insert");
     let attempts = (0..16).map(|_| {
         let store = store.clone();
         tokio::spawn(async move { store.consume(&TokenHash::of("raced"), NOW).await })
     });
     let mut fresh = 0;
     for attempt in attempts {
-        if matches!(
-            attempt.await.expect("join").expect("consume"),
-            RefreshConsumption::Fresh(_)
-        ) {
+        if matches!(attempt.await.expect("join").expect("consume"), RefreshConsumption::Fresh(_)) {
             fresh += 1;
         }
     }
@@ -251,35 +138,16 @@ pub async fn concurrent_consumption_of_one_refresh_token_has_one_winner(
 pub async fn nonces_are_single_use(store: Arc<dyn WalletNonceRepository>) {
     let nonce = WalletNonce {
         nonce: "abcdEFGH12345678".into(),
-        wallet_address: EthAddress::parse("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
-            .expect("address"),
+        wallet_address: EthAddress::parse("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266").expect("address"),
         issued_at: NOW,
         expires_at: NOW + Duration::minutes(5),
     };
     store.insert(nonce.clone()).await.expect("insert");
-    assert_eq!(
-        store.consume("abcdEFGH12345678").await.expect("consume"),
-        NonceConsumption::Fresh(nonce)
-    );
-    assert_eq!(
-        store.consume("abcdEFGH12345678").await.expect("consume"),
-        NonceConsumption::AlreadyUsed
-    );
-    assert_eq!(
-        store.consume("unknownNonce0000").await.expect("consume"),
-        NonceConsumption::Unknown
-    );
-    assert_eq!(
-        store
-            .purge_expired(NOW + Duration::minutes(6))
-            .await
-            .expect("purge"),
-        1
-    );
-    assert_eq!(
-        store.consume("abcdEFGH12345678").await.expect("consume"),
-        NonceConsumption::Unknown
-    );
+    assert_eq!(store.consume("abcdEFGH12345678").await.expect("consume"), NonceConsumption::Fresh(nonce));
+    assert_eq!(store.consume("abcdEFGH12345678").await.expect("consume"), NonceConsumption::AlreadyUsed);
+    assert_eq!(store.consume("unknownNonce0000").await.expect("consume"), NonceConsumption::Unknown);
+    assert_eq!(store.purge_expired(NOW + Duration::minutes(6)).await.expect("purge"), 1);
+    assert_eq!(store.consume("abcdEFGH12345678").await.expect("consume"), NonceConsumption::Unknown);
 }
 
 #[tokio::test]

@@ -22,24 +22,14 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(authenticated(state.clone()))
         .and(json_body::<CreateUserRequest>(state.max_body_bytes))
         .then(create_user);
-    let list = users
-        .and(warp::get())
-        .and(with_state(state.clone()))
-        .and(authenticated(state.clone()))
-        .then(list_users);
+    let list = users.and(warp::get()).and(with_state(state.clone())).and(authenticated(state.clone())).then(list_users);
     let update = warp::path!("api" / "admin" / "users" / String)
         .and(warp::patch())
         .and(with_state(state.clone()))
         .and(authenticated(state.clone()))
         .and(json_body::<UpdateUserRequest>(state.max_body_bytes))
         .then(update_user);
-    create
-        .map(respond)
-        .or(list.map(respond))
-        .unify()
-        .or(update.map(respond))
-        .unify()
-        .boxed()
+    create.map(respond).or(list.map(respond)).unify().or(update.map(respond)).unify().boxed()
 }
 
 /// POST /api/admin/users
@@ -54,14 +44,8 @@ pub async fn create_user(
     _admin: Principal,
     body: CreateUserRequest,
 ) -> Result<impl Reply, ApiError> {
-    let user = state
-        .auth
-        .create_user(&body.email, body.password, body.role.into())
-        .await?;
-    Ok(warp::reply::with_status(
-        warp::reply::json(&UserResponse::from(&user)),
-        StatusCode::CREATED,
-    ))
+    let user = state.auth.create_user(&body.email, body.password, body.role.into()).await?;
+    Ok(warp::reply::with_status(warp::reply::json(&UserResponse::from(&user)), StatusCode::CREATED))
 }
 
 /// GET /api/admin/users
@@ -69,17 +53,8 @@ pub async fn create_user(
     description = "Every user, oldest first.",
     responses((status = 200, description = "The users", body = UserListResponse)))]
 pub async fn list_users(state: Arc<AppState>, _admin: Principal) -> Result<impl Reply, ApiError> {
-    let users: Vec<UserResponse> = state
-        .auth
-        .list_users()
-        .await?
-        .iter()
-        .map(UserResponse::from)
-        .collect();
-    Ok(warp::reply::json(&UserListResponse {
-        total: users.len(),
-        users,
-    }))
+    let users: Vec<UserResponse> = state.auth.list_users().await?.iter().map(UserResponse::from).collect();
+    Ok(warp::reply::json(&UserListResponse { total: users.len(), users }))
 }
 
 /// PATCH /api/admin/users/{user_id}
@@ -98,13 +73,8 @@ pub async fn update_user(
     admin: Principal,
     body: UpdateUserRequest,
 ) -> Result<impl Reply, ApiError> {
-    let id: UserId = user_id
-        .parse()
-        .map_err(|_| ApiError::from(AuthError::NoSuchUser))?;
-    let changes = UserChanges {
-        role: body.role.map(Into::into),
-        disabled: body.disabled,
-    };
+    let id: UserId = user_id.parse().map_err(|_| ApiError::from(AuthError::NoSuchUser))?;
+    let changes = UserChanges { role: body.role.map(Into::into), disabled: body.disabled };
     let user = state.auth.update_user(admin, id, changes).await?;
     Ok(warp::reply::json(&UserResponse::from(&user)))
 }

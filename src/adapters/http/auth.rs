@@ -9,8 +9,8 @@ use warp::reply::{Reply, Response};
 
 use super::AppState;
 use super::dto::{
-    LoginRequest, RefreshRequest, TokenResponse, UserResponse, WalletLoginRequest,
-    WalletNonceRequest, WalletNonceResponse,
+    LoginRequest, RefreshRequest, TokenResponse, UserResponse, WalletLoginRequest, WalletNonceRequest,
+    WalletNonceResponse,
 };
 use super::error::{ApiError, ErrorBody, json_body};
 use super::filters::{authenticated, with_state};
@@ -114,11 +114,7 @@ pub async fn refresh(state: Arc<AppState>, body: RefreshRequest) -> Result<impl 
         (status = 204, description = "Signed out"),
         (status = 401, description = "Refresh token unknown or not the caller's", body = ErrorBody),
     ))]
-pub async fn logout(
-    state: Arc<AppState>,
-    caller: Principal,
-    body: RefreshRequest,
-) -> Result<impl Reply, ApiError> {
+pub async fn logout(state: Arc<AppState>, caller: Principal, body: RefreshRequest) -> Result<impl Reply, ApiError> {
     state.auth.logout(caller, &body.refresh_token).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -128,10 +124,7 @@ pub async fn logout(
     description = "Issues a single-use nonce for a wallet and a ready EIP-4361 (Sign-In with Ethereum) message \
                    around it. Sign the message with EIP-191 personal_sign and send it to POST /api/auth/wallet.",
     responses((status = 200, description = "A nonce and the message to sign", body = WalletNonceResponse)))]
-pub async fn wallet_nonce(
-    state: Arc<AppState>,
-    body: WalletNonceRequest,
-) -> Result<impl Reply, ApiError> {
+pub async fn wallet_nonce(state: Arc<AppState>, body: WalletNonceRequest) -> Result<impl Reply, ApiError> {
     let challenge = state.auth.wallet_challenge(&body.wallet_address).await?;
     Ok(warp::reply::json(&WalletNonceResponse {
         nonce: challenge.nonce,
@@ -150,14 +143,8 @@ pub async fn wallet_nonce(
         (status = 200, description = "Signed in; `user.wallet_address` is set", body = TokenResponse),
         (status = 401, description = "Verification failed; `message` says which check", body = ErrorBody),
     ))]
-pub async fn wallet_login(
-    state: Arc<AppState>,
-    body: WalletLoginRequest,
-) -> Result<impl Reply, ApiError> {
-    let signed_in = state
-        .auth
-        .wallet_sign_in(&body.wallet_address, &body.signature, &body.message)
-        .await?;
+pub async fn wallet_login(state: Arc<AppState>, body: WalletLoginRequest) -> Result<impl Reply, ApiError> {
+    let signed_in = state.auth.wallet_sign_in(&body.wallet_address, &body.signature, &body.message).await?;
     Ok(token_reply(signed_in))
 }
 

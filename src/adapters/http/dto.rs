@@ -59,10 +59,7 @@ pub struct RefreshRequest {
 #[derive(Deserialize, ToSchema)]
 pub struct WalletNonceRequest {
     /// `0x` + 40 hex digits; mixed case must be a valid EIP-55 checksum.
-    #[schema(
-        example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
-        pattern = "^0x[0-9a-fA-F]{40}$"
-    )]
+    #[schema(example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", pattern = "^0x[0-9a-fA-F]{40}$")]
     pub wallet_address: String,
 }
 
@@ -78,10 +75,7 @@ pub struct WalletNonceResponse {
 
 #[derive(Deserialize, ToSchema)]
 pub struct WalletLoginRequest {
-    #[schema(
-        example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
-        pattern = "^0x[0-9a-fA-F]{40}$"
-    )]
+    #[schema(example = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", pattern = "^0x[0-9a-fA-F]{40}$")]
     pub wallet_address: String,
     /// `0x` + 130 hex digits: r ‖ s ‖ v (v 27/28 or 0/1).
     #[schema(pattern = "^0x[0-9a-fA-F]{130}$")]

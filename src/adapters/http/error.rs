@@ -42,23 +42,14 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-            detail: None,
-            headers: Vec::new(),
-            cause: None,
-        }
+        Self { status, message: message.into(), detail: None, headers: Vec::new(), cause: None }
     }
 
     /// 400: the request is invalid; `field` names the offending input.
     pub fn invalid_field(field: &str, reason: impl Into<String>) -> Self {
         let reason = reason.into();
-        Self::new(
-            StatusCode::BAD_REQUEST,
-            format!("invalid {field}: {reason}"),
-        )
-        .with_detail(json!({ "field": field, "reason": reason }))
+        Self::new(StatusCode::BAD_REQUEST, format!("invalid {field}: {reason}"))
+            .with_detail(json!({ "field": field, "reason": reason }))
     }
 
     /// 401 with `WWW-Authenticate: Bearer`, for requests to protected routes.
@@ -90,10 +81,7 @@ impl ApiError {
 
     /// 500: the cause is logged; the client learns only that it was not its fault.
     pub fn internal(cause: anyhow::Error) -> Self {
-        Self {
-            cause: Some(cause),
-            ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
-        }
+        Self { cause: Some(cause), ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error") }
     }
 
     pub fn with_detail(mut self, detail: Value) -> Self {
@@ -121,19 +109,10 @@ impl Reply for ApiError {
     fn into_response(self) -> Response {
         if let Some(cause) = &self.cause {
             // `{:#}` prints the whole cause chain on one line.
-            tracing::error!(
-                status = self.status.as_u16(),
-                error = format!("{cause:#}"),
-                "request failed"
-            );
+            tracing::error!(status = self.status.as_u16(), error = format!("{cause:#}"), "request failed");
         }
-        let body = ErrorBody {
-            status: "error",
-            message: self.message,
-            detail: self.detail,
-        };
-        let mut response =
-            warp::reply::with_status(warp::reply::json(&body), self.status).into_response();
+        let body = ErrorBody { status: "error", message: self.message, detail: self.detail };
+        let mut response = warp::reply::with_status(warp::reply::json(&body), self.status).into_response();
         for (name, value) in self.headers {
             response.headers_mut().insert(name, value);
         }
@@ -151,11 +130,7 @@ impl warp::reject::Reject for Rejected {}
 pub fn reject(mut error: ApiError) -> Rejection {
     // The rejection is cloned into the response later; log the cause now, once.
     if let Some(cause) = error.cause.take() {
-        tracing::error!(
-            status = error.status.as_u16(),
-            error = format!("{cause:#}"),
-            "request failed"
-        );
+        tracing::error!(status = error.status.as_u16(), error = format!("{cause:#}"), "request failed");
     }
     warp::reject::custom(Rejected(error))
 }
@@ -166,9 +141,7 @@ impl From<AuthError> for ApiError {
         match error {
             AuthError::Validation { field, message } => ApiError::invalid_field(field, message),
             AuthError::InvalidCredentials => ApiError::new(StatusCode::UNAUTHORIZED, message),
-            AuthError::LoginThrottled { retry_after_secs } => {
-                ApiError::too_many_requests(message, retry_after_secs)
-            }
+            AuthError::LoginThrottled { retry_after_secs } => ApiError::too_many_requests(message, retry_after_secs),
             AuthError::AccountDisabled => ApiError::forbidden(message),
             AuthError::InvalidToken(_)
             | AuthError::RefreshTokenReused
@@ -177,8 +150,9 @@ impl From<AuthError> for ApiError {
             | AuthError::UserNotFound
             | AuthError::Wallet(_) => ApiError::new(StatusCode::UNAUTHORIZED, message),
             AuthError::NoSuchUser => ApiError::not_found(message),
-            AuthError::DuplicateEmail => ApiError::new(StatusCode::CONFLICT, message)
-                .with_detail(json!({ "field": "email" })),
+            AuthError::DuplicateEmail => {
+                ApiError::new(StatusCode::CONFLICT, message).with_detail(json!({ "field": "email" }))
+            }
             AuthError::Unavailable(cause) => ApiError::internal(cause),
         }
     }
@@ -187,8 +161,8 @@ impl From<AuthError> for ApiError {
 /// Turns every rejection into the JSON error shape.
 pub async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
     use warp::reject::{
-        InvalidHeader, InvalidQuery, LengthRequired, MethodNotAllowed, MissingHeader,
-        PayloadTooLarge, UnsupportedMediaType,
+        InvalidHeader, InvalidQuery, LengthRequired, MethodNotAllowed, MissingHeader, PayloadTooLarge,
+        UnsupportedMediaType,
     };
 
     let error = if let Some(Rejected(error)) = rejection.find::<Rejected>() {
@@ -202,37 +176,19 @@ pub async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
     } else if rejection.is_not_found() {
         ApiError::not_found("no such resource")
     } else if rejection.find::<MethodNotAllowed>().is_some() {
-        ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method not allowed for this resource",
-        )
+        ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed for this resource")
     } else if rejection.find::<PayloadTooLarge>().is_some() {
         ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "request body is too large")
     } else if rejection.find::<UnsupportedMediaType>().is_some() {
-        ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "request body must be application/json",
-        )
+        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "request body must be application/json")
     } else if rejection.find::<LengthRequired>().is_some() {
-        ApiError::new(
-            StatusCode::LENGTH_REQUIRED,
-            "a Content-Length header is required",
-        )
+        ApiError::new(StatusCode::LENGTH_REQUIRED, "a Content-Length header is required")
     } else if let Some(missing) = rejection.find::<MissingHeader>() {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("missing header {}", missing.name()),
-        )
+        ApiError::new(StatusCode::BAD_REQUEST, format!("missing header {}", missing.name()))
     } else if let Some(invalid) = rejection.find::<InvalidHeader>() {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("invalid header {}", invalid.name()),
-        )
+        ApiError::new(StatusCode::BAD_REQUEST, format!("invalid header {}", invalid.name()))
     } else if let Some(invalid) = rejection.find::<InvalidQuery>() {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("invalid query string: {invalid}"),
-        )
+        ApiError::new(StatusCode::BAD_REQUEST, format!("invalid query string: {invalid}"))
     } else {
         ApiError::internal(anyhow::anyhow!("unhandled rejection: {rejection:?}"))
     };
@@ -251,16 +207,11 @@ pub fn raw_json_body(limit: u64) -> impl Filter<Extract = (RawJson,), Error = Re
     warp::header::optional::<String>("content-type")
         .and(warp::body::content_length_limit(limit))
         .and(warp::body::bytes())
-        .map(|content_type, bytes| RawJson {
-            content_type,
-            bytes,
-        })
+        .map(|content_type, bytes| RawJson { content_type, bytes })
 }
 
 /// Takes and parses a JSON body of type `T`; every failure is a JSON 4xx naming the problem.
-pub fn json_body<T: DeserializeOwned + Send>(
-    limit: u64,
-) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
+pub fn json_body<T: DeserializeOwned + Send>(limit: u64) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
     raw_json_body(limit).and_then(|raw: RawJson| async move { raw.parse::<T>().map_err(reject) })
 }
 
@@ -292,33 +243,19 @@ fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         // serde reports a missing field at its parent's path, naming it in the message.
         let path = error.path().to_string();
         let field = missing_field_name(&reason)
-            .map(|name| {
-                if path == "." {
-                    name.to_owned()
-                } else {
-                    format!("{path}.{name}")
-                }
-            })
+            .map(|name| if path == "." { name.to_owned() } else { format!("{path}.{name}") })
             .unwrap_or(path);
-        let reason = reason
-            .split(" at line ")
-            .next()
-            .unwrap_or(&reason)
-            .to_owned();
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("invalid request body: {field}: {reason}"),
-        )
-        .with_detail(json!({ "field": field, "reason": reason }))
+        let reason = reason.split(" at line ").next().unwrap_or(&reason).to_owned();
+        ApiError::new(StatusCode::BAD_REQUEST, format!("invalid request body: {field}: {reason}"))
+            .with_detail(json!({ "field": field, "reason": reason }))
     })?;
     deserializer.end().map_err(|e| syntax_error(&e))?;
     Ok(value)
 }
 
 fn syntax_error(error: &serde_json::Error) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "request body is not valid JSON").with_detail(
-        json!({ "line": error.line(), "column": error.column(), "reason": error.to_string() }),
-    )
+    ApiError::new(StatusCode::BAD_REQUEST, "request body is not valid JSON")
+        .with_detail(json!({ "line": error.line(), "column": error.column(), "reason": error.to_string() }))
 }
 
 fn missing_field_name(reason: &str) -> Option<&str> {
@@ -359,19 +296,13 @@ mod tests {
     #[test]
     fn a_missing_field_is_named() {
         assert_eq!(field_of("{}")["field"], "email");
-        assert_eq!(
-            field_of(r#"{"email":"a","nested":{}}"#)["field"],
-            "nested.kind"
-        );
+        assert_eq!(field_of(r#"{"email":"a","nested":{}}"#)["field"], "nested.kind");
     }
 
     #[test]
     fn a_wrong_type_or_unknown_variant_is_named() {
         assert_eq!(field_of(r#"{"email":5}"#)["field"], "email");
-        assert_eq!(
-            field_of(r#"{"email":"a","nested":{"kind":"other"}}"#)["field"],
-            "nested.kind"
-        );
+        assert_eq!(field_of(r#"{"email":"a","nested":{"kind":"other"}}"#)["field"], "nested.kind");
     }
 
     #[test]

@@ -22,21 +22,13 @@ pub fn with_state(
 
 /// The caller, from `Authorization: Bearer <access token>`, allowed by the access table for this
 /// method and path; 401 (with `WWW-Authenticate`) or 403 otherwise.
-pub fn authenticated(
-    state: Arc<AppState>,
-) -> impl Filter<Extract = (Principal,), Error = Rejection> + Clone {
-    warp::method()
-        .and(warp::path::full())
-        .and(warp::header::optional::<String>("authorization"))
-        .and_then(
-            move |method: Method, path: FullPath, authorization: Option<String>| {
-                let state = state.clone();
-                async move {
-                    authorize(&state, &method, path.as_str(), authorization.as_deref())
-                        .map_err(reject)
-                }
-            },
-        )
+pub fn authenticated(state: Arc<AppState>) -> impl Filter<Extract = (Principal,), Error = Rejection> + Clone {
+    warp::method().and(warp::path::full()).and(warp::header::optional::<String>("authorization")).and_then(
+        move |method: Method, path: FullPath, authorization: Option<String>| {
+            let state = state.clone();
+            async move { authorize(&state, &method, path.as_str(), authorization.as_deref()).map_err(reject) }
+        },
+    )
 }
 
 fn authorize(
@@ -53,25 +45,15 @@ fn authorize(
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim())
         .filter(|token| !token.is_empty())
-        .ok_or_else(|| {
-            ApiError::unauthorized("Authorization header must be 'Bearer <token>'", false)
-        })?;
-    let principal = state
-        .auth
-        .authenticate(token)
-        .map_err(|e| ApiError::unauthorized(e.to_string(), true))?;
+        .ok_or_else(|| ApiError::unauthorized("Authorization header must be 'Bearer <token>'", false))?;
+    let principal = state.auth.authenticate(token).map_err(|e| ApiError::unauthorized(e.to_string(), true))?;
     tracing::Span::current().record("user_id", tracing::field::display(principal.user_id));
 
-    let operation = if method == Method::GET || method == Method::HEAD {
-        Operation::Read
-    } else {
-        Operation::Write
-    };
+    let operation = if method == Method::GET || method == Method::HEAD { Operation::Read } else { Operation::Write };
     match required_access(operation, path) {
-        Access::AtLeast(role) if principal.role < role => Err(ApiError::forbidden(format!(
-            "this operation needs the {role} role; you have {}",
-            principal.role
-        ))),
+        Access::AtLeast(role) if principal.role < role => {
+            Err(ApiError::forbidden(format!("this operation needs the {role} role; you have {}", principal.role)))
+        }
         _ => Ok(principal),
     }
 }
@@ -88,19 +70,12 @@ pub fn rate_limited(
                 let now_ms = state.clock.now_ms();
                 let decision = state
                     .rate_limiter
-                    .try_acquire(
-                        &format!("workflow:{}", principal.user_id),
-                        state.rate_policy,
-                        now_ms,
-                    )
+                    .try_acquire(&format!("workflow:{}", principal.user_id), state.rate_policy, now_ms)
                     .await
                     .map_err(|e| reject(ApiError::internal(e.into())))?;
                 if !decision.allowed {
                     let error = ApiError::too_many_requests(
-                        format!(
-                            "rate limit of {} requests per minute exceeded",
-                            decision.limit
-                        ),
+                        format!("rate limit of {} requests per minute exceeded", decision.limit),
                         decision.retry_after_secs(now_ms),
                     );
                     return Err(reject(with_rate_limit_headers(error, decision)));
@@ -116,9 +91,7 @@ pub fn rate_limited(
 fn with_rate_limit_headers(error: ApiError, decision: RateDecision) -> ApiError {
     rate_limit_headers(decision)
         .into_iter()
-        .fold(error, |error, (name, value)| {
-            error.with_header(warp::http::HeaderName::from_static(name), &value)
-        })
+        .fold(error, |error, (name, value)| error.with_header(warp::http::HeaderName::from_static(name), &value))
 }
 
 /// Adds the `X-RateLimit-*` headers to any reply of a rate-limited endpoint.
@@ -197,16 +170,8 @@ mod tests {
     }
 
     async fn token(state: &AppState, email: &str) -> String {
-        state
-            .auth
-            .create_user(email, "a long enough password".into(), Role::Analyst)
-            .await
-            .expect("create");
-        let signed_in = state
-            .auth
-            .login(email, "a long enough password".into())
-            .await
-            .expect("login");
+        state.auth.create_user(email, "a long enough password".into(), Role::Analyst).await.expect("create");
+        let signed_in = state.auth.login(email, "a long enough password".into()).await.expect("login");
         format!("Bearer {}", signed_in.access_token)
     }
 
@@ -217,9 +182,7 @@ mod tests {
         warp::path!("api" / "quantitative-analysis" / "company")
             .and(warp::post())
             .and(rate_limited(state))
-            .map(|_principal, decision| {
-                decorate_with_rate_limit(decision, warp::reply::json(&"done"))
-            })
+            .map(|_principal, decision| decorate_with_rate_limit(decision, warp::reply::json(&"done")))
             .recover(super::super::error::recover)
             .unify()
     }
@@ -237,12 +200,7 @@ mod tests {
     }
 
     fn header(response: &TestResponse, name: &str) -> String {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned()
+        response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
     }
 
     #[tokio::test]
@@ -254,26 +212,15 @@ mod tests {
             let response = call(&route, &bearer).await;
             assert_eq!(response.status(), StatusCode::OK);
             assert_eq!(header(&response, "x-ratelimit-limit"), "60");
-            assert_eq!(
-                header(&response, "x-ratelimit-remaining"),
-                (LIMIT - i - 1).to_string()
-            );
-            assert!(
-                header(&response, "x-ratelimit-reset")
-                    .parse::<i64>()
-                    .is_ok()
-            );
+            assert_eq!(header(&response, "x-ratelimit-remaining"), (LIMIT - i - 1).to_string());
+            assert!(header(&response, "x-ratelimit-reset").parse::<i64>().is_ok());
         }
         let refused = call(&route, &bearer).await;
         assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(header(&refused, "x-ratelimit-remaining"), "0");
-        let retry_after: i64 = header(&refused, "retry-after")
-            .parse()
-            .expect("Retry-After");
+        let retry_after: i64 = header(&refused, "retry-after").parse().expect("Retry-After");
         assert!((1..=60).contains(&retry_after));
-        let reset: i64 = header(&refused, "x-ratelimit-reset")
-            .parse()
-            .expect("reset");
+        let reset: i64 = header(&refused, "x-ratelimit-reset").parse().expect("reset");
         assert!(reset > time::OffsetDateTime::now_utc().unix_timestamp());
         let body: serde_json::Value = serde_json::from_slice(refused.body()).expect("json");
         assert_eq!(body["status"], "error");
@@ -310,10 +257,7 @@ mod tests {
         for _ in 0..LIMIT {
             call(&route, &first).await;
         }
-        assert_eq!(
-            call(&route, &first).await.status(),
-            StatusCode::TOO_MANY_REQUESTS
-        );
+        assert_eq!(call(&route, &first).await.status(), StatusCode::TOO_MANY_REQUESTS);
         let other = call(&route, &second).await;
         assert_eq!(other.status(), StatusCode::OK);
         assert_eq!(header(&other, "x-ratelimit-remaining"), "59");

@@ -17,10 +17,7 @@ const READINESS_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let live = warp::path!("health" / "live").and(warp::get()).map(live);
-    let ready = warp::path!("health" / "ready")
-        .and(warp::get())
-        .and(with_state(state))
-        .then(ready);
+    let ready = warp::path!("health" / "ready").and(warp::get()).and(with_state(state)).then(ready);
     live.or(ready).unify().boxed()
 }
 
@@ -43,10 +40,7 @@ pub async fn ready(state: Arc<AppState>) -> Response {
     match tokio::time::timeout(READINESS_TIMEOUT, state.store_health.ping()).await {
         Ok(Ok(())) => warp::reply::json(&HealthResponse { status: "ok" }).into_response(),
         Ok(Err(error)) => {
-            tracing::warn!(
-                error = format!("{:#}", anyhow::Error::from(error)),
-                "readiness: store unavailable"
-            );
+            tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "readiness: store unavailable");
             not_ready("store unavailable")
         }
         Err(_) => {

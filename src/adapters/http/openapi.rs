@@ -52,11 +52,8 @@ use crate::domain::ratelimit::is_workflow_request;
 pub struct ApiDoc;
 
 /// The document, serialised once.
-static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
-    ApiDoc::openapi()
-        .to_pretty_json()
-        .unwrap_or_else(|_| "{}".to_owned())
-});
+static DOCUMENT: LazyLock<String> =
+    LazyLock::new(|| ApiDoc::openapi().to_pretty_json().unwrap_or_else(|_| "{}".to_owned()));
 
 /// Each documented path template with its methods, for the `Allow` header of 405 answers.
 static ALLOWED_METHODS: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
@@ -72,11 +69,7 @@ static ALLOWED_METHODS: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
                 ("PATCH", item.patch.is_some()),
                 ("DELETE", item.delete.is_some()),
             ];
-            let allowed: Vec<_> = methods
-                .iter()
-                .filter(|(_, present)| *present)
-                .map(|(name, _)| *name)
-                .collect();
+            let allowed: Vec<_> = methods.iter().filter(|(_, present)| *present).map(|(name, _)| *name).collect();
             (template.clone(), allowed.join(", "))
         })
         .collect()
@@ -84,10 +77,7 @@ static ALLOWED_METHODS: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
 
 /// The methods the API documents for `path` (templates like `/x/{id}` match any one segment).
 pub fn allowed_methods(path: &str) -> Option<&'static str> {
-    ALLOWED_METHODS
-        .iter()
-        .find(|(template, _)| template_matches(template, path))
-        .map(|(_, methods)| methods.as_str())
+    ALLOWED_METHODS.iter().find(|(template, _)| template_matches(template, path)).map(|(_, methods)| methods.as_str())
 }
 
 fn template_matches(template: &str, path: &str) -> bool {
@@ -105,10 +95,7 @@ fn template_matches(template: &str, path: &str) -> bool {
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path!("openapi.json")
         .and(warp::get())
-        .map(|| {
-            warp::reply::with_header(DOCUMENT.as_str(), CONTENT_TYPE, "application/json")
-                .into_response()
-        })
+        .map(|| warp::reply::with_header(DOCUMENT.as_str(), CONTENT_TYPE, "application/json").into_response())
         .boxed()
 }
 
@@ -121,12 +108,7 @@ impl Modify for DerivedFromAccessTable {
         if let Some(components) = openapi.components.as_mut() {
             components.add_security_scheme(
                 "bearer",
-                SecurityScheme::Http(
-                    HttpBuilder::new()
-                        .scheme(HttpAuthScheme::Bearer)
-                        .bearer_format("JWT")
-                        .build(),
-                ),
+                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
             );
         }
         for (path, item) in openapi.paths.paths.iter_mut() {
@@ -146,12 +128,7 @@ impl Modify for DerivedFromAccessTable {
     }
 }
 
-fn document_shared_responses(
-    operation: &mut Operation,
-    kind: AccessOperation,
-    method: &str,
-    path: &str,
-) {
+fn document_shared_responses(operation: &mut Operation, kind: AccessOperation, method: &str, path: &str) {
     if operation.request_body.is_some() {
         add_error(
             operation,
@@ -162,52 +139,24 @@ fn document_shared_responses(
         add_error(operation, "415", "Content-Type is not application/json");
     }
     if let Access::AtLeast(role) = required_access(kind, path) {
-        operation.security = Some(vec![SecurityRequirement::new(
-            "bearer",
-            Vec::<String>::new(),
-        )]);
-        add_error(
-            operation,
-            "401",
-            "Missing, malformed, expired or invalid access token",
-        );
+        operation.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+        add_error(operation, "401", "Missing, malformed, expired or invalid access token");
         if role > Role::Viewer {
-            add_error(
-                operation,
-                "403",
-                &format!("The token is valid but the role is below {role}"),
-            );
+            add_error(operation, "403", &format!("The token is valid but the role is below {role}"));
         }
     }
     if is_workflow_request(method, path) {
-        add_error(
-            operation,
-            "429",
-            "Per-user rate limit exceeded (Retry-After and X-RateLimit-* headers)",
-        );
+        add_error(operation, "429", "Per-user rate limit exceeded (Retry-After and X-RateLimit-* headers)");
     }
-    add_error(
-        operation,
-        "500",
-        "Internal error (details are logged with the request id, never returned)",
-    );
+    add_error(operation, "500", "Internal error (details are logged with the request id, never returned)");
 }
 
 fn add_error(operation: &mut Operation, status: &str, description: &str) {
     let response = ResponseBuilder::new()
         .description(description)
-        .content(
-            "application/json",
-            ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorBody")))
-                .build(),
-        )
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
         .build();
-    operation
-        .responses
-        .responses
-        .entry(status.to_owned())
-        .or_insert_with(|| response.into());
+    operation.responses.responses.entry(status.to_owned()).or_insert_with(|| response.into());
 }
 
 #[cfg(test)]
@@ -221,9 +170,6 @@ mod tests {
         assert_eq!(allowed_methods("/api/nothing"), None);
         assert!(template_matches("/api/results/{id}", "/api/results/42"));
         assert!(!template_matches("/api/results/{id}", "/api/results/"));
-        assert!(!template_matches(
-            "/api/results/{id}",
-            "/api/results/42/more"
-        ));
+        assert!(!template_matches("/api/results/{id}", "/api/results/42/more"));
     }
 }

@@ -59,14 +59,8 @@ pub async fn serve(
         });
     }
     drop(listener);
-    tracing::info!(
-        grace_seconds = grace.as_secs(),
-        "shutting down: no new connections, finishing in-flight requests"
-    );
-    if tokio::time::timeout(grace, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    tracing::info!(grace_seconds = grace.as_secs(), "shutting down: no new connections, finishing in-flight requests");
+    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
         tracing::warn!("connections still open after the shutdown deadline; closing them");
     }
 }
@@ -78,13 +72,9 @@ where
     F: FnOnce(Request<Incoming>) -> Fut,
     Fut: Future<Output = Result<Response, Infallible>>,
 {
-    let request_id =
-        incoming_request_id(&request).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let header_value =
-        HeaderValue::from_str(&request_id).unwrap_or_else(|_| HeaderValue::from_static("invalid"));
-    request
-        .headers_mut()
-        .insert(REQUEST_ID_HEADER, header_value.clone());
+    let request_id = incoming_request_id(&request).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let header_value = HeaderValue::from_str(&request_id).unwrap_or_else(|_| HeaderValue::from_static("invalid"));
+    request.headers_mut().insert(REQUEST_ID_HEADER, header_value.clone());
     let span = tracing::info_span!(
         "request",
         request_id = %request_id,
@@ -96,15 +86,11 @@ where
     let started = Instant::now();
     async move {
         let mut response = call(request).await?;
-        response
-            .headers_mut()
-            .insert(REQUEST_ID_HEADER, header_value);
+        response.headers_mut().insert(REQUEST_ID_HEADER, header_value);
         if response.status() == StatusCode::METHOD_NOT_ALLOWED
             && let Some(allowed) = super::openapi::allowed_methods(&path)
         {
-            response
-                .headers_mut()
-                .insert(ALLOW, HeaderValue::from_static(allowed));
+            response.headers_mut().insert(ALLOW, HeaderValue::from_static(allowed));
         }
         tracing::info!(
             status = response.status().as_u16(),
@@ -123,9 +109,7 @@ fn incoming_request_id<B>(request: &Request<B>) -> Option<String> {
     let raw = request.headers().get(REQUEST_ID_HEADER)?.to_str().ok()?;
     let valid = !raw.is_empty()
         && raw.len() <= 128
-        && raw
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+        && raw.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
     valid.then(|| raw.to_owned())
 }
 
@@ -134,18 +118,12 @@ mod tests {
     use super::*;
 
     fn with_header(value: &str) -> Request<()> {
-        Request::builder()
-            .header(REQUEST_ID_HEADER, value)
-            .body(())
-            .expect("request")
+        Request::builder().header(REQUEST_ID_HEADER, value).body(()).expect("request")
     }
 
     #[test]
     fn a_safe_incoming_request_id_is_kept() {
-        assert_eq!(
-            incoming_request_id(&with_header("abc-123_x.y:z")),
-            Some("abc-123_x.y:z".into())
-        );
+        assert_eq!(incoming_request_id(&with_header("abc-123_x.y:z")), Some("abc-123_x.y:z".into()));
     }
 
     #[test]
@@ -153,9 +131,6 @@ mod tests {
         assert_eq!(incoming_request_id(&with_header("a b")), None);
         assert_eq!(incoming_request_id(&with_header("line\"break")), None);
         assert_eq!(incoming_request_id(&with_header(&"a".repeat(129))), None);
-        assert_eq!(
-            incoming_request_id(&Request::builder().body(()).expect("request")),
-            None
-        );
+        assert_eq!(incoming_request_id(&Request::builder().body(()).expect("request")), None);
     }
 }

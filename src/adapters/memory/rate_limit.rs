@@ -24,20 +24,13 @@ impl MemoryRateLimiter {
 
     fn logs(&self) -> std::sync::MutexGuard<'_, HashMap<String, SlidingWindowLog>> {
         // Each operation leaves the map consistent, so a poisoned lock is still usable.
-        self.logs
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.logs.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 #[async_trait]
 impl RateLimiter for MemoryRateLimiter {
-    async fn try_acquire(
-        &self,
-        key: &str,
-        policy: RatePolicy,
-        now_ms: i64,
-    ) -> Result<RateDecision, RateLimitError> {
+    async fn try_acquire(&self, key: &str, policy: RatePolicy, now_ms: i64) -> Result<RateDecision, RateLimitError> {
         let mut logs = self.logs();
         if let Some(log) = logs.get_mut(key) {
             return Ok(log.try_acquire(policy, now_ms));
@@ -45,18 +38,10 @@ impl RateLimiter for MemoryRateLimiter {
         if logs.len() >= SWEEP_THRESHOLD {
             logs.retain(|_, log| !log.is_idle(policy, now_ms));
         }
-        Ok(logs
-            .entry(key.to_owned())
-            .or_default()
-            .try_acquire(policy, now_ms))
+        Ok(logs.entry(key.to_owned()).or_default().try_acquire(policy, now_ms))
     }
 
-    async fn peek(
-        &self,
-        key: &str,
-        policy: RatePolicy,
-        now_ms: i64,
-    ) -> Result<RateDecision, RateLimitError> {
+    async fn peek(&self, key: &str, policy: RatePolicy, now_ms: i64) -> Result<RateDecision, RateLimitError> {
         let mut logs = self.logs();
         Ok(match logs.get_mut(key) {
             Some(log) => log.peek(policy, now_ms),
@@ -97,34 +82,10 @@ mod tests {
     async fn keys_have_separate_budgets_and_reset_clears_one() {
         let limiter = MemoryRateLimiter::new();
         let policy = RatePolicy::per_minute(1);
-        assert!(
-            limiter
-                .try_acquire("a", policy, 0)
-                .await
-                .expect("ok")
-                .allowed
-        );
-        assert!(
-            !limiter
-                .try_acquire("a", policy, 1)
-                .await
-                .expect("ok")
-                .allowed
-        );
-        assert!(
-            limiter
-                .try_acquire("b", policy, 1)
-                .await
-                .expect("ok")
-                .allowed
-        );
+        assert!(limiter.try_acquire("a", policy, 0).await.expect("ok").allowed);
+        assert!(!limiter.try_acquire("a", policy, 1).await.expect("ok").allowed);
+        assert!(limiter.try_acquire("b", policy, 1).await.expect("ok").allowed);
         limiter.reset("a").await.expect("ok");
-        assert!(
-            limiter
-                .try_acquire("a", policy, 2)
-                .await
-                .expect("ok")
-                .allowed
-        );
+        assert!(limiter.try_acquire("a", policy, 2).await.expect("ok").allowed);
     }
 }

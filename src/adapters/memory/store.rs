@@ -9,13 +9,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::domain::auth::ethereum::EthAddress;
-use crate::domain::auth::sessions::{
-    NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
-};
+use crate::domain::auth::sessions::{NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce};
 use crate::domain::auth::{EmailAddress, NewUser, User, UserChanges, UserId};
 use crate::ports::store::{
-    CreateUserError, RefreshTokenRepository, StoreError, StoreHealth, UserRepository,
-    WalletNonceRepository,
+    CreateUserError, RefreshTokenRepository, StoreError, StoreHealth, UserRepository, WalletNonceRepository,
 };
 
 #[derive(Default)]
@@ -42,11 +39,7 @@ impl MemoryStore {
         Self::default()
     }
 
-    fn revoke_where(
-        &self,
-        now: OffsetDateTime,
-        matches: impl Fn(&RefreshTokenRecord) -> bool,
-    ) -> u64 {
+    fn revoke_where(&self, now: OffsetDateTime, matches: impl Fn(&RefreshTokenRecord) -> bool) -> u64 {
         let mut state = self.state();
         let mut revoked = 0;
         for record in state.refresh_tokens.values_mut() {
@@ -61,9 +54,7 @@ impl MemoryStore {
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave a map half-updated (each operation is a
         // single insert or field write), so a poisoned lock is still consistent.
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -74,12 +65,7 @@ impl UserRepository for MemoryStore {
         if user.email.is_some() && state.users.iter().any(|u| u.email == user.email) {
             return Err(CreateUserError::DuplicateEmail);
         }
-        if user.wallet_address.is_some()
-            && state
-                .users
-                .iter()
-                .any(|u| u.wallet_address == user.wallet_address)
-        {
+        if user.wallet_address.is_some() && state.users.iter().any(|u| u.wallet_address == user.wallet_address) {
             return Err(CreateUserError::DuplicateWallet);
         }
         let user = user.into_user();
@@ -92,21 +78,11 @@ impl UserRepository for MemoryStore {
     }
 
     async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<User>, StoreError> {
-        Ok(self
-            .state()
-            .users
-            .iter()
-            .find(|u| u.email.as_ref() == Some(email))
-            .cloned())
+        Ok(self.state().users.iter().find(|u| u.email.as_ref() == Some(email)).cloned())
     }
 
     async fn find_by_wallet(&self, address: &EthAddress) -> Result<Option<User>, StoreError> {
-        Ok(self
-            .state()
-            .users
-            .iter()
-            .find(|u| u.wallet_address.as_ref() == Some(address))
-            .cloned())
+        Ok(self.state().users.iter().find(|u| u.wallet_address.as_ref() == Some(address)).cloned())
     }
 
     async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError> {
@@ -131,17 +107,11 @@ impl UserRepository for MemoryStore {
 #[async_trait]
 impl RefreshTokenRepository for MemoryStore {
     async fn insert(&self, record: RefreshTokenRecord) -> Result<(), StoreError> {
-        self.state()
-            .refresh_tokens
-            .insert(record.token_hash.clone(), record);
+        self.state().refresh_tokens.insert(record.token_hash.clone(), record);
         Ok(())
     }
 
-    async fn consume(
-        &self,
-        token_hash: &TokenHash,
-        now: OffsetDateTime,
-    ) -> Result<RefreshConsumption, StoreError> {
+    async fn consume(&self, token_hash: &TokenHash, now: OffsetDateTime) -> Result<RefreshConsumption, StoreError> {
         let mut state = self.state();
         let Some(record) = state.refresh_tokens.get_mut(token_hash) else {
             return Ok(RefreshConsumption::Unknown);
@@ -171,9 +141,7 @@ impl RefreshTokenRepository for MemoryStore {
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, StoreError> {
         let mut state = self.state();
         let before = state.refresh_tokens.len();
-        state
-            .refresh_tokens
-            .retain(|_, record| record.expires_at > now);
+        state.refresh_tokens.retain(|_, record| record.expires_at > now);
         Ok((before - state.refresh_tokens.len()) as u64)
     }
 }
@@ -181,13 +149,7 @@ impl RefreshTokenRepository for MemoryStore {
 #[async_trait]
 impl WalletNonceRepository for MemoryStore {
     async fn insert(&self, nonce: WalletNonce) -> Result<(), StoreError> {
-        self.state().nonces.insert(
-            nonce.nonce.clone(),
-            Nonce {
-                record: Some(nonce),
-                used: false,
-            },
-        );
+        self.state().nonces.insert(nonce.nonce.clone(), Nonce { record: Some(nonce), used: false });
         Ok(())
     }
 
@@ -200,18 +162,13 @@ impl WalletNonceRepository for MemoryStore {
             return Ok(NonceConsumption::AlreadyUsed);
         }
         entry.used = true;
-        Ok(entry
-            .record
-            .clone()
-            .map_or(NonceConsumption::Unknown, NonceConsumption::Fresh))
+        Ok(entry.record.clone().map_or(NonceConsumption::Unknown, NonceConsumption::Fresh))
     }
 
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, StoreError> {
         let mut state = self.state();
         let before = state.nonces.len();
-        state
-            .nonces
-            .retain(|_, entry| entry.record.as_ref().is_some_and(|r| r.expires_at > now));
+        state.nonces.retain(|_, entry| entry.record.as_ref().is_some_and(|r| r.expires_at > now));
         Ok((before - state.nonces.len()) as u64)
     }
 }

@@ -38,11 +38,7 @@ pub struct AccessRule {
 }
 
 const fn rule(path: &'static str, operations: Operations, access: Access) -> AccessRule {
-    AccessRule {
-        path,
-        operations,
-        access,
-    }
+    AccessRule { path, operations, access }
 }
 
 /// The table. Order matters: specific rows first.
@@ -52,17 +48,9 @@ pub const ACCESS_RULES: &[AccessRule] = &[
     rule("/api/auth/wallet", Operations::Any, Access::Public),
     rule("/api/auth/wallet/nonce", Operations::Any, Access::Public),
     // Signing out is not "running a workflow": every signed-in user may do it.
-    rule(
-        "/api/auth/logout",
-        Operations::Any,
-        Access::AtLeast(Role::Viewer),
-    ),
+    rule("/api/auth/logout", Operations::Any, Access::AtLeast(Role::Viewer)),
     rule("/api/admin/", Operations::Any, Access::AtLeast(Role::Admin)),
-    rule(
-        "/api/",
-        Operations::Only(Operation::Read),
-        Access::AtLeast(Role::Viewer),
-    ),
+    rule("/api/", Operations::Only(Operation::Read), Access::AtLeast(Role::Viewer)),
     rule("/api/", Operations::Any, Access::AtLeast(Role::Analyst)),
 ];
 
@@ -71,11 +59,7 @@ pub fn required_access(operation: Operation, path: &str) -> Access {
     ACCESS_RULES
         .iter()
         .find(|rule| {
-            let path_matches = if rule.path.ends_with('/') {
-                path.starts_with(rule.path)
-            } else {
-                path == rule.path
-            };
+            let path_matches = if rule.path.ends_with('/') { path.starts_with(rule.path) } else { path == rule.path };
             let operation_matches = match rule.operations {
                 Operations::Any => true,
                 Operations::Only(only) => only == operation,
@@ -92,17 +76,8 @@ mod tests {
 
     #[test]
     fn sign_in_routes_are_public() {
-        for path in [
-            "/api/auth/login",
-            "/api/auth/refresh",
-            "/api/auth/wallet",
-            "/api/auth/wallet/nonce",
-        ] {
-            assert_eq!(
-                required_access(Operation::Write, path),
-                Access::Public,
-                "{path}"
-            );
+        for path in ["/api/auth/login", "/api/auth/refresh", "/api/auth/wallet", "/api/auth/wallet/nonce"] {
+            assert_eq!(required_access(Operation::Write, path), Access::Public, "{path}");
         }
     }
 
@@ -116,41 +91,20 @@ mod tests {
             required_access(Operation::Write, "/api/quantitative-analysis/company"),
             Access::AtLeast(Role::Analyst)
         );
-        assert_eq!(
-            required_access(Operation::Read, "/api/admin/users"),
-            Access::AtLeast(Role::Admin)
-        );
-        assert_eq!(
-            required_access(Operation::Write, "/api/admin/users"),
-            Access::AtLeast(Role::Admin)
-        );
-        assert_eq!(
-            required_access(Operation::Write, "/api/auth/logout"),
-            Access::AtLeast(Role::Viewer)
-        );
-        assert_eq!(
-            required_access(Operation::Read, "/api/auth/me"),
-            Access::AtLeast(Role::Viewer)
-        );
+        assert_eq!(required_access(Operation::Read, "/api/admin/users"), Access::AtLeast(Role::Admin));
+        assert_eq!(required_access(Operation::Write, "/api/admin/users"), Access::AtLeast(Role::Admin));
+        assert_eq!(required_access(Operation::Write, "/api/auth/logout"), Access::AtLeast(Role::Viewer));
+        assert_eq!(required_access(Operation::Read, "/api/auth/me"), Access::AtLeast(Role::Viewer));
     }
 
     #[test]
     fn a_public_prefix_does_not_leak_to_longer_paths() {
-        assert_eq!(
-            required_access(Operation::Write, "/api/auth/login-as-admin"),
-            Access::AtLeast(Role::Analyst)
-        );
+        assert_eq!(required_access(Operation::Write, "/api/auth/login-as-admin"), Access::AtLeast(Role::Analyst));
     }
 
     #[test]
     fn probes_and_documentation_are_public() {
-        assert_eq!(
-            required_access(Operation::Read, "/health/live"),
-            Access::Public
-        );
-        assert_eq!(
-            required_access(Operation::Read, "/openapi.json"),
-            Access::Public
-        );
+        assert_eq!(required_access(Operation::Read, "/health/live"), Access::Public);
+        assert_eq!(required_access(Operation::Read, "/openapi.json"), Access::Public);
     }
 }

@@ -74,11 +74,7 @@ impl EthAddress {
         // two digits.
         for (digits, byte) in lower.as_bytes().chunks(2).zip(hash) {
             for (digit, nibble) in digits.iter().zip([byte >> 4, byte & 0x0f]) {
-                let digit = if nibble >= 8 {
-                    digit.to_ascii_uppercase()
-                } else {
-                    *digit
-                };
+                let digit = if nibble >= 8 { digit.to_ascii_uppercase() } else { *digit };
                 out.push(char::from(digit));
             }
         }
@@ -123,9 +119,7 @@ pub enum SignatureError {
     BadLength { got: usize },
     #[error("signature recovery byte v must be 27 or 28 (or 0 or 1), got {0}")]
     BadRecoveryId(u8),
-    #[error(
-        "signature has a high s value (malleable form); only the canonical low-s form is accepted"
-    )]
+    #[error("signature has a high s value (malleable form); only the canonical low-s form is accepted")]
     HighS,
     #[error("signature is invalid: r or s is out of range, or no public key can be recovered")]
     Invalid,
@@ -137,9 +131,7 @@ pub enum SignatureError {
 /// The caller must still compare the result with the claimed address: any well-formed
 /// signature recovers *some* address.
 pub fn recover_signer(message: &[u8], signature_hex: &str) -> Result<EthAddress, SignatureError> {
-    let digits = signature_hex
-        .strip_prefix("0x")
-        .ok_or(SignatureError::MissingPrefix)?;
+    let digits = signature_hex.strip_prefix("0x").ok_or(SignatureError::MissingPrefix)?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(SignatureError::NotHex);
     }
@@ -168,12 +160,8 @@ pub fn recover_signer(message: &[u8], signature_hex: &str) -> Result<EthAddress,
         return Err(SignatureError::HighS);
     }
 
-    let key = VerifyingKey::recover_from_prehash(
-        &eip191_hash(message),
-        &signature,
-        RecoveryId::new(y_is_odd, false),
-    )
-    .map_err(|_| SignatureError::Invalid)?;
+    let key = VerifyingKey::recover_from_prehash(&eip191_hash(message), &signature, RecoveryId::new(y_is_odd, false))
+        .map_err(|_| SignatureError::Invalid)?;
     Ok(EthAddress::from_public_key(&key))
 }
 
@@ -232,10 +220,7 @@ mod tests {
 
     #[test]
     fn keccak256_of_empty_input_is_the_ethereum_constant_not_sha3() {
-        assert_eq!(
-            hex::encode(keccak256(b"")),
-            "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
-        );
+        assert_eq!(hex::encode(keccak256(b"")), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
     }
 
     #[test]
@@ -293,15 +278,8 @@ mod tests {
             let mut bare = canonical;
             bare[64] -= 27;
             assert!(bare[64] == 0 || bare[64] == 1);
-            let message: &[u8] = if signature == SIGNATURE_1 {
-                b"Hello World"
-            } else {
-                b"hello world"
-            };
-            assert_eq!(
-                recover_signer(message, &encode_signature(&bare)),
-                recover_signer(message, signature)
-            );
+            let message: &[u8] = if signature == SIGNATURE_1 { b"Hello World" } else { b"hello world" };
+            assert_eq!(recover_signer(message, &encode_signature(&bare)), recover_signer(message, signature));
         }
     }
 
@@ -309,10 +287,7 @@ mod tests {
     fn v_of_29_is_rejected_as_a_bad_recovery_id() {
         let mut raw = decode_signature(SIGNATURE_1);
         raw[64] = 29;
-        assert_eq!(
-            recover_signer(b"Hello World", &encode_signature(&raw)),
-            Err(SignatureError::BadRecoveryId(29))
-        );
+        assert_eq!(recover_signer(b"Hello World", &encode_signature(&raw)), Err(SignatureError::BadRecoveryId(29)));
     }
 
     #[test]
@@ -332,62 +307,35 @@ mod tests {
             RecoveryId::new(twin[64] == 28, false),
         )
         .expect("k256 accepts high-s");
-        assert_eq!(
-            EthAddress::from_public_key(&recovered).to_checksum(),
-            ADDRESS_1
-        );
+        assert_eq!(EthAddress::from_public_key(&recovered).to_checksum(), ADDRESS_1);
 
-        assert_eq!(
-            recover_signer(b"Hello World", &encode_signature(&twin)),
-            Err(SignatureError::HighS)
-        );
+        assert_eq!(recover_signer(b"Hello World", &encode_signature(&twin)), Err(SignatureError::HighS));
     }
 
     #[test]
     fn signatures_of_the_wrong_length_are_rejected_with_the_length_found() {
-        assert_eq!(
-            recover_signer(b"Hello World", &SIGNATURE_1[..130]),
-            Err(SignatureError::BadLength { got: 128 })
-        );
+        assert_eq!(recover_signer(b"Hello World", &SIGNATURE_1[..130]), Err(SignatureError::BadLength { got: 128 }));
         assert_eq!(
             recover_signer(b"Hello World", &format!("{SIGNATURE_1}00")),
             Err(SignatureError::BadLength { got: 132 })
         );
-        assert_eq!(
-            recover_signer(b"Hello World", &SIGNATURE_1[..131]),
-            Err(SignatureError::BadLength { got: 129 })
-        );
-        assert_eq!(
-            recover_signer(b"Hello World", "0x"),
-            Err(SignatureError::BadLength { got: 0 })
-        );
+        assert_eq!(recover_signer(b"Hello World", &SIGNATURE_1[..131]), Err(SignatureError::BadLength { got: 129 }));
+        assert_eq!(recover_signer(b"Hello World", "0x"), Err(SignatureError::BadLength { got: 0 }));
     }
 
     #[test]
     fn signatures_with_non_hex_characters_are_rejected() {
         let bad = format!("0x{}zz", &SIGNATURE_1[2..130]);
-        assert_eq!(
-            recover_signer(b"Hello World", &bad),
-            Err(SignatureError::NotHex)
-        );
+        assert_eq!(recover_signer(b"Hello World", &bad), Err(SignatureError::NotHex));
         // 130 bytes of multi-byte characters must not trip a char-boundary panic.
         let unicode = format!("0x{}", "é".repeat(65));
-        assert_eq!(
-            recover_signer(b"Hello World", &unicode),
-            Err(SignatureError::NotHex)
-        );
+        assert_eq!(recover_signer(b"Hello World", &unicode), Err(SignatureError::NotHex));
     }
 
     #[test]
     fn signatures_without_the_0x_prefix_are_rejected() {
-        assert_eq!(
-            recover_signer(b"Hello World", &SIGNATURE_1[2..]),
-            Err(SignatureError::MissingPrefix)
-        );
-        assert_eq!(
-            recover_signer(b"Hello World", ""),
-            Err(SignatureError::MissingPrefix)
-        );
+        assert_eq!(recover_signer(b"Hello World", &SIGNATURE_1[2..]), Err(SignatureError::MissingPrefix));
+        assert_eq!(recover_signer(b"Hello World", ""), Err(SignatureError::MissingPrefix));
     }
 
     #[test]
@@ -400,10 +348,7 @@ mod tests {
         let mut huge_r = raw;
         huge_r[..32].fill(0xff);
         for tampered in [zero_r, zero_s, huge_r] {
-            assert_eq!(
-                recover_signer(b"Hello World", &encode_signature(&tampered)),
-                Err(SignatureError::Invalid)
-            );
+            assert_eq!(recover_signer(b"Hello World", &encode_signature(&tampered)), Err(SignatureError::Invalid));
         }
     }
 
@@ -423,18 +368,10 @@ mod tests {
                 if !c.is_ascii_alphabetic() {
                     continue;
                 }
-                let flipped_char = if c.is_ascii_uppercase() {
-                    c.to_ascii_lowercase()
-                } else {
-                    c.to_ascii_uppercase()
-                };
+                let flipped_char = if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() };
                 let mut flipped = example.to_string();
                 flipped.replace_range(i..=i, &flipped_char.to_string());
-                assert_eq!(
-                    EthAddress::parse(&flipped),
-                    Err(AddressError::BadChecksum),
-                    "{flipped}"
-                );
+                assert_eq!(EthAddress::parse(&flipped), Err(AddressError::BadChecksum), "{flipped}");
             }
         }
     }
@@ -453,39 +390,18 @@ mod tests {
     #[test]
     fn malformed_addresses_are_rejected_with_the_specific_reason() {
         let example = EIP55_EXAMPLES[0];
-        assert_eq!(
-            EthAddress::parse(&example[2..]),
-            Err(AddressError::MissingPrefix)
-        );
-        assert_eq!(
-            EthAddress::parse(&format!("0X{}", &example[2..])),
-            Err(AddressError::MissingPrefix)
-        );
-        assert_eq!(
-            EthAddress::parse(&example[..41]),
-            Err(AddressError::BadLength)
-        );
-        assert_eq!(
-            EthAddress::parse(&format!("{example}0")),
-            Err(AddressError::BadLength)
-        );
+        assert_eq!(EthAddress::parse(&example[2..]), Err(AddressError::MissingPrefix));
+        assert_eq!(EthAddress::parse(&format!("0X{}", &example[2..])), Err(AddressError::MissingPrefix));
+        assert_eq!(EthAddress::parse(&example[..41]), Err(AddressError::BadLength));
+        assert_eq!(EthAddress::parse(&format!("{example}0")), Err(AddressError::BadLength));
         assert_eq!(EthAddress::parse("0x"), Err(AddressError::BadLength));
-        assert_eq!(
-            EthAddress::parse(&format!("0x{}", "g".repeat(40))),
-            Err(AddressError::NotHex)
-        );
-        assert_eq!(
-            EthAddress::parse(&format!("0x{}", "é".repeat(20))),
-            Err(AddressError::NotHex)
-        );
+        assert_eq!(EthAddress::parse(&format!("0x{}", "g".repeat(40))), Err(AddressError::NotHex));
+        assert_eq!(EthAddress::parse(&format!("0x{}", "é".repeat(20))), Err(AddressError::NotHex));
     }
 
     #[test]
     fn address_errors_read_as_human_messages() {
-        assert_eq!(
-            AddressError::MissingPrefix.to_string(),
-            "wallet address must start with 0x"
-        );
+        assert_eq!(AddressError::MissingPrefix.to_string(), "wallet address must start with 0x");
         assert_eq!(
             SignatureError::BadLength { got: 4 }.to_string(),
             "signature must be 65 bytes (130 hex digits after 0x), got 4 hex digits"
@@ -495,9 +411,6 @@ mod tests {
     #[test]
     fn as_bytes_exposes_the_raw_twenty_bytes() {
         let address = EthAddress::parse(ADDRESS_1).expect("valid");
-        assert_eq!(
-            hex::encode(address.as_bytes()),
-            ADDRESS_1[2..].to_ascii_lowercase()
-        );
+        assert_eq!(hex::encode(address.as_bytes()), ADDRESS_1[2..].to_ascii_lowercase());
     }
 }

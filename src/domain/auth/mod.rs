@@ -10,8 +10,6 @@ pub mod siwe;
 pub mod tokens;
 
 pub use access::{Access, Operation, required_access};
-pub use models::{
-    EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserChanges, UserId,
-};
+pub use models::{EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserChanges, UserId};
 pub use service::{AuthError, AuthService, AuthSettings, SignedIn, WalletChallenge};
 pub use tokens::{TokenClaims, TokenError, TokenType};

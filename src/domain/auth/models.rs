@@ -77,10 +77,7 @@ pub struct UnknownRole(pub String);
 impl FromStr for Role {
     type Err = UnknownRole;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Role::ALL
-            .into_iter()
-            .find(|role| role.as_str() == s)
-            .ok_or_else(|| UnknownRole(s.to_owned()))
+        Role::ALL.into_iter().find(|role| role.as_str() == s).ok_or_else(|| UnknownRole(s.to_owned()))
     }
 }
 
@@ -107,9 +104,7 @@ impl EmailAddress {
         if normalised.chars().count() > 254 {
             return Err(EmailAddressError::TooLong);
         }
-        let (local, domain) = normalised
-            .split_once('@')
-            .ok_or(EmailAddressError::Malformed)?;
+        let (local, domain) = normalised.split_once('@').ok_or(EmailAddressError::Malformed)?;
         let well_formed = !local.is_empty()
             && local.chars().count() <= 64
             && !domain.contains('@')
@@ -117,9 +112,7 @@ impl EmailAddress {
             && !domain.starts_with('.')
             && !domain.ends_with('.')
             && !domain.contains("..")
-            && !normalised
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control());
+            && !normalised.chars().any(|c| c.is_whitespace() || c.is_control());
         if !well_formed {
             return Err(EmailAddressError::Malformed);
         }
@@ -157,9 +150,7 @@ impl Password {
     /// A new password chosen by a user: the policy applies.
     pub fn new(raw: String) -> Result<Self, PasswordError> {
         if raw.chars().count() < Self::MIN_CHARS {
-            return Err(PasswordError::TooShort {
-                min: Self::MIN_CHARS,
-            });
+            return Err(PasswordError::TooShort { min: Self::MIN_CHARS });
         }
         Self::candidate(raw)
     }
@@ -168,9 +159,7 @@ impl Password {
     /// locks out users whose older passwords are shorter.
     pub fn candidate(raw: String) -> Result<Self, PasswordError> {
         if raw.len() > Self::MAX_BYTES {
-            return Err(PasswordError::TooLong {
-                max: Self::MAX_BYTES,
-            });
+            return Err(PasswordError::TooLong { max: Self::MAX_BYTES });
         }
         Ok(Self(raw))
     }
@@ -275,30 +264,14 @@ mod tests {
 
     #[test]
     fn malformed_emails_are_rejected() {
-        for raw in [
-            "",
-            "alice",
-            "alice@",
-            "@example.com",
-            "a@b",
-            "a@@b.com",
-            "a b@c.com",
-            "a@.com",
-            "a@b..com",
-        ] {
-            assert!(
-                EmailAddress::new(raw).is_err(),
-                "{raw:?} should be rejected"
-            );
+        for raw in ["", "alice", "alice@", "@example.com", "a@b", "a@@b.com", "a b@c.com", "a@.com", "a@b..com"] {
+            assert!(EmailAddress::new(raw).is_err(), "{raw:?} should be rejected");
         }
     }
 
     #[test]
     fn passwords_shorter_than_twelve_characters_are_rejected() {
-        assert_eq!(
-            Password::new("elevenchars".into()).unwrap_err(),
-            PasswordError::TooShort { min: 12 }
-        );
+        assert_eq!(Password::new("elevenchars".into()).unwrap_err(), PasswordError::TooShort { min: 12 });
         assert!(Password::new("twelve chars".into()).is_ok());
         // Characters, not bytes: twelve multi-byte characters pass.
         assert!(Password::new("ééééééééééé€".into()).is_ok());
@@ -321,22 +294,10 @@ mod tests {
     fn only_owners_and_admins_see_owned_resources() {
         let owner = UserId::new_random();
         let other = UserId::new_random();
-        let analyst = Principal {
-            user_id: other,
-            role: Role::Analyst,
-        };
-        let admin = Principal {
-            user_id: other,
-            role: Role::Admin,
-        };
+        let analyst = Principal { user_id: other, role: Role::Analyst };
+        let admin = Principal { user_id: other, role: Role::Admin };
         assert!(!analyst.may_see_owned_by(owner));
         assert!(admin.may_see_owned_by(owner));
-        assert!(
-            Principal {
-                user_id: owner,
-                role: Role::Viewer
-            }
-            .may_see_owned_by(owner)
-        );
+        assert!(Principal { user_id: owner, role: Role::Viewer }.may_see_owned_by(owner));
     }
 }

@@ -12,17 +12,8 @@ use super::ethereum::{AddressError, EthAddress};
 const HEADER_SUFFIX: &str = " wants you to sign in with your Ethereum account:";
 
 /// Field labels in the order EIP-4361 requires them; used to tell a misplaced field from junk.
-const FIELD_LABELS: [&str; 9] = [
-    "URI",
-    "Version",
-    "Chain ID",
-    "Nonce",
-    "Issued At",
-    "Expiration Time",
-    "Not Before",
-    "Request ID",
-    "Resources",
-];
+const FIELD_LABELS: [&str; 9] =
+    ["URI", "Version", "Chain ID", "Nonce", "Issued At", "Expiration Time", "Not Before", "Request ID", "Resources"];
 
 /// A parsed EIP-4361 message.
 ///
@@ -55,9 +46,7 @@ pub struct SiweMessage {
 pub enum SiweParseError {
     #[error("SIWE message: lines must end with LF; carriage returns (CRLF) are not allowed")]
     CarriageReturn,
-    #[error(
-        "SIWE message: line 1 must be '<domain> wants you to sign in with your Ethereum account:'"
-    )]
+    #[error("SIWE message: line 1 must be '<domain> wants you to sign in with your Ethereum account:'")]
     BadHeader,
     #[error("SIWE message: the domain on line 1 is not a valid [scheme://]authority")]
     InvalidDomain,
@@ -138,11 +127,7 @@ impl FromStr for SiweMessage {
                 // Old clients omit the statement's blank line when there is no statement, so
                 // "URI:" lands where the statement goes; point at that line, not the next one.
                 lines.expect_blank().map_err(|err| {
-                    if line.starts_with("URI: ") {
-                        E::MissingBlankLine { line: number }
-                    } else {
-                        err
-                    }
+                    if line.starts_with("URI: ") { E::MissingBlankLine { line: number } } else { err }
                 })?;
                 Some(line.to_owned())
             }
@@ -173,10 +158,8 @@ impl FromStr for SiweMessage {
             .optional_field("Expiration Time")
             .map(|value| parse_timestamp(value, "Expiration Time"))
             .transpose()?;
-        let not_before = lines
-            .optional_field("Not Before")
-            .map(|value| parse_timestamp(value, "Not Before"))
-            .transpose()?;
+        let not_before =
+            lines.optional_field("Not Before").map(|value| parse_timestamp(value, "Not Before")).transpose()?;
         let request_id = lines.optional_field("Request ID");
         if request_id.is_some_and(|id| !id.chars().all(is_pchar)) {
             return Err(E::InvalidRequestId);
@@ -199,10 +182,7 @@ impl FromStr for SiweMessage {
 
         if let Some((number, line)) = lines.peek() {
             return Err(match label_of(line) {
-                Some(field) => E::OutOfOrder {
-                    field,
-                    line: number,
-                },
+                Some(field) => E::OutOfOrder { field, line: number },
                 None => E::UnexpectedLine { line: number },
             });
         }
@@ -254,11 +234,7 @@ impl SiweMessage {
         push_field(&mut out, "Issued At", &render_timestamp(self.issued_at));
         if let Some(expiration_time) = self.expiration_time {
             out.push('\n');
-            push_field(
-                &mut out,
-                "Expiration Time",
-                &render_timestamp(expiration_time),
-            );
+            push_field(&mut out, "Expiration Time", &render_timestamp(expiration_time));
         }
         if let Some(not_before) = self.not_before {
             out.push('\n');
@@ -320,18 +296,13 @@ fn is_domain(domain: &str) -> bool {
         Some(_) => return false,
         None => domain,
     };
-    !authority.is_empty()
-        && authority
-            .chars()
-            .all(|c| c.is_ascii_graphic() && !matches!(c, '/' | '?' | '#'))
+    !authority.is_empty() && authority.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '/' | '?' | '#'))
 }
 
 /// A scheme followed by printable ASCII; full RFC 3986 validation is left to whoever
 /// compares the URI with what it expects.
 fn is_absolute_uri(uri: &str) -> bool {
-    uri.split_once(':')
-        .is_some_and(|(scheme, _)| is_scheme(scheme))
-        && uri.chars().all(|c| c.is_ascii_graphic())
+    uri.split_once(':').is_some_and(|(scheme, _)| is_scheme(scheme)) && uri.chars().all(|c| c.is_ascii_graphic())
 }
 
 /// RFC 3986 pchar (percent-escapes are not decoded, only their characters allowed).
@@ -341,14 +312,11 @@ fn is_pchar(c: char) -> bool {
 
 /// The field a line claims to be, even when its value is malformed.
 fn label_of(line: &str) -> Option<&'static str> {
-    FIELD_LABELS
-        .into_iter()
-        .find(|label| has_label(line, label))
+    FIELD_LABELS.into_iter().find(|label| has_label(line, label))
 }
 
 fn has_label(line: &str, label: &str) -> bool {
-    line.strip_prefix(label)
-        .is_some_and(|rest| rest.starts_with(':'))
+    line.strip_prefix(label).is_some_and(|rest| rest.starts_with(':'))
 }
 
 /// Cursor over the message lines that remembers 1-based line numbers for error messages.
@@ -359,10 +327,7 @@ struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     fn new(body: &'a str) -> Self {
-        Lines {
-            lines: body.split('\n').collect(),
-            next: 0,
-        }
+        Lines { lines: body.split('\n').collect(), next: 0 }
     }
 
     fn peek(&self) -> Option<(usize, &'a str)> {
@@ -383,9 +348,7 @@ impl<'a> Lines<'a> {
                 self.take();
                 Ok(())
             }
-            _ => Err(SiweParseError::MissingBlankLine {
-                line: self.next + 1,
-            }),
+            _ => Err(SiweParseError::MissingBlankLine { line: self.next + 1 }),
         }
     }
 
@@ -399,26 +362,15 @@ impl<'a> Lines<'a> {
             return Ok(value);
         }
         if has_label(line, label) {
-            return Err(SiweParseError::MalformedField {
-                field: label,
-                line: number,
-            });
+            return Err(SiweParseError::MalformedField { field: label, line: number });
         }
         // If the field turns up further down, the line in its place is what is misplaced.
-        let later = self
-            .lines
-            .get(self.next + 1..)
-            .unwrap_or_default()
-            .iter()
-            .any(|later| has_label(later, label));
+        let later = self.lines.get(self.next + 1..).unwrap_or_default().iter().any(|later| has_label(later, label));
         if !later {
             return Err(SiweParseError::MissingField { field: label });
         }
         Err(match label_of(line) {
-            Some(field) => SiweParseError::OutOfOrder {
-                field,
-                line: number,
-            },
+            Some(field) => SiweParseError::OutOfOrder { field, line: number },
             None => SiweParseError::UnexpectedLine { line: number },
         })
     }
@@ -509,10 +461,7 @@ mod tests {
     #[test]
     fn a_single_trailing_lf_is_tolerated_but_not_two() {
         assert_eq!(parse(&format!("{MESSAGE}\n")), Ok(expected_message()));
-        assert_eq!(
-            parse(&format!("{MESSAGE}\n\n")),
-            Err(SiweParseError::UnexpectedLine { line: 12 })
-        );
+        assert_eq!(parse(&format!("{MESSAGE}\n\n")), Err(SiweParseError::UnexpectedLine { line: 12 }));
     }
 
     #[test]
@@ -532,16 +481,11 @@ mod tests {
             lines.push("Not Before: 2024-12-31T23:59:00.000Z".to_owned());
             lines.push("Request ID: req-42_a.b~c:d@e".to_owned());
             lines.push("Resources:".to_owned());
-            lines.push(
-                "- ipfs://bafybeiemxf5abjwjbikoz4mc3a3dla6ual3jsgpdr4cjr3oz3evfyavhwq/".to_owned(),
-            );
+            lines.push("- ipfs://bafybeiemxf5abjwjbikoz4mc3a3dla6ual3jsgpdr4cjr3oz3evfyavhwq/".to_owned());
             lines.push("- https://example.com/my-web2-claim.json".to_owned());
         });
         let message = parse(&text).expect("valid message");
-        assert_eq!(
-            message.expiration_time,
-            Some(datetime!(2025-01-01 00:10:00 UTC))
-        );
+        assert_eq!(message.expiration_time, Some(datetime!(2025-01-01 00:10:00 UTC)));
         assert_eq!(message.not_before, Some(datetime!(2024-12-31 23:59:00 UTC)));
         assert_eq!(message.request_id.as_deref(), Some("req-42_a.b~c:d@e"));
         assert_eq!(
@@ -560,8 +504,8 @@ mod tests {
             lines[10] = "Not Before: 2025-01-01T00:00:00.000Z".to_owned();
         });
         assert!(
-            parse(&only_not_before).is_ok_and(|m| m.expiration_time.is_none()
-                && m.not_before == Some(datetime!(2025-01-01 00:00:00 UTC)))
+            parse(&only_not_before)
+                .is_ok_and(|m| m.expiration_time.is_none() && m.not_before == Some(datetime!(2025-01-01 00:00:00 UTC)))
         );
 
         let only_request_id = edited(|lines| {
@@ -573,9 +517,8 @@ mod tests {
             lines[10] = "Resources:\n- https://example.com/a".to_owned();
         });
         assert!(
-            parse(&only_resources).is_ok_and(
-                |m| m.expiration_time.is_none() && m.resources == ["https://example.com/a"]
-            )
+            parse(&only_resources)
+                .is_ok_and(|m| m.expiration_time.is_none() && m.resources == ["https://example.com/a"])
         );
 
         let no_optional = edited(|lines| {
@@ -611,19 +554,9 @@ mod tests {
 
     #[test]
     fn an_empty_or_malformed_domain_is_rejected() {
-        for domain in [
-            "",
-            "local host",
-            "localhost/login",
-            "1http://localhost",
-            "https://",
-        ] {
+        for domain in ["", "local host", "localhost/login", "1http://localhost", "https://"] {
             let text = edited(|lines| lines[0] = format!("{domain}{HEADER_SUFFIX}"));
-            assert_eq!(
-                parse(&text),
-                Err(SiweParseError::InvalidDomain),
-                "{domain:?}"
-            );
+            assert_eq!(parse(&text), Err(SiweParseError::InvalidDomain), "{domain:?}");
         }
     }
 
@@ -639,14 +572,8 @@ mod tests {
             lines[1] = "0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266".to_owned();
         });
         let err = parse(&text).expect_err("bad checksum");
-        assert_eq!(
-            err,
-            SiweParseError::InvalidAddress(AddressError::BadChecksum)
-        );
-        assert!(
-            err.to_string()
-                .starts_with("SIWE message: invalid address: ")
-        );
+        assert_eq!(err, SiweParseError::InvalidAddress(AddressError::BadChecksum));
+        assert!(err.to_string().starts_with("SIWE message: invalid address: "));
     }
 
     #[test]
@@ -670,32 +597,20 @@ mod tests {
     #[test]
     fn a_message_that_stops_early_reports_the_first_missing_field() {
         let text = edited(|lines| lines.truncate(6));
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::MissingField { field: "Version" })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::MissingField { field: "Version" }));
         // The final empty string makes the text end in "\n\n", one of which is the tolerated
         // trailing LF.
         let text = edited(|lines| {
             lines.truncate(5);
             lines.push(String::new());
         });
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::MissingField { field: "URI" })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::MissingField { field: "URI" }));
     }
 
     #[test]
     fn a_field_without_the_space_after_its_colon_is_malformed() {
         let text = edited(|lines| lines[7] = "Chain ID:1".to_owned());
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::MalformedField {
-                field: "Chain ID",
-                line: 8
-            })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::MalformedField { field: "Chain ID", line: 8 }));
     }
 
     #[test]
@@ -704,10 +619,7 @@ mod tests {
             let text = edited(|lines| lines[8] = format!("Nonce: {nonce}"));
             let err = parse(&text).expect_err("bad nonce");
             assert_eq!(err, SiweParseError::InvalidNonce, "{nonce:?}");
-            assert_eq!(
-                err.to_string(),
-                "SIWE message: nonce must be at least 8 alphanumeric characters"
-            );
+            assert_eq!(err.to_string(), "SIWE message: nonce must be at least 8 alphanumeric characters");
         }
     }
 
@@ -715,11 +627,7 @@ mod tests {
     fn a_non_decimal_or_oversized_chain_id_is_rejected() {
         for chain_id in ["one", "+1", "-1", "0x1", "", "1 ", "18446744073709551616"] {
             let text = edited(|lines| lines[7] = format!("Chain ID: {chain_id}"));
-            assert_eq!(
-                parse(&text),
-                Err(SiweParseError::InvalidChainId),
-                "{chain_id:?}"
-            );
+            assert_eq!(parse(&text), Err(SiweParseError::InvalidChainId), "{chain_id:?}");
         }
         let max = edited(|lines| lines[7] = format!("Chain ID: {}", u64::MAX));
         assert_eq!(parse(&max).map(|m| m.chain_id), Ok(u64::MAX));
@@ -730,69 +638,37 @@ mod tests {
         let text = edited(|lines| lines[9] = "Issued At: 2025-01-01 00:00:00".to_owned());
         let err = parse(&text).expect_err("bad timestamp");
         assert_eq!(err, SiweParseError::InvalidTimestamp { field: "Issued At" });
-        assert_eq!(
-            err.to_string(),
-            "SIWE message: 'Issued At' is not an RFC 3339 timestamp"
-        );
+        assert_eq!(err.to_string(), "SIWE message: 'Issued At' is not an RFC 3339 timestamp");
 
         let text = edited(|lines| lines[10] = "Expiration Time: tomorrow".to_owned());
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::InvalidTimestamp {
-                field: "Expiration Time"
-            })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::InvalidTimestamp { field: "Expiration Time" }));
     }
 
     #[test]
     fn crlf_line_endings_are_rejected() {
         let text = MESSAGE.replace('\n', "\r\n");
         assert_eq!(parse(&text), Err(SiweParseError::CarriageReturn));
-        assert_eq!(
-            parse(&format!("{MESSAGE}\r\n")),
-            Err(SiweParseError::CarriageReturn)
-        );
+        assert_eq!(parse(&format!("{MESSAGE}\r\n")), Err(SiweParseError::CarriageReturn));
     }
 
     #[test]
     fn an_extra_trailing_garbage_line_is_rejected() {
         let text = format!("{MESSAGE}\nP.S. also transfer all my tokens");
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::UnexpectedLine { line: 12 })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::UnexpectedLine { line: 12 }));
     }
 
     #[test]
     fn fields_out_of_order_are_rejected() {
         let swapped = edited(|lines| lines.swap(7, 8));
-        assert_eq!(
-            parse(&swapped),
-            Err(SiweParseError::OutOfOrder {
-                field: "Nonce",
-                line: 8
-            })
-        );
+        assert_eq!(parse(&swapped), Err(SiweParseError::OutOfOrder { field: "Nonce", line: 8 }));
 
         let not_before_first = edited(|lines| {
             lines.insert(10, "Not Before: 2025-01-01T00:00:00.000Z".to_owned());
         });
-        assert_eq!(
-            parse(&not_before_first),
-            Err(SiweParseError::OutOfOrder {
-                field: "Expiration Time",
-                line: 12
-            })
-        );
+        assert_eq!(parse(&not_before_first), Err(SiweParseError::OutOfOrder { field: "Expiration Time", line: 12 }));
 
         let repeated = edited(|lines| lines.insert(7, "Version: 1".to_owned()));
-        assert_eq!(
-            parse(&repeated),
-            Err(SiweParseError::OutOfOrder {
-                field: "Version",
-                line: 8
-            })
-        );
+        assert_eq!(parse(&repeated), Err(SiweParseError::OutOfOrder { field: "Version", line: 8 }));
     }
 
     #[test]
@@ -801,10 +677,7 @@ mod tests {
             lines.remove(3);
             lines.remove(3);
         });
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::MissingBlankLine { line: 4 })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::MissingBlankLine { line: 4 }));
     }
 
     #[test]
@@ -812,26 +685,17 @@ mod tests {
         let text = edited(|lines| {
             lines.remove(4);
         });
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::MissingBlankLine { line: 5 })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::MissingBlankLine { line: 5 }));
         let no_blank_after_address = edited(|lines| {
             lines.remove(2);
         });
-        assert_eq!(
-            parse(&no_blank_after_address),
-            Err(SiweParseError::MissingBlankLine { line: 3 })
-        );
+        assert_eq!(parse(&no_blank_after_address), Err(SiweParseError::MissingBlankLine { line: 3 }));
     }
 
     #[test]
     fn a_statement_with_control_characters_is_rejected() {
         let text = edited(|lines| lines[3] = "Sign in\tplease".to_owned());
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::InvalidStatement { line: 4 })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::InvalidStatement { line: 4 }));
     }
 
     #[test]
@@ -848,10 +712,7 @@ mod tests {
         assert_eq!(parse(&text), Err(SiweParseError::InvalidUri));
 
         let text = format!("{MESSAGE}\nResources:\n- https://ok.example/\n- not a uri");
-        assert_eq!(
-            parse(&text),
-            Err(SiweParseError::InvalidResource { line: 14 })
-        );
+        assert_eq!(parse(&text), Err(SiweParseError::InvalidResource { line: 14 }));
     }
 
     #[test]
@@ -867,10 +728,7 @@ mod tests {
         message.expiration_time = None;
         message.statement = Some(String::new());
         let text = message.to_message_string();
-        assert!(
-            text.ends_with("\nIssued At: 2025-01-01T00:00:00.123Z"),
-            "{text}"
-        );
+        assert!(text.ends_with("\nIssued At: 2025-01-01T00:00:00.123Z"), "{text}");
         assert!(text.contains("266\n\n\nURI: "), "{text}");
         let reparsed = parse(&text).expect("rendered text parses");
         assert_eq!(reparsed.issued_at, datetime!(2025-01-01 00:00:00.123 UTC));

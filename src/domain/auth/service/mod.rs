@@ -10,21 +10,15 @@ use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 use super::ethereum::{self, EthAddress};
-use super::models::{
-    EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserChanges, UserId,
-};
-use super::sessions::{
-    NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
-};
+use super::models::{EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserChanges, UserId};
+use super::sessions::{NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce};
 use super::siwe::SiweMessage;
 use super::tokens::{TokenClaims, TokenError, TokenType};
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
 use crate::ports::password::PasswordHasher;
 use crate::ports::rate_limit::RateLimiter;
-use crate::ports::store::{
-    CreateUserError, RefreshTokenRepository, StoreError, UserRepository, WalletNonceRepository,
-};
+use crate::ports::store::{CreateUserError, RefreshTokenRepository, StoreError, UserRepository, WalletNonceRepository};
 use crate::ports::tokens::TokenIssuer;
 
 /// Settings of the authentication use cases, resolved from configuration at start-up.
@@ -82,10 +76,7 @@ pub struct WalletChallenge {
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
     #[error("{message}")]
-    Validation {
-        field: &'static str,
-        message: String,
-    },
+    Validation { field: &'static str, message: String },
     /// Same message whether the e-mail or the password was wrong.
     #[error("invalid e-mail or password")]
     InvalidCredentials,
@@ -137,11 +128,7 @@ pub struct AuthService {
 
 impl AuthService {
     pub fn new(ports: AuthPorts, settings: AuthSettings) -> Self {
-        Self {
-            ports,
-            settings,
-            dummy_hash: OnceCell::new(),
-        }
+        Self { ports, settings, dummy_hash: OnceCell::new() }
     }
 
     pub fn settings(&self) -> &AuthSettings {
@@ -154,14 +141,10 @@ impl AuthService {
 
     /// Signs in with e-mail and password.
     pub async fn login(&self, email: &str, password: String) -> Result<SignedIn, AuthError> {
-        let email = EmailAddress::new(email).map_err(|e| AuthError::Validation {
-            field: "email",
-            message: e.to_string(),
-        })?;
-        let password = Password::candidate(password).map_err(|e| AuthError::Validation {
-            field: "password",
-            message: e.to_string(),
-        })?;
+        let email =
+            EmailAddress::new(email).map_err(|e| AuthError::Validation { field: "email", message: e.to_string() })?;
+        let password = Password::candidate(password)
+            .map_err(|e| AuthError::Validation { field: "password", message: e.to_string() })?;
 
         // Every attempt takes a slot; a success gives the budget back. Counting attempts (not
         // failures after the fact) keeps the budget exact under concurrent guessing.
@@ -174,9 +157,7 @@ impl AuthService {
             .await
             .map_err(|e| AuthError::Unavailable(e.into()))?;
         if !decision.allowed {
-            return Err(AuthError::LoginThrottled {
-                retry_after_secs: decision.retry_after_secs(now_ms),
-            });
+            return Err(AuthError::LoginThrottled { retry_after_secs: decision.retry_after_secs(now_ms) });
         }
 
         let user = self.ports.users.find_by_email(&email).await?;
@@ -184,21 +165,13 @@ impl AuthService {
             Some(hash) => hash,
             None => self.dummy_hash().await?.clone(),
         };
-        let matches = self
-            .ports
-            .hasher
-            .verify(&password, &stored_hash)
-            .await
-            .map_err(|e| AuthError::Unavailable(e.into()))?;
+        let matches =
+            self.ports.hasher.verify(&password, &stored_hash).await.map_err(|e| AuthError::Unavailable(e.into()))?;
         let user = match user {
             Some(user) if matches && user.password_hash.is_some() => user,
             _ => return Err(AuthError::InvalidCredentials),
         };
-        self.ports
-            .login_attempts
-            .reset(&attempt_key)
-            .await
-            .map_err(|e| AuthError::Unavailable(e.into()))?;
+        self.ports.login_attempts.reset(&attempt_key).await.map_err(|e| AuthError::Unavailable(e.into()))?;
         if user.disabled {
             return Err(AuthError::AccountDisabled);
         }
@@ -208,18 +181,9 @@ impl AuthService {
     async fn dummy_hash(&self) -> Result<&PasswordHash, AuthError> {
         self.dummy_hash
             .get_or_try_init(|| async {
-                let random: String = rand::rng()
-                    .sample_iter(&Alphanumeric)
-                    .take(32)
-                    .map(char::from)
-                    .collect();
-                let password =
-                    Password::candidate(random).map_err(|e| AuthError::Unavailable(e.into()))?;
-                self.ports
-                    .hasher
-                    .hash(&password)
-                    .await
-                    .map_err(|e| AuthError::Unavailable(e.into()))
+                let random: String = rand::rng().sample_iter(&Alphanumeric).take(32).map(char::from).collect();
+                let password = Password::candidate(random).map_err(|e| AuthError::Unavailable(e.into()))?;
+                self.ports.hasher.hash(&password).await.map_err(|e| AuthError::Unavailable(e.into()))
             })
             .await
     }
@@ -247,11 +211,7 @@ impl AuthService {
             fam,
         };
         let access_claims = claims(TokenType::Access, self.settings.access_ttl, None);
-        let refresh_claims = claims(
-            TokenType::Refresh,
-            self.settings.refresh_ttl,
-            Some(family_id),
-        );
+        let refresh_claims = claims(TokenType::Refresh, self.settings.refresh_ttl, Some(family_id));
         let access_token = self.ports.tokens.issue(&access_claims)?;
         let refresh_token = self.ports.tokens.issue(&refresh_claims)?;
         self.ports
@@ -280,23 +240,11 @@ impl AuthService {
     /// one revokes its whole family.
     pub async fn refresh(&self, refresh_token: &str) -> Result<SignedIn, AuthError> {
         let now = self.now();
-        let claims = self
-            .ports
-            .tokens
-            .verify(refresh_token, TokenType::Refresh, now)?;
-        let record = match self
-            .ports
-            .refresh_tokens
-            .consume(&TokenHash::of(refresh_token), now)
-            .await?
-        {
+        let claims = self.ports.tokens.verify(refresh_token, TokenType::Refresh, now)?;
+        let record = match self.ports.refresh_tokens.consume(&TokenHash::of(refresh_token), now).await? {
             RefreshConsumption::Fresh(record) => record,
             RefreshConsumption::AlreadyUsed(record) => {
-                let revoked = self
-                    .ports
-                    .refresh_tokens
-                    .revoke_family(record.family_id, now)
-                    .await?;
+                let revoked = self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
                 tracing::warn!(
                     user_id = %record.user_id,
                     family_id = %record.family_id,
@@ -315,17 +263,11 @@ impl AuthService {
         match user {
             Some(user) if !user.disabled => self.start_session(user, Some(record.family_id)).await,
             Some(_) => {
-                self.ports
-                    .refresh_tokens
-                    .revoke_family(record.family_id, now)
-                    .await?;
+                self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
                 Err(AuthError::AccountDisabled)
             }
             None => {
-                self.ports
-                    .refresh_tokens
-                    .revoke_family(record.family_id, now)
-                    .await?;
+                self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
                 Err(AuthError::UserNotFound)
             }
         }
@@ -335,11 +277,7 @@ impl AuthService {
     pub async fn logout(&self, caller: Principal, refresh_token: &str) -> Result<(), AuthError> {
         let now = self.now();
         // An expired refresh token can still name the family to close.
-        let claims = match self
-            .ports
-            .tokens
-            .verify(refresh_token, TokenType::Refresh, now)
-        {
+        let claims = match self.ports.tokens.verify(refresh_token, TokenType::Refresh, now) {
             Ok(claims) => Some(claims),
             Err(TokenError::Expired) => None,
             Err(other) => return Err(other.into()),
@@ -350,63 +288,37 @@ impl AuthService {
             .find(&TokenHash::of(refresh_token))
             .await?
             .ok_or(AuthError::RefreshTokenUnknown)?;
-        let belongs_to_caller = record.user_id == caller.user_id
-            && claims.is_none_or(|c| c.sub == caller.user_id.to_string());
+        let belongs_to_caller =
+            record.user_id == caller.user_id && claims.is_none_or(|c| c.sub == caller.user_id.to_string());
         if !belongs_to_caller {
             return Err(AuthError::RefreshTokenUnknown);
         }
-        self.ports
-            .refresh_tokens
-            .revoke_family(record.family_id, now)
-            .await?;
+        self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
         Ok(())
     }
 
     /// The caller of a request bearing `access_token`. Stateless: a signature and claims check.
     pub fn authenticate(&self, access_token: &str) -> Result<Principal, AuthError> {
-        let claims = self
-            .ports
-            .tokens
-            .verify(access_token, TokenType::Access, self.now())?;
-        let user_id = claims.sub.parse::<UserId>().map_err(|_| {
-            AuthError::InvalidToken(TokenError::Invalid("subject is not a user id"))
-        })?;
-        Ok(Principal {
-            user_id,
-            role: claims.role,
-        })
+        let claims = self.ports.tokens.verify(access_token, TokenType::Access, self.now())?;
+        let user_id = claims
+            .sub
+            .parse::<UserId>()
+            .map_err(|_| AuthError::InvalidToken(TokenError::Invalid("subject is not a user id")))?;
+        Ok(Principal { user_id, role: claims.role })
     }
 
     /// The stored user behind a principal.
     pub async fn current_user(&self, caller: Principal) -> Result<User, AuthError> {
-        self.ports
-            .users
-            .find_by_id(caller.user_id)
-            .await?
-            .ok_or(AuthError::UserNotFound)
+        self.ports.users.find_by_id(caller.user_id).await?.ok_or(AuthError::UserNotFound)
     }
 
     /// Creates a password user (administration).
-    pub async fn create_user(
-        &self,
-        email: &str,
-        password: String,
-        role: Role,
-    ) -> Result<User, AuthError> {
-        let email = EmailAddress::new(email).map_err(|e| AuthError::Validation {
-            field: "email",
-            message: e.to_string(),
-        })?;
-        let password = Password::new(password).map_err(|e| AuthError::Validation {
-            field: "password",
-            message: e.to_string(),
-        })?;
-        let password_hash = self
-            .ports
-            .hasher
-            .hash(&password)
-            .await
-            .map_err(|e| AuthError::Unavailable(e.into()))?;
+    pub async fn create_user(&self, email: &str, password: String, role: Role) -> Result<User, AuthError> {
+        let email =
+            EmailAddress::new(email).map_err(|e| AuthError::Validation { field: "email", message: e.to_string() })?;
+        let password =
+            Password::new(password).map_err(|e| AuthError::Validation { field: "password", message: e.to_string() })?;
+        let password_hash = self.ports.hasher.hash(&password).await.map_err(|e| AuthError::Unavailable(e.into()))?;
         let new_user = NewUser {
             id: UserId::new_random(),
             email: Some(email),
@@ -415,64 +327,34 @@ impl AuthService {
             wallet_address: None,
             created_at: self.now(),
         };
-        self.ports
-            .users
-            .create(new_user)
-            .await
-            .map_err(|e| match e {
-                CreateUserError::DuplicateEmail => AuthError::DuplicateEmail,
-                CreateUserError::DuplicateWallet => {
-                    AuthError::Wallet("wallet address already registered".into())
-                }
-                CreateUserError::Store(e) => e.into(),
-            })
+        self.ports.users.create(new_user).await.map_err(|e| match e {
+            CreateUserError::DuplicateEmail => AuthError::DuplicateEmail,
+            CreateUserError::DuplicateWallet => AuthError::Wallet("wallet address already registered".into()),
+            CreateUserError::Store(e) => e.into(),
+        })
     }
 
     /// Changes a user's role or disabled flag (administration). Disabling or demoting revokes the
     /// user's refresh tokens, so the change takes effect at their next refresh at the latest.
     /// Administrators cannot disable or demote themselves, so the last one cannot lock everyone out.
-    pub async fn update_user(
-        &self,
-        caller: Principal,
-        id: UserId,
-        changes: UserChanges,
-    ) -> Result<User, AuthError> {
+    pub async fn update_user(&self, caller: Principal, id: UserId, changes: UserChanges) -> Result<User, AuthError> {
         if changes == UserChanges::default() {
             return Err(AuthError::Validation {
                 field: "role",
                 message: "give at least one of role or disabled".into(),
             });
         }
-        let demotes_or_disables =
-            changes.disabled == Some(true) || changes.role.is_some_and(|r| r < Role::Admin);
+        let demotes_or_disables = changes.disabled == Some(true) || changes.role.is_some_and(|r| r < Role::Admin);
         if id == caller.user_id && demotes_or_disables {
             return Err(AuthError::Validation {
-                field: if changes.disabled == Some(true) {
-                    "disabled"
-                } else {
-                    "role"
-                },
+                field: if changes.disabled == Some(true) { "disabled" } else { "role" },
                 message: "administrators cannot disable or demote themselves".into(),
             });
         }
-        let before = self
-            .ports
-            .users
-            .find_by_id(id)
-            .await?
-            .ok_or(AuthError::NoSuchUser)?;
-        let user = self
-            .ports
-            .users
-            .update(id, changes)
-            .await?
-            .ok_or(AuthError::NoSuchUser)?;
+        let before = self.ports.users.find_by_id(id).await?.ok_or(AuthError::NoSuchUser)?;
+        let user = self.ports.users.update(id, changes).await?.ok_or(AuthError::NoSuchUser)?;
         if (user.disabled && !before.disabled) || user.role < before.role {
-            let revoked = self
-                .ports
-                .refresh_tokens
-                .revoke_user(id, self.now())
-                .await?;
+            let revoked = self.ports.refresh_tokens.revoke_user(id, self.now()).await?;
             tracing::info!(user_id = %id, revoked, "refresh tokens revoked after a role or status change");
         }
         Ok(user)
@@ -494,32 +376,16 @@ impl AuthService {
     }
 
     /// Issues a single-use nonce for `wallet_address` and a ready SIWE message around it.
-    pub async fn wallet_challenge(
-        &self,
-        wallet_address: &str,
-    ) -> Result<WalletChallenge, AuthError> {
-        let address = EthAddress::parse(wallet_address).map_err(|e| AuthError::Validation {
-            field: "wallet_address",
-            message: e.to_string(),
-        })?;
+    pub async fn wallet_challenge(&self, wallet_address: &str) -> Result<WalletChallenge, AuthError> {
+        let address = EthAddress::parse(wallet_address)
+            .map_err(|e| AuthError::Validation { field: "wallet_address", message: e.to_string() })?;
         let now = self.now();
-        let issued_at = now
-            .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
-            .unwrap_or(now);
+        let issued_at = now.replace_nanosecond(now.millisecond() as u32 * 1_000_000).unwrap_or(now);
         let expires_at = issued_at + self.settings.siwe_nonce_ttl;
-        let nonce: String = rand::rng()
-            .sample_iter(&Alphanumeric)
-            .take(NONCE_LENGTH)
-            .map(char::from)
-            .collect();
+        let nonce: String = rand::rng().sample_iter(&Alphanumeric).take(NONCE_LENGTH).map(char::from).collect();
         self.ports
             .nonces
-            .insert(WalletNonce {
-                nonce: nonce.clone(),
-                wallet_address: address,
-                issued_at,
-                expires_at,
-            })
+            .insert(WalletNonce { nonce: nonce.clone(), wallet_address: address, issued_at, expires_at })
             .await?;
         let chain_id = self.settings.siwe_chain_ids.first().copied().unwrap_or(1);
         let message = SiweMessage {
@@ -536,11 +402,7 @@ impl AuthService {
             request_id: None,
             resources: Vec::new(),
         };
-        Ok(WalletChallenge {
-            nonce,
-            message: message.to_message_string(),
-            expires_at,
-        })
+        Ok(WalletChallenge { nonce, message: message.to_message_string(), expires_at })
     }
 
     /// Verifies an EIP-4361 message and its EIP-191 signature, then signs the wallet in (creating
@@ -551,8 +413,7 @@ impl AuthService {
         signature: &str,
         message: &str,
     ) -> Result<SignedIn, AuthError> {
-        let claimed = EthAddress::parse(wallet_address)
-            .map_err(|e| wallet_error(format!("wallet_address: {e}")))?;
+        let claimed = EthAddress::parse(wallet_address).map_err(|e| wallet_error(format!("wallet_address: {e}")))?;
         let siwe: SiweMessage = message.parse().map_err(|e| wallet_error(format!("{e}")))?;
         if siwe.domain != self.settings.siwe_domain {
             return Err(wallet_error(format!(
@@ -561,27 +422,16 @@ impl AuthService {
             )));
         }
         if uri_authority(&siwe.uri) != Some(self.settings.siwe_domain.as_str()) {
-            return Err(wallet_error(format!(
-                "message URI '{}' is not on '{}'",
-                siwe.uri, self.settings.siwe_domain
-            )));
+            return Err(wallet_error(format!("message URI '{}' is not on '{}'", siwe.uri, self.settings.siwe_domain)));
         }
         if siwe.version != "1" {
-            return Err(wallet_error(format!(
-                "unsupported message version '{}'",
-                siwe.version
-            )));
+            return Err(wallet_error(format!("unsupported message version '{}'", siwe.version)));
         }
         if !self.settings.siwe_chain_ids.contains(&siwe.chain_id) {
-            return Err(wallet_error(format!(
-                "chain id {} is not accepted",
-                siwe.chain_id
-            )));
+            return Err(wallet_error(format!("chain id {} is not accepted", siwe.chain_id)));
         }
         if siwe.address != claimed {
-            return Err(wallet_error(
-                "message address does not match wallet_address",
-            ));
+            return Err(wallet_error("message address does not match wallet_address"));
         }
 
         let now = self.now();
@@ -598,17 +448,12 @@ impl AuthService {
             return Err(wallet_error("nonce has expired"));
         }
         if nonce.wallet_address != claimed {
-            return Err(wallet_error(
-                "nonce was issued for a different wallet address",
-            ));
+            return Err(wallet_error("nonce was issued for a different wallet address"));
         }
         if siwe.issued_at > now + self.settings.siwe_clock_skew {
             return Err(wallet_error("message 'Issued At' is in the future"));
         }
-        if siwe
-            .not_before
-            .is_some_and(|t| t > now + self.settings.siwe_clock_skew)
-        {
+        if siwe.not_before.is_some_and(|t| t > now + self.settings.siwe_clock_skew) {
             return Err(wallet_error("message is not valid yet ('Not Before')"));
         }
         if siwe.expiration_time.is_some_and(|t| t <= now) {
@@ -627,11 +472,7 @@ impl AuthService {
         self.start_session(user, None).await
     }
 
-    async fn wallet_user(
-        &self,
-        address: EthAddress,
-        now: OffsetDateTime,
-    ) -> Result<User, AuthError> {
+    async fn wallet_user(&self, address: EthAddress, now: OffsetDateTime) -> Result<User, AuthError> {
         if let Some(user) = self.ports.users.find_by_wallet(&address).await? {
             return Ok(user);
         }
@@ -651,9 +492,7 @@ impl AuthService {
                 .users
                 .find_by_wallet(&address)
                 .await?
-                .ok_or_else(|| {
-                    AuthError::Unavailable(anyhow::anyhow!("wallet user vanished after duplicate"))
-                }),
+                .ok_or_else(|| AuthError::Unavailable(anyhow::anyhow!("wallet user vanished after duplicate"))),
             Err(CreateUserError::DuplicateEmail) => Err(AuthError::DuplicateEmail),
             Err(CreateUserError::Store(e)) => Err(e.into()),
         }
@@ -674,11 +513,7 @@ fn uri_authority(uri: &str) -> Option<&str> {
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = &rest[..end];
     // Drop any user-info: only the host and port identify the relying party.
-    Some(
-        authority
-            .rsplit_once('@')
-            .map_or(authority, |(_, host)| host),
-    )
+    Some(authority.rsplit_once('@').map_or(authority, |(_, host)| host))
 }
 
 #[cfg(test)]

@@ -34,17 +34,11 @@ fn settings() -> AuthSettings {
         siwe_nonce_ttl: Duration::minutes(5),
         siwe_clock_skew: Duration::seconds(30),
         wallet_default_role: Role::Analyst,
-        login_attempts: RatePolicy {
-            limit: 3,
-            window_ms: 15 * 60 * 1000,
-        },
+        login_attempts: RatePolicy { limit: 3, window_ms: 15 * 60 * 1000 },
     }
 }
 
-fn harness_with(
-    users: Option<Arc<dyn UserRepository>>,
-    hasher: Arc<dyn PasswordHasher>,
-) -> Harness {
+fn harness_with(users: Option<Arc<dyn UserRepository>>, hasher: Arc<dyn PasswordHasher>) -> Harness {
     let clock = Arc::new(ManualClock::starting_at(datetime!(2026-01-01 00:00 UTC)));
     let store = Arc::new(MemoryStore::new());
     let service = AuthService::new(
@@ -59,10 +53,14 @@ fn harness_with(
         },
         settings(),
     );
-    Harness {
-        service,
-        clock,
-        store,
+    Harness { service, clock, store }
+}
+
+impl Harness {
+    /// Creates a password user with `role` and signs them in.
+    async fn signed_in_user(&self, email: &str, role: Role) -> SignedIn {
+        self.service.create_user(email, PASSWORD.into(), role).await.expect("create");
+        self.service.login(email, PASSWORD.into()).await.expect("login")
     }
 }
 
@@ -73,52 +71,29 @@ fn harness() -> Harness {
 #[tokio::test]
 async fn an_unknown_email_still_costs_one_password_verification() {
     let mut hasher = MockPasswordHasher::new();
-    hasher
-        .expect_hash()
-        .times(1)
-        .returning(|_| Ok(PasswordHash::from_phc("$argon2id$dummy".into())));
+    hasher.expect_hash().times(1).returning(|_| Ok(PasswordHash::from_phc("$argon2id$dummy".into())));
     hasher.expect_verify().times(1).returning(|_, _| Ok(false));
     let h = harness_with(None, Arc::new(hasher));
-    let error = h
-        .service
-        .login("nobody@example.com", PASSWORD.into())
-        .await
-        .unwrap_err();
+    let error = h.service.login("nobody@example.com", PASSWORD.into()).await.unwrap_err();
     assert!(matches!(error, AuthError::InvalidCredentials));
 }
 
 #[tokio::test]
 async fn wrong_password_and_unknown_account_fail_identically() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
-    let wrong_password = h
-        .service
-        .login("a@example.com", "not the password".into())
-        .await
-        .unwrap_err();
-    let unknown = h
-        .service
-        .login("b@example.com", PASSWORD.into())
-        .await
-        .unwrap_err();
+    h.service.create_user("a@example.com", PASSWORD.into(), Role::Analyst).await.expect("create");
+    let wrong_password = h.service.login("a@example.com", "not the password".into()).await.unwrap_err();
+    let unknown = h.service.login("b@example.com", PASSWORD.into()).await.unwrap_err();
     assert_eq!(wrong_password.to_string(), unknown.to_string());
 }
 
 #[tokio::test]
 async fn failed_logins_are_throttled_until_the_window_rolls() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
+    h.service.create_user("a@example.com", PASSWORD.into(), Role::Analyst).await.expect("create");
     for _ in 0..3 {
         assert!(matches!(
-            h.service
-                .login("a@example.com", "wrong password!".into())
-                .await,
+            h.service.login("a@example.com", "wrong password!".into()).await,
             Err(AuthError::InvalidCredentials)
         ));
     }
@@ -128,90 +103,38 @@ async fn failed_logins_are_throttled_until_the_window_rolls() {
         other => panic!("expected throttling, got {other:?}"),
     }
     h.clock.advance(Duration::minutes(15));
-    assert!(
-        h.service
-            .login("a@example.com", PASSWORD.into())
-            .await
-            .is_ok()
-    );
+    assert!(h.service.login("a@example.com", PASSWORD.into()).await.is_ok());
 }
 
 #[tokio::test]
 async fn a_success_gives_the_attempt_budget_back() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
+    h.service.create_user("a@example.com", PASSWORD.into(), Role::Analyst).await.expect("create");
     for _ in 0..5 {
         for _ in 0..2 {
-            assert!(
-                h.service
-                    .login("a@example.com", "wrong password!".into())
-                    .await
-                    .is_err()
-            );
+            assert!(h.service.login("a@example.com", "wrong password!".into()).await.is_err());
         }
-        h.service
-            .login("a@example.com", PASSWORD.into())
-            .await
-            .expect("owner signs in between failures");
+        h.service.login("a@example.com", PASSWORD.into()).await.expect("owner signs in between failures");
     }
 }
 
 #[tokio::test]
 async fn refresh_token_reuse_revokes_the_whole_family() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
-    let first = h
-        .service
-        .login("a@example.com", PASSWORD.into())
-        .await
-        .expect("login");
-    let second = h
-        .service
-        .refresh(&first.refresh_token)
-        .await
-        .expect("rotate");
-    assert!(matches!(
-        h.service.refresh(&first.refresh_token).await,
-        Err(AuthError::RefreshTokenReused)
-    ));
+    let first = h.signed_in_user("a@example.com", Role::Analyst).await;
+    let second = h.service.refresh(&first.refresh_token).await.expect("rotate");
+    assert!(matches!(h.service.refresh(&first.refresh_token).await, Err(AuthError::RefreshTokenReused)));
     // The rotated token, never used, died with its family.
-    assert!(matches!(
-        h.service.refresh(&second.refresh_token).await,
-        Err(AuthError::RefreshTokenRevoked)
-    ));
+    assert!(matches!(h.service.refresh(&second.refresh_token).await, Err(AuthError::RefreshTokenRevoked)));
 }
 
 #[tokio::test]
 async fn another_sign_in_is_not_affected_by_a_revoked_family() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
-    let laptop = h
-        .service
-        .login("a@example.com", PASSWORD.into())
-        .await
-        .expect("login");
-    let phone = h
-        .service
-        .login("a@example.com", PASSWORD.into())
-        .await
-        .expect("login");
-    let caller = h
-        .service
-        .authenticate(&laptop.access_token)
-        .expect("principal");
-    h.service
-        .logout(caller, &laptop.refresh_token)
-        .await
-        .expect("logout");
+    let laptop = h.signed_in_user("a@example.com", Role::Analyst).await;
+    let phone = h.service.login("a@example.com", PASSWORD.into()).await.expect("login");
+    let caller = h.service.authenticate(&laptop.access_token).expect("principal");
+    h.service.logout(caller, &laptop.refresh_token).await.expect("logout");
     assert!(h.service.refresh(&laptop.refresh_token).await.is_err());
     assert!(h.service.refresh(&phone.refresh_token).await.is_ok());
 }
@@ -219,56 +142,18 @@ async fn another_sign_in_is_not_affected_by_a_revoked_family() {
 #[tokio::test]
 async fn a_user_cannot_sign_out_someone_elses_session() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
-    h.service
-        .create_user("b@example.com", PASSWORD.into(), Role::Analyst)
-        .await
-        .expect("create");
-    let alice = h
-        .service
-        .login("a@example.com", PASSWORD.into())
-        .await
-        .expect("login");
-    let bob = h
-        .service
-        .login("b@example.com", PASSWORD.into())
-        .await
-        .expect("login");
-    let bob_principal = h
-        .service
-        .authenticate(&bob.access_token)
-        .expect("principal");
-    assert!(
-        h.service
-            .logout(bob_principal, &alice.refresh_token)
-            .await
-            .is_err()
-    );
+    let alice = h.signed_in_user("a@example.com", Role::Analyst).await;
+    let bob = h.signed_in_user("b@example.com", Role::Analyst).await;
+    let bob_principal = h.service.authenticate(&bob.access_token).expect("principal");
+    assert!(h.service.logout(bob_principal, &alice.refresh_token).await.is_err());
     assert!(h.service.refresh(&alice.refresh_token).await.is_ok());
 }
 
 #[tokio::test]
 async fn access_tokens_expire_with_their_ttl() {
     let h = harness();
-    h.service
-        .create_user("a@example.com", PASSWORD.into(), Role::Viewer)
-        .await
-        .expect("create");
-    let signed_in = h
-        .service
-        .login("a@example.com", PASSWORD.into())
-        .await
-        .expect("login");
-    assert_eq!(
-        h.service
-            .authenticate(&signed_in.access_token)
-            .expect("valid")
-            .role,
-        Role::Viewer
-    );
+    let signed_in = h.signed_in_user("a@example.com", Role::Viewer).await;
+    assert_eq!(h.service.authenticate(&signed_in.access_token).expect("valid").role, Role::Viewer);
     h.clock.advance(Duration::minutes(15));
     assert!(matches!(
         h.service.authenticate(&signed_in.access_token),
@@ -279,25 +164,14 @@ async fn access_tokens_expire_with_their_ttl() {
 #[tokio::test]
 async fn a_store_failure_is_unavailable_not_a_credentials_error() {
     let mut users = MockUserRepository::new();
-    users.expect_find_by_email().returning(|_| {
-        Err(StoreError::Unavailable(anyhow::anyhow!(
-            "connection refused"
-        )))
-    });
-    let h = harness_with(
-        Some(Arc::new(users)),
-        Arc::new(Argon2Hasher::fast_for_tests()),
-    );
-    assert!(matches!(
-        h.service.login("a@example.com", PASSWORD.into()).await,
-        Err(AuthError::Unavailable(_))
-    ));
+    users.expect_find_by_email().returning(|_| Err(StoreError::Unavailable(anyhow::anyhow!("connection refused"))));
+    let h = harness_with(Some(Arc::new(users)), Arc::new(Argon2Hasher::fast_for_tests()));
+    assert!(matches!(h.service.login("a@example.com", PASSWORD.into()).await, Err(AuthError::Unavailable(_))));
 }
 
 fn signer() -> SigningKey {
     SigningKey::from_slice(
-        &hex::decode("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
-            .expect("hex"),
+        &hex::decode("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80").expect("hex"),
     )
     .expect("key")
 }
@@ -307,47 +181,17 @@ const ADDRESS: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 #[tokio::test]
 async fn a_signed_challenge_signs_the_wallet_in_once() {
     let h = harness();
-    let challenge = h
-        .service
-        .wallet_challenge(ADDRESS)
-        .await
-        .expect("challenge");
+    let challenge = h.service.wallet_challenge(ADDRESS).await.expect("challenge");
     let signature = ethereum::sign_message(&signer(), challenge.message.as_bytes());
-    let signed_in = h
-        .service
-        .wallet_sign_in(ADDRESS, &signature, &challenge.message)
-        .await
-        .expect("sign in");
+    let signed_in = h.service.wallet_sign_in(ADDRESS, &signature, &challenge.message).await.expect("sign in");
     assert_eq!(signed_in.user.role, Role::Analyst);
-    assert_eq!(
-        signed_in
-            .user
-            .wallet_address
-            .map(|a| a.to_checksum())
-            .as_deref(),
-        Some(ADDRESS)
-    );
-    let replay = h
-        .service
-        .wallet_sign_in(ADDRESS, &signature, &challenge.message)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        replay.to_string(),
-        "wallet sign-in failed: nonce has already been used"
-    );
+    assert_eq!(signed_in.user.wallet_address.map(|a| a.to_checksum()).as_deref(), Some(ADDRESS));
+    let replay = h.service.wallet_sign_in(ADDRESS, &signature, &challenge.message).await.unwrap_err();
+    assert_eq!(replay.to_string(), "wallet sign-in failed: nonce has already been used");
     // A second sign-in with a new nonce finds the same user.
-    let again = h
-        .service
-        .wallet_challenge(ADDRESS)
-        .await
-        .expect("challenge");
+    let again = h.service.wallet_challenge(ADDRESS).await.expect("challenge");
     let signature = ethereum::sign_message(&signer(), again.message.as_bytes());
-    let second = h
-        .service
-        .wallet_sign_in(ADDRESS, &signature, &again.message)
-        .await
-        .expect("sign in");
+    let second = h.service.wallet_sign_in(ADDRESS, &signature, &again.message).await.expect("sign in");
     assert_eq!(second.user.id, signed_in.user.id);
     assert_eq!(h.store.list().await.expect("users").len(), 1);
 }
@@ -355,68 +199,30 @@ async fn a_signed_challenge_signs_the_wallet_in_once() {
 #[tokio::test]
 async fn a_challenge_expires_with_the_nonce_ttl() {
     let h = harness();
-    let challenge = h
-        .service
-        .wallet_challenge(ADDRESS)
-        .await
-        .expect("challenge");
+    let challenge = h.service.wallet_challenge(ADDRESS).await.expect("challenge");
     let signature = ethereum::sign_message(&signer(), challenge.message.as_bytes());
     h.clock.advance(Duration::minutes(5));
-    let error = h
-        .service
-        .wallet_sign_in(ADDRESS, &signature, &challenge.message)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "wallet sign-in failed: nonce has expired"
-    );
+    let error = h.service.wallet_sign_in(ADDRESS, &signature, &challenge.message).await.unwrap_err();
+    assert_eq!(error.to_string(), "wallet sign-in failed: nonce has expired");
 }
 
 #[tokio::test]
 async fn a_message_for_another_domain_is_refused_before_its_nonce_is_spent() {
     let h = harness();
-    let challenge = h
-        .service
-        .wallet_challenge(ADDRESS)
-        .await
-        .expect("challenge");
-    let forged = challenge
-        .message
-        .replacen("localhost:3000", "evil.example", 1);
+    let challenge = h.service.wallet_challenge(ADDRESS).await.expect("challenge");
+    let forged = challenge.message.replacen("localhost:3000", "evil.example", 1);
     let signature = ethereum::sign_message(&signer(), forged.as_bytes());
-    let error = h
-        .service
-        .wallet_sign_in(ADDRESS, &signature, &forged)
-        .await
-        .unwrap_err();
-    assert!(
-        error.to_string().contains("domain 'evil.example'"),
-        "{error}"
-    );
+    let error = h.service.wallet_sign_in(ADDRESS, &signature, &forged).await.unwrap_err();
+    assert!(error.to_string().contains("domain 'evil.example'"), "{error}");
     // The genuine message still works: the nonce was not consumed by the forgery.
     let signature = ethereum::sign_message(&signer(), challenge.message.as_bytes());
-    assert!(
-        h.service
-            .wallet_sign_in(ADDRESS, &signature, &challenge.message)
-            .await
-            .is_ok()
-    );
+    assert!(h.service.wallet_sign_in(ADDRESS, &signature, &challenge.message).await.is_ok());
 }
 
 #[test]
 fn uri_authority_is_host_and_port() {
-    assert_eq!(
-        uri_authority("http://localhost:3000/login"),
-        Some("localhost:3000")
-    );
-    assert_eq!(
-        uri_authority("https://app.example.com?x=1"),
-        Some("app.example.com")
-    );
-    assert_eq!(
-        uri_authority("https://user@app.example.com/"),
-        Some("app.example.com")
-    );
+    assert_eq!(uri_authority("http://localhost:3000/login"), Some("localhost:3000"));
+    assert_eq!(uri_authority("https://app.example.com?x=1"), Some("app.example.com"));
+    assert_eq!(uri_authority("https://user@app.example.com/"), Some("app.example.com"));
     assert_eq!(uri_authority("not a uri"), None);
 }
