@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Load test: authenticated `GET /api/auth/me` on creditflow against a minimal warp hello-world
+# (examples/hello_world.rs) on the same machine, both release builds, with wrk.
+#
+# Prints req/s of both, their ratio, p50/p99 latencies, and creditflow's idle RSS.
+# Everything listens on and is loaded through 127.0.0.1 only; both servers are stopped on exit.
+#
+# Environment (all optional):
+#   DURATION=15          seconds per measured wrk run
+#   WARMUP=3             seconds of discarded wrk warm-up per server (0 to skip)
+#   THREADS=2 CONNECTIONS=64
+#   CF_PORT=18080 HELLO_PORT=18081
+#   CARGO_TARGET_DIR     defaults to /tmp/bench-target
+#   SKIP_BUILD=1         reuse the binaries already built in CARGO_TARGET_DIR
+set -euo pipefail
+
+DURATION="${DURATION:-15}"
+WARMUP="${WARMUP:-3}"
+THREADS="${THREADS:-2}"
+CONNECTIONS="${CONNECTIONS:-64}"
+CF_PORT="${CF_PORT:-18080}"
+HELLO_PORT="${HELLO_PORT:-18081}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/bench-target}"
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CF_BIN="$CARGO_TARGET_DIR/release/creditflow"
+HELLO_BIN="$CARGO_TARGET_DIR/release/examples/hello_world"
+
+ADMIN_EMAIL="bench-admin@example.com"
+ADMIN_PASSWORD="bench-admin-password-1234"
+JWT_SECRET="load-test-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+
+CF_PID=""
+HELLO_PID=""
+DATA_DIR=""
+OUT_DIR="$(mktemp -d)"
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() {
+    printf 'load.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+stop() {
+    local pid="$1"
+    [[ -n "$pid" ]] || return 0
+    kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    stop "$CF_PID"
+    stop "$HELLO_PID"
+    wait 2>/dev/null || true
+    [[ -n "$DATA_DIR" ]] && rm -rf "$DATA_DIR"
+    rm -rf "$OUT_DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_free() {
+    ! curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" 2>/dev/null
+}
+
+wait_for() { # url pid name
+    local url="$1" pid="$2" name="$3"
+    for _ in $(seq 150); do
+        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
+        if curl -sf -o /dev/null --max-time 1 "$url"; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    die "$name did not answer $url within 30 s"
+}
+
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# Converts a wrk duration ("812.00us", "1.23ms", "2.00s") to milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) n /= 1000
+        else if (v ~ /ms$/) n = n
+        else if (v ~ /m$/) n *= 60000
+        else if (v ~ /s$/) n *= 1000
+        printf "%.3f", n
+    }'
+}
+
+# CPU time (user + system) the process has used, in clock ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+
+run_wrk() { # name server-pid url [header]
+    local name="$1" pid="$2" url="$3"
+    shift 3
+    local args=(-t"$THREADS" -c"$CONNECTIONS" --latency)
+    if [[ $# -gt 0 ]]; then
+        args+=(-H "$1")
+    fi
+    if [[ "$WARMUP" -gt 0 ]]; then
+        log "$name: warm-up ${WARMUP}s"
+        timeout $((WARMUP + 30)) wrk "${args[@]}" -d"${WARMUP}s" "$url" >/dev/null
+    fi
+    log "$name: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency $url"
+    local before after
+    before="$(cpu_ticks "$pid")"
+    timeout $((DURATION + 30)) wrk "${args[@]}" -d"${DURATION}s" "$url" | tee "$OUT_DIR/$name.txt" >&2
+    after="$(cpu_ticks "$pid")"
+    echo $((after - before)) >"$OUT_DIR/$name.ticks"
+    if grep -q 'Non-2xx or 3xx responses' "$OUT_DIR/$name.txt"; then
+        die "$name: wrk saw non-2xx responses; the numbers are not valid"
+    fi
+}
+
+rps() { awk '/^Requests\/sec:/ {print $2}' "$OUT_DIR/$1.txt"; }
+pct() { to_ms "$(awk -v p="$2%" '$1 == p {print $2}' "$OUT_DIR/$1.txt")"; }
+# Server CPU per request in microseconds, and the server's average CPU use in cores.
+cpu_per_req() {
+    awk -v t="$(cat "$OUT_DIR/$1.ticks")" -v hz="$(getconf CLK_TCK)" \
+        '/ requests in / {printf "%.1f", t / hz * 1e6 / $1}' "$OUT_DIR/$1.txt"
+}
+cores() {
+    awk -v t="$(cat "$OUT_DIR/$1.ticks")" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" \
+        'BEGIN {printf "%.2f", t / hz / d}'
+}
+
+# --- tools and binaries -------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+    log "installing wrk"
+    apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+command -v wrk >/dev/null || die "wrk is not installed"
+command -v curl >/dev/null || die "curl is needed"
+command -v python3 >/dev/null || die "python3 is needed"
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+    log "building release binaries into $CARGO_TARGET_DIR"
+    (cd "$ROOT" && cargo build --release --bin creditflow --example hello_world)
+fi
+[[ -x "$CF_BIN" && -x "$HELLO_BIN" ]] || die "binaries missing in $CARGO_TARGET_DIR/release"
+
+port_free "$CF_PORT" || die "127.0.0.1:$CF_PORT is already in use"
+port_free "$HELLO_PORT" || die "127.0.0.1:$HELLO_PORT is already in use"
+
+# --- creditflow ---------------------------------------------------------------------------------
+DATA_DIR="$(mktemp -d)"
+log "starting creditflow on 127.0.0.1:$CF_PORT (DATA_DIR=$DATA_DIR)"
+# Started from DATA_DIR so that no .env of the checkout changes the configuration.
+(
+    cd "$DATA_DIR"
+    exec env ADMIN_EMAIL="$ADMIN_EMAIL" ADMIN_PASSWORD="$ADMIN_PASSWORD" JWT_SECRET="$JWT_SECRET" \
+        BIND_ADDR="127.0.0.1:$CF_PORT" DATA_DIR="$DATA_DIR" RUST_LOG=warn "$CF_BIN"
+) >"$OUT_DIR/creditflow.log" 2>&1 &
+CF_PID=$!
+wait_for "http://127.0.0.1:$CF_PORT/health/live" "$CF_PID" creditflow
+sleep 2
+IDLE_RSS_KIB="$(rss_kib "$CF_PID")"
+log "creditflow idle RSS after start-up: ${IDLE_RSS_KIB} KiB"
+
+LOGIN_BODY="$(printf '{"email":"%s","password":"%s"}' "$ADMIN_EMAIL" "$ADMIN_PASSWORD")"
+TOKEN="$(curl -sf --max-time 10 -H 'content-type: application/json' -d "$LOGIN_BODY" \
+    "http://127.0.0.1:$CF_PORT/api/auth/login" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')" ||
+    die "login failed"
+AUTH_HEADER="Authorization: Bearer $TOKEN"
+ME_STATUS="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H "$AUTH_HEADER" \
+    "http://127.0.0.1:$CF_PORT/api/auth/me")"
+[[ "$ME_STATUS" == 200 ]] || die "GET /api/auth/me answered $ME_STATUS, expected 200"
+sleep 1
+LOGGED_IN_RSS_KIB="$(rss_kib "$CF_PID")"
+
+# --- hello world --------------------------------------------------------------------------------
+log "starting hello_world on 127.0.0.1:$HELLO_PORT"
+PORT="$HELLO_PORT" "$HELLO_BIN" >"$OUT_DIR/hello.log" 2>&1 &
+HELLO_PID=$!
+wait_for "http://127.0.0.1:$HELLO_PORT/" "$HELLO_PID" hello_world
+HELLO_IDLE_RSS_KIB="$(rss_kib "$HELLO_PID")"
+
+# --- load ---------------------------------------------------------------------------------------
+run_wrk me "$CF_PID" "http://127.0.0.1:$CF_PORT/api/auth/me" "$AUTH_HEADER"
+AFTER_LOAD_RSS_KIB="$(rss_kib "$CF_PID")"
+run_wrk hello "$HELLO_PID" "http://127.0.0.1:$HELLO_PORT/"
+
+kill -0 "$CF_PID" 2>/dev/null || die "creditflow died during the run"
+kill -0 "$HELLO_PID" 2>/dev/null || die "hello_world died during the run"
+
+ME_RPS="$(rps me)"
+HELLO_RPS="$(rps hello)"
+RATIO="$(awk -v a="$ME_RPS" -v b="$HELLO_RPS" 'BEGIN { printf "%.1f", 100 * a / b }')"
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+cat <<EOF
+
+=== results ($(nproc) CPUs, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, client and servers on one machine) ===
+GET /api/auth/me (creditflow, bearer token): $ME_RPS req/s   p50 $(pct me 50) ms   p90 $(pct me 90) ms   p99 $(pct me 99) ms
+GET / (warp hello world):                    $HELLO_RPS req/s   p50 $(pct hello 50) ms   p90 $(pct hello 90) ms   p99 $(pct hello 99) ms
+ratio authenticated / hello world:           ${RATIO} %
+server CPU per request: creditflow $(cpu_per_req me) µs ($(cores me) cores busy), hello world $(cpu_per_req hello) µs ($(cores hello) cores busy)
+creditflow RSS: idle after start-up $(mib "$IDLE_RSS_KIB") MiB, after login $(mib "$LOGGED_IN_RSS_KIB") MiB, after the load $(mib "$AFTER_LOAD_RSS_KIB") MiB
+hello_world RSS idle: $(mib "$HELLO_IDLE_RSS_KIB") MiB
+EOF
