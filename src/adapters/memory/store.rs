@@ -23,9 +23,20 @@ struct Nonce {
 
 #[derive(Default)]
 struct State {
+    /// Users in creation order (the order `list` promises), with indexes for each lookup.
     users: Vec<User>,
+    user_index_by_id: HashMap<UserId, usize>,
+    user_index_by_email: HashMap<EmailAddress, usize>,
+    user_index_by_wallet: HashMap<EthAddress, usize>,
     refresh_tokens: HashMap<TokenHash, RefreshTokenRecord>,
+    families: HashMap<Uuid, Vec<TokenHash>>,
     nonces: HashMap<String, Nonce>,
+}
+
+impl State {
+    fn user_at(&self, index: Option<&usize>) -> Option<User> {
+        index.and_then(|&i| self.users.get(i)).cloned()
+    }
 }
 
 /// Every repository of the service, in memory.
@@ -39,18 +50,6 @@ impl MemoryStore {
         Self::default()
     }
 
-    fn revoke_where(&self, now: OffsetDateTime, matches: impl Fn(&RefreshTokenRecord) -> bool) -> u64 {
-        let mut state = self.state();
-        let mut revoked = 0;
-        for record in state.refresh_tokens.values_mut() {
-            if matches(record) && record.revoked_at.is_none() {
-                record.revoked_at = Some(now);
-                revoked += 1;
-            }
-        }
-        revoked
-    }
-
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave a map half-updated (each operation is a
         // single insert or field write), so a poisoned lock is still consistent.
@@ -62,32 +61,46 @@ impl MemoryStore {
 impl UserRepository for MemoryStore {
     async fn create(&self, user: NewUser) -> Result<User, CreateUserError> {
         let mut state = self.state();
-        if user.email.is_some() && state.users.iter().any(|u| u.email == user.email) {
+        if user.email.as_ref().is_some_and(|email| state.user_index_by_email.contains_key(email)) {
             return Err(CreateUserError::DuplicateEmail);
         }
-        if user.wallet_address.is_some() && state.users.iter().any(|u| u.wallet_address == user.wallet_address) {
+        if user.wallet_address.as_ref().is_some_and(|wallet| state.user_index_by_wallet.contains_key(wallet)) {
             return Err(CreateUserError::DuplicateWallet);
         }
         let user = user.into_user();
+        let index = state.users.len();
+        state.user_index_by_id.insert(user.id, index);
+        if let Some(email) = &user.email {
+            state.user_index_by_email.insert(email.clone(), index);
+        }
+        if let Some(wallet) = user.wallet_address {
+            state.user_index_by_wallet.insert(wallet, index);
+        }
         state.users.push(user.clone());
         Ok(user)
     }
 
     async fn find_by_id(&self, id: UserId) -> Result<Option<User>, StoreError> {
-        Ok(self.state().users.iter().find(|u| u.id == id).cloned())
+        let state = self.state();
+        Ok(state.user_at(state.user_index_by_id.get(&id)))
     }
 
     async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<User>, StoreError> {
-        Ok(self.state().users.iter().find(|u| u.email.as_ref() == Some(email)).cloned())
+        let state = self.state();
+        Ok(state.user_at(state.user_index_by_email.get(email)))
     }
 
     async fn find_by_wallet(&self, address: &EthAddress) -> Result<Option<User>, StoreError> {
-        Ok(self.state().users.iter().find(|u| u.wallet_address.as_ref() == Some(address)).cloned())
+        let state = self.state();
+        Ok(state.user_at(state.user_index_by_wallet.get(address)))
     }
 
     async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError> {
         let mut state = self.state();
-        let Some(user) = state.users.iter_mut().find(|u| u.id == id) else {
+        let Some(&index) = state.user_index_by_id.get(&id) else {
+            return Ok(None);
+        };
+        let Some(user) = state.users.get_mut(index) else {
             return Ok(None);
         };
         if let Some(role) = changes.role {
@@ -107,7 +120,9 @@ impl UserRepository for MemoryStore {
 #[async_trait]
 impl RefreshTokenRepository for MemoryStore {
     async fn insert(&self, record: RefreshTokenRecord) -> Result<(), StoreError> {
-        self.state().refresh_tokens.insert(record.token_hash.clone(), record);
+        let mut state = self.state();
+        state.families.entry(record.family_id).or_default().push(record.token_hash.clone());
+        state.refresh_tokens.insert(record.token_hash.clone(), record);
         Ok(())
     }
 
@@ -131,17 +146,39 @@ impl RefreshTokenRepository for MemoryStore {
     }
 
     async fn revoke_family(&self, family_id: Uuid, now: OffsetDateTime) -> Result<u64, StoreError> {
-        Ok(self.revoke_where(now, |record| record.family_id == family_id))
+        let mut state = self.state();
+        let State { families, refresh_tokens, .. } = &mut *state;
+        let mut revoked = 0;
+        for hash in families.get(&family_id).into_iter().flatten() {
+            if let Some(record) = refresh_tokens.get_mut(hash).filter(|r| r.revoked_at.is_none()) {
+                record.revoked_at = Some(now);
+                revoked += 1;
+            }
+        }
+        Ok(revoked)
     }
 
     async fn revoke_user(&self, user_id: UserId, now: OffsetDateTime) -> Result<u64, StoreError> {
-        Ok(self.revoke_where(now, |record| record.user_id == user_id))
+        let mut state = self.state();
+        let mut revoked = 0;
+        for record in state.refresh_tokens.values_mut() {
+            if record.user_id == user_id && record.revoked_at.is_none() {
+                record.revoked_at = Some(now);
+                revoked += 1;
+            }
+        }
+        Ok(revoked)
     }
 
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, StoreError> {
         let mut state = self.state();
         let before = state.refresh_tokens.len();
         state.refresh_tokens.retain(|_, record| record.expires_at > now);
+        let State { families, refresh_tokens, .. } = &mut *state;
+        families.retain(|_, hashes| {
+            hashes.retain(|hash| refresh_tokens.contains_key(hash));
+            !hashes.is_empty()
+        });
         Ok((before - state.refresh_tokens.len()) as u64)
     }
 }
