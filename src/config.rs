@@ -10,6 +10,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::domain::auth::{EmailAddress, Password, Role};
+use crate::domain::db_ssl::SslMode;
 
 /// A secret value: usable, never printed.
 #[derive(Clone, PartialEq, Eq)]
@@ -44,6 +45,46 @@ pub enum LogFormat {
     Json,
 }
 
+/// TLS settings of the database connection (`DB_SSL_*`), with libpq's meaning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DbTlsSettings {
+    pub mode: SslMode,
+    /// Refuse any connection that is not encrypted (a `prefer` fallback to plain included).
+    pub required: bool,
+    pub ca_cert: Option<PathBuf>,
+    pub client_cert: Option<PathBuf>,
+    pub client_key: Option<PathBuf>,
+}
+
+/// The database connection settings.
+#[derive(Clone, Debug)]
+pub struct DatabaseConfig {
+    /// `postgres://user:password@host:port/db?…`; `None` with the embedded cluster.
+    pub url: Option<Secret>,
+    /// `None`: `prefer` for an external database, `verify-full` for the embedded cluster.
+    pub ssl_mode: Option<SslMode>,
+    pub ssl_required: bool,
+    pub ca_cert: Option<PathBuf>,
+    pub client_cert: Option<PathBuf>,
+    pub client_key: Option<PathBuf>,
+    /// Where generated certificates go (`DB_SSL_AUTO_CERT_DIR`).
+    pub auto_cert_dir: PathBuf,
+    pub pool_size: usize,
+}
+
+impl DatabaseConfig {
+    /// The TLS settings, with the SSL mode defaulted to `default_mode` when not configured.
+    pub fn tls(&self, default_mode: SslMode) -> DbTlsSettings {
+        DbTlsSettings {
+            mode: self.ssl_mode.unwrap_or(default_mode),
+            required: self.ssl_required,
+            ca_cert: self.ca_cert.clone(),
+            client_cert: self.client_cert.clone(),
+            client_key: self.client_key.clone(),
+        }
+    }
+}
+
 /// The administrator created at start-up when absent.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -57,6 +98,7 @@ pub struct Config {
     pub bind_addr: SocketAddr,
     pub data_dir: PathBuf,
     pub store: StoreKind,
+    pub database: DatabaseConfig,
     /// `None`: generate one and keep it in `DATA_DIR/jwt-secret`.
     pub jwt_secret: Option<Secret>,
     pub jwt_issuer: String,
@@ -124,7 +166,29 @@ impl Config {
             }
             other => other.map(Secret::new),
         };
+        let database = DatabaseConfig {
+            url: vars.get("DATABASE_URL").map(Secret::new),
+            ssl_mode: vars
+                .get("DB_SSL_MODE")
+                .map(|raw| raw.parse::<SslMode>().map_err(|e| invalid("DB_SSL_MODE", e.to_string())))
+                .transpose()?,
+            ssl_required: vars.boolean_or("DB_SSL_REQUIRED", false)?,
+            ca_cert: vars.get("DB_SSL_CA_CERT").map(PathBuf::from),
+            client_cert: vars.get("DB_SSL_CLIENT_CERT").map(PathBuf::from),
+            client_key: vars.get("DB_SSL_CLIENT_KEY").map(PathBuf::from),
+            auto_cert_dir: vars.get("DB_SSL_AUTO_CERT_DIR").map_or_else(|| PathBuf::from("./certs"), PathBuf::from),
+            pool_size: vars.positive_or("DB_POOL_SIZE", 16)? as usize,
+        };
+        if database.ssl_required && database.ssl_mode == Some(SslMode::Disable) {
+            return Err(invalid("DB_SSL_REQUIRED", "is true but DB_SSL_MODE=disable never encrypts"));
+        }
+        match (&database.client_cert, &database.client_key) {
+            (Some(_), None) => return Err(invalid("DB_SSL_CLIENT_KEY", "must be set when DB_SSL_CLIENT_CERT is set")),
+            (None, Some(_)) => return Err(invalid("DB_SSL_CLIENT_CERT", "must be set when DB_SSL_CLIENT_KEY is set")),
+            _ => {}
+        }
         Ok(Config {
+            database,
             bind_addr: vars.parse_or(
                 "BIND_ADDR",
                 "127.0.0.1:8080".parse().expect("literal"),
@@ -241,6 +305,17 @@ impl Vars<'_> {
         })
     }
 
+    fn boolean_or(&self, name: &'static str, default: bool) -> Result<bool, ConfigError> {
+        match self.get(name).map(|raw| raw.to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(raw) => match raw.as_str() {
+                "true" | "1" | "yes" | "on" => Ok(true),
+                "false" | "0" | "no" | "off" => Ok(false),
+                _ => Err(invalid(name, format!("'{raw}' is not a boolean: use true or false"))),
+            },
+        }
+    }
+
     fn log_filter(&self, name: &'static str) -> Result<String, ConfigError> {
         let filter = self.get(name).unwrap_or_else(|| "info".to_owned());
         tracing_subscriber::EnvFilter::try_new(&filter).map_err(|e| {
@@ -343,6 +418,33 @@ mod tests {
         assert!(!debug.contains("super-secret"));
         assert!(!debug.contains("long enough password"));
         assert!(debug.contains("[redacted]"));
+    }
+
+    #[test]
+    fn database_tls_settings_are_validated_together() {
+        let defaults = config(&[]).expect("defaults");
+        assert_eq!(defaults.database.ssl_mode, None);
+        assert_eq!(defaults.database.pool_size, 16);
+        assert_eq!(defaults.database.tls(SslMode::Prefer).mode, SslMode::Prefer);
+        let error = config_error(&[("DB_SSL_REQUIRED", "true"), ("DB_SSL_MODE", "disable")]);
+        assert_eq!(error.variable, "DB_SSL_REQUIRED");
+        assert_eq!(config_error(&[("DB_SSL_MODE", "verify_full")]).variable, "DB_SSL_MODE");
+        assert_eq!(config_error(&[("DB_SSL_REQUIRED", "maybe")]).variable, "DB_SSL_REQUIRED");
+        assert_eq!(config_error(&[("DB_SSL_CLIENT_CERT", "/c.pem")]).variable, "DB_SSL_CLIENT_KEY");
+        assert_eq!(config_error(&[("DB_SSL_CLIENT_KEY", "/k.pem")]).variable, "DB_SSL_CLIENT_CERT");
+        let full = config(&[("DB_SSL_MODE", "verify-full"), ("DB_SSL_REQUIRED", "yes")]).expect("valid");
+        assert_eq!(full.database.tls(SslMode::Prefer).mode, SslMode::VerifyFull);
+        assert!(full.database.ssl_required);
+    }
+
+    #[test]
+    fn the_database_url_is_a_secret() {
+        let with_url = config(&[("DATABASE_URL", "postgres://app:s3cr3t@db.internal/app")]).expect("valid");
+        assert!(!format!("{with_url:?}").contains("s3cr3t"));
+    }
+
+    fn config_error(vars: &[(&str, &str)]) -> ConfigError {
+        config(vars).expect_err("invalid configuration")
     }
 
     #[test]

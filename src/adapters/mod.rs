@@ -6,4 +6,5 @@ pub mod clock;
 pub mod http;
 pub mod jwt;
 pub mod memory;
+pub mod postgres;
 pub mod secrets;

@@ -2,4 +2,5 @@
 //! Everything the domain needs from the outside world arrives through the traits in [`crate::ports`].
 
 pub mod auth;
+pub mod db_ssl;
 pub mod ratelimit;

@@ -3,6 +3,7 @@
 //! must return when.
 
 pub mod clock;
+pub mod db_ssl;
 pub mod password;
 pub mod rate_limit;
 pub mod store;

@@ -1,0 +1,1 @@
+//! Certificates for the embedded cluster and tests (rcgen).

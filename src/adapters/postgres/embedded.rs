@@ -1,0 +1,1 @@
+//! The embedded PostgreSQL cluster launcher.
