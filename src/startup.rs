@@ -11,7 +11,7 @@ use warp::reply::Response;
 
 use crate::adapters::argon2_hasher::Argon2Hasher;
 use crate::adapters::clock::SystemClock;
-use crate::adapters::http::{self, AppState};
+use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::memory::{MemoryRateLimiter, MemoryStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
@@ -38,6 +38,8 @@ pub struct Adapters {
     pub login_attempts: Arc<dyn RateLimiter>,
     pub hasher: Arc<dyn PasswordHasher>,
     pub clock: Arc<dyn Clock>,
+    /// The database whose TLS state `/health/database/ssl` reports; `None` without one.
+    pub database: Option<DatabaseHealth>,
 }
 
 impl Adapters {
@@ -53,6 +55,7 @@ impl Adapters {
             login_attempts: Arc::new(MemoryRateLimiter::new()),
             hasher: Arc::new(Argon2Hasher::recommended()),
             clock: Arc::new(SystemClock),
+            database: None,
         }
     }
 
@@ -144,6 +147,7 @@ impl Application {
             store_health: adapters.store_health.clone(),
             clock: adapters.clock.clone(),
             max_body_bytes: config.max_body_bytes,
+            database: adapters.database.clone(),
         });
         Ok(Self {
             listener,

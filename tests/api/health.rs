@@ -78,3 +78,95 @@ async fn the_server_finishes_and_stops_accepting_after_the_shutdown_signal() {
     let after = reqwest::Client::new().get(format!("{address}/health/live")).send().await;
     assert!(after.is_err(), "no new connections after shutdown");
 }
+
+mod database_ssl {
+    use std::sync::Arc;
+
+    use async_trait::async_trait;
+    use creditflow::adapters::http::DatabaseHealth;
+    use creditflow::domain::db_ssl::{DbSslExpectation, DbSslObservation, SslMode};
+    use creditflow::ports::db_ssl::{DbSslError, DbSslInspector};
+    use serde_json::Value;
+
+    use crate::helpers::*;
+
+    /// An inspector that reports a fixed observation, or fails, or hangs.
+    enum Scripted {
+        Sees(DbSslObservation),
+        Fails,
+        Hangs,
+    }
+
+    #[async_trait]
+    impl DbSslInspector for Scripted {
+        async fn inspect(&self) -> Result<DbSslObservation, DbSslError> {
+            match self {
+                Scripted::Sees(observation) => Ok(observation.clone()),
+                Scripted::Fails => Err(DbSslError::Unavailable(anyhow::anyhow!("connection refused"))),
+                Scripted::Hangs => std::future::pending().await,
+            }
+        }
+    }
+
+    async fn report(inspector: Scripted, mode: SslMode, required: bool) -> (u16, Value) {
+        let app = spawn_app_with(&[], |adapters| {
+            adapters.database = Some(DatabaseHealth {
+                inspector: Arc::new(inspector),
+                expectation: DbSslExpectation { mode, required },
+            });
+        })
+        .await;
+        let response = app.get("/health/database/ssl", None).await;
+        (response.status().as_u16(), response.json().await.expect("json"))
+    }
+
+    #[tokio::test]
+    async fn without_a_database_it_is_not_applicable() {
+        let app = spawn_app().await;
+        let response = app.get("/health/database/ssl", None).await;
+        assert_eq!(response.status(), 200);
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body["status"], "not_applicable");
+        assert_eq!(body["ssl_enabled"], false);
+        assert!(body["message"].as_str().expect("message").contains("no database"));
+    }
+
+    #[tokio::test]
+    async fn a_tls_connection_is_reported_as_the_server_sees_it() {
+        let observation = DbSslObservation {
+            ssl: true,
+            version: Some("TLSv1.3".into()),
+            cipher: Some("TLS_AES_256_GCM_SHA384".into()),
+            bits: Some(256),
+            client_dn: Some("/CN=creditflow".into()),
+        };
+        let (status, body) = report(Scripted::Sees(observation), SslMode::VerifyFull, false).await;
+        assert_eq!(status, 200);
+        assert_eq!(body["status"], "healthy");
+        assert_eq!(body["ssl_enabled"], true);
+        assert_eq!(body["ssl_mode"], "verify-full");
+        assert_eq!(body["ssl_version"], "TLSv1.3");
+        assert_eq!(body["ssl_cipher"], "TLS_AES_256_GCM_SHA384");
+        assert_eq!(body["certificate_validation"], "enabled");
+        assert_eq!(body["client_certificate"], true);
+        assert_eq!(body["ssl_required"], true);
+    }
+
+    #[tokio::test]
+    async fn a_plain_connection_with_tls_required_is_503() {
+        let plain = DbSslObservation { ssl: false, version: None, cipher: None, bits: None, client_dn: None };
+        let (status, body) = report(Scripted::Sees(plain), SslMode::Prefer, true).await;
+        assert_eq!(status, 503);
+        assert_eq!(body["status"], "unhealthy");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_or_silent_database_is_503() {
+        let (status, body) = report(Scripted::Fails, SslMode::Require, false).await;
+        assert_eq!((status, body["status"].as_str()), (503, Some("unhealthy")));
+        assert!(!body.to_string().contains("connection refused"), "no driver text in the body");
+        let (status, body) = report(Scripted::Hangs, SslMode::Require, false).await;
+        assert_eq!(status, 503);
+        assert!(body["message"].as_str().expect("message").contains("2 s"));
+    }
+}

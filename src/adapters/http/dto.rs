@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::domain::auth::{Role, SignedIn, User};
+use crate::domain::db_ssl::DbSslReport;
 
 /// A role, as the API names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -192,4 +193,48 @@ pub struct UserListResponse {
 pub struct HealthResponse {
     /// `ok` when healthy, `unavailable` otherwise.
     pub status: &'static str,
+}
+
+/// The TLS state of the database connection, from the server's view (`pg_stat_ssl`).
+#[derive(Serialize, ToSchema)]
+pub struct DbSslReportResponse {
+    /// `healthy`, `unhealthy` (503) or `not_applicable` (no database configured).
+    #[schema(example = "healthy")]
+    pub status: &'static str,
+    pub ssl_enabled: bool,
+    /// `disable`, `prefer`, `require`, `verify-ca` or `verify-full`; null without a database.
+    #[schema(example = "verify-full")]
+    pub ssl_mode: Option<&'static str>,
+    #[schema(example = "TLSv1.3")]
+    pub ssl_version: Option<String>,
+    #[schema(example = "TLS_AES_256_GCM_SHA384")]
+    pub ssl_cipher: Option<String>,
+    pub ssl_bits: Option<i32>,
+    /// `enabled` for verify-ca and verify-full, else `disabled`.
+    #[schema(example = "enabled")]
+    pub certificate_validation: &'static str,
+    /// Whether a plain connection would be refused (by the mode or DB_SSL_REQUIRED).
+    pub ssl_required: bool,
+    /// Whether the connection presented a client certificate (mutual TLS).
+    pub client_certificate: bool,
+    /// Why the status is not healthy, or a warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl From<DbSslReport> for DbSslReportResponse {
+    fn from(report: DbSslReport) -> Self {
+        Self {
+            status: report.status.as_str(),
+            ssl_enabled: report.ssl_enabled,
+            ssl_mode: report.ssl_mode.map(|mode| mode.as_str()),
+            ssl_version: report.ssl_version,
+            ssl_cipher: report.ssl_cipher,
+            ssl_bits: report.ssl_bits,
+            certificate_validation: if report.certificate_validation { "enabled" } else { "disabled" },
+            ssl_required: report.ssl_required,
+            client_certificate: report.client_certificate,
+            message: report.message,
+        }
+    }
 }

@@ -166,6 +166,7 @@ mod tests {
             store_health: store,
             clock: Arc::new(SystemClock),
             max_body_bytes: 1024,
+            database: None,
         })
     }
 

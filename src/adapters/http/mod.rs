@@ -17,8 +17,10 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::domain::auth::AuthService;
+use crate::domain::db_ssl::DbSslExpectation;
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
+use crate::ports::db_ssl::DbSslInspector;
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::store::StoreHealth;
 
@@ -30,6 +32,15 @@ pub struct AppState {
     pub store_health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
     pub max_body_bytes: u64,
+    /// `None` with the in-memory store.
+    pub database: Option<DatabaseHealth>,
+}
+
+/// What `/health/database/ssl` inspects, and what the configuration expects of it.
+#[derive(Clone)]
+pub struct DatabaseHealth {
+    pub inspector: Arc<dyn DbSslInspector>,
+    pub expectation: DbSslExpectation,
 }
 
 /// Every route of the service, with rejections turned into JSON errors.

@@ -31,6 +31,7 @@ use crate::domain::ratelimit::is_workflow_request;
     paths(
         health::live,
         health::ready,
+        health::database_ssl,
         auth::login,
         auth::refresh,
         auth::logout,
