@@ -36,6 +36,10 @@ impl fmt::Debug for Secret {
 pub enum StoreKind {
     /// In process memory: for development and tests; lost on restart.
     Memory,
+    /// An external PostgreSQL named by `DATABASE_URL`.
+    Postgres,
+    /// A private PostgreSQL cluster the service starts itself from the machine's binaries.
+    Embedded,
 }
 
 /// Log line format.
@@ -70,6 +74,10 @@ pub struct DatabaseConfig {
     /// Where generated certificates go (`DB_SSL_AUTO_CERT_DIR`).
     pub auto_cert_dir: PathBuf,
     pub pool_size: usize,
+    /// How long opening one connection (TCP + TLS + authentication) may take.
+    pub connect_timeout: Duration,
+    /// Server-side limit on one statement (`statement_timeout`).
+    pub statement_timeout: Duration,
 }
 
 impl DatabaseConfig {
@@ -178,6 +186,8 @@ impl Config {
             client_key: vars.get("DB_SSL_CLIENT_KEY").map(PathBuf::from),
             auto_cert_dir: vars.get("DB_SSL_AUTO_CERT_DIR").map_or_else(|| PathBuf::from("./certs"), PathBuf::from),
             pool_size: vars.positive_or("DB_POOL_SIZE", 16)? as usize,
+            connect_timeout: vars.duration_or("DB_CONNECT_TIMEOUT", Duration::from_secs(5))?,
+            statement_timeout: vars.duration_or("DB_STATEMENT_TIMEOUT", Duration::from_secs(30))?,
         };
         if database.ssl_required && database.ssl_mode == Some(SslMode::Disable) {
             return Err(invalid("DB_SSL_REQUIRED", "is true but DB_SSL_MODE=disable never encrypts"));
@@ -185,6 +195,24 @@ impl Config {
         match (&database.client_cert, &database.client_key) {
             (Some(_), None) => return Err(invalid("DB_SSL_CLIENT_KEY", "must be set when DB_SSL_CLIENT_CERT is set")),
             (None, Some(_)) => return Err(invalid("DB_SSL_CLIENT_CERT", "must be set when DB_SSL_CLIENT_KEY is set")),
+            _ => {}
+        }
+        let default_store = if database.url.is_some() { StoreKind::Postgres } else { StoreKind::Embedded };
+        let store = vars.choice(
+            "STORE",
+            &[("memory", StoreKind::Memory), ("postgres", StoreKind::Postgres), ("embedded", StoreKind::Embedded)],
+            default_store,
+        )?;
+        match (store, &database.url) {
+            (StoreKind::Postgres, None) => {
+                return Err(invalid("DATABASE_URL", "must be set when STORE=postgres (postgres://user@host:5432/db)"));
+            }
+            (StoreKind::Embedded, Some(_)) => {
+                return Err(invalid(
+                    "STORE",
+                    "is embedded (a private cluster) but DATABASE_URL names an external database: unset one of them",
+                ));
+            }
             _ => {}
         }
         Ok(Config {
@@ -195,7 +223,7 @@ impl Config {
                 "a socket address like 127.0.0.1:8080",
             )?,
             data_dir: vars.get("DATA_DIR").map_or_else(|| PathBuf::from("./var"), PathBuf::from),
-            store: vars.choice("STORE", &[("memory", StoreKind::Memory)], StoreKind::Memory)?,
+            store,
             jwt_secret,
             jwt_issuer: vars.non_empty_or("JWT_ISSUER", "creditflow")?,
             jwt_audience: vars.non_empty_or("JWT_AUDIENCE", "creditflow-api")?,
@@ -352,7 +380,7 @@ mod tests {
         let config = config(&[]).expect("defaults are valid");
         assert_eq!(config.bind_addr, "127.0.0.1:8080".parse().expect("addr"));
         assert_eq!(config.data_dir, PathBuf::from("./var"));
-        assert_eq!(config.store, StoreKind::Memory);
+        assert_eq!(config.store, StoreKind::Embedded);
         assert!(config.jwt_secret.is_none());
         assert_eq!(config.jwt_issuer, "creditflow");
         assert_eq!(config.access_token_ttl, Duration::from_secs(86_400));
@@ -435,6 +463,19 @@ mod tests {
         let full = config(&[("DB_SSL_MODE", "verify-full"), ("DB_SSL_REQUIRED", "yes")]).expect("valid");
         assert_eq!(full.database.tls(SslMode::Prefer).mode, SslMode::VerifyFull);
         assert!(full.database.ssl_required);
+    }
+
+    #[test]
+    fn the_store_follows_database_url_unless_chosen() {
+        assert_eq!(config(&[]).expect("valid").store, StoreKind::Embedded);
+        let external = config(&[("DATABASE_URL", "postgres://app@db.internal/app")]).expect("valid");
+        assert_eq!(external.store, StoreKind::Postgres);
+        assert_eq!(config(&[("STORE", "memory")]).expect("valid").store, StoreKind::Memory);
+        assert_eq!(config_error(&[("STORE", "postgres")]).variable, "DATABASE_URL");
+        let both = config_error(&[("STORE", "embedded"), ("DATABASE_URL", "postgres://app@db/app")]);
+        assert_eq!(both.variable, "STORE");
+        assert_eq!(config(&[]).expect("valid").database.connect_timeout, Duration::from_secs(5));
+        assert_eq!(config_error(&[("DB_STATEMENT_TIMEOUT", "soon")]).variable, "DB_STATEMENT_TIMEOUT");
     }
 
     #[test]

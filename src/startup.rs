@@ -14,6 +14,7 @@ use crate::adapters::clock::SystemClock;
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::memory::{MemoryRateLimiter, MemoryStore};
+use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, StoreKind};
 use crate::domain::auth::service::AuthPorts;
@@ -40,12 +41,22 @@ pub struct Adapters {
     pub clock: Arc<dyn Clock>,
     /// The database whose TLS state `/health/database/ssl` reports; `None` without one.
     pub database: Option<DatabaseHealth>,
+    /// The private cluster started for `STORE=embedded`, stopped when the service stops.
+    pub embedded_cluster: Option<Arc<EmbeddedPostgres>>,
 }
 
 impl Adapters {
     /// Everything in process memory, with the production password hasher.
     pub fn in_memory() -> Self {
-        let store = Arc::new(MemoryStore::new());
+        Self::around_store(Arc::new(MemoryStore::new()))
+    }
+
+    /// The repositories of `store`, with in-process rate limiters, the production password hasher
+    /// and the system clock.
+    fn around_store<S>(store: Arc<S>) -> Self
+    where
+        S: UserRepository + RefreshTokenRepository + WalletNonceRepository + StoreHealth,
+    {
         Self {
             users: store.clone(),
             refresh_tokens: store.clone(),
@@ -56,17 +67,65 @@ impl Adapters {
             hasher: Arc::new(Argon2Hasher::recommended()),
             clock: Arc::new(SystemClock),
             database: None,
+            embedded_cluster: None,
         }
     }
 
+    /// Every repository in the PostgreSQL database `target` (migrated on the way), whose TLS
+    /// state `/health/database/ssl` then reports.
+    ///
+    /// # Errors
+    /// When the database cannot be reached or migrated.
+    pub async fn on_postgres(target: &DatabaseTarget, pool_size: usize) -> anyhow::Result<Self> {
+        let store = Arc::new(PostgresStore::open(target, pool_size).await?);
+        let mut adapters = Self::around_store(store.clone());
+        adapters.database = Some(DatabaseHealth { inspector: store, expectation: target.expectation() });
+        Ok(adapters)
+    }
+
     /// The adapters the configuration asks for.
+    ///
+    /// # Errors
+    /// When the database cannot be reached, migrated or (embedded) started.
     pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
         match config.store {
             StoreKind::Memory => {
                 tracing::warn!("STORE=memory: users and sessions live in this process only and are lost on restart");
                 Ok(Self::in_memory())
             }
+            StoreKind::Postgres => {
+                let url = config.database.url.as_ref().context("DATABASE_URL is not set")?;
+                let target = DatabaseTarget::from_config(url.expose(), &config.database)?;
+                Self::on_postgres(&target, config.database.pool_size).await
+            }
+            StoreKind::Embedded => {
+                if let Err(missing) = postgres::find_postgres_binaries() {
+                    tracing::error!("{missing}");
+                    tracing::warn!(
+                        "FALLING BACK TO STORE=memory: users and sessions live in this process only and are LOST \
+                         on restart; install PostgreSQL or set DATABASE_URL for a persistent store"
+                    );
+                    return Ok(Self::in_memory());
+                }
+                let (cluster, target) = postgres::start_embedded(config).await?;
+                let cluster = Arc::new(cluster);
+                let mut adapters = match Self::on_postgres(&target, config.database.pool_size).await {
+                    Ok(adapters) => adapters,
+                    Err(error) => {
+                        stop_cluster(&cluster).await;
+                        return Err(error);
+                    }
+                };
+                adapters.embedded_cluster = Some(cluster);
+                Ok(adapters)
+            }
         }
+    }
+}
+
+async fn stop_cluster(cluster: &EmbeddedPostgres) {
+    if let Err(error) = cluster.stop().await {
+        tracing::warn!(error = format!("{error:#}"), "could not stop the embedded PostgreSQL cluster");
     }
 }
 
@@ -77,6 +136,7 @@ pub struct Application {
     routes: BoxedFilter<(Response,)>,
     state: Arc<AppState>,
     shutdown_timeout: Duration,
+    embedded_cluster: Option<Arc<EmbeddedPostgres>>,
 }
 
 impl Application {
@@ -155,6 +215,7 @@ impl Application {
             routes: http::routes(state.clone()),
             state,
             shutdown_timeout: config.shutdown_timeout,
+            embedded_cluster: adapters.embedded_cluster,
         })
     }
 
@@ -186,6 +247,9 @@ impl Application {
         });
         http::server::serve(self.listener, self.routes, shutdown, self.shutdown_timeout).await;
         maintenance.abort();
+        if let Some(cluster) = &self.embedded_cluster {
+            stop_cluster(cluster).await;
+        }
         tracing::info!("creditflow stopped");
         Ok(())
     }

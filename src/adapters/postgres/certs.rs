@@ -268,10 +268,7 @@ impl CertificateAuthority {
         if cert.issuer().as_raw() != ca.subject().as_raw() || cert.verify_signature(Some(ca.public_key())).is_err() {
             bail!("not signed by the current CA");
         }
-        let key = KeyPair::from_pem(key_pem).map_err(|e| anyhow!("unusable key: {e}"))?;
-        if cert.public_key().raw != key.subject_public_key_info().as_slice() {
-            bail!("the key does not belong to the certificate");
-        }
+        check_key_belongs_to(&cert, key_pem)?;
         check_time_left(&cert, now)?;
         let usage = cert.extended_key_usage().ok().flatten().map(|ext| ext.value);
         match kind {
@@ -297,6 +294,26 @@ impl CertificateAuthority {
         }
         Ok(())
     }
+}
+
+/// Checks that `key_pem` (PKCS#8 PEM) is the private key of the PEM certificate `cert_pem`.
+///
+/// # Errors
+/// When either does not parse, or the key's public half is not the certificate's.
+pub fn check_key_pair(cert_pem: &str, key_pem: &str) -> anyhow::Result<()> {
+    let der = pem_to_der(cert_pem)?;
+    let (_, cert) = x509_parser::parse_x509_certificate(&der).map_err(|e| anyhow!("unparsable certificate: {e}"))?;
+    check_key_belongs_to(&cert, key_pem)
+}
+
+fn check_key_belongs_to(cert: &X509Certificate<'_>, key_pem: &str) -> anyhow::Result<()> {
+    let key = KeyPair::from_pem(key_pem).map_err(|e| {
+        anyhow!("not a usable PKCS#8 private key ({e}); convert one with `openssl pkcs8 -topk8 -nocrypt`")
+    })?;
+    if cert.public_key().raw != key.subject_public_key_info().as_slice() {
+        bail!("the key does not belong to the certificate");
+    }
+    Ok(())
 }
 
 fn check_time_left(cert: &X509Certificate<'_>, now: OffsetDateTime) -> anyhow::Result<()> {

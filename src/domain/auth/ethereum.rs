@@ -81,6 +81,12 @@ impl EthAddress {
         out
     }
 
+    /// The address with these 20 bytes (as a store keeps it).
+    #[must_use]
+    pub fn from_bytes(bytes: [u8; 20]) -> EthAddress {
+        EthAddress(bytes)
+    }
+
     #[must_use]
     pub fn as_bytes(&self) -> &[u8; 20] {
         &self.0
