@@ -23,6 +23,11 @@ static TRACING: LazyLock<()> = LazyLock::new(|| {
     }
 });
 
+/// `TEST_LOG=1` shows the service's logs.
+pub fn init_test_logging() {
+    LazyLock::force(&TRACING);
+}
+
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
@@ -36,7 +41,16 @@ pub async fn spawn_app() -> TestApp {
 
 /// Spawns the app with extra configuration and a chance to replace adapters (mocks).
 pub async fn spawn_app_with(overrides: &[(&str, &str)], customise: impl FnOnce(&mut Adapters)) -> TestApp {
-    LazyLock::force(&TRACING);
+    spawn_app_around(Adapters::in_memory(), overrides, customise).await
+}
+
+/// Spawns the app around the repositories of `adapters` (e.g. a PostgreSQL store).
+pub async fn spawn_app_around(
+    mut adapters: Adapters,
+    overrides: &[(&str, &str)],
+    customise: impl FnOnce(&mut Adapters),
+) -> TestApp {
+    init_test_logging();
     let mut vars = vec![
         ("JWT_SECRET", JWT_SECRET),
         ("ADMIN_EMAIL", ADMIN_EMAIL),
@@ -46,7 +60,6 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)], customise: impl FnOnce(&
     vars.extend_from_slice(overrides);
     let config = Config::for_tests(&vars).expect("test configuration is valid");
     let clock = Arc::new(ManualClock::starting_at(OffsetDateTime::now_utc()));
-    let mut adapters = Adapters::in_memory();
     adapters.hasher = Arc::new(Argon2Hasher::fast_for_tests());
     adapters.clock = clock.clone();
     customise(&mut adapters);

@@ -6,5 +6,7 @@ mod errors;
 mod health;
 mod helpers;
 mod openapi;
+mod postgres;
 mod store_contract;
+mod test_cluster;
 mod wallet;

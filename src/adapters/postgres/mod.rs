@@ -10,6 +10,7 @@ pub mod store;
 
 use anyhow::{Context, anyhow};
 
+pub use certs::TlsMaterial;
 pub use connection::{DatabaseTarget, DbTimeouts};
 pub use embedded::{ClientAuth, EmbeddedOptions, EmbeddedPostgres, MissingPostgres, find_postgres_binaries};
 pub use store::PostgresStore;
