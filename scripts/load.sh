@@ -12,12 +12,17 @@
 #   CF_PORT=18080 HELLO_PORT=18081
 #   CARGO_TARGET_DIR     defaults to /tmp/bench-target
 #   SKIP_BUILD=1         reuse the binaries already built in CARGO_TARGET_DIR
+#   STORE=memory         or `embedded`: the service on its own TLS PostgreSQL cluster (pool at its
+#                        default size); then pgbench -S (select-only, prepared, same client count)
+#                        runs against that cluster too, for the store-backed comparison
 set -euo pipefail
 
 DURATION="${DURATION:-15}"
 WARMUP="${WARMUP:-3}"
 THREADS="${THREADS:-2}"
 CONNECTIONS="${CONNECTIONS:-64}"
+STORE="${STORE:-memory}"
+[[ "$STORE" == memory || "$STORE" == embedded ]] || { echo "load.sh: STORE must be memory or embedded" >&2; exit 1; }
 CF_PORT="${CF_PORT:-18080}"
 HELLO_PORT="${HELLO_PORT:-18081}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/bench-target}"
@@ -150,12 +155,15 @@ port_free "$HELLO_PORT" || die "127.0.0.1:$HELLO_PORT is already in use"
 
 # --- creditflow ---------------------------------------------------------------------------------
 DATA_DIR="$(mktemp -d)"
-log "starting creditflow on 127.0.0.1:$CF_PORT (DATA_DIR=$DATA_DIR)"
+# With STORE=embedded the cluster runs as the `postgres` user when this is root: let it in.
+chmod 755 "$DATA_DIR"
+log "starting creditflow on 127.0.0.1:$CF_PORT (STORE=$STORE, DATA_DIR=$DATA_DIR)"
 # Started from DATA_DIR so that no .env of the checkout changes the configuration.
 (
     cd "$DATA_DIR"
     exec env ADMIN_EMAIL="$ADMIN_EMAIL" ADMIN_PASSWORD="$ADMIN_PASSWORD" JWT_SECRET="$JWT_SECRET" \
-        BIND_ADDR="127.0.0.1:$CF_PORT" DATA_DIR="$DATA_DIR" RUST_LOG=warn "$CF_BIN"
+        BIND_ADDR="127.0.0.1:$CF_PORT" DATA_DIR="$DATA_DIR" STORE="$STORE" \
+        DB_SSL_AUTO_CERT_DIR="$DATA_DIR/certs" RUST_LOG=warn "$CF_BIN"
 ) >"$OUT_DIR/creditflow.log" 2>&1 &
 CF_PID=$!
 wait_for "http://127.0.0.1:$CF_PORT/health/live" "$CF_PID" creditflow
@@ -187,6 +195,27 @@ run_wrk me "$CF_PID" "http://127.0.0.1:$CF_PORT/api/auth/me" "$AUTH_HEADER"
 AFTER_LOAD_RSS_KIB="$(rss_kib "$CF_PID")"
 run_wrk hello "$HELLO_PID" "http://127.0.0.1:$HELLO_PORT/"
 
+# --- pgbench -S on the service's own cluster (STORE=embedded) -----------------------------------
+PGBENCH_LINE=""
+if [[ "$STORE" == embedded ]]; then
+    PG_PORT="$(awk -F' = ' '$1 == "port" {print $2}' "$DATA_DIR/postgres/pgdata/creditflow.conf")"
+    [[ -n "$PG_PORT" ]] || die "cannot find the embedded cluster's port"
+    # libpq with the service's own certificates: verify-full and mutual TLS, as the service connects.
+    export PGHOST=localhost PGPORT="$PG_PORT" PGUSER=creditflow PGSSLMODE=verify-full \
+        PGSSLROOTCERT="$DATA_DIR/certs/ca.crt" PGSSLCERT="$DATA_DIR/certs/client.crt" \
+        PGSSLKEY="$DATA_DIR/certs/client.key"
+    log "pgbench: initialising scale 10 in database pgbench on port $PG_PORT"
+    psql -q -d postgres -c 'CREATE DATABASE pgbench' >/dev/null
+    pgbench -q -i -s 10 pgbench >/dev/null 2>&1 || die "pgbench -i failed"
+    [[ "$WARMUP" -gt 0 ]] && pgbench -S -M prepared -c "$CONNECTIONS" -j "$THREADS" -T "$WARMUP" pgbench >/dev/null 2>&1
+    log "pgbench -S -M prepared -c $CONNECTIONS -j $THREADS -T $DURATION"
+    pgbench -S -M prepared -c "$CONNECTIONS" -j "$THREADS" -T "$DURATION" pgbench >"$OUT_DIR/pgbench.txt" 2>&1 ||
+        die "pgbench failed: $(tail -3 "$OUT_DIR/pgbench.txt")"
+    PGBENCH_TPS="$(awk '/^tps = / {print $3}' "$OUT_DIR/pgbench.txt")"
+    PGBENCH_LAT="$(awk '/^latency average = / {print $4}' "$OUT_DIR/pgbench.txt")"
+    PGBENCH_LINE="pgbench -S (same cluster, TLS 1.3 + client cert, -c $CONNECTIONS): $PGBENCH_TPS tps, latency average $PGBENCH_LAT ms; /me is $(awk -v a="$(rps me)" -v b="$PGBENCH_TPS" 'BEGIN { printf "%.1f", 100 * a / b }') % of it"
+fi
+
 kill -0 "$CF_PID" 2>/dev/null || die "creditflow died during the run"
 kill -0 "$HELLO_PID" 2>/dev/null || die "hello_world died during the run"
 
@@ -197,11 +226,12 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
 cat <<EOF
 
-=== results ($(nproc) CPUs, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, client and servers on one machine) ===
+=== results (STORE=$STORE, $(nproc) CPUs, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, client and servers on one machine) ===
 GET /api/auth/me (creditflow, bearer token): $ME_RPS req/s   p50 $(pct me 50) ms   p90 $(pct me 90) ms   p99 $(pct me 99) ms
 GET / (warp hello world):                    $HELLO_RPS req/s   p50 $(pct hello 50) ms   p90 $(pct hello 90) ms   p99 $(pct hello 99) ms
 ratio authenticated / hello world:           ${RATIO} %
 server CPU per request: creditflow $(cpu_per_req me) µs ($(cores me) cores busy), hello world $(cpu_per_req hello) µs ($(cores hello) cores busy)
 creditflow RSS: idle after start-up $(mib "$IDLE_RSS_KIB") MiB, after login $(mib "$LOGGED_IN_RSS_KIB") MiB, after the load $(mib "$AFTER_LOAD_RSS_KIB") MiB
 hello_world RSS idle: $(mib "$HELLO_IDLE_RSS_KIB") MiB
+${PGBENCH_LINE}
 EOF

@@ -805,27 +805,4 @@ mod tests {
         assert!(SystemUser::from_files("nobody-here", passwd, group).is_err());
         assert!(SystemUser::from_files("root", passwd, group).is_err());
     }
-
-    /// Not part of the suite: `cargo test --lib embedded::tests::measure -- --ignored --nocapture`
-    /// prints cold (initdb + start) and warm start times for docs/BENCHMARKS.md.
-    #[tokio::test]
-    #[ignore = "measurement, not a check"]
-    async fn measure_cold_and_warm_start() {
-        let dir = TempDir::new("pg-measure");
-        let tls = ensure_tls_material(&dir.path().join("certs"), ROLE).expect("certificates");
-        let options = options(&dir, ClientAuth::Certificate, Some(tls));
-        let started = Instant::now();
-        let pg = EmbeddedPostgres::start(options.clone()).await.expect("cold start");
-        let cold = started.elapsed();
-        pg.stop().await.expect("stop");
-        drop(pg);
-        let mut warm = Vec::new();
-        for _ in 0..5 {
-            let started = Instant::now();
-            let pg = EmbeddedPostgres::start(options.clone()).await.expect("warm start");
-            warm.push(started.elapsed());
-            pg.stop().await.expect("stop");
-        }
-        println!("cold start (initdb + start): {cold:?}; warm starts: {warm:?}");
-    }
 }
