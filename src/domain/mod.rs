@@ -3,4 +3,5 @@
 
 pub mod auth;
 pub mod db_ssl;
+pub mod documents;
 pub mod ratelimit;

@@ -24,8 +24,10 @@ impl Migration {
 }
 
 /// In version order; later issues append (analyses, research runs, documents, chat sessions).
-const MIGRATIONS: &[Migration] =
-    &[Migration { version: 1, name: "auth", sql: include_str!("migrations/0001_auth.sql") }];
+const MIGRATIONS: &[Migration] = &[
+    Migration { version: 1, name: "auth", sql: include_str!("migrations/0001_auth.sql") },
+    Migration { version: 2, name: "documents", sql: include_str!("migrations/0002_documents.sql") },
+];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").
 const MIGRATION_LOCK_ID: i64 = 0x6372_6564_6974_666c;

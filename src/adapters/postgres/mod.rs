@@ -4,6 +4,7 @@
 
 pub mod certs;
 pub mod connection;
+pub mod documents;
 pub mod embedded;
 pub mod migrations;
 pub mod store;

@@ -61,24 +61,25 @@ impl PostgresStore {
         &self.pool
     }
 
-    async fn client(&self) -> Result<Object, StoreError> {
+    /// A pooled connection.
+    pub(super) async fn connection(&self) -> Result<Object, StoreError> {
         self.pool.get().await.map_err(|e| StoreError::Unavailable(pool_error(e)))
     }
 
     async fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, StoreError> {
-        let client = self.client().await?;
+        let client = self.connection().await?;
         let statement = client.prepare_cached(sql).await.map_err(unavailable)?;
         client.query(&statement, params).await.map_err(unavailable)
     }
 
     async fn query_opt(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Option<Row>, StoreError> {
-        let client = self.client().await?;
+        let client = self.connection().await?;
         let statement = client.prepare_cached(sql).await.map_err(unavailable)?;
         client.query_opt(&statement, params).await.map_err(unavailable)
     }
 
     async fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, StoreError> {
-        let client = self.client().await?;
+        let client = self.connection().await?;
         let statement = client.prepare_cached(sql).await.map_err(unavailable)?;
         client.execute(&statement, params).await.map_err(unavailable)
     }
@@ -101,7 +102,7 @@ fn pool_error(error: PoolError) -> anyhow::Error {
     }
 }
 
-fn unavailable(error: tokio_postgres::Error) -> StoreError {
+pub(super) fn unavailable(error: tokio_postgres::Error) -> StoreError {
     StoreError::Unavailable(anyhow!(describe_postgres_error(&error)))
 }
 
@@ -110,7 +111,7 @@ fn corrupt(what: &str, error: impl std::fmt::Display) -> StoreError {
     StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
 }
 
-fn column<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, name: &str) -> Result<T, StoreError> {
+pub(super) fn column<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, name: &str) -> Result<T, StoreError> {
     row.try_get(name).map_err(|e| corrupt(name, e))
 }
 
@@ -172,7 +173,7 @@ impl UserRepository for PostgresStore {
             "INSERT INTO users (id, email, password_hash, role, wallet_address, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING {USER_COLUMNS}"
         );
-        let client = self.client().await?;
+        let client = self.connection().await?;
         let statement = client.prepare_cached(&sql).await.map_err(unavailable)?;
         let row = client
             .query_one(

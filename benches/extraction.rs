@@ -1,0 +1,2 @@
+//! Extraction throughput: being written.
+fn main() {}

@@ -1,0 +1,319 @@
+//! Documents over PostgreSQL: each change in one transaction that first locks the document row
+//! (`FOR UPDATE`) and checks its state, so a version or review step is never recorded against a
+//! state someone else has just left. Search is full-text (`simple` configuration, GIN index).
+
+use anyhow::anyhow;
+use async_trait::async_trait;
+use deadpool_postgres::{GenericClient, Transaction};
+use rust_decimal::Decimal;
+use tokio_postgres::Row;
+
+use super::store::{PostgresStore, column, unavailable};
+use crate::domain::auth::UserId;
+use crate::domain::documents::{
+    AgreementSummary, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion,
+    ExtractionRecord, Money, ReviewEvent, ReviewState,
+};
+use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
+use crate::ports::store::StoreError;
+
+const VERSION_COLUMNS: &str = "version, text, text_sha256, extraction_status, agreement, report, borrower, \
+     total_commitment, total_commitment_currency, governing_law, agreement_date, parties, author_id, created_at";
+const SUMMARY_COLUMNS: &str = "v.borrower, v.total_commitment, v.total_commitment_currency, v.governing_law, \
+     v.agreement_date, v.parties";
+
+/// The words a document is found by: title, parties, borrower and the current text.
+fn search_text(title: &str, version: &NewVersion) -> String {
+    let summary = &version.extraction.summary;
+    let mut text = String::with_capacity(title.len() + version.text.len() + 256);
+    for part in std::iter::once(title)
+        .chain(summary.parties.iter().map(String::as_str))
+        .chain(summary.borrower.as_deref())
+        .chain(std::iter::once(version.text.as_str()))
+    {
+        text.push_str(part);
+        text.push('\n');
+    }
+    text
+}
+
+fn state_from(raw: &str) -> Result<ReviewState, StoreError> {
+    raw.parse().map_err(|e: String| StoreError::Unavailable(anyhow!("unreadable review state in the database: {e}")))
+}
+
+fn document_id(raw: i64) -> Result<DocumentId, StoreError> {
+    DocumentId::new(raw).ok_or_else(|| StoreError::Unavailable(anyhow!("unreadable document id {raw}")))
+}
+
+fn summary_from_row(row: &Row) -> Result<AgreementSummary, StoreError> {
+    let amount: Option<Decimal> = column(row, "total_commitment")?;
+    let currency: Option<String> = column(row, "total_commitment_currency")?;
+    Ok(AgreementSummary {
+        borrower: column(row, "borrower")?,
+        total_commitment: amount.zip(currency).map(|(amount, currency)| Money { amount, currency }),
+        governing_law: column(row, "governing_law")?,
+        agreement_date: column(row, "agreement_date")?,
+        parties: column(row, "parties")?,
+    })
+}
+
+fn version_from_row(row: &Row) -> Result<DocumentVersion, StoreError> {
+    Ok(DocumentVersion {
+        version: column(row, "version")?,
+        text: column(row, "text")?,
+        text_sha256: column(row, "text_sha256")?,
+        extraction: ExtractionRecord {
+            status: column(row, "extraction_status")?,
+            agreement: column(row, "agreement")?,
+            report: column(row, "report")?,
+            summary: summary_from_row(row)?,
+        },
+        author: UserId::from_uuid(column(row, "author_id")?),
+        created_at: column(row, "created_at")?,
+    })
+}
+
+fn review_from_row(row: &Row) -> Result<ReviewEvent, StoreError> {
+    let from: Option<String> = column(row, "from_state")?;
+    Ok(ReviewEvent {
+        from: from.as_deref().map(state_from).transpose()?,
+        to: state_from(&column::<String>(row, "to_state")?)?,
+        action: column(row, "action")?,
+        actor: UserId::from_uuid(column(row, "actor_id")?),
+        at: column(row, "at")?,
+        comment: column(row, "comment")?,
+    })
+}
+
+async fn insert_version(
+    tx: &Transaction<'_>,
+    id: DocumentId,
+    number: i32,
+    version: &NewVersion,
+) -> Result<(), StoreError> {
+    let sql = format!(
+        "INSERT INTO document_versions (document_id, {VERSION_COLUMNS}) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+    );
+    let summary = &version.extraction.summary;
+    let statement = tx.prepare_cached(&sql).await.map_err(unavailable)?;
+    tx.execute(
+        &statement,
+        &[
+            &id.get(),
+            &number,
+            &version.text,
+            &version.text_sha256,
+            &version.extraction.status,
+            &version.extraction.agreement,
+            &version.extraction.report,
+            &summary.borrower,
+            &summary.total_commitment.as_ref().map(|m| m.amount),
+            &summary.total_commitment.as_ref().map(|m| m.currency.as_str()),
+            &summary.governing_law,
+            &summary.agreement_date,
+            &summary.parties,
+            &version.author.as_uuid(),
+            &version.created_at,
+        ],
+    )
+    .await
+    .map_err(unavailable)?;
+    Ok(())
+}
+
+async fn insert_review(tx: &Transaction<'_>, id: DocumentId, event: &ReviewEvent) -> Result<(), StoreError> {
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO document_reviews (document_id, from_state, to_state, action, actor_id, at, comment) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .await
+        .map_err(unavailable)?;
+    tx.execute(
+        &statement,
+        &[
+            &id.get(),
+            &event.from.map(|s| s.as_str()),
+            &event.to.as_str(),
+            &event.action,
+            &event.actor.as_uuid(),
+            &event.at,
+            &event.comment,
+        ],
+    )
+    .await
+    .map_err(unavailable)?;
+    Ok(())
+}
+
+impl PostgresStore {
+    /// Locks the document and checks it is still in `event.from`; returns its title and version.
+    async fn lock_for_change(
+        tx: &Transaction<'_>,
+        id: DocumentId,
+        event: &ReviewEvent,
+    ) -> Result<(String, i32), DocumentChangeError> {
+        let statement = tx
+            .prepare_cached("SELECT state, title, current_version FROM documents WHERE id = $1 FOR UPDATE")
+            .await
+            .map_err(unavailable)?;
+        let row = tx.query_opt(&statement, &[&id.get()]).await.map_err(unavailable)?;
+        let row = row.ok_or(DocumentChangeError::NotFound)?;
+        let current = state_from(&column::<String>(&row, "state")?)?;
+        if Some(current) != event.from {
+            return Err(DocumentChangeError::StateChanged { current });
+        }
+        Ok((column(&row, "title")?, column(&row, "current_version")?))
+    }
+
+    async fn change(
+        &self,
+        id: DocumentId,
+        event: ReviewEvent,
+        version: Option<NewVersion>,
+    ) -> Result<Document, DocumentChangeError> {
+        let mut client = self.connection().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let (title, current_version) = Self::lock_for_change(&tx, id, &event).await?;
+        insert_review(&tx, id, &event).await?;
+        match &version {
+            Some(version) => {
+                let number = current_version + 1;
+                insert_version(&tx, id, number, version).await?;
+                let statement = tx
+                    .prepare_cached(
+                        "UPDATE documents SET state = $2, updated_at = $3, current_version = $4, \
+                         search = strip(to_tsvector('simple', $5)) WHERE id = $1",
+                    )
+                    .await
+                    .map_err(unavailable)?;
+                let search = search_text(&title, version);
+                tx.execute(&statement, &[&id.get(), &event.to.as_str(), &event.at, &number, &search])
+                    .await
+                    .map_err(unavailable)?;
+            }
+            None => {
+                let statement = tx
+                    .prepare_cached("UPDATE documents SET state = $2, updated_at = $3 WHERE id = $1")
+                    .await
+                    .map_err(unavailable)?;
+                tx.execute(&statement, &[&id.get(), &event.to.as_str(), &event.at]).await.map_err(unavailable)?;
+            }
+        }
+        tx.commit().await.map_err(unavailable)?;
+        self.find(id).await?.ok_or(DocumentChangeError::NotFound)
+    }
+}
+
+#[async_trait]
+impl DocumentRepository for PostgresStore {
+    async fn create(&self, new: NewDocument) -> Result<Document, StoreError> {
+        let mut client = self.connection().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let statement = tx
+            .prepare_cached(
+                "INSERT INTO documents (owner_id, title, deal_id, state, current_version, created_at, updated_at, search) \
+                 VALUES ($1, $2, $3, $4, 1, $5, $5, strip(to_tsvector('simple', $6))) RETURNING id",
+            )
+            .await
+            .map_err(unavailable)?;
+        let search = search_text(&new.title, &new.first_version);
+        let row = tx
+            .query_one(
+                &statement,
+                &[&new.owner.as_uuid(), &new.title, &new.deal_id, &new.created.to.as_str(), &new.created.at, &search],
+            )
+            .await
+            .map_err(unavailable)?;
+        let id = document_id(column(&row, "id")?)?;
+        insert_version(&tx, id, 1, &new.first_version).await?;
+        insert_review(&tx, id, &new.created).await?;
+        tx.commit().await.map_err(unavailable)?;
+        self.find(id).await?.ok_or_else(|| StoreError::Unavailable(anyhow!("document {id} vanished after commit")))
+    }
+
+    async fn find(&self, id: DocumentId) -> Result<Option<Document>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT id, owner_id, title, deal_id, state, created_at, updated_at FROM documents WHERE id = $1",
+            )
+            .await
+            .map_err(unavailable)?;
+        let Some(row) = client.query_opt(&statement, &[&id.get()]).await.map_err(unavailable)? else {
+            return Ok(None);
+        };
+        let versions_sql = format!("SELECT {VERSION_COLUMNS} FROM document_versions WHERE document_id = $1 ORDER BY version");
+        let versions = client.prepare_cached(&versions_sql).await.map_err(unavailable)?;
+        let versions = client.query(&versions, &[&id.get()]).await.map_err(unavailable)?;
+        let reviews = client
+            .prepare_cached(
+                "SELECT from_state, to_state, action, actor_id, at, comment FROM document_reviews \
+                 WHERE document_id = $1 ORDER BY seq",
+            )
+            .await
+            .map_err(unavailable)?;
+        let reviews = client.query(&reviews, &[&id.get()]).await.map_err(unavailable)?;
+        Ok(Some(Document {
+            id,
+            owner: UserId::from_uuid(column(&row, "owner_id")?),
+            title: column(&row, "title")?,
+            deal_id: column(&row, "deal_id")?,
+            created_at: column(&row, "created_at")?,
+            updated_at: column(&row, "updated_at")?,
+            state: state_from(&column::<String>(&row, "state")?)?,
+            versions: versions.iter().map(version_from_row).collect::<Result<_, _>>()?,
+            history: reviews.iter().map(review_from_row).collect::<Result<_, _>>()?,
+        }))
+    }
+
+    async fn add_version(
+        &self,
+        id: DocumentId,
+        version: NewVersion,
+        event: ReviewEvent,
+    ) -> Result<Document, DocumentChangeError> {
+        self.change(id, event, Some(version)).await
+    }
+
+    async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError> {
+        self.change(id, event, None).await
+    }
+
+    async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError> {
+        let client = self.connection().await?;
+        let owner = query.owner.map(|owner| owner.as_uuid());
+        let filter = "($1::uuid IS NULL OR d.owner_id = $1) \
+                      AND ($2::text IS NULL OR d.search @@ plainto_tsquery('simple', $2))";
+        let count = client
+            .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {filter}"))
+            .await
+            .map_err(unavailable)?;
+        let total: i64 = column(&client.query_one(&count, &[&owner, &query.search]).await.map_err(unavailable)?, "count")?;
+        let page_sql = format!(
+            "SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.updated_at, {SUMMARY_COLUMNS} \
+             FROM documents d JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \
+             WHERE {filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT $3 OFFSET $4"
+        );
+        let page = client.prepare_cached(&page_sql).await.map_err(unavailable)?;
+        let limit = i64::from(query.limit);
+        let offset = i64::try_from(query.offset()).unwrap_or(i64::MAX);
+        let rows = client.query(&page, &[&owner, &query.search, &limit, &offset]).await.map_err(unavailable)?;
+        let documents = rows
+            .iter()
+            .map(|row| {
+                Ok(DocumentListing {
+                    id: document_id(column(row, "id")?)?,
+                    title: column(row, "title")?,
+                    deal_id: column(row, "deal_id")?,
+                    summary: summary_from_row(row)?,
+                    current_version: column(row, "current_version")?,
+                    state: state_from(&column::<String>(row, "state")?)?,
+                    updated_at: column(row, "updated_at")?,
+                })
+            })
+            .collect::<Result<_, StoreError>>()?;
+        Ok(DocumentPage { documents, total: u64::try_from(total).unwrap_or(0) })
+    }
+}

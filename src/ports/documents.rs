@@ -1,0 +1,85 @@
+//! Storage of documents, their versions and their review history. Every change is atomic: a
+//! document is stored with its first version or not at all, and a version or a review step is only
+//! recorded while the document is still in the state the caller decided on.
+
+use async_trait::async_trait;
+
+use crate::domain::auth::UserId;
+use crate::domain::documents::{
+    Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, ReviewEvent, ReviewState,
+};
+use crate::ports::store::StoreError;
+
+/// A version about to be stored; the store numbers it.
+#[derive(Clone, Debug)]
+pub struct NewVersion {
+    pub text: String,
+    pub text_sha256: String,
+    pub extraction: ExtractionRecord,
+    pub author: UserId,
+    pub created_at: time::OffsetDateTime,
+}
+
+/// A document about to be stored with its first version; the store assigns its id.
+#[derive(Clone, Debug)]
+pub struct NewDocument {
+    pub owner: UserId,
+    pub title: String,
+    pub deal_id: Option<i64>,
+    pub first_version: NewVersion,
+    /// The `create` entry of the review history (to `draft`).
+    pub created: ReviewEvent,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentChangeError {
+    /// There is no document with this id.
+    #[error("no such document")]
+    NotFound,
+    /// Someone moved the document to another state since the caller read it; nothing was changed.
+    #[error("the document is now {current}")]
+    StateChanged { current: ReviewState },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(test, mockall::automock)]
+#[async_trait]
+pub trait DocumentRepository: Send + Sync + 'static {
+    /// Stores the document as version 1 in state `draft`, with its `create` history entry.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer; then nothing is stored.
+    async fn create(&self, document: NewDocument) -> Result<Document, StoreError>;
+
+    /// The document with all versions and its history.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer; an unknown id is `Ok(None)`.
+    async fn find(&self, id: DocumentId) -> Result<Option<Document>, StoreError>;
+
+    /// Adds the next version and records `event` (its `to` becomes the state), provided the
+    /// document is still in `event.from`.
+    ///
+    /// # Errors
+    /// [`DocumentChangeError::NotFound`], [`DocumentChangeError::StateChanged`] (nothing stored), or
+    /// [`DocumentChangeError::Store`].
+    async fn add_version(
+        &self,
+        id: DocumentId,
+        version: NewVersion,
+        event: ReviewEvent,
+    ) -> Result<Document, DocumentChangeError>;
+
+    /// Records a review step, provided the document is still in `event.from`.
+    ///
+    /// # Errors
+    /// As [`Self::add_version`].
+    async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError>;
+
+    /// One page of listings, most recently updated first, with the total count.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError>;
+}
