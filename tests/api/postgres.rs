@@ -43,6 +43,7 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::refresh_tokens_are_single_use_and_revoked_by_family(store(cluster).await).await;
     store_contract::concurrent_consumption_of_one_refresh_token_has_one_winner(store(cluster).await).await;
     store_contract::nonces_are_single_use(store(cluster).await).await;
+    store_contract::documents_are_versioned_reviewed_and_listed(store(cluster).await).await;
 }
 
 #[tokio::test]

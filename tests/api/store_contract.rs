@@ -3,13 +3,19 @@
 
 use std::sync::Arc;
 
-use creditflow::adapters::memory::MemoryStore;
+use creditflow::adapters::memory::{MemoryDocumentStore, MemoryStore};
 use creditflow::domain::auth::ethereum::EthAddress;
 use creditflow::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
+use creditflow::domain::documents::{
+    AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
+};
+use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
+use rust_decimal::Decimal;
+use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -156,4 +162,129 @@ async fn the_memory_store_honours_the_repository_contract() {
     refresh_tokens_are_single_use_and_revoked_by_family(Arc::new(MemoryStore::new())).await;
     concurrent_consumption_of_one_refresh_token_has_one_winner(Arc::new(MemoryStore::new())).await;
     nonces_are_single_use(Arc::new(MemoryStore::new())).await;
+}
+
+fn version(text: &str, borrower: &str, author: UserId, at: OffsetDateTime) -> NewVersion {
+    NewVersion {
+        text: text.to_owned(),
+        text_sha256: format!("{:0>64}", text.len()),
+        extraction: ExtractionRecord {
+            status: "success".into(),
+            agreement: json!({ "agreementName": "Credit Agreement" }),
+            report: json!({ "status": "success", "missing_fields": [] }),
+            summary: AgreementSummary {
+                borrower: Some(borrower.to_owned()),
+                total_commitment: Some(Money { amount: Decimal::new(500_000_000, 0), currency: "USD".into() }),
+                governing_law: Some("USNY".into()),
+                agreement_date: Some(time::macros::date!(2024 - 03 - 15)),
+                parties: vec![borrower.to_owned(), "First Bank, N.A.".to_owned()],
+            },
+        },
+        author,
+        created_at: at,
+    }
+}
+
+fn review(from: Option<ReviewState>, to: ReviewState, action: &str, actor: UserId, at: OffsetDateTime) -> ReviewEvent {
+    ReviewEvent { from, to, action: action.into(), actor, at, comment: Some(format!("{action} by the test")) }
+}
+
+fn new_document(owner: UserId, title: &str, text: &str, borrower: &str, at: OffsetDateTime) -> NewDocument {
+    NewDocument {
+        owner,
+        title: title.to_owned(),
+        deal_id: Some(7),
+        first_version: version(text, borrower, owner, at),
+        created: review(None, ReviewState::Draft, "create", owner, at),
+    }
+}
+
+fn query(owner: Option<UserId>, search: Option<&str>, page: u32, limit: u32) -> DocumentQuery {
+    DocumentQuery { owner, search: search.map(str::to_owned), page, limit }
+}
+
+pub async fn documents_are_versioned_reviewed_and_listed(store: Arc<dyn DocumentRepository>) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let first = store
+        .create(new_document(alice, "Acme term loan", "Term SOFR plus 2.75%", "Acme Corp", NOW))
+        .await
+        .expect("create");
+    assert_eq!((first.state, first.versions.len(), first.history.len()), (ReviewState::Draft, 1, 1));
+    assert_eq!(first.versions[0].version, 1);
+    assert_eq!(
+        first.versions[0].extraction.summary.total_commitment.as_ref().map(|m| m.amount),
+        Some(Decimal::new(500_000_000, 0))
+    );
+    assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&first));
+
+    let second = store
+        .create(new_document(
+            bob,
+            "Globex revolver",
+            "SONIA plus 1.50 per cent",
+            "Globex plc",
+            NOW + Duration::minutes(1),
+        ))
+        .await
+        .expect("create");
+    assert_ne!(first.id, second.id);
+
+    let later = NOW + Duration::minutes(5);
+    let revised = store
+        .add_version(
+            first.id,
+            version("Term SOFR plus 3.00%", "Acme Corp", alice, later),
+            review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, later),
+        )
+        .await
+        .expect("second version");
+    assert_eq!(revised.versions.iter().map(|v| v.version).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!((revised.updated_at, revised.history.len()), (later, 2));
+
+    let stale = store
+        .record_review(first.id, review(Some(ReviewState::Submitted), ReviewState::Approved, "approve", bob, later))
+        .await;
+    assert!(matches!(stale, Err(DocumentChangeError::StateChanged { current: ReviewState::Draft })));
+    let submitted = store
+        .record_review(first.id, review(Some(ReviewState::Draft), ReviewState::Submitted, "submit", alice, later))
+        .await
+        .expect("submit");
+    assert_eq!(submitted.state, ReviewState::Submitted);
+    assert_eq!(submitted.history.last().and_then(|e| e.comment.as_deref()), Some("submit by the test"));
+    let unknown = creditflow::domain::documents::DocumentId::new(999_999).expect("id");
+    assert!(matches!(
+        store
+            .record_review(unknown, review(Some(ReviewState::Draft), ReviewState::Submitted, "submit", alice, later))
+            .await,
+        Err(DocumentChangeError::NotFound)
+    ));
+    assert_eq!(store.find(unknown).await.expect("find"), None);
+
+    // Newest change first; owners see theirs; search needs every word, in title, parties or text.
+    let everyone = store.list(&query(None, None, 1, 50)).await.expect("list");
+    assert_eq!(everyone.total, 2);
+    assert_eq!(everyone.documents.iter().map(|d| d.id).collect::<Vec<_>>(), [first.id, second.id]);
+    assert_eq!(everyone.documents[0].current_version, 2);
+    assert_eq!(everyone.documents[0].state, ReviewState::Submitted);
+    assert_eq!(store.list(&query(Some(bob), None, 1, 50)).await.expect("list").total, 1);
+    for (term, expected) in [
+        ("globex", vec![second.id]),
+        ("SOFR", vec![first.id]),
+        ("first bank", vec![first.id, second.id]),
+        ("acme sonia", vec![]),
+    ] {
+        let found = store.list(&query(None, Some(term), 1, 50)).await.expect("search");
+        assert_eq!(found.documents.iter().map(|d| d.id).collect::<Vec<_>>(), expected, "{term}");
+        assert_eq!(found.total, expected.len() as u64, "{term}");
+    }
+    let page_two = store.list(&query(None, None, 2, 1)).await.expect("page 2");
+    assert_eq!((page_two.total, page_two.documents.len()), (2, 1));
+    assert_eq!(page_two.documents[0].id, second.id);
+    let beyond = store.list(&query(None, None, 5, 1)).await.expect("page 5");
+    assert_eq!((beyond.total, beyond.documents.len()), (2, 0));
+}
+
+#[tokio::test]
+async fn the_memory_document_store_honours_the_repository_contract() {
+    documents_are_versioned_reviewed_and_listed(Arc::new(MemoryDocumentStore::new())).await;
 }
