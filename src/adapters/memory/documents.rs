@@ -112,7 +112,8 @@ impl DocumentRepository for MemoryDocumentStore {
     async fn create(&self, new: NewDocument) -> Result<Document, StoreError> {
         let mut state = self.state();
         state.last_id += 1;
-        let id = DocumentId::new(state.last_id).ok_or_else(|| StoreError::Unavailable(anyhow::anyhow!("id overflow")))?;
+        let id =
+            DocumentId::new(state.last_id).ok_or_else(|| StoreError::Unavailable(anyhow::anyhow!("id overflow")))?;
         let document = Document {
             id,
             owner: new.owner,
@@ -159,8 +160,7 @@ impl DocumentRepository for MemoryDocumentStore {
         });
         let total = matching.len() as u64;
         let offset = usize::try_from(query.offset()).unwrap_or(usize::MAX);
-        let documents =
-            matching.into_iter().skip(offset).take(query.limit as usize).map(Stored::listing).collect();
+        let documents = matching.into_iter().skip(offset).take(query.limit as usize).map(Stored::listing).collect();
         Ok(DocumentPage { documents, total })
     }
 }

@@ -244,7 +244,8 @@ impl DocumentRepository for PostgresStore {
         let Some(row) = client.query_opt(&statement, &[&id.get()]).await.map_err(unavailable)? else {
             return Ok(None);
         };
-        let versions_sql = format!("SELECT {VERSION_COLUMNS} FROM document_versions WHERE document_id = $1 ORDER BY version");
+        let versions_sql =
+            format!("SELECT {VERSION_COLUMNS} FROM document_versions WHERE document_id = $1 ORDER BY version");
         let versions = client.prepare_cached(&versions_sql).await.map_err(unavailable)?;
         let versions = client.query(&versions, &[&id.get()]).await.map_err(unavailable)?;
         let reviews = client
@@ -290,7 +291,8 @@ impl DocumentRepository for PostgresStore {
             .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {filter}"))
             .await
             .map_err(unavailable)?;
-        let total: i64 = column(&client.query_one(&count, &[&owner, &query.search]).await.map_err(unavailable)?, "count")?;
+        let total: i64 =
+            column(&client.query_one(&count, &[&owner, &query.search]).await.map_err(unavailable)?, "count")?;
         let page_sql = format!(
             "SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.updated_at, {SUMMARY_COLUMNS} \
              FROM documents d JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \

@@ -63,8 +63,13 @@ pub enum TransitionError {
 }
 
 impl ReviewAction {
-    pub const ALL: [ReviewAction; 5] =
-        [ReviewAction::Submit, ReviewAction::Approve, ReviewAction::Reject, ReviewAction::Publish, ReviewAction::Archive];
+    pub const ALL: [ReviewAction; 5] = [
+        ReviewAction::Submit,
+        ReviewAction::Approve,
+        ReviewAction::Reject,
+        ReviewAction::Publish,
+        ReviewAction::Archive,
+    ];
 
     pub fn as_str(&self) -> &'static str {
         match self {
@@ -342,7 +347,11 @@ mod tests {
             (ReviewState::Archived, ReviewAction::Submit),
         ];
         for (from, action) in invalid {
-            assert_eq!(from.apply(action, Role::Admin), Err(TransitionError::Invalid { from, action }), "{from} {action}");
+            assert_eq!(
+                from.apply(action, Role::Admin),
+                Err(TransitionError::Invalid { from, action }),
+                "{from} {action}"
+            );
         }
         let message = TransitionError::Invalid { from: ReviewState::Draft, action: ReviewAction::Approve }.to_string();
         assert_eq!(message, "a document in state draft cannot be approved");
