@@ -2,6 +2,7 @@
 //! Everything the domain needs from the outside world arrives through the traits in [`crate::ports`].
 
 pub mod auth;
+pub mod cdm;
 pub mod db_ssl;
 pub mod documents;
 pub mod ratelimit;
