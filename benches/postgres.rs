@@ -1,7 +1,9 @@
 //! What the PostgreSQL adapter costs, on private clusters this benchmark starts itself:
 //! opening one connection with `verify-full` + mutual TLS against a plain one, a pool checkout with
-//! the indexed user read behind `GET /api/auth/me`, and starting the embedded cluster cold (`initdb`
-//! + start) and warm. Run: `cargo bench --bench postgres` (needs the PostgreSQL server binaries).
+//! the indexed user read behind `GET /api/auth/me`, starting the embedded cluster cold (`initdb` and
+//! start) and warm, and the document list over 10,000 stored documents (first page and full-text
+//! search, with p50/p99 printed). Run: `cargo bench --bench postgres` (needs PostgreSQL's binaries);
+//! `cargo bench --bench postgres -- documents` runs only the document list.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -15,8 +17,14 @@ use creditflow::adapters::postgres::{
 use creditflow::config::DbTlsSettings;
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserId};
 use creditflow::domain::db_ssl::SslMode;
+use creditflow::domain::documents::{
+    AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
+};
+use creditflow::ports::documents::{DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::store::UserRepository;
 use criterion::{Criterion, criterion_group, criterion_main};
+use rust_decimal::Decimal;
+use serde_json::json;
 use time::OffsetDateTime;
 use tokio::runtime::Runtime;
 
@@ -94,17 +102,19 @@ fn connections_and_queries(c: &mut Criterion) {
     let (store, user_id) = runtime.block_on(async {
         create_database_if_missing(&tls_target, "bench").await.expect("database");
         let store = PostgresStore::open(&tls_target.with_database("bench"), 16).await.expect("store");
-        let user = store
-            .create(NewUser {
+        let user = UserRepository::create(
+            &store,
+            NewUser {
                 id: UserId::new_random(),
                 email: Some(EmailAddress::new("bench@example.com").expect("email")),
                 password_hash: Some(PasswordHash::from_phc("$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA".into())),
                 role: Role::Analyst,
                 wallet_address: None,
                 created_at: OffsetDateTime::now_utc(),
-            })
-            .await
-            .expect("user");
+            },
+        )
+        .await
+        .expect("user");
         (store, user.id)
     });
     c.bench_function("postgres/pool/checkout_and_find_user_by_id", |b| {
@@ -168,5 +178,117 @@ fn embedded_start(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, connections_and_queries, embedded_start);
+const SEEDED_DOCUMENTS: usize = 10_000;
+const BORROWERS: [&str; 8] = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne"];
+
+fn seeded_version(i: usize, author: UserId) -> NewVersion {
+    let borrower = format!("{} Holdings {i}", BORROWERS[i % BORROWERS.len()]);
+    // ~2 KB of agreement-like text; every 100th document mentions a bridge facility.
+    let facility = if i.is_multiple_of(100) { "bridge facility" } else { "term loan facility" };
+    let text = format!(
+        "CREDIT AGREEMENT dated as of March 15, 2024 among {borrower}, as the Borrower, the Lenders party \
+         hereto and First National Bank, as Administrative Agent. The {facility} bears interest at Term SOFR \
+         plus 2.75% per annum. {}",
+        "The Borrower shall maintain a Consolidated Leverage Ratio not exceeding 4.50 to 1.00. ".repeat(20)
+    );
+    NewVersion {
+        text_sha256: format!("{i:064}"),
+        extraction: ExtractionRecord {
+            status: "success".into(),
+            agreement: json!({ "agreementName": "Credit Agreement" }),
+            report: json!({ "status": "success" }),
+            summary: AgreementSummary {
+                borrower: Some(borrower.clone()),
+                total_commitment: Some(Money { amount: Decimal::new(500_000_000, 0), currency: "USD".into() }),
+                governing_law: Some("USNY".into()),
+                agreement_date: Some(time::macros::date!(2024 - 03 - 15)),
+                parties: vec![borrower, "First National Bank".into()],
+            },
+        },
+        text,
+        author,
+        created_at: OffsetDateTime::now_utc(),
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
+}
+
+/// `GET /api/documents`' store query over 10,000 documents: the first page, and a full-text search.
+fn document_list(c: &mut Criterion) {
+    let runtime = Runtime::new().expect("runtime");
+    let dir = BenchDir::new("documents");
+    let material = ensure_tls_material(&dir.0.join("certs"), ROLE).expect("certificates");
+    let server = runtime
+        .block_on(EmbeddedPostgres::start(options(&dir.0.join("pg"), Some(&material), ClientAuth::Certificate)))
+        .expect("cluster");
+    let maintenance = target(&server, verify_full(&material));
+    let store = runtime.block_on(async {
+        create_database_if_missing(&maintenance, "documents").await.expect("database");
+        PostgresStore::open(&maintenance.with_database("documents"), 16).await.expect("store")
+    });
+    let owner = UserId::new_random();
+    let seeding = Instant::now();
+    runtime.block_on(async {
+        for i in 0..SEEDED_DOCUMENTS {
+            let now = OffsetDateTime::now_utc();
+            DocumentRepository::create(
+                &store,
+                NewDocument {
+                    owner,
+                    title: format!("{} facility {i}", BORROWERS[i % BORROWERS.len()]),
+                    deal_id: Some(i as i64),
+                    first_version: seeded_version(i, owner),
+                    created: ReviewEvent {
+                        from: None,
+                        to: ReviewState::Draft,
+                        action: "create".into(),
+                        actor: owner,
+                        at: now,
+                        comment: None,
+                    },
+                },
+            )
+            .await
+            .expect("seed");
+        }
+    });
+    println!("seeded {SEEDED_DOCUMENTS} documents in {:?}", seeding.elapsed());
+
+    let queries = [
+        ("first_page", DocumentQuery { owner: Some(owner), search: None, page: 1, limit: 50 }),
+        ("search_bridge", DocumentQuery { owner: Some(owner), search: Some("bridge".into()), page: 1, limit: 50 }),
+        ("search_globex", DocumentQuery { owner: Some(owner), search: Some("globex".into()), page: 1, limit: 50 }),
+    ];
+    for (name, query) in &queries {
+        let page = runtime.block_on(DocumentRepository::list(&store, query)).expect("list");
+        let mut latencies: Vec<Duration> = runtime.block_on(async {
+            let mut latencies = Vec::with_capacity(2_000);
+            for _ in 0..2_000 {
+                let started = Instant::now();
+                DocumentRepository::list(&store, query).await.expect("list");
+                latencies.push(started.elapsed());
+            }
+            latencies
+        });
+        latencies.sort_unstable();
+        println!(
+            "documents/list/{name}: {} of {} matching; 2000 calls p50 {:?} p90 {:?} p99 {:?} max {:?}",
+            page.documents.len(),
+            page.total,
+            percentile(&latencies, 0.50),
+            percentile(&latencies, 0.90),
+            percentile(&latencies, 0.99),
+            latencies[latencies.len() - 1],
+        );
+        c.bench_function(&format!("documents/list/{name}"), |b| {
+            b.to_async(&runtime).iter(|| async { DocumentRepository::list(&store, query).await.expect("list") });
+        });
+    }
+    drop(store);
+    runtime.block_on(server.stop()).expect("stop");
+}
+
+criterion_group!(benches, connections_and_queries, embedded_start, document_list);
 criterion_main!(benches);

@@ -93,6 +93,21 @@ impl DatabaseConfig {
     }
 }
 
+/// The OpenAI-compatible chat-completions endpoint (`LLM_*`); absent: the service runs without a
+/// language model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LlmConfig {
+    /// `http(s)://host[:port]/path` up to, not including, `/chat/completions`
+    /// (`https://api.openai.com/v1`, `http://localhost:11434/v1` for Ollama).
+    pub base_url: String,
+    /// The model requests ask for (`gpt-4o-mini`, `llama3.1:8b`, …).
+    pub model: String,
+    /// Sent as `Authorization: Bearer …` when set; local servers need none.
+    pub api_key: Option<Secret>,
+    /// Limit on one HTTP request (connect, send, whole answer); retries get a fresh one each.
+    pub timeout: Duration,
+}
+
 /// The administrator created at start-up when absent.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -125,6 +140,10 @@ pub struct Config {
     pub login_max_failures: u32,
     pub login_failure_window: Duration,
     pub max_body_bytes: u64,
+    /// Longest document text accepted by extraction and the document endpoints.
+    pub extract_max_bytes: usize,
+    /// `None`: no language model configured (`LLM_BASE_URL` unset).
+    pub llm: Option<LlmConfig>,
     pub shutdown_timeout: Duration,
     pub log_format: LogFormat,
     pub log_filter: String,
@@ -243,6 +262,8 @@ impl Config {
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
+            extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
+            llm: vars.llm()?,
             shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
             log_format: vars.choice(
                 "LOG_FORMAT",
@@ -350,6 +371,37 @@ impl Vars<'_> {
             invalid(name, format!("'{filter}' is not a log filter like info or creditflow=debug,warn: {e}"))
         })?;
         Ok(filter)
+    }
+
+    fn llm(&self) -> Result<Option<LlmConfig>, ConfigError> {
+        let timeout = self.duration_or("LLM_TIMEOUT", Duration::from_secs(60))?;
+        let model = self.get("LLM_MODEL");
+        let api_key = self.get("LLM_API_KEY").map(Secret::new);
+        let Some(base_url) = self.get("LLM_BASE_URL") else {
+            if model.is_some() || api_key.is_some() {
+                return Err(invalid(
+                    "LLM_BASE_URL",
+                    "must be set when LLM_MODEL or LLM_API_KEY is set (e.g. http://localhost:11434/v1)",
+                ));
+            }
+            return Ok(None);
+        };
+        let uri: http::Uri = base_url.parse().map_err(|_| {
+            invalid("LLM_BASE_URL", format!("'{base_url}' is not a URL like https://api.openai.com/v1"))
+        })?;
+        if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none_or(str::is_empty) {
+            return Err(invalid(
+                "LLM_BASE_URL",
+                format!("'{base_url}' is not an http(s) URL like http://localhost:11434/v1"),
+            ));
+        }
+        if uri.authority().is_some_and(|authority| authority.as_str().contains('@')) {
+            return Err(invalid("LLM_BASE_URL", "must not contain credentials: put the key in LLM_API_KEY"));
+        }
+        let model = model.ok_or_else(|| {
+            invalid("LLM_MODEL", "must be set when LLM_BASE_URL is set (e.g. gpt-4o-mini, llama3.1:8b)")
+        })?;
+        Ok(Some(LlmConfig { base_url, model, api_key, timeout }))
     }
 
     fn chain_ids(&self, name: &'static str) -> Result<Vec<u64>, ConfigError> {
@@ -486,6 +538,66 @@ mod tests {
 
     fn config_error(vars: &[(&str, &str)]) -> ConfigError {
         config(vars).expect_err("invalid configuration")
+    }
+
+    #[test]
+    fn llm_is_off_unless_a_base_url_is_set() {
+        let config = config(&[]).expect("defaults");
+        assert_eq!(config.llm, None);
+        let error = config_error(&[("LLM_MODEL", "llama3.1:8b")]);
+        assert_eq!(error.variable, "LLM_BASE_URL");
+        assert_eq!(config_error(&[("LLM_API_KEY", "sk-x")]).variable, "LLM_BASE_URL");
+    }
+
+    #[test]
+    fn llm_settings_default_to_a_keyless_sixty_second_client() {
+        let llm = config(&[("LLM_BASE_URL", "http://localhost:11434/v1/"), ("LLM_MODEL", "llama3.1:8b")])
+            .expect("valid")
+            .llm
+            .expect("configured");
+        assert_eq!(llm.base_url, "http://localhost:11434/v1/");
+        assert_eq!(llm.model, "llama3.1:8b");
+        assert_eq!(llm.api_key, None);
+        assert_eq!(llm.timeout, Duration::from_secs(60));
+        let tuned = config(&[
+            ("LLM_BASE_URL", "https://api.openai.com/v1"),
+            ("LLM_MODEL", "gpt-4o-mini"),
+            ("LLM_API_KEY", "sk-test"),
+            ("LLM_TIMEOUT", "2m"),
+        ])
+        .expect("valid")
+        .llm
+        .expect("configured");
+        assert_eq!(tuned.api_key.as_ref().map(Secret::expose), Some("sk-test"));
+        assert_eq!(tuned.timeout, Duration::from_secs(120));
+    }
+
+    #[test]
+    fn llm_settings_are_validated_with_the_variable_named() {
+        let missing_model = config_error(&[("LLM_BASE_URL", "http://localhost:11434/v1")]);
+        assert_eq!(missing_model.variable, "LLM_MODEL");
+        assert!(missing_model.to_string().contains("LLM_BASE_URL"));
+        for bad in ["localhost:11434", "ftp://models.internal/v1", "http://", "not a url"] {
+            let error = config_error(&[("LLM_BASE_URL", bad), ("LLM_MODEL", "m")]);
+            assert_eq!(error.variable, "LLM_BASE_URL", "{bad}");
+        }
+        let with_credentials = config_error(&[("LLM_BASE_URL", "https://user:pw@llm.internal/v1"), ("LLM_MODEL", "m")]);
+        assert_eq!(with_credentials.variable, "LLM_BASE_URL");
+        assert!(!with_credentials.to_string().contains("pw"));
+        assert_eq!(config_error(&[("LLM_TIMEOUT", "1 minute")]).variable, "LLM_TIMEOUT");
+    }
+
+    #[test]
+    fn the_llm_api_key_is_redacted_in_debug_output() {
+        let config = config(&[
+            ("LLM_BASE_URL", "https://api.openai.com/v1"),
+            ("LLM_MODEL", "gpt-4o-mini"),
+            ("LLM_API_KEY", "sk-live-very-secret-key"),
+        ])
+        .expect("valid");
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("very-secret"));
+        assert!(debug.contains("gpt-4o-mini"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod argon2_hasher;
 pub mod clock;
 pub mod http;
 pub mod jwt;
+pub mod llm;
 pub mod memory;
 pub mod postgres;
 pub mod secrets;

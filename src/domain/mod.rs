@@ -5,4 +5,6 @@ pub mod auth;
 pub mod cdm;
 pub mod db_ssl;
 pub mod documents;
+pub mod extraction;
+pub mod llm_proposals;
 pub mod ratelimit;

@@ -5,6 +5,7 @@
 pub mod clock;
 pub mod db_ssl;
 pub mod documents;
+pub mod llm;
 pub mod password;
 pub mod rate_limit;
 pub mod store;

@@ -2,6 +2,8 @@
 
 mod admin;
 mod auth;
+mod cdm_events;
+mod documents;
 mod errors;
 mod health;
 mod helpers;

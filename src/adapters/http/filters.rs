@@ -20,6 +20,11 @@ pub fn with_state(
     warp::any().map(move || state.clone())
 }
 
+/// The request's id (set by the server loop on every request), for the CDM events' message id.
+pub fn request_id() -> impl Filter<Extract = (String,), Error = Rejection> + Clone {
+    warp::header::optional::<String>("x-request-id").map(|id: Option<String>| id.unwrap_or_default())
+}
+
 /// The caller, from `Authorization: Bearer <access token>`, allowed by the access table for this
 /// method and path; 401 (with `WWW-Authenticate`) or 403 otherwise.
 pub fn authenticated(state: Arc<AppState>) -> impl Filter<Extract = (Principal,), Error = Rejection> + Clone {
@@ -161,6 +166,11 @@ mod tests {
         );
         Arc::new(AppState {
             auth,
+            documents: crate::domain::documents::DocumentService::new(
+                Arc::new(crate::adapters::memory::MemoryDocumentStore::new()),
+                Arc::new(SystemClock),
+            ),
+            extract_max_bytes: 1024,
             rate_limiter: Arc::new(MemoryRateLimiter::new()),
             rate_policy: RatePolicy::per_minute(LIMIT),
             store_health: store,

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod documents;
 pub mod dto;
 pub mod error;
 pub mod filters;
@@ -18,6 +19,7 @@ use warp::reply::Response;
 
 use crate::domain::auth::AuthService;
 use crate::domain::db_ssl::DbSslExpectation;
+use crate::domain::documents::DocumentService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
@@ -27,6 +29,9 @@ use crate::ports::store::StoreHealth;
 /// What the handlers share: the use cases and the few ports the HTTP layer uses itself.
 pub struct AppState {
     pub auth: AuthService,
+    pub documents: DocumentService,
+    /// Longest text accepted for extraction and documents (`EXTRACT_MAX_BYTES`).
+    pub extract_max_bytes: usize,
     pub rate_limiter: Arc<dyn RateLimiter>,
     pub rate_policy: RatePolicy,
     pub store_health: Arc<dyn StoreHealth>,
@@ -50,7 +55,9 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .unify()
         .or(auth::routes(state.clone()))
         .unify()
-        .or(admin::routes(state))
+        .or(admin::routes(state.clone()))
+        .unify()
+        .or(documents::routes(state))
         .unify()
         .recover(error::recover)
         .unify()

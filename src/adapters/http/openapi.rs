@@ -15,7 +15,7 @@ use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
 
 use super::error::ErrorBody;
-use super::{admin, auth, health};
+use super::{admin, auth, documents, health};
 use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
 use crate::domain::ratelimit::is_workflow_request;
 
@@ -41,12 +41,19 @@ use crate::domain::ratelimit::is_workflow_request;
         admin::create_user,
         admin::list_users,
         admin::update_user,
+        documents::extract,
+        documents::create_document,
+        documents::list_documents,
+        documents::get_document,
+        documents::add_version,
+        documents::review_document,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),
     tags(
         (name = "auth", description = "Sign-in (password, Ethereum wallet), token rotation, sign-out"),
         (name = "admin", description = "User administration (admin role)"),
+        (name = "documents", description = "Credit agreement extraction (CDM), documents, versions, review workflow"),
         (name = "health", description = "Probes (no token)"),
     )
 )]

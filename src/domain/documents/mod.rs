@@ -2,6 +2,8 @@
 //! found in it, and the review workflow that takes a document from draft to published. Who may move
 //! the workflow, and where to, is decided here ([`ReviewState::apply`]); storing it is a port's job.
 
+pub mod service;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -9,6 +11,8 @@ use rust_decimal::Decimal;
 use time::{Date, OffsetDateTime};
 
 use super::auth::{Role, UserId};
+
+pub use service::{AnalysedText, DocumentChange, DocumentError, DocumentService, ExtractedAgreement, analyse_text};
 
 /// Identifier of a document: a positive integer, as the API exposes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,0 +1,584 @@
+//! `POST /api/extract` and `/api/documents/*`: credit-agreement extraction, documents with their
+//! versions, the review workflow, and listing with search.
+
+use std::sync::Arc;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use utoipa::{IntoParams, ToSchema};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+
+use super::AppState;
+use super::auth::respond;
+use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
+use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use crate::domain::auth::Principal;
+use crate::domain::documents::{
+    AgreementSummary, AnalysedText, Document, DocumentError, DocumentId, DocumentListing, DocumentQuery,
+    DocumentVersion, ExtractionRecord, ReviewAction, ReviewEvent, analyse_text,
+};
+use crate::domain::ratelimit::RateDecision;
+
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    // JSON escaping can make a text longer on the wire; the text itself is measured after parsing.
+    let limit = (state.extract_max_bytes as u64).saturating_mul(2).saturating_add(64 * 1024);
+    let extract = warp::path!("api" / "extract")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(limit))
+        .then(extract_route);
+    let documents = warp::path!("api" / "documents");
+    let create = documents
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(limit))
+        .then(create_document);
+    let list = documents
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .then(list_documents);
+    let get = warp::path!("api" / "documents" / String)
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .then(get_document);
+    let add_version = warp::path!("api" / "documents" / String / "versions")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(limit))
+        .then(add_version);
+    let review = warp::path!("api" / "documents" / String / "workflow")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(review_document);
+    extract
+        .or(create.map(respond))
+        .unify()
+        .or(list.map(respond))
+        .unify()
+        .or(get.map(respond))
+        .unify()
+        .or(add_version.map(respond))
+        .unify()
+        .or(review.map(respond))
+        .unify()
+        .boxed()
+}
+
+impl From<DocumentError> for ApiError {
+    fn from(error: DocumentError) -> Self {
+        let message = error.to_string();
+        match error {
+            DocumentError::Validation { field, message } => ApiError::invalid_field(field, message),
+            DocumentError::TooLarge { max, .. } => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message)
+                .with_detail(serde_json::json!({ "field": "text", "max_bytes": max })),
+            DocumentError::NotFound => ApiError::not_found(message),
+            DocumentError::Forbidden(_) => ApiError::forbidden(message),
+            DocumentError::Conflict(_) => ApiError::new(StatusCode::CONFLICT, message),
+            DocumentError::Store(error) => ApiError::internal(error.into()),
+        }
+    }
+}
+
+/// Extraction is CPU work proportional to the text: it runs on the blocking pool, not on the
+/// workers that serve other requests.
+async fn analyse(state: &AppState, text: String) -> Result<AnalysedText, ApiError> {
+    let max = state.extract_max_bytes;
+    tokio::task::spawn_blocking(move || analyse_text(text, max))
+        .await
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("extraction task failed: {e}")))?
+        .map_err(ApiError::from)
+}
+
+fn parse_document_id(raw: &str) -> Result<DocumentId, ApiError> {
+    // Unknown and malformed ids answer alike: there is no such document.
+    raw.parse::<i64>().ok().and_then(DocumentId::new).ok_or_else(|| ApiError::not_found("document not found"))
+}
+
+async fn extract_route(
+    state: Arc<AppState>,
+    caller: Principal,
+    decision: RateDecision,
+    request_id: String,
+    body: RawJson,
+) -> Response {
+    decorate_with_rate_limit(decision, respond(extract(state, caller, request_id, body).await))
+}
+
+/// POST /api/extract
+#[utoipa::path(post, path = "/api/extract", tag = "documents", request_body = ExtractRequest,
+    description = "Extracts a credit agreement from text, with the provenance of every value, without storing it. \
+                   Counts against the per-user workflow rate limit. The text may be at most EXTRACT_MAX_BYTES \
+                   (default 5 MiB; 413 above).",
+    responses(
+        (status = 200, description = "Extracted", body = ExtractResponse),
+        (status = 413, description = "Text too long", body = ErrorBody),
+    ))]
+pub async fn extract(
+    state: Arc<AppState>,
+    _caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let request: ExtractRequest = body.parse()?;
+    let analysed = analyse(&state, request.text).await?;
+    let extracted = state.documents.extracted(analysed, &request_id);
+    Ok(warp::reply::json(&ExtractResponse {
+        status: "success",
+        agreement: extracted.record.agreement.clone(),
+        extraction: extracted.record.report.clone(),
+        cdm_events: extracted.cdm_events,
+    }))
+}
+
+/// POST /api/documents
+#[utoipa::path(post, path = "/api/documents", tag = "documents", request_body = CreateDocumentRequest,
+    description = "Extracts and stores a document as version 1, in review state `draft`.",
+    responses(
+        (status = 201, description = "Stored", body = DocumentChangeResponse),
+        (status = 413, description = "Text too long", body = ErrorBody),
+    ))]
+pub async fn create_document(
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let request: CreateDocumentRequest = body.parse()?;
+    if request.title.trim().is_empty() {
+        return Err(ApiError::invalid_field("title", "must not be empty"));
+    }
+    let analysed = analyse(&state, request.text).await?;
+    let change = state.documents.create(caller, &request.title, request.deal_id, analysed, &request_id).await?;
+    let body = DocumentChangeResponse {
+        status: "success",
+        document: DocumentBody::from(&change.document),
+        cdm_events: change.cdm_events,
+    };
+    Ok(warp::reply::with_status(warp::reply::json(&body), StatusCode::CREATED))
+}
+
+/// POST /api/documents/{document_id}/versions
+#[utoipa::path(post, path = "/api/documents/{document_id}/versions", tag = "documents",
+    request_body = AddVersionRequest,
+    params(("document_id" = i64, Path, description = "Document id")),
+    description = "Adds the next version and makes it current. A document under review returns to `draft`; an \
+                   archived one takes no versions (409).",
+    responses(
+        (status = 201, description = "Stored", body = DocumentChangeResponse),
+        (status = 404, description = "No such document", body = ErrorBody),
+        (status = 409, description = "Archived, or changed meanwhile", body = ErrorBody),
+    ))]
+pub async fn add_version(
+    raw_id: String,
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let id = parse_document_id(&raw_id)?;
+    let request: AddVersionRequest = body.parse()?;
+    let analysed = analyse(&state, request.text).await?;
+    let change = state.documents.add_version(caller, id, analysed, &request_id).await?;
+    let body = DocumentChangeResponse {
+        status: "success",
+        document: DocumentBody::from(&change.document),
+        cdm_events: change.cdm_events,
+    };
+    Ok(warp::reply::with_status(warp::reply::json(&body), StatusCode::CREATED))
+}
+
+/// POST /api/documents/{document_id}/workflow
+#[utoipa::path(post, path = "/api/documents/{document_id}/workflow", tag = "documents",
+    request_body = ReviewRequest,
+    params(("document_id" = i64, Path, description = "Document id")),
+    description = "Moves the review: `submit` (analyst or admin) draft|rejected → submitted; `approve`/`reject` \
+                   (admin) submitted → approved|rejected; `publish` (admin) approved → published; `archive` \
+                   (admin) any → archived. Wrong role: 403; an action that does not apply: 409.",
+    responses(
+        (status = 200, description = "Moved", body = DocumentChangeResponse),
+        (status = 404, description = "No such document", body = ErrorBody),
+        (status = 409, description = "Not possible from the current state", body = ErrorBody),
+    ))]
+pub async fn review_document(
+    raw_id: String,
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let id = parse_document_id(&raw_id)?;
+    let request: ReviewRequest = body.parse()?;
+    let change = state.documents.review(caller, id, request.action.into(), request.comment, &request_id).await?;
+    Ok(warp::reply::json(&DocumentChangeResponse {
+        status: "success",
+        document: DocumentBody::from(&change.document),
+        cdm_events: change.cdm_events,
+    }))
+}
+
+/// GET /api/documents
+#[utoipa::path(get, path = "/api/documents", tag = "documents", params(ListQuery),
+    description = "The caller's documents (all documents for admins), most recently updated first. `search` \
+                   keeps documents whose title, parties, borrower or current text contain every word.",
+    responses(
+        (status = 200, description = "One page", body = DocumentListResponse),
+        (status = 400, description = "Invalid page or limit", body = ErrorBody),
+    ))]
+pub async fn list_documents(state: Arc<AppState>, caller: Principal, query: String) -> Result<impl Reply, ApiError> {
+    let query = ListQuery::parse(&query)?;
+    let page = query.page.unwrap_or(1);
+    let limit = query.limit.unwrap_or(DocumentQuery::DEFAULT_LIMIT);
+    let found = state.documents.list(caller, page, limit, query.search).await?;
+    let total_pages = found.total.div_ceil(u64::from(limit));
+    Ok(warp::reply::json(&DocumentListResponse {
+        status: "success",
+        documents: found.documents.iter().map(DocumentListItem::from).collect(),
+        page,
+        limit,
+        total: found.total,
+        total_pages,
+    }))
+}
+
+/// GET /api/documents/{document_id}
+#[utoipa::path(get, path = "/api/documents/{document_id}", tag = "documents",
+    params(("document_id" = i64, Path, description = "Document id")),
+    description = "The document with every version (text, agreement, extraction report), its review workflow \
+                   and the workflow data linked to it. Someone else's document answers 404.",
+    responses(
+        (status = 200, description = "The document", body = DocumentResponse),
+        (status = 404, description = "No such document", body = ErrorBody),
+    ))]
+pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let id = parse_document_id(&raw_id)?;
+    let document = state.documents.get(caller, id).await?;
+    Ok(warp::reply::json(&DocumentResponse { status: "success", document: DocumentBody::from(&document) }))
+}
+
+// ---- bodies ------------------------------------------------------------------------------------
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractRequest {
+    /// The document text (UTF-8), at most EXTRACT_MAX_BYTES.
+    pub text: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ExtractResponse {
+    #[schema(example = "success")]
+    pub status: &'static str,
+    /// The credit agreement, with CDM attribute names where CDM has them.
+    #[schema(value_type = Object)]
+    pub agreement: Value,
+    /// `{status: success|partial_data_missing|irrelevant_document, missing_fields, warnings, provenance}`;
+    /// `provenance` maps the JSON pointer of every value in `agreement` to `{start, end, quote}` (byte
+    /// offsets into the text).
+    #[schema(value_type = Object)]
+    pub extraction: Value,
+    /// CDM 7 WorkflowSteps: the extraction, then the contract formation.
+    #[schema(value_type = Vec<Object>)]
+    pub cdm_events: Vec<Value>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateDocumentRequest {
+    /// 1–500 characters.
+    pub title: String,
+    pub text: String,
+    /// Links the document to a deal.
+    pub deal_id: Option<i64>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddVersionRequest {
+    pub text: String,
+}
+
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiReviewAction {
+    Submit,
+    Approve,
+    Reject,
+    Publish,
+    Archive,
+}
+
+impl From<ApiReviewAction> for ReviewAction {
+    fn from(action: ApiReviewAction) -> Self {
+        match action {
+            ApiReviewAction::Submit => ReviewAction::Submit,
+            ApiReviewAction::Approve => ReviewAction::Approve,
+            ApiReviewAction::Reject => ReviewAction::Reject,
+            ApiReviewAction::Publish => ReviewAction::Publish,
+            ApiReviewAction::Archive => ReviewAction::Archive,
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewRequest {
+    pub action: ApiReviewAction,
+    /// At most 2,000 characters.
+    pub comment: Option<String>,
+}
+
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// 1-based page, default 1.
+    pub page: Option<u32>,
+    /// Documents per page, 1–200, default 50.
+    pub limit: Option<u32>,
+    /// Words that must all occur in the title, parties, borrower or text.
+    pub search: Option<String>,
+}
+
+impl ListQuery {
+    /// Parses the query string, naming the parameter that is wrong.
+    fn parse(raw: &str) -> Result<Self, ApiError> {
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(raw).map_err(|e| ApiError::invalid_field("query", e.to_string()))?;
+        let mut query = ListQuery { page: None, limit: None, search: None };
+        for (name, value) in pairs {
+            let number = |field: &str| {
+                value
+                    .parse::<u32>()
+                    .map_err(|_| ApiError::invalid_field(field, format!("'{value}' is not a whole number")))
+            };
+            match name.as_str() {
+                "page" => query.page = Some(number("page")?),
+                "limit" => query.limit = Some(number("limit")?),
+                "search" => query.search = Some(value),
+                other => {
+                    return Err(ApiError::invalid_field(other, "unknown parameter: expected page, limit or search"));
+                }
+            }
+        }
+        Ok(query)
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MoneyBody {
+    /// Decimal amount as a string, exact.
+    #[schema(value_type = String, example = "500000000")]
+    pub amount: Decimal,
+    #[schema(example = "USD")]
+    pub currency: String,
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&Rfc3339).unwrap_or_default()
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DocumentListItem {
+    pub document_id: i64,
+    pub title: String,
+    pub deal_id: Option<i64>,
+    pub borrower: Option<String>,
+    /// The facilities' commitments added up when they share one currency; null otherwise.
+    pub total_commitment: Option<MoneyBody>,
+    /// GoverningLawEnum code.
+    pub governing_law: Option<String>,
+    /// YYYY-MM-DD.
+    pub agreement_date: Option<String>,
+    pub current_version: i32,
+    pub workflow_state: String,
+    pub updated_at: String,
+}
+
+fn summary_fields(summary: &AgreementSummary) -> (Option<String>, Option<MoneyBody>, Option<String>, Option<String>) {
+    (
+        summary.borrower.clone(),
+        summary.total_commitment.as_ref().map(|m| MoneyBody { amount: m.amount, currency: m.currency.clone() }),
+        summary.governing_law.clone(),
+        summary.agreement_date.map(|d| d.to_string()),
+    )
+}
+
+impl From<&DocumentListing> for DocumentListItem {
+    fn from(listing: &DocumentListing) -> Self {
+        let (borrower, total_commitment, governing_law, agreement_date) = summary_fields(&listing.summary);
+        Self {
+            document_id: listing.id.get(),
+            title: listing.title.clone(),
+            deal_id: listing.deal_id,
+            borrower,
+            total_commitment,
+            governing_law,
+            agreement_date,
+            current_version: listing.current_version,
+            workflow_state: listing.state.to_string(),
+            updated_at: rfc3339(listing.updated_at),
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DocumentListResponse {
+    pub status: &'static str,
+    pub documents: Vec<DocumentListItem>,
+    pub page: u32,
+    pub limit: u32,
+    /// Matching documents on all pages.
+    pub total: u64,
+    pub total_pages: u64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct VersionBody {
+    pub version: i32,
+    pub text: String,
+    pub text_sha256: String,
+    pub author_id: String,
+    pub created_at: String,
+    #[schema(value_type = Object)]
+    pub agreement: Value,
+    /// The extraction report: status, missing_fields, warnings, provenance.
+    #[schema(value_type = Object)]
+    pub extraction: Value,
+}
+
+impl From<&DocumentVersion> for VersionBody {
+    fn from(version: &DocumentVersion) -> Self {
+        let ExtractionRecord { agreement, report, .. } = &version.extraction;
+        Self {
+            version: version.version,
+            text: version.text.clone(),
+            text_sha256: version.text_sha256.clone(),
+            author_id: version.author.to_string(),
+            created_at: rfc3339(version.created_at),
+            agreement: agreement.clone(),
+            extraction: report.clone(),
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ReviewEventBody {
+    /// Null for the creation.
+    pub from: Option<String>,
+    pub to: String,
+    /// `create`, `new_version`, `submit`, `approve`, `reject`, `publish`, `archive`.
+    pub action: String,
+    pub actor_id: String,
+    pub at: String,
+    pub comment: Option<String>,
+}
+
+impl From<&ReviewEvent> for ReviewEventBody {
+    fn from(event: &ReviewEvent) -> Self {
+        Self {
+            from: event.from.map(|s| s.to_string()),
+            to: event.to.to_string(),
+            action: event.action.clone(),
+            actor_id: event.actor.to_string(),
+            at: rfc3339(event.at),
+            comment: event.comment.clone(),
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WorkflowBody {
+    pub state: String,
+    pub history: Vec<ReviewEventBody>,
+}
+
+/// Agent workflow runs linked to the document's deal. Empty until runs exist: the analysis,
+/// research and people workflows that fill it are built by later issues.
+#[derive(Serialize, ToSchema)]
+pub struct WorkflowDataBody {
+    #[schema(value_type = Vec<Object>)]
+    pub analyses: Vec<Value>,
+    #[schema(value_type = Vec<Object>)]
+    pub research: Vec<Value>,
+    #[schema(value_type = Vec<Object>)]
+    pub people: Vec<Value>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DocumentBody {
+    pub document_id: i64,
+    pub title: String,
+    pub deal_id: Option<i64>,
+    pub owner_id: String,
+    pub borrower: Option<String>,
+    pub total_commitment: Option<MoneyBody>,
+    pub governing_law: Option<String>,
+    pub agreement_date: Option<String>,
+    pub current_version: i32,
+    pub workflow_state: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Oldest first; the last is current.
+    pub versions: Vec<VersionBody>,
+    pub workflow: WorkflowBody,
+    pub workflow_data: WorkflowDataBody,
+}
+
+impl From<&Document> for DocumentBody {
+    fn from(document: &Document) -> Self {
+        let current = document.current_version();
+        let summary = current.map(|v| v.extraction.summary.clone()).unwrap_or_default();
+        let (borrower, total_commitment, governing_law, agreement_date) = summary_fields(&summary);
+        Self {
+            document_id: document.id.get(),
+            title: document.title.clone(),
+            deal_id: document.deal_id,
+            owner_id: document.owner.to_string(),
+            borrower,
+            total_commitment,
+            governing_law,
+            agreement_date,
+            current_version: current.map_or(0, |v| v.version),
+            workflow_state: document.state.to_string(),
+            created_at: rfc3339(document.created_at),
+            updated_at: rfc3339(document.updated_at),
+            versions: document.versions.iter().map(VersionBody::from).collect(),
+            workflow: WorkflowBody {
+                state: document.state.to_string(),
+                history: document.history.iter().map(ReviewEventBody::from).collect(),
+            },
+            workflow_data: WorkflowDataBody { analyses: Vec::new(), research: Vec::new(), people: Vec::new() },
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DocumentResponse {
+    pub status: &'static str,
+    pub document: DocumentBody,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DocumentChangeResponse {
+    pub status: &'static str,
+    pub document: DocumentBody,
+    #[schema(value_type = Vec<Object>)]
+    pub cdm_events: Vec<Value>,
+}

@@ -1,0 +1,7 @@
+//! Language-model adapters implementing [`crate::ports::llm::LanguageModel`]: one client for every
+//! server that speaks the OpenAI chat-completions protocol (OpenAI, Ollama's `/v1`, vLLM, the
+//! llama.cpp server).
+
+pub mod openai;
+
+pub use openai::{OpenAiCompatible, RetryPolicy};

@@ -1,0 +1,516 @@
+//! The document use cases: extracting an agreement from text, storing documents and their
+//! versions, moving their review, and reading them back — each returning the CDM events that
+//! record what happened. Extraction itself is CPU work on the caller's text ([`analyse_text`]); the
+//! HTTP adapter runs it off the async workers and hands the result in.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{
+    AgreementSummary, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, Money, ReviewAction,
+    ReviewEvent, ReviewState, TransitionError,
+};
+use crate::domain::auth::{Principal, Role};
+use crate::domain::cdm::{
+    self, CdmAmount, CdmFacility, CdmParty, CdmTenor, ContractFormation, EventContext, EventKind, ObservationStep,
+    TenorUnit, WorkflowStatus,
+};
+use crate::domain::extraction::{
+    CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
+};
+use crate::ports::clock::Clock;
+use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
+use crate::ports::store::StoreError;
+
+/// Longest accepted document title, in characters.
+pub const MAX_TITLE_CHARS: usize = 500;
+/// Longest accepted review comment, in characters.
+pub const MAX_COMMENT_CHARS: usize = 2_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    /// A request value is missing or wrong; `field` names it.
+    #[error("{field}: {message}")]
+    Validation { field: &'static str, message: String },
+    /// The text is longer than the configured maximum.
+    #[error("text is {actual} bytes; at most {max} are accepted")]
+    TooLarge { actual: usize, max: usize },
+    /// No such document, or not the caller's.
+    #[error("document not found")]
+    NotFound,
+    /// The caller's role may not take this action.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The action does not apply to the document's current state.
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<DocumentChangeError> for DocumentError {
+    fn from(error: DocumentChangeError) -> Self {
+        match error {
+            DocumentChangeError::NotFound => DocumentError::NotFound,
+            DocumentChangeError::StateChanged { current } => {
+                DocumentError::Conflict(format!("the document was moved to {current} meanwhile; reload and retry"))
+            }
+            DocumentChangeError::Store(error) => DocumentError::Store(error),
+        }
+    }
+}
+
+/// A text with what extraction found in it.
+#[derive(Clone, Debug)]
+pub struct AnalysedText {
+    pub text: String,
+    pub text_sha256: String,
+    pub record: ExtractionRecord,
+    /// The CDM contract-formation input, when the text is a credit agreement with a borrower.
+    contract_formation: Option<ContractFormation>,
+}
+
+/// Validates `text` (not blank, at most `max_bytes`) and extracts the agreement from it.
+///
+/// # Errors
+/// [`DocumentError::Validation`] for blank text, [`DocumentError::TooLarge`] beyond `max_bytes`.
+pub fn analyse_text(text: String, max_bytes: usize) -> Result<AnalysedText, DocumentError> {
+    if text.len() > max_bytes {
+        return Err(DocumentError::TooLarge { actual: text.len(), max: max_bytes });
+    }
+    if text.trim().is_empty() {
+        return Err(DocumentError::Validation { field: "text", message: "must not be empty".into() });
+    }
+    let extraction = extract_credit_agreement(&text);
+    let record = extraction_record(&extraction);
+    let contract_formation = (extraction.status != ExtractionStatus::IrrelevantDocument)
+        .then(|| contract_formation(&extraction.agreement))
+        .flatten();
+    let text_sha256 = hex::encode(Sha256::digest(text.as_bytes()));
+    Ok(AnalysedText { text, text_sha256, record, contract_formation })
+}
+
+fn status_name(status: ExtractionStatus) -> &'static str {
+    match status {
+        ExtractionStatus::Success => "success",
+        ExtractionStatus::PartialDataMissing => "partial_data_missing",
+        ExtractionStatus::IrrelevantDocument => "irrelevant_document",
+    }
+}
+
+fn extraction_record(extraction: &Extraction) -> ExtractionRecord {
+    let agreement = serde_json::to_value(&extraction.agreement).unwrap_or_else(|_| json!({}));
+    let report = json!({
+        "status": status_name(extraction.status),
+        "missing_fields": extraction.missing_fields,
+        "warnings": extraction.warnings,
+        "provenance": extraction.agreement.provenance(),
+    });
+    ExtractionRecord {
+        status: status_name(extraction.status).to_owned(),
+        agreement,
+        report,
+        summary: summarise(&extraction.agreement),
+    }
+}
+
+fn has_role(party: &Party, role: PartyRole) -> bool {
+    party.roles.iter().any(|r| *r.value() == role)
+}
+
+fn summarise(agreement: &CreditAgreement) -> AgreementSummary {
+    let commitments: Vec<Money> = agreement
+        .facilities
+        .iter()
+        .filter_map(|f| f.commitment.as_ref())
+        .map(|c| Money { amount: c.value().value, currency: c.value().currency.as_str().to_owned() })
+        .collect();
+    // Amounts in different currencies are not added up.
+    let total_commitment = commitments.first().and_then(|first| {
+        commitments
+            .iter()
+            .all(|m| m.currency == first.currency)
+            .then(|| Money { amount: commitments.iter().map(|m| m.amount).sum(), currency: first.currency.clone() })
+    });
+    AgreementSummary {
+        borrower: agreement.parties.iter().find(|p| has_role(p, PartyRole::Borrower)).map(|p| p.name.value().clone()),
+        total_commitment,
+        governing_law: agreement.legal_agreement_identification.governing_law.as_ref().map(|l| l.value().to_string()),
+        agreement_date: agreement.agreement_date.as_ref().map(|d| *d.value()),
+        parties: agreement.parties.iter().map(|p| p.name.value().clone()).collect(),
+    }
+}
+
+fn cdm_party(party: &Party) -> CdmParty {
+    CdmParty { name: party.name.value().clone(), lei: party.party_id.as_ref().map(|lei| lei.value().to_string()) }
+}
+
+fn cdm_facility(facility: &Facility) -> CdmFacility {
+    CdmFacility {
+        name: facility.name.as_ref().map(|name| name.value().clone()).unwrap_or_default(),
+        commitment: facility
+            .commitment
+            .as_ref()
+            .map(|c| CdmAmount { value: c.value().value, currency: c.value().currency.as_str().to_owned() }),
+        floating_rate_index: facility.floating_rate_index.as_ref().map(|i| i.value().as_str().to_owned()),
+        index_tenor: facility.index_tenor.as_ref().map(|t| CdmTenor {
+            multiplier: t.value().period_multiplier,
+            unit: match t.value().period {
+                PeriodUnit::Day => TenorUnit::Day,
+                PeriodUnit::Week => TenorUnit::Week,
+                PeriodUnit::Month => TenorUnit::Month,
+                PeriodUnit::Year => TenorUnit::Year,
+            },
+        }),
+        spread: facility.spread.as_ref().map(|s| *s.value()),
+        floor: facility.floor.as_ref().map(|f| *f.value()),
+        fixed_rate: None,
+        termination_date: facility.termination_date.as_ref().map(|d| *d.value()),
+    }
+}
+
+/// The CDM view of an agreement: borrower as first counterparty, the agent (or else the first
+/// lender) as second. `None` without a borrower: CDM cannot form a contract without one.
+fn contract_formation(agreement: &CreditAgreement) -> Option<ContractFormation> {
+    let borrower = agreement.parties.iter().find(|p| has_role(p, PartyRole::Borrower))?;
+    let agent = agreement
+        .parties
+        .iter()
+        .find(|p| has_role(p, PartyRole::AdministrativeAgent) || has_role(p, PartyRole::FacilityAgent))
+        .or_else(|| agreement.parties.iter().find(|p| has_role(p, PartyRole::Lender)));
+    let summary = summarise(agreement);
+    let mut description = format!(
+        "{} for {} with {} facilit{}",
+        agreement.agreement_name.as_ref().map_or("Credit agreement", |n| n.value().as_str()),
+        borrower.name.value(),
+        agreement.facilities.len(),
+        if agreement.facilities.len() == 1 { "y" } else { "ies" }
+    );
+    if let Some(total) = &summary.total_commitment {
+        description.push_str(&format!(" totalling {} {}", total.currency, total.amount));
+    }
+    description.push('.');
+    Some(ContractFormation {
+        trade_identifier: String::new(),
+        trade_date: agreement.effective_date.as_ref().map(|d| *d.value()),
+        agreement_date: agreement.agreement_date.as_ref().map(|d| *d.value()),
+        agreement_name: "Credit Agreement".to_owned(),
+        governing_law: summary.governing_law,
+        borrower: cdm_party(borrower),
+        agent_or_lender: agent.map(cdm_party),
+        facilities: agreement.facilities.iter().map(cdm_facility).collect(),
+        summary: description,
+    })
+}
+
+/// Builds the CDM events of one operation: each step linked to the one before it.
+struct EventTrail<'a> {
+    clock: &'a dyn Clock,
+    request_id: &'a str,
+    events: Vec<Value>,
+    previous: Option<Uuid>,
+}
+
+impl<'a> EventTrail<'a> {
+    fn new(clock: &'a dyn Clock, request_id: &'a str) -> Self {
+        Self { clock, request_id, events: Vec::new(), previous: None }
+    }
+
+    /// A fresh event identity at the service's time. CDM accepts years 1–9999; a clock outside
+    /// that is broken, and the Unix epoch stands in for it rather than losing the event.
+    fn context(&self) -> Option<(Uuid, EventContext)> {
+        let id = Uuid::new_v4();
+        let context = EventContext::new(id, self.clock.now(), self.request_id)
+            .or_else(|_| EventContext::new(id, OffsetDateTime::UNIX_EPOCH, self.request_id))
+            .ok()?;
+        Some((id, context))
+    }
+
+    fn observe(&mut self, step: ObservationStep) {
+        let step = match self.previous {
+            Some(previous) => step.previous(previous),
+            None => step,
+        };
+        let Some((id, context)) = self.context() else { return };
+        self.events.push(cdm::observation_step(&context, &step));
+        self.previous = Some(id);
+    }
+
+    fn contract_formation(&mut self, formation: Option<&ContractFormation>, trade_identifier: String) {
+        let (Some(formation), Some((id, context))) = (formation, self.context()) else { return };
+        let formation = ContractFormation { trade_identifier, ..formation.clone() };
+        self.events.push(cdm::contract_formation_step(&context, &formation));
+        self.previous = Some(id);
+    }
+}
+
+/// The result of `POST /api/extract`.
+pub struct ExtractedAgreement {
+    pub record: ExtractionRecord,
+    pub cdm_events: Vec<Value>,
+}
+
+/// A document after a change, with the events that record it.
+pub struct DocumentChange {
+    pub document: Document,
+    pub cdm_events: Vec<Value>,
+}
+
+pub struct DocumentService {
+    documents: Arc<dyn DocumentRepository>,
+    clock: Arc<dyn Clock>,
+}
+
+impl DocumentService {
+    pub fn new(documents: Arc<dyn DocumentRepository>, clock: Arc<dyn Clock>) -> Self {
+        Self { documents, clock }
+    }
+
+    /// The events of an extraction that is not stored: what was found, and the agreement in CDM.
+    pub fn extracted(&self, analysed: AnalysedText, request_id: &str) -> ExtractedAgreement {
+        let mut trail = EventTrail::new(self.clock.as_ref(), request_id);
+        trail.observe(
+            ObservationStep::new(
+                EventKind::AgreementExtracted,
+                WorkflowStatus::Accepted,
+                extraction_comment(&analysed.record),
+            )
+            .item("extractionStatus", &analysed.record.status)
+            .item("textSha256", &analysed.text_sha256),
+        );
+        let trade = format!("extraction-{}", &analysed.text_sha256[..16]);
+        trail.contract_formation(analysed.contract_formation.as_ref(), trade);
+        ExtractedAgreement { record: analysed.record, cdm_events: trail.events }
+    }
+
+    /// Stores a new document (version 1, review state draft).
+    ///
+    /// # Errors
+    /// [`DocumentError::Validation`] for a blank or overlong title or a non-positive deal id;
+    /// [`DocumentError::Store`] when it cannot be stored (then nothing is).
+    pub async fn create(
+        &self,
+        caller: Principal,
+        title: &str,
+        deal_id: Option<i64>,
+        analysed: AnalysedText,
+        request_id: &str,
+    ) -> Result<DocumentChange, DocumentError> {
+        let title = validate_title(title)?;
+        if deal_id.is_some_and(|id| id <= 0) {
+            return Err(DocumentError::Validation { field: "deal_id", message: "must be a positive integer".into() });
+        }
+        let now = self.clock.now();
+        let formation = analysed.contract_formation.clone();
+        let document = self
+            .documents
+            .create(NewDocument {
+                owner: caller.user_id,
+                title,
+                deal_id,
+                first_version: new_version(analysed, caller, now),
+                created: ReviewEvent {
+                    from: None,
+                    to: ReviewState::Draft,
+                    action: "create".into(),
+                    actor: caller.user_id,
+                    at: now,
+                    comment: None,
+                },
+            })
+            .await?;
+        let cdm_events = self.version_events(&document, formation.as_ref(), request_id);
+        Ok(DocumentChange { document, cdm_events })
+    }
+
+    /// Adds the next version and makes it current; a document under review goes back to draft.
+    ///
+    /// # Errors
+    /// [`DocumentError::NotFound`] (also for someone else's document), [`DocumentError::Conflict`]
+    /// for an archived document or a concurrent change, [`DocumentError::Store`].
+    pub async fn add_version(
+        &self,
+        caller: Principal,
+        id: DocumentId,
+        analysed: AnalysedText,
+        request_id: &str,
+    ) -> Result<DocumentChange, DocumentError> {
+        let current = self.visible(caller, id).await?;
+        if !current.state.accepts_new_versions() {
+            return Err(DocumentError::Conflict(format!(
+                "a document in state {} takes no new versions",
+                current.state
+            )));
+        }
+        let now = self.clock.now();
+        let formation = analysed.contract_formation.clone();
+        let event = ReviewEvent {
+            from: Some(current.state),
+            to: ReviewState::Draft,
+            action: "new_version".into(),
+            actor: caller.user_id,
+            at: now,
+            comment: None,
+        };
+        let document = self.documents.add_version(id, new_version(analysed, caller, now), event).await?;
+        let cdm_events = self.version_events(&document, formation.as_ref(), request_id);
+        Ok(DocumentChange { document, cdm_events })
+    }
+
+    /// Moves the document's review.
+    ///
+    /// # Errors
+    /// [`DocumentError::NotFound`], [`DocumentError::Forbidden`] for a role that may not take the
+    /// action, [`DocumentError::Conflict`] for an action that does not apply to the current state,
+    /// [`DocumentError::Validation`] for an overlong comment, [`DocumentError::Store`].
+    pub async fn review(
+        &self,
+        caller: Principal,
+        id: DocumentId,
+        action: ReviewAction,
+        comment: Option<String>,
+        request_id: &str,
+    ) -> Result<DocumentChange, DocumentError> {
+        let comment = comment.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+        if comment.as_ref().is_some_and(|c| c.chars().count() > MAX_COMMENT_CHARS) {
+            return Err(DocumentError::Validation {
+                field: "comment",
+                message: format!("must be at most {MAX_COMMENT_CHARS} characters"),
+            });
+        }
+        let current = self.visible(caller, id).await?;
+        let to = current.state.apply(action, caller.role).map_err(|error| match error {
+            TransitionError::Forbidden { .. } => DocumentError::Forbidden(error.to_string()),
+            TransitionError::Invalid { .. } => DocumentError::Conflict(error.to_string()),
+        })?;
+        let event = ReviewEvent {
+            from: Some(current.state),
+            to,
+            action: action.as_str().to_owned(),
+            actor: caller.user_id,
+            at: self.clock.now(),
+            comment,
+        };
+        let document = self.documents.record_review(id, event).await?;
+        let mut trail = EventTrail::new(self.clock.as_ref(), request_id);
+        trail.observe(
+            ObservationStep::new(
+                EventKind::DocumentWorkflowTransition,
+                WorkflowStatus::Accepted,
+                format!("Document {id} moved from {} to {to} ({action})", current.state),
+            )
+            .item("documentId", id)
+            .item("action", action)
+            .item("fromState", current.state)
+            .item("toState", to)
+            .optional_item("dealId", document.deal_id),
+        );
+        Ok(DocumentChange { document, cdm_events: trail.events })
+    }
+
+    /// The document, if the caller may see it (its owner and administrators).
+    ///
+    /// # Errors
+    /// [`DocumentError::NotFound`] otherwise; [`DocumentError::Store`].
+    pub async fn get(&self, caller: Principal, id: DocumentId) -> Result<Document, DocumentError> {
+        self.visible(caller, id).await
+    }
+
+    /// One page of the documents the caller may see.
+    ///
+    /// # Errors
+    /// [`DocumentError::Validation`] for a page below 1 or a limit outside 1–200;
+    /// [`DocumentError::Store`].
+    pub async fn list(
+        &self,
+        caller: Principal,
+        page: u32,
+        limit: u32,
+        search: Option<String>,
+    ) -> Result<DocumentPage, DocumentError> {
+        if page == 0 {
+            return Err(DocumentError::Validation { field: "page", message: "must be 1 or more".into() });
+        }
+        if !(1..=DocumentQuery::MAX_LIMIT).contains(&limit) {
+            return Err(DocumentError::Validation {
+                field: "limit",
+                message: format!("must be between 1 and {}", DocumentQuery::MAX_LIMIT),
+            });
+        }
+        // A search without any word matches everything, as no search does.
+        let search = search.filter(|s| !super::search_terms(s).is_empty());
+        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        Ok(self.documents.list(&DocumentQuery { owner, search, page, limit }).await?)
+    }
+
+    async fn visible(&self, caller: Principal, id: DocumentId) -> Result<Document, DocumentError> {
+        match self.documents.find(id).await? {
+            Some(document) if caller.may_see_owned_by(document.owner) => Ok(document),
+            _ => Err(DocumentError::NotFound),
+        }
+    }
+
+    fn version_events(
+        &self,
+        document: &Document,
+        formation: Option<&ContractFormation>,
+        request_id: &str,
+    ) -> Vec<Value> {
+        let Some(version) = document.current_version() else { return Vec::new() };
+        let mut trail = EventTrail::new(self.clock.as_ref(), request_id);
+        trail.observe(
+            ObservationStep::new(
+                EventKind::DocumentVersionCreated,
+                WorkflowStatus::Accepted,
+                format!(
+                    "Version {} of document {} stored; {}",
+                    version.version,
+                    document.id,
+                    extraction_comment(&version.extraction)
+                ),
+            )
+            .item("documentId", document.id)
+            .item("documentVersion", version.version)
+            .item("extractionStatus", &version.extraction.status)
+            .optional_item("dealId", document.deal_id),
+        );
+        trail.contract_formation(formation, format!("document-{}-v{}", document.id, version.version));
+        trail.events
+    }
+}
+
+fn extraction_comment(record: &ExtractionRecord) -> String {
+    match record.status.as_str() {
+        "success" => "the credit agreement was extracted completely".to_owned(),
+        "partial_data_missing" => "the credit agreement was extracted; some fields are not stated".to_owned(),
+        _ => "the text is not a credit agreement".to_owned(),
+    }
+}
+
+fn new_version(analysed: AnalysedText, caller: Principal, now: OffsetDateTime) -> NewVersion {
+    NewVersion {
+        text: analysed.text,
+        text_sha256: analysed.text_sha256,
+        extraction: analysed.record,
+        author: caller.user_id,
+        created_at: now,
+    }
+}
+
+fn validate_title(title: &str) -> Result<String, DocumentError> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(DocumentError::Validation { field: "title", message: "must not be empty".into() });
+    }
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(DocumentError::Validation {
+            field: "title",
+            message: format!("must be at most {MAX_TITLE_CHARS} characters"),
+        });
+    }
+    Ok(title.to_owned())
+}

@@ -1,0 +1,696 @@
+//! Facilities: which facilities an agreement makes available, and which stated value belongs to
+//! which facility.
+//!
+//! A value belongs to the facilities referenced in its clause ("(b) in relation to Facility B, 15
+//! March 2028"), or, failing that, in the defined term or label that states it ("Term A Maturity
+//! Date" means …). A value stated with no facility reference applies to every facility, but a
+//! value stated for a facility prevails over such a general one, as the specific prevails over the
+//! general in the agreements themselves. Values that still disagree are a conflict and are
+//! withheld.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+use time::Date;
+
+use super::currency::CurrencyCode;
+use super::document::{Document, Report, agree, quoted};
+use super::model::{Facility, FacilityType};
+use super::numbers::Money;
+use super::pricing::{self, PricingCandidates};
+use super::sourced::Sourced;
+use super::text::{Located, any_word, clause_around, contains_any_ci, contains_ci, pattern};
+
+/// A facility as the text refers to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum FacilityKey {
+    /// "Term Loan A", "Term B Loans", "Tranche C": the letter.
+    TermLetter(u8),
+    /// "Term Loans", "Term Facility" without a letter.
+    Term,
+    /// "Revolving Credit Facility", "Revolving Loans".
+    Revolving,
+    /// "Delayed Draw Term Loans".
+    DelayedDraw,
+    /// "Bridge Facility".
+    Bridge,
+    /// "Letter of Credit Facility".
+    LetterOfCredit,
+    /// LMA "Facility A": the letter; its type comes from its description.
+    Lettered(u8),
+}
+
+impl FacilityKey {
+    /// The type a reference of this kind states by itself.
+    fn stated_type(&self) -> Option<FacilityType> {
+        match self {
+            Self::TermLetter(b'A') => Some(FacilityType::TermLoanA),
+            Self::TermLetter(b'B') => Some(FacilityType::TermLoanB),
+            Self::TermLetter(_) | Self::Term => Some(FacilityType::TermLoan),
+            Self::Revolving => Some(FacilityType::RevolvingCredit),
+            Self::DelayedDraw => Some(FacilityType::DelayedDrawTermLoan),
+            Self::Bridge => Some(FacilityType::Bridge),
+            Self::LetterOfCredit => Some(FacilityType::LetterOfCredit),
+            Self::Lettered(_) => None,
+        }
+    }
+}
+
+/// A reference to a facility in the text.
+#[derive(Clone, Debug)]
+pub(crate) struct FacilityRef {
+    pub span: Range<usize>,
+    pub key: FacilityKey,
+}
+
+impl Located for FacilityRef {
+    fn location(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+static FACILITY_REF: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?P<dd>\b(?i:delayed[ -]draw)(?:[ \t]+(?i:term))?(?:[ \t]+(?i:loan))?(?:[ \t]+(?i:facility|loans|commitments?))?\b|\bDDTL\b)|(?P<tl>\b(?i:term[ \t]+loan|term|tranche)[ \t]+(?P<tl_letter>[A-F])\b(?:[ \t]+(?i:term[ \t]+)?(?i:loans?|facility|commitments?)\b)?)|(?P<rev>\b(?i:revolving)(?:[ \t]+(?i:credit))?(?:[ \t]+(?i:facility|loans?|commitments?|exposure))?\b|\b(?i:revolver)\b|\bRCF\b)|(?P<bridge>\b(?i:bridge)(?:[ \t]+(?i:term))?[ \t]+(?i:loans?|facility|commitments?)\b)|(?P<lc>\b(?i:letter[ \t]+of[ \t]+credit|l/c)[ \t]+(?i:facility)\b)|(?P<let>\b(?i:facility)[ \t]+(?P<let_letter>[A-F])\b(?:[ \t]+(?i:loans?|commitments?)\b)?)|(?P<term>\b(?i:term)(?:[ \t]+(?i:loan))?[ \t]+(?i:facility|facilities)\b|\b(?i:term)[ \t]+(?i:loans?)\b)",
+    )
+});
+
+/// Every facility reference in `text`, in order.
+pub(crate) fn find_facility_refs(text: &str) -> Vec<FacilityRef> {
+    FACILITY_REF
+        .captures_iter(text)
+        .filter_map(|c| Some(FacilityRef { span: c.get(0)?.range(), key: key_of(&c)? }))
+        .collect()
+}
+
+fn key_of(captures: &Captures<'_>) -> Option<FacilityKey> {
+    let letter = |name: &str| captures.name(name).and_then(|m| m.as_str().bytes().next());
+    if captures.name("dd").is_some() {
+        Some(FacilityKey::DelayedDraw)
+    } else if captures.name("tl").is_some() {
+        letter("tl_letter").map(FacilityKey::TermLetter)
+    } else if captures.name("rev").is_some() {
+        Some(FacilityKey::Revolving)
+    } else if captures.name("bridge").is_some() {
+        Some(FacilityKey::Bridge)
+    } else if captures.name("lc").is_some() {
+        Some(FacilityKey::LetterOfCredit)
+    } else if captures.name("let").is_some() {
+        letter("let_letter").map(FacilityKey::Lettered)
+    } else if captures.name("term").is_some() {
+        Some(FacilityKey::Term)
+    } else {
+        None
+    }
+}
+
+/// A candidate value and the facilities it is stated for: none means every facility; a currency
+/// means facilities in that currency.
+#[derive(Clone, Debug)]
+pub(crate) struct Scoped<T> {
+    pub value: T,
+    pub keys: Vec<FacilityKey>,
+    pub currency: Option<CurrencyCode>,
+}
+
+impl<T> Scoped<T> {
+    pub(crate) fn new(value: T, keys: Vec<FacilityKey>) -> Self {
+        Self { value, keys, currency: None }
+    }
+}
+
+/// How far back in a clause a facility reference still scopes a value.
+const SCOPE_BACK: usize = 300;
+/// How far after a value a facility reference may name what it is for ("2.00% for Term B Loans").
+const SCOPE_AHEAD: usize = 120;
+
+/// The facilities a value stated at `pos` is for: references earlier in its clause, else in the
+/// defined term or label stating it, else shortly after it in its clause.
+pub(crate) fn scope_at(doc: &Document<'_>, pos: usize) -> Vec<FacilityKey> {
+    let clause = clause_around(doc.text, pos);
+    let back = clause.start.max(pos.saturating_sub(SCOPE_BACK));
+    let mut keys = unique_keys(doc.refs_in(back..pos));
+    // "(b) with respect to Term B Loans, (i) 2.75% … and (ii) 1.75% …": a roman sub-item is
+    // scoped by the item it belongs to.
+    let mut item_start = clause.start;
+    for _ in 0..3 {
+        if !keys.is_empty() || !starts_with_roman_item(doc.slice(item_start..pos)) || item_start == 0 {
+            break;
+        }
+        let parent = clause_around(doc.text, item_start - 1);
+        keys = unique_keys(doc.refs_in(parent.start.max(item_start.saturating_sub(SCOPE_BACK))..item_start));
+        item_start = parent.start;
+    }
+    if keys.is_empty()
+        && let Some(definition) = doc.structure.definition_at(pos)
+    {
+        keys = unique_keys(doc.refs_in(definition.term.clone()));
+    }
+    if keys.is_empty()
+        && let Some(label) = doc.structure.label_at(pos)
+    {
+        keys = unique_keys(doc.refs_in(label.name.clone()));
+    }
+    if keys.is_empty() {
+        let ahead = clause.end.min(pos.saturating_add(SCOPE_AHEAD));
+        keys = unique_keys(doc.refs_in(pos..ahead.max(pos)));
+    }
+    keys
+}
+
+/// Whether `text` opens with a roman-numeral list item: `(i)`, `(ii)`, `(iv)`.
+fn starts_with_roman_item(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('(') else { return false };
+    let numeral_len = rest.bytes().take_while(|b| matches!(b, b'i' | b'v' | b'x')).count();
+    numeral_len > 0 && rest.as_bytes().get(numeral_len) == Some(&b')')
+}
+
+fn unique_keys(refs: &[FacilityRef]) -> Vec<FacilityKey> {
+    let mut keys = Vec::new();
+    for r in refs {
+        if !keys.contains(&r.key) {
+            keys.push(r.key);
+        }
+    }
+    keys
+}
+
+/// Words that mark an amount as something other than a facility's commitment: sublimits,
+/// incremental capacity, baskets, thresholds, minimum borrowings.
+static NOT_A_COMMITMENT: LazyLock<Regex> = LazyLock::new(|| any_word(NOT_A_COMMITMENT_WORDS));
+
+const NOT_A_COMMITMENT_WORDS: &[&str] = &[
+    "sublimit",
+    "incremental",
+    "increase",
+    "accordion",
+    "swing line",
+    "swingline",
+    "indebtedness",
+    "liens",
+    "investments",
+    "threshold",
+    "judgment",
+    "in excess of",
+    "greater of",
+    "minimum",
+    "multiple",
+    "basket",
+    "restricted payment",
+    "prepay",
+    "fee letter",
+    "purchase price",
+    "dividend",
+];
+
+static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|facility[ \t\r\n]+amount|commitments?|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bup[ \t\r\n]+to|\bis|\bare|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)[ \t\r\n]*$",
+    )
+});
+
+/// Labels whose value is a facility amount.
+const AMOUNT_LABELS: &[&str] = &[
+    "amount",
+    "facility amount",
+    "facility size",
+    "size",
+    "commitment",
+    "commitments",
+    "principal amount",
+    "total commitments",
+    "aggregate commitments",
+    "facility",
+    "facilities",
+];
+
+/// Every statement of a facility's commitment, with the facilities it is for.
+fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<Sourced<Money>>> {
+    let mut candidates = Vec::new();
+    for found in &doc.money {
+        if let Some(words) = &found.words_disagree {
+            report.warnings.push(format!(
+                "conflict: an amount is stated in words as {} and in figures as {}; the statement is not used",
+                quoted(doc.slice(words.clone()), words.clone()),
+                quoted(doc.slice(found.figures.clone()), found.figures.clone()),
+            ));
+            continue;
+        }
+        let clause = clause_around(doc.text, found.span.start);
+        let following = type_reference_after(doc, found.span.end, clause.end)
+            .or_else(|| defined_reference_after(doc, found.span.end));
+        let lead_in = doc.slice(clause.start.max(found.span.start.saturating_sub(160))..found.span.start);
+        let labelled =
+            doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
+        if following.is_none() && !labelled && !AMOUNT_LEAD_IN.is_match(lead_in) {
+            continue;
+        }
+        if NOT_A_COMMITMENT.is_match(doc.slice(clause.clone())) {
+            continue;
+        }
+        let keys = match following {
+            Some(key) => vec![key],
+            None => nearest_scope(doc, found.span.start),
+        };
+        if let Some(money) = doc.sourced(found.span.clone(), found.money) {
+            candidates.push(Scoped::new(money, keys));
+        }
+    }
+    candidates
+}
+
+/// A facility reference that directly follows an amount, with only descriptive words between
+/// ("$150,000,000 senior secured bridge facility").
+fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Option<FacilityKey> {
+    let limit = clause_end.min(pos.saturating_add(60)).max(pos);
+    let reference = doc.refs_in(pos..limit).first()?;
+    let gap = doc.slice(pos..reference.span.start);
+    gap.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '\t').then_some(reference.key)
+}
+
+/// A facility named by the defined-term parenthetical right after an amount: "$500,000,000 (the
+/// "Term A Loans")".
+fn defined_reference_after(doc: &Document<'_>, pos: usize) -> Option<FacilityKey> {
+    let following = doc.slice(super::text::after(doc.text, pos, 80));
+    let open = following.len() - following.trim_start().len();
+    let rest = following.get(open..)?;
+    if !rest.starts_with('(') {
+        return None;
+    }
+    let close = rest.find(')')?;
+    let inside = rest.get(..close)?;
+    if !(inside.contains('"') || inside.contains('“')) {
+        return None;
+    }
+    doc.refs_in(pos + open..pos + open + close).first().map(|r| r.key)
+}
+
+/// For amounts: the single nearest facility reference scoping the value.
+fn nearest_scope(doc: &Document<'_>, pos: usize) -> Vec<FacilityKey> {
+    let clause = clause_around(doc.text, pos);
+    let back = clause.start.max(pos.saturating_sub(SCOPE_BACK));
+    if let Some(last) = doc.refs_in(back..pos).last() {
+        return vec![last.key];
+    }
+    scope_at(doc, pos).into_iter().take(1).collect()
+}
+
+/// Definition terms and labels that state a final maturity.
+fn is_maturity_term(term: &str) -> bool {
+    let lower = term;
+    let names_maturity = lower.ends_with("maturity date")
+        || lower.ends_with("termination date")
+        || matches!(lower, "maturity" | "final maturity" | "tenor" | "term");
+    names_maturity
+        && !["commitment", "availability", "notice", "extended", "incremental"].iter().any(|w| lower.contains(w))
+}
+
+static MATURES_ON: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
+
+/// Every statement of a final maturity date, with the facilities it is for. A maturity stated
+/// relatively ("the fifth anniversary of the Closing Date") is reported, not computed.
+fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<Sourced<Date>>> {
+    let mut candidates = Vec::new();
+    let mut regions: Vec<Range<usize>> = doc
+        .structure
+        .definitions_where(is_maturity_term)
+        .map(|d| d.body.clone())
+        .chain(doc.structure.labels_where(is_maturity_term).map(|l| l.value.clone()))
+        .collect();
+    regions.sort_by_key(|r| r.start);
+    for region in regions {
+        let dates: Vec<_> = doc
+            .dates_in(region.clone())
+            .iter()
+            .filter(|d| {
+                let lead = doc.slice(super::text::before(doc.text, d.span.start, 24));
+                !contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
+            })
+            .collect();
+        if dates.is_empty() {
+            let shown = region.start..super::text::floor_boundary(doc.text, region.end.min(region.start + 160));
+            report.dropped(
+                "/facilities/*/terminationDate",
+                doc.slice(shown.clone()),
+                shown,
+                "is not a calendar date and is not computed",
+            );
+            continue;
+        }
+        for date in dates {
+            candidates.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+        }
+    }
+    for found in MATURES_ON.find_iter(doc.text) {
+        let window = super::text::after(doc.text, found.end(), 40);
+        if let Some(date) =
+            doc.dates_in(window).first().filter(|d| doc.slice(found.end()..d.span.start).trim().is_empty())
+        {
+            candidates.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+        }
+    }
+    candidates
+}
+
+/// One facility being assembled: its key, resolved type and currency.
+#[derive(Clone, Debug)]
+pub(crate) struct FacilityFrame {
+    pub key: FacilityKey,
+    pub facility_type: Option<FacilityType>,
+    pub currency: Option<CurrencyCode>,
+}
+
+/// Whether a value scoped to `key` is for `facility`. A generic "Term Loans" or "Revolving
+/// Loans" covers lettered facilities of that type when no facility is keyed that way itself.
+pub(crate) fn covers(key: FacilityKey, facility: &FacilityFrame, all: &[FacilityFrame]) -> bool {
+    if key == facility.key {
+        return true;
+    }
+    let keyed_itself = all.iter().any(|f| f.key == key);
+    match key {
+        FacilityKey::Term => {
+            !keyed_itself
+                && matches!(
+                    facility.facility_type,
+                    Some(FacilityType::TermLoanA | FacilityType::TermLoanB | FacilityType::TermLoan)
+                )
+        }
+        FacilityKey::Revolving => !keyed_itself && facility.facility_type == Some(FacilityType::RevolvingCredit),
+        _ => false,
+    }
+}
+
+/// The candidates that apply to `facility`: those stated for it, else those stated for its
+/// currency, else those stated for every facility.
+pub(crate) fn applicable<'c, T>(
+    candidates: &'c [Scoped<T>],
+    facility: &FacilityFrame,
+    all: &[FacilityFrame],
+) -> Vec<&'c T> {
+    let currency_matches = |c: &Scoped<T>| c.currency.is_none_or(|cur| Some(cur) == facility.currency);
+    if all.len() == 1 {
+        // With one facility, "the Loans" and "the Term Loans" are the same loans: a general and a
+        // specific statement that disagree are a conflict, not a general rule and its exception.
+        return candidates
+            .iter()
+            .filter(|c| (c.keys.is_empty() || c.keys.iter().any(|&k| covers(k, facility, all))) && currency_matches(c))
+            .map(|c| &c.value)
+            .collect();
+    }
+    let specific: Vec<&T> = candidates
+        .iter()
+        .filter(|c| {
+            c.keys.iter().any(|&k| covers(k, facility, all))
+                && c.currency.is_none_or(|cur| Some(cur) == facility.currency)
+        })
+        .map(|c| &c.value)
+        .collect();
+    if !specific.is_empty() {
+        return specific;
+    }
+    let by_currency: Vec<&T> = candidates
+        .iter()
+        .filter(|c| c.keys.is_empty() && c.currency.is_some() && c.currency == facility.currency)
+        .map(|c| &c.value)
+        .collect();
+    if !by_currency.is_empty() {
+        return by_currency;
+    }
+    candidates.iter().filter(|c| c.keys.is_empty() && c.currency.is_none()).map(|c| &c.value).collect()
+}
+
+/// Resolves one field of one facility from its applicable candidates.
+pub(crate) fn resolve<T: PartialEq + Clone>(
+    field: &str,
+    candidates: &[Scoped<Sourced<T>>],
+    facility: &FacilityFrame,
+    all: &[FacilityFrame],
+    report: &mut Report,
+) -> Option<Sourced<T>> {
+    let pool: Vec<Sourced<T>> = applicable(candidates, facility, all).into_iter().cloned().collect();
+    let mut pool = pool;
+    pool.sort_by_key(|c| (c.span().start, c.span().end));
+    pool.dedup_by(|a, b| a.span() == b.span());
+    agree(field, pool, report)
+}
+
+/// The type of a lettered LMA facility: the type named in the same clause as an early reference
+/// to it ("(a) a sterling term loan facility … the Total Facility A Commitments").
+fn lettered_type(doc: &Document<'_>, letter: u8) -> Option<Sourced<FacilityType>> {
+    let references = doc.facility_refs.iter().filter(|r| r.key == FacilityKey::Lettered(letter)).take(20);
+    for reference in references {
+        let clause = clause_around(doc.text, reference.span.start);
+        let typed = doc
+            .refs_in(clause)
+            .iter()
+            .filter(|r| !matches!(r.key, FacilityKey::Lettered(_)))
+            .min_by_key(|r| r.span.start.abs_diff(reference.span.start));
+        if let Some(typed) = typed
+            && let Some(facility_type) = typed.key.stated_type()
+        {
+            return doc.sourced(typed.span.clone(), facility_type);
+        }
+    }
+    None
+}
+
+/// The facility's name: its first reference ending in "Facility", else in "Loans", else its
+/// shortest reference. A lettered LMA facility is named by its letter ("Facility A").
+fn facility_name(doc: &Document<'_>, key: FacilityKey) -> Option<Sourced<String>> {
+    let refs: Vec<&FacilityRef> = doc.facility_refs.iter().filter(|r| r.key == key).collect();
+    let ending =
+        |suffix: &str| refs.iter().find(|r| doc.slice(r.span.clone()).to_ascii_lowercase().ends_with(suffix)).copied();
+    let shortest = || refs.iter().min_by_key(|r| (r.span.len(), r.span.start)).copied();
+    let chosen = if matches!(key, FacilityKey::Lettered(_)) {
+        shortest()
+    } else {
+        ending("facility").or_else(|| ending("loans")).or_else(shortest)
+    }?;
+    let name = doc.slice(chosen.span.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+    doc.sourced(chosen.span.clone(), name)
+}
+
+/// The facilities of the agreement with every field resolved.
+pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> {
+    let commitments = commitment_candidates(doc, report);
+    let maturities = maturity_candidates(doc, report);
+    let pricing = pricing::candidates(doc, report);
+
+    let mut frames: Vec<FacilityFrame> = Vec::new();
+    let add_key = |key: FacilityKey, frames: &mut Vec<FacilityFrame>| {
+        if frames.iter().any(|f| f.key == key) {
+            return;
+        }
+        let facility_type = match key {
+            FacilityKey::Lettered(letter) => lettered_type(doc, letter).map(|t| *t.value()),
+            other => other.stated_type(),
+        };
+        frames.push(FacilityFrame { key, facility_type, currency: None });
+    };
+    for candidate in &commitments {
+        for &key in &candidate.keys {
+            add_key(key, &mut frames);
+        }
+    }
+    // Facilities without a stated commitment still exist if values are stated for them, unless a
+    // generic reference ("Term Loans") merely covers facilities already found.
+    let scoped_keys = maturities
+        .iter()
+        .flat_map(|c| c.keys.iter())
+        .chain(pricing.spreads.iter().flat_map(|c| c.keys.iter()))
+        .chain(pricing.grids.iter().flat_map(|c| c.keys.iter()))
+        .copied()
+        .collect::<Vec<_>>();
+    for key in scoped_keys {
+        let covered = frames.iter().any(|f| covers(key, f, &frames));
+        if !covered {
+            add_key(key, &mut frames);
+        }
+    }
+    let general_commitments = commitments.iter().filter(|c| c.keys.is_empty()).count();
+    if frames.is_empty() && general_commitments > 0 {
+        // A single-facility agreement states its amount without naming the facility ("Total
+        // Commitments", "Amount:"). When the text refers to one kind of facility only, that is the
+        // facility; otherwise it stays unnamed rather than guessed.
+        let mut kinds = doc.facility_refs.iter().map(|r| r.key);
+        match kinds.next() {
+            Some(only) if kinds.all(|k| k == only) => add_key(only, &mut frames),
+            _ => return single_unnamed_facility(doc, &commitments, &maturities, &pricing, report),
+        }
+    }
+
+    // Currencies come from the commitments, so resolve those first.
+    let mut resolved_commitments = Vec::with_capacity(frames.len());
+    let snapshot = frames.clone();
+    for (index, frame) in frames.iter_mut().enumerate() {
+        let field = format!("/facilities/{index}/commitment");
+        let commitment = resolve(&field, &commitments, frame, &snapshot, report);
+        frame.currency = commitment.as_ref().map(|c| c.value().currency);
+        resolved_commitments.push(commitment);
+    }
+    let unused_general: Vec<&Scoped<Sourced<Money>>> = commitments.iter().filter(|c| c.keys.is_empty()).collect();
+    if frames.len() > 1 {
+        for candidate in unused_general {
+            report.dropped(
+                "/facilities/*/commitment",
+                candidate.value.quote(),
+                candidate.value.span().range(),
+                "names no facility in an agreement with several",
+            );
+        }
+    }
+
+    let mut facilities = Vec::with_capacity(frames.len());
+    for (index, (frame, commitment)) in frames.iter().zip(resolved_commitments).enumerate() {
+        let base = format!("/facilities/{index}");
+        let facility_type = match frame.key {
+            FacilityKey::Lettered(letter) => lettered_type(doc, letter),
+            key => facility_name(doc, key).and_then(|name| {
+                let ty = key.stated_type()?;
+                doc.sourced(name.span().range(), ty)
+            }),
+        };
+        let termination_date = resolve(&format!("{base}/terminationDate"), &maturities, frame, &frames, report);
+        let mut facility = Facility {
+            name: facility_name(doc, frame.key),
+            facility_type,
+            commitment,
+            optional_currencies: Vec::new(),
+            floating_rate_index: None,
+            index_tenor: None,
+            interest_periods: None,
+            spread: None,
+            base_rate_spread: None,
+            pricing_grid: Vec::new(),
+            floor: None,
+            commitment_fee: None,
+            payment_frequency: None,
+            day_count_fraction: None,
+            termination_date,
+        };
+        pricing::apply(doc, &pricing, &mut facility, frame, &frames, &base, report);
+        facilities.push(facility);
+    }
+    facilities
+}
+
+/// An agreement whose only commitment statements name no facility (a term sheet's "Amount:"):
+/// one facility, without a name or type, holding every general value.
+fn single_unnamed_facility(
+    doc: &Document<'_>,
+    commitments: &[Scoped<Sourced<Money>>],
+    maturities: &[Scoped<Sourced<Date>>],
+    pricing: &PricingCandidates,
+    report: &mut Report,
+) -> Vec<Facility> {
+    let mut frame = FacilityFrame { key: FacilityKey::Term, facility_type: None, currency: None };
+    let frames = [frame.clone()];
+    let commitment = resolve("/facilities/0/commitment", commitments, &frame, &frames, report);
+    frame.currency = commitment.as_ref().map(|c| c.value().currency);
+    let mut facility = Facility {
+        name: None,
+        facility_type: None,
+        commitment,
+        optional_currencies: Vec::new(),
+        floating_rate_index: None,
+        index_tenor: None,
+        interest_periods: None,
+        spread: None,
+        base_rate_spread: None,
+        pricing_grid: Vec::new(),
+        floor: None,
+        commitment_fee: None,
+        payment_frequency: None,
+        day_count_fraction: None,
+        termination_date: resolve("/facilities/0/terminationDate", maturities, &frame, &frames, report),
+    };
+    pricing::apply(doc, pricing, &mut facility, &frame, &frames, "/facilities/0", report);
+    vec![facility]
+}
+
+/// Whether the text describes the facility with `key` as multicurrency.
+pub(crate) fn is_multicurrency(doc: &Document<'_>, key: FacilityKey) -> bool {
+    doc.facility_refs.iter().filter(|r| r.key == key).any(|r| {
+        let lead = doc.slice(super::text::before(doc.text, r.span.start, 24));
+        contains_ci(lead, "multicurrency") || contains_ci(lead, "multi-currency")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(text: &str) -> Vec<(String, FacilityKey)> {
+        find_facility_refs(text).into_iter().map(|r| (text[r.span].to_owned(), r.key)).collect()
+    }
+
+    #[test]
+    fn facility_references_are_recognised_in_us_and_lma_styles() {
+        let found = keys(
+            "Term A Loans, the TERM LOAN B FACILITY, Revolving Credit Commitments, Delayed Draw Term Loans, Facility A Loan, a term loan facility and the Bridge Facility",
+        );
+        let expected = [
+            ("Term A Loans", FacilityKey::TermLetter(b'A')),
+            ("TERM LOAN B FACILITY", FacilityKey::TermLetter(b'B')),
+            ("Revolving Credit Commitments", FacilityKey::Revolving),
+            ("Delayed Draw Term Loans", FacilityKey::DelayedDraw),
+            ("Facility A Loan", FacilityKey::Lettered(b'A')),
+            ("term loan facility", FacilityKey::Term),
+            ("Bridge Facility", FacilityKey::Bridge),
+        ];
+        let expected: Vec<(String, FacilityKey)> = expected.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn benchmarks_and_agents_are_not_facility_references() {
+        assert!(keys("Term SOFR, Term Benchmark, the Facility Agent, the Facility Office, a Facility Fee").is_empty());
+    }
+
+    #[test]
+    fn a_value_belongs_to_the_facility_named_in_its_own_clause() {
+        let text = "\"Termination Date\" means: (a) in relation to Facility A, 15 March 2029; and (b) in relation to Facility B, 15 March 2028.\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = maturity_candidates(&doc, &mut report);
+        let scoped: Vec<(&str, Vec<FacilityKey>)> = found.iter().map(|c| (c.value.quote(), c.keys.clone())).collect();
+        assert_eq!(
+            scoped,
+            [
+                ("15 March 2029", vec![FacilityKey::Lettered(b'A')]),
+                ("15 March 2028", vec![FacilityKey::Lettered(b'B')])
+            ]
+        );
+    }
+
+    #[test]
+    fn a_relative_maturity_is_reported_not_computed() {
+        let text = "\"Maturity Date\" means the fifth anniversary of the Closing Date.\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        assert!(maturity_candidates(&doc, &mut report).is_empty());
+        assert!(report.warnings[0].contains("fifth anniversary"), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn commitments_are_read_from_lead_ins_and_type_phrases_but_not_from_baskets() {
+        let text = "the Lenders agree to make (a) Term A Loans in an aggregate principal amount of Five Hundred Million Dollars ($500,000,000) and (b) a $250,000,000 revolving credit facility. Indebtedness in an aggregate principal amount not to exceed $50,000,000.";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = commitment_candidates(&doc, &mut report);
+        let scoped: Vec<(&str, Vec<FacilityKey>)> = found.iter().map(|c| (c.value.quote(), c.keys.clone())).collect();
+        assert_eq!(
+            scoped,
+            [
+                ("Five Hundred Million Dollars ($500,000,000)", vec![FacilityKey::TermLetter(b'A')]),
+                ("$250,000,000", vec![FacilityKey::Revolving]),
+            ]
+        );
+    }
+}

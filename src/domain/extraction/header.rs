@@ -1,0 +1,385 @@
+//! Agreement-level facts: the title, the date the agreement is dated, its effective date, the
+//! governing law, and what an amending document amends.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use time::Date;
+
+use super::document::{Document, Report, agree};
+use super::model::{Amendment, AmendmentType, GoverningLaw};
+use super::sourced::Sourced;
+use super::text::{capitalisable, contains_ci, pattern, slice, trim_range};
+
+/// How far after the title the amendment details are looked for.
+const FRONT_MATTER: usize = 24_000;
+/// Titles longer than this are prose, not titles.
+const MAX_TITLE: usize = 160;
+
+static TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?:credit|facility|facilities|loan|revolving|term[ \t]+loan|bridge)[ \t]+(?:[a-z]+[ \t]+)?agreement|term[ \t]+sheet|summary[ \t]+of[ \t]+(?:principal[ \t]+|indicative[ \t]+)?terms(?:[ \t]+and[ \t]+conditions)?|amendment[ \t]+(?:and[ \t]+restatement[ \t]+)?agreement)\b",
+    )
+});
+
+/// Whether a line reads as a title: upper case (cover pages), or a few capitalised words with no
+/// sentence punctuation. Prose lines that merely mention "this Credit Agreement" are not titles.
+fn reads_as_title(line: &str) -> bool {
+    let letters: Vec<char> = line.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.is_empty() {
+        return false;
+    }
+    let upper = letters.iter().filter(|c| c.is_uppercase()).count();
+    if upper * 10 >= letters.len() * 9 {
+        return true;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let capitalised = words.iter().all(|w| {
+        w.chars().next().is_some_and(|c| !c.is_lowercase()) || matches!(*w, "of" | "and" | "to" | "the" | "for" | "in")
+    });
+    words.len() <= 12 && capitalised && !line.ends_with(['.', ',', ';', ':'])
+}
+
+/// The title: the first short line, anywhere in the text, that reads as a title and names a
+/// credit instrument.
+pub(crate) fn title(doc: &Document<'_>) -> Option<Sourced<String>> {
+    for found in TITLE.find_iter(doc.text) {
+        let Some(line) = super::text::line_around(doc.text, found.start(), MAX_TITLE + 40) else { continue };
+        let range = trim_range(doc.text, line);
+        let candidate = doc.slice(range.clone());
+        if candidate.len() > MAX_TITLE || !reads_as_title(candidate) {
+            continue;
+        }
+        let lower = candidate.to_ascii_lowercase();
+        if ["dated", "among", "between", "this ", "the "].iter().any(|p| lower.starts_with(p)) {
+            continue;
+        }
+        return doc.sourced(range, candidate.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    None
+}
+
+static DATED: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}\b", capitalisable("dated"))));
+
+static COVER_DATE: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)^[ \t]*dated(?:[ \t]+as[ \t]+of)?[ \t]*:?[ \t]*"));
+
+static THIS_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"\b(?:THIS|This)[ \t\r\n]+(?:(?:[A-Z0-9][A-Za-z0-9.]*|to|and|of|TO|AND|OF|\(this[ \t]+["“][A-Za-z ]+["”]\)),?[ \t\r\n]+){1,10}(?:is[ \t\r\n]+)?(?i:dated|entered[ \t\r\n]+into|made)(?:[ \t\r\n]+(?i:as[ \t\r\n]+of|on))?[ \t\r\n]+"#,
+    )
+});
+
+/// The date the agreement is dated: cover-page "Dated as of", "This … Agreement is dated / entered
+/// into as of …", or a `Date:` label. References to other agreements' dates are not candidates.
+pub(crate) fn agreement_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
+    let mut candidates = Vec::new();
+    for dated in DATED.find_iter(doc.text) {
+        // A cover-page date stands alone on its line; "dated as of" opening a wrapped line of prose
+        // usually dates some other document.
+        let Some(line) = super::text::line_around(doc.text, dated.start(), 120) else { continue };
+        let Some(found) = COVER_DATE.find(doc.slice(line.clone())) else { continue };
+        if let Some(date) = date_starting_at(doc, line.start + found.end()) {
+            let rest_of_line = doc.text.get(date.span().end..).and_then(|rest| rest.split('\n').next()).unwrap_or("");
+            if rest_of_line.trim().trim_end_matches(',').is_empty() {
+                candidates.push(date);
+            }
+        }
+    }
+    for found in THIS_AGREEMENT_DATED.find_iter(doc.text) {
+        if let Some(date) = date_starting_at(doc, found.end()) {
+            candidates.push(date);
+        }
+    }
+    for label in doc.structure.labels_where(|name| matches!(name, "date" | "dated" | "date of agreement")) {
+        if let Some(date) = first_date_in(doc, label.value.clone(), 40) {
+            candidates.push(date);
+        }
+    }
+    dedupe_spans(&mut candidates);
+    agree("/agreementDate", candidates, report)
+}
+
+/// The date that starts at `pos` (after optional whitespace).
+fn date_starting_at(doc: &Document<'_>, pos: usize) -> Option<Sourced<Date>> {
+    let after = super::text::after(doc.text, pos, 48);
+    let date = doc.dates_in(after).first()?;
+    let gap = doc.slice(pos..date.span.start);
+    gap.trim().is_empty().then(|| doc.sourced(date.span.clone(), date.date)).flatten()
+}
+
+/// The first date within `max` bytes of the start of `range`.
+fn first_date_in(doc: &Document<'_>, range: Range<usize>, max: usize) -> Option<Sourced<Date>> {
+    let limit = super::text::floor_boundary(doc.text, range.start.saturating_add(max)).min(range.end);
+    let date = doc.dates_in(range.start..limit).first()?;
+    doc.sourced(date.span.clone(), date.date)
+}
+
+fn dedupe_spans<T>(candidates: &mut Vec<Sourced<T>>) {
+    candidates.sort_by_key(|c| (c.span().start, c.span().end));
+    candidates.dedup_by(|a, b| a.span() == b.span());
+}
+
+static BECOMES_EFFECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:become|becomes|be|is|shall[ \t]+be)[ \t\r\n]+effective[ \t\r\n]+(?:as[ \t\r\n]+of|on)[ \t\r\n]+")
+});
+
+/// How strongly a definition or label names the date the agreement takes effect: an amendment's
+/// or restatement's own effective date beats a generic "Effective Date", which beats "Closing
+/// Date". Only the strongest kind stated is used, so an amendment's effective date is not set
+/// against the closing date of the agreement it amends.
+fn effective_rank(term: &str) -> Option<u8> {
+    let lower = term;
+    if lower.ends_with("effective date") && (lower.contains("amendment") || lower.contains("restatement")) {
+        Some(3)
+    } else if lower == "effective date" || lower == "signing date" {
+        Some(2)
+    } else if lower == "closing date" || lower == "funding date" {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// The effective date, from definitions or labels that state a calendar date, or "shall become
+/// effective on …". A definition that names a condition rather than a date yields nothing.
+pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
+    let mut ranked: Vec<(u8, Sourced<Date>)> = Vec::new();
+    for definition in &doc.structure.definitions {
+        let Some(rank) = effective_rank(&definition.key) else { continue };
+        if let Some(date) = first_date_in(doc, definition.body.clone(), 60) {
+            ranked.push((rank, date));
+        }
+    }
+    for label in &doc.structure.labels {
+        let Some(rank) = effective_rank(&label.key) else { continue };
+        if let Some(date) = first_date_in(doc, label.value.clone(), 40) {
+            ranked.push((rank, date));
+        }
+    }
+    for found in BECOMES_EFFECTIVE.find_iter(doc.text) {
+        if let Some(date) = date_starting_at(doc, found.end()) {
+            ranked.push((2, date));
+        }
+    }
+    let best = ranked.iter().map(|(rank, _)| *rank).max()?;
+    let mut candidates: Vec<Sourced<Date>> = ranked.into_iter().filter(|(r, _)| *r == best).map(|(_, d)| d).collect();
+    dedupe_spans(&mut candidates);
+    agree("/effectiveDate", candidates, report)
+}
+
+static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bgoverned[ \t\r\n]+by,?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+enforced[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
+    )
+});
+
+/// Jurisdictions and the `GoverningLawEnum` code each maps to, matched as prefixes of the stated
+/// place (lower case).
+const JURISDICTIONS: &[(&str, GoverningLaw)] = &[
+    ("new york", GoverningLaw::Usny),
+    ("delaware", GoverningLaw::Usde),
+    ("california", GoverningLaw::Usca),
+    ("illinois", GoverningLaw::Usil),
+    ("england and wales", GoverningLaw::Gben),
+    ("england", GoverningLaw::Gben),
+    ("english", GoverningLaw::Gben),
+    ("scotland", GoverningLaw::Gbsc),
+    ("scots", GoverningLaw::Gbsc),
+    ("scottish", GoverningLaw::Gbsc),
+    ("guernsey", GoverningLaw::Gbgy),
+    ("jersey", GoverningLaw::Gbjy),
+    ("isle of man", GoverningLaw::Gbim),
+    ("ireland", GoverningLaw::Ie),
+    ("irish", GoverningLaw::Ie),
+    ("germany", GoverningLaw::De),
+    ("german", GoverningLaw::De),
+    ("france", GoverningLaw::Fr),
+    ("french", GoverningLaw::Fr),
+    ("luxembourg", GoverningLaw::Lu),
+    ("japan", GoverningLaw::Jp),
+    ("belgium", GoverningLaw::Be),
+    ("belgian", GoverningLaw::Be),
+    ("ontario", GoverningLaw::Caon),
+    ("alberta", GoverningLaw::Caab),
+    ("british columbia", GoverningLaw::Cabc),
+    ("manitoba", GoverningLaw::Camn),
+    ("quebec", GoverningLaw::Caqc),
+];
+
+/// The code for a stated jurisdiction and how many bytes of `stated` name it.
+fn jurisdiction(stated: &str) -> Option<(GoverningLaw, usize)> {
+    let lower: String = stated.to_ascii_lowercase();
+    let words = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (name, law) = JURISDICTIONS.iter().find(|(name, _)| {
+        words.starts_with(name) && words.as_bytes().get(name.len()).is_none_or(|b| !b.is_ascii_alphabetic())
+    })?;
+    // The stated text may space the words differently; count the bytes of as many words.
+    let word_count = name.split(' ').count();
+    let mut end = 0;
+    for (i, word) in stated.split_whitespace().take(word_count).enumerate() {
+        let from = if i == 0 { 0 } else { end };
+        let position = stated.get(from..)?.find(word)? + from;
+        end = position + word.len();
+    }
+    Some((*law, end))
+}
+
+/// The governing law: every "governed by … law(s) of …" clause and any `Governing Law:` label.
+/// Clauses naming different laws are a conflict; a law with no CDM code is reported and dropped.
+pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<GoverningLaw>> {
+    let field = "/legalAgreementIdentification/governingLaw";
+    let mut candidates = Vec::new();
+    for captures in GOVERNED_BY.captures_iter(doc.text) {
+        let (Some(whole), Some(named)) =
+            (captures.get(0), captures.name("place").or_else(|| captures.name("adjective")))
+        else {
+            continue;
+        };
+        match jurisdiction(named.as_str()) {
+            Some((law, length)) => {
+                let end = if captures.name("adjective").is_some() { whole.end() } else { named.start() + length };
+                candidates.extend(doc.sourced(whole.start()..end, law));
+            }
+            None => {
+                let place = trim_range(doc.text, named.range());
+                report.dropped(
+                    field,
+                    doc.slice(whole.start()..place.end),
+                    whole.start()..place.end,
+                    "names a law with no CDM GoverningLawEnum code",
+                );
+            }
+        }
+    }
+    for label in doc.structure.labels_where(|name| name == "governing law") {
+        let value = doc.slice(label.value.clone());
+        let stated = value.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+        let offset = label.value.start + (value.len() - stated.len());
+        let stated_place = stated
+            .strip_prefix("The laws of ")
+            .or_else(|| stated.strip_prefix("the laws of "))
+            .or_else(|| stated.strip_prefix("The law of "))
+            .or_else(|| stated.strip_prefix("the law of "))
+            .unwrap_or(stated);
+        let stated_place = stated_place
+            .strip_prefix("the State of ")
+            .or_else(|| stated_place.strip_prefix("State of "))
+            .unwrap_or(stated_place);
+        let place_offset = offset + (stated.len() - stated_place.len());
+        match jurisdiction(stated_place) {
+            Some((law, length)) => candidates.extend(doc.sourced(offset..place_offset + length, law)),
+            None => report.dropped(field, value, label.value.clone(), "names a law with no CDM GoverningLawEnum code"),
+        }
+    }
+    agree(field, candidates, report)
+}
+
+static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:that[ \t\r\n]+certain|the[ \t\r\n]+existing|the[ \t\r\n]+original|to[ \t\r\n]+the|amends(?:[ \t\r\n]+and[ \t\r\n]+restates)?[ \t\r\n]+the|amending(?:[ \t\r\n]+and[ \t\r\n]+restating)?[ \t\r\n]+the)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,4}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement[ \t]*,?[ \t]+dated[ \t\r\n]+(?:as[ \t\r\n]+of[ \t\r\n]+)?",
+    )
+});
+
+static AMENDMENT_KIND: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+)?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+no\.?[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
+    )
+});
+
+/// Amendment details when the document amends another agreement: the kind (from the title or
+/// the operative words) and the amended agreement's date.
+pub(crate) fn amendment(doc: &Document<'_>, title: Option<&Sourced<String>>, report: &mut Report) -> Option<Amendment> {
+    let front_start = title.map_or(0, |t| t.span().start);
+    let front_end = super::text::floor_boundary(doc.text, front_start.saturating_add(FRONT_MATTER));
+    let front_text = slice(doc.text, front_start..front_end);
+    let kind_span = title
+        .filter(|t| AMENDMENT_KIND.is_match(t.quote()))
+        .and_then(|t| AMENDMENT_KIND.find(t.quote()).map(|m| t.span().start + m.start()..t.span().start + m.end()))
+        .or_else(|| AMENDMENT_KIND.find(front_text).map(|m| front_start + m.start()..front_start + m.end()))?;
+    let restated = contains_ci(doc.slice(kind_span.clone()), "restate");
+    let kind = if restated { AmendmentType::AmendmentAndRestatement } else { AmendmentType::Amendment };
+    let amendment_type = doc.sourced(kind_span, kind)?;
+    let mut dates = Vec::new();
+    for found in AMENDED_AGREEMENT_DATED.find_iter(front_text) {
+        dates.extend(date_starting_at(doc, front_start + found.end()));
+    }
+    dedupe_spans(&mut dates);
+    let amended_agreement_date = agree("/amendment/amendedAgreementDate", dates, report);
+    Some(Amendment { amendment_type, amended_agreement_date })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> Document<'_> {
+        Document::scan(text)
+    }
+
+    #[test]
+    fn the_title_is_the_first_short_line_naming_a_credit_instrument() {
+        let text = "EXECUTION VERSION\n\n  $500,000,000 CREDIT AGREEMENT  \n\ndated as of March 15, 2024\n";
+        let doc = scan(text);
+        let title = title(&doc).expect("title");
+        assert_eq!(title.value(), "$500,000,000 CREDIT AGREEMENT");
+        assert_eq!(&text[title.span().range()], title.quote());
+    }
+
+    #[test]
+    fn the_agreement_date_ignores_the_date_of_the_agreement_being_amended() {
+        let text = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\nDated as of June 3, 2024\n\nThis AMENDMENT NO. 2 TO CREDIT AGREEMENT, dated as of June 3, 2024, amends the Credit Agreement dated as of March 15, 2021.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let date = agreement_date(&doc, &mut report).expect("date");
+        assert_eq!(date.quote(), "June 3, 2024");
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let amendment = amendment(&doc, title(&doc).as_ref(), &mut report).expect("amendment");
+        assert_eq!(*amendment.amendment_type.value(), AmendmentType::Amendment);
+        assert_eq!(amendment.amended_agreement_date.map(|d| d.quote().to_owned()).as_deref(), Some("March 15, 2021"));
+    }
+
+    #[test]
+    fn governing_law_maps_to_cdm_codes_and_quotes_the_clause() {
+        let text =
+            "THIS AGREEMENT SHALL BE GOVERNED BY, AND CONSTRUED IN ACCORDANCE WITH, THE LAW OF THE STATE OF NEW YORK.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let law = governing_law(&doc, &mut report).expect("law");
+        assert_eq!(*law.value(), GoverningLaw::Usny);
+        assert!(law.quote().ends_with("STATE OF NEW YORK"), "{}", law.quote());
+        let text = "This Agreement and any non-contractual obligations arising out of or in connection with it are governed by English law.";
+        let doc = scan(text);
+        assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Gben));
+    }
+
+    #[test]
+    fn two_different_governing_laws_are_a_conflict_not_a_choice() {
+        let text = "This Agreement is governed by the laws of the State of New York.\n\nThis Agreement is governed by English law.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(governing_law(&doc, &mut report), None);
+        assert_eq!(report.conflicted_fields, ["/legalAgreementIdentification/governingLaw"]);
+        assert!(report.warnings[0].contains("New York") && report.warnings[0].contains("English law"));
+    }
+
+    #[test]
+    fn a_law_without_a_cdm_code_is_reported_and_dropped() {
+        let text = "This Agreement shall be governed by the laws of Singapore.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(governing_law(&doc, &mut report), None);
+        assert!(report.warnings[0].contains("Singapore"), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn an_effective_date_defined_by_conditions_is_absent() {
+        let text = "\"Closing Date\" means the date on which the conditions precedent in Section 4.01 are satisfied.\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(effective_date(&doc, &mut report), None);
+        let text = "\"Amendment No. 2 Effective Date\" means June 3, 2024.\n\n\"Closing Date\" means March 15, 2021.\n";
+        let doc = scan(text);
+        assert_eq!(effective_date(&doc, &mut report).map(|d| d.quote().to_owned()).as_deref(), Some("June 3, 2024"));
+    }
+}

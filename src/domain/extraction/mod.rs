@@ -1,0 +1,212 @@
+//! Deterministic extraction of credit agreements: US syndicated credit agreements (Term SOFR, New
+//! York law, "Administrative Agent"), LMA-style English-law facility agreements (SONIA, EURIBOR,
+//! "Facility Agent", "Original Lenders"), amendments and restatements, and term sheets.
+//!
+//! [`extract_credit_agreement`] reads a text once into an index of its structure (definitions,
+//! `Label:` lines, headings) and of every amount, percentage, date, ratio, facility reference and
+//! benchmark in it; each extractor then looks values up in that index. Patterns are compiled once,
+//! and the work is linear in the length of the text, however long: nothing is truncated.
+//!
+//! # Nothing is guessed
+//!
+//! - A field the text does not state is absent, and listed in [`Extraction::missing_fields`].
+//! - Statements that disagree (two governing laws, words and figures that differ, two maturity
+//!   dates for one facility) are reported in [`Extraction::warnings`], quoting both, and the
+//!   value is withheld rather than chosen.
+//! - A value stated for a facility prevails over one stated for all facilities: that is how the
+//!   agreements themselves are drafted, not a choice between conflicting statements.
+//! - A relative date ("the fifth anniversary of the Closing Date") is reported, not computed; an
+//!   LEI with wrong check digits is reported, never used or repaired.
+//!
+//! # Provenance
+//!
+//! Every value is a [`Sourced`]: the normalised value, the byte span of the input it was read
+//! from, and the exact quoted text (`&text[span] == quote`, by construction). The serialized
+//! agreement carries values inline under CDM attribute names, and one `provenance` object mapping
+//! the JSON pointer of each value to its `{start, end, quote}`:
+//!
+//! ```json
+//! { "agreementDate": "2024-03-15",
+//!   "facilities": [{ "spread": "0.0275", … }],
+//!   "provenance": { "/agreementDate": {"start": 112, "end": 126, "quote": "March 15, 2024"},
+//!                   "/facilities/0/spread": {"start": 9001, "end": 9006, "quote": "2.75%"} } }
+//! ```
+//!
+//! Decimals (amounts, rates as fractions: 2.75% = `"0.0275"`, ratios) serialize as exact decimal
+//! strings; dates as ISO 8601.
+//!
+//! # Status
+//!
+//! [`ExtractionStatus::Success`] when the required fields are all present and nothing conflicts:
+//! title, agreement date, governing law, a borrower, at least one facility, and for each facility
+//! its commitment, floating rate index, margin (flat or grid) and termination date. Otherwise
+//! [`ExtractionStatus::PartialDataMissing`]. A text that is not a credit agreement at all (a lease,
+//! a recipe) is [`ExtractionStatus::IrrelevantDocument`] and nothing is extracted from it.
+
+mod classification;
+mod covenants;
+mod currency;
+mod dates;
+mod document;
+mod facilities;
+mod header;
+mod lei;
+mod model;
+mod numbers;
+mod parties;
+mod pricing;
+mod sourced;
+mod sustainability;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use currency::CurrencyCode;
+pub use dates::parse_date;
+pub use lei::{Lei, LeiError};
+pub use model::{
+    Amendment, AmendmentType, CommitmentFee, CovenantLevel, CovenantType, CreditAgreement, DayCountFraction, Facility,
+    FacilityType, FinancialCovenant, FloatingRateIndex, GoverningLaw, LegalAgreementIdentification, Party, PartyRole,
+    Period, PeriodUnit, PricingGridLevel, SustainabilityLinked,
+};
+pub use numbers::{Money, parse_decimal, parse_number_words, parse_percent, parse_ratio};
+pub use sourced::{Provenance, Sourced, SourcedValue, Span};
+
+use classification::Classification;
+use document::{Document, Report};
+
+/// The outcome of an extraction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractionStatus {
+    /// Every required field was found and nothing conflicts.
+    Success,
+    /// A credit agreement, but a required field is missing or conflicted.
+    PartialDataMissing,
+    /// Not a credit agreement, amendment or term sheet.
+    IrrelevantDocument,
+}
+
+/// What was extracted from a text, what it does not state, and what could not be used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Extraction {
+    /// Overall outcome.
+    pub status: ExtractionStatus,
+    /// The agreement (empty for an irrelevant document).
+    pub agreement: CreditAgreement,
+    /// JSON pointers of recognised fields the text does not state (e.g. `/effectiveDate`,
+    /// `/facilities/1/floor`, `/parties[role=Borrower]`).
+    pub missing_fields: Vec<String>,
+    /// Conflicts, dropped values and unreadable statements, each naming the field and quoting the
+    /// text with its span.
+    pub warnings: Vec<String>,
+}
+
+/// Extracts a credit agreement from `text`. Deterministic, never panics, and reads the whole
+/// text whatever its length.
+pub fn extract_credit_agreement(text: &str) -> Extraction {
+    if classification::classify(text) == Classification::Irrelevant {
+        return Extraction {
+            status: ExtractionStatus::IrrelevantDocument,
+            agreement: CreditAgreement::default(),
+            missing_fields: Vec::new(),
+            warnings: Vec::new(),
+        };
+    }
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let agreement_name = header::title(&doc);
+    let agreement_date = header::agreement_date(&doc, &mut report);
+    let effective_date = header::effective_date(&doc, &mut report);
+    let governing_law = header::governing_law(&doc, &mut report);
+    let amendment = header::amendment(&doc, agreement_name.as_ref(), &mut report);
+    let parties = parties::extract(&doc, &mut report);
+    let facilities = facilities::extract(&doc, &mut report);
+    let financial_covenants = covenants::extract(&doc);
+    let sustainability_linked = sustainability::extract(&doc, &mut report);
+    let agreement = CreditAgreement {
+        agreement_name,
+        agreement_date,
+        effective_date,
+        legal_agreement_identification: LegalAgreementIdentification { governing_law },
+        parties,
+        facilities,
+        financial_covenants,
+        sustainability_linked,
+        amendment,
+    };
+    let missing = missing_fields(&agreement, &report);
+    let status = if missing.required.is_empty() && report.conflicted_fields.is_empty() {
+        ExtractionStatus::Success
+    } else {
+        ExtractionStatus::PartialDataMissing
+    };
+    Extraction { status, agreement, missing_fields: missing.all, warnings: report.warnings }
+}
+
+struct Missing {
+    all: Vec<String>,
+    required: Vec<String>,
+}
+
+/// The recognised fields the agreement does not state. Conflicted fields are reported as
+/// conflicts, not as missing.
+fn missing_fields(agreement: &CreditAgreement, report: &Report) -> Missing {
+    let mut missing = Missing { all: Vec::new(), required: Vec::new() };
+    let mut note = |path: String, present: bool, required: bool| {
+        if present || report.conflicted_fields.contains(&path) {
+            return;
+        }
+        if required {
+            missing.required.push(path.clone());
+        }
+        missing.all.push(path);
+    };
+    note("/agreementName".to_owned(), agreement.agreement_name.is_some(), true);
+    note("/agreementDate".to_owned(), agreement.agreement_date.is_some(), true);
+    note("/effectiveDate".to_owned(), agreement.effective_date.is_some(), false);
+    note(
+        "/legalAgreementIdentification/governingLaw".to_owned(),
+        agreement.legal_agreement_identification.governing_law.is_some(),
+        true,
+    );
+    note("/parties[role=Borrower]".to_owned(), parties::any_has_role(&agreement.parties, &[PartyRole::Borrower]), true);
+    note(
+        "/parties[role=AdministrativeAgent|FacilityAgent]".to_owned(),
+        parties::any_has_role(&agreement.parties, &[PartyRole::AdministrativeAgent, PartyRole::FacilityAgent]),
+        false,
+    );
+    note("/facilities".to_owned(), !agreement.facilities.is_empty(), true);
+    note("/financialCovenants".to_owned(), !agreement.financial_covenants.is_empty(), false);
+    for (i, facility) in agreement.facilities.iter().enumerate() {
+        let base = format!("/facilities/{i}");
+        let takes_commitment_fee = !matches!(
+            facility.facility_type.as_ref().map(|t| *t.value()),
+            Some(FacilityType::TermLoanA | FacilityType::TermLoanB | FacilityType::TermLoan)
+        );
+        note(format!("{base}/name"), facility.name.is_some(), false);
+        note(format!("{base}/facilityType"), facility.facility_type.is_some(), false);
+        // A letter of credit facility is priced by fees, not by a floating rate.
+        let floating =
+            !matches!(facility.facility_type.as_ref().map(|t| *t.value()), Some(FacilityType::LetterOfCredit));
+        note(format!("{base}/commitment"), facility.commitment.is_some(), true);
+        if floating {
+            note(format!("{base}/floatingRateIndex"), facility.floating_rate_index.is_some(), true);
+            let priced = facility.spread.is_some() || !facility.pricing_grid.is_empty();
+            let spread_conflicted = report.conflicted_fields.iter().any(|f| f == &format!("{base}/pricingGrid"));
+            note(format!("{base}/spread"), priced || spread_conflicted, true);
+            note(format!("{base}/floor"), facility.floor.is_some(), false);
+        }
+        if takes_commitment_fee {
+            let fee_in_grid = facility.pricing_grid.iter().any(|level| level.commitment_fee.is_some());
+            note(format!("{base}/commitmentFee"), facility.commitment_fee.is_some() || fee_in_grid, false);
+        }
+        note(format!("{base}/paymentFrequency"), facility.payment_frequency.is_some(), false);
+        note(format!("{base}/dayCountFraction"), facility.day_count_fraction.is_some(), false);
+        note(format!("{base}/terminationDate"), facility.termination_date.is_some(), true);
+    }
+    missing
+}

@@ -1,0 +1,465 @@
+//! Amounts, percentages and ratios as agreements write them, normalised to exact decimals:
+//! "Five Hundred Million Dollars ($500,000,000)", "EUR 750 million", "2.75%", "275 basis points",
+//! "2¾ per cent.", "4.50:1.00". Percentages become fractions (2.75% = 0.0275), as CDM prices do.
+
+use std::ops::Range;
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+use rust_decimal::Decimal;
+use serde::{Serialize, Serializer};
+
+use super::currency::CurrencyCode;
+use super::sourced::SourcedValue;
+use super::text::{Located, pattern, slice};
+
+/// An amount of money: CDM's `{value, currency}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Money {
+    /// The amount, exact.
+    pub value: Decimal,
+    /// ISO 4217 currency.
+    pub currency: CurrencyCode,
+}
+
+impl SourcedValue for Money {
+    fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.serialize(serializer)
+    }
+}
+
+/// Parses a decimal written with thousands separators ("500,000,000.00"), normalised so that equal
+/// amounts compare and print equal. `None` for anything that is not a plain number or does not fit
+/// a 96-bit decimal.
+pub fn parse_decimal(raw: &str) -> Option<Decimal> {
+    let digits: String = raw.chars().filter(|&c| c != ',').collect();
+    let well_formed = !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.matches('.').count() <= 1
+        && !digits.starts_with('.')
+        && !digits.ends_with('.');
+    if !well_formed || digits.len() > 28 {
+        return None;
+    }
+    Decimal::from_str(&digits).ok().map(|d| d.normalize())
+}
+
+/// Parses an amount written in English words ("Two Hundred Fifty Million", "Seventy-Five
+/// Million", "One Billion Two Hundred Fifty Million"). `None` when any word is not a number word
+/// or the amount overflows.
+pub fn parse_number_words(words: &str) -> Option<Decimal> {
+    let mut total: u128 = 0;
+    let mut current: u128 = 0;
+    let mut seen_number = false;
+    let mut last_scale: Option<u128> = None;
+    for token in words.split(|c: char| c.is_whitespace() || c == '-').filter(|t| !t.is_empty()) {
+        let lower = token.to_ascii_lowercase();
+        if lower == "and" {
+            continue;
+        }
+        if let Some(value) = small_number(&lower) {
+            current = current.checked_add(value)?;
+        } else if lower == "hundred" {
+            current = current.max(1).checked_mul(100)?;
+        } else if let Some(scale) = scale_word(&lower) {
+            // A scale must scale a number, and scales must fall: "Billion Billion" and "Million
+            // Two Billion" are not amounts.
+            if current == 0 || last_scale.is_some_and(|last| scale >= last) {
+                return None;
+            }
+            last_scale = Some(scale);
+            total = total.checked_add(current.checked_mul(scale)?)?;
+            current = 0;
+        } else {
+            return None;
+        }
+        seen_number = true;
+    }
+    if !seen_number {
+        return None;
+    }
+    let value = total.checked_add(current)?;
+    Decimal::from_str(&value.to_string()).ok()
+}
+
+fn small_number(word: &str) -> Option<u128> {
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    if let Some(index) = UNITS.iter().position(|&u| u == word) {
+        return u128::try_from(index).ok();
+    }
+    let index = TENS.iter().position(|&t| t == word)?;
+    u128::try_from(index).ok().map(|i| (i + 2) * 10)
+}
+
+fn scale_word(word: &str) -> Option<u128> {
+    match word {
+        "thousand" => Some(1_000),
+        "million" => Some(1_000_000),
+        "billion" => Some(1_000_000_000),
+        "trillion" => Some(1_000_000_000_000),
+        _ => None,
+    }
+}
+
+fn scale_factor(scale: &str) -> Option<Decimal> {
+    match scale.to_ascii_lowercase().as_str() {
+        "thousand" | "k" => Some(Decimal::from(1_000)),
+        "million" | "m" | "mm" | "mn" => Some(Decimal::from(1_000_000)),
+        "billion" | "bn" => Some(Decimal::from(1_000_000_000)),
+        _ => None,
+    }
+}
+
+const NUMBER: &str = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,4})?|[0-9]{1,30}(?:\.[0-9]{1,4})?";
+
+static MONEY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(&format!(
+        r"(?:(?P<sym>US\$|U\.S\.\$|USD\$|CAD\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|\$|£|€|¥)[ \t]?|\b(?P<code>[A-Z]{{3}})[ \t\u{{a0}}]?)(?P<num>{NUMBER})(?:[ \t]*(?P<scale>(?i:million|billion|thousand)|mm|mn|bn|m|k)\b)?|\b(?P<num2>{NUMBER})(?:[ \t]*(?P<scale2>(?i:million|billion|thousand)))?[ \t]+(?P<code2>[A-Z]{{3}})\b"
+    ))
+});
+
+static WORDS_BEFORE_PAREN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b((?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|and)[ \t\r\n-]+)+)((?:(?:united[ \t]+states|u\.[ \t]?s\.|us|canadian|australian|new[ \t]+zealand|hong[ \t]+kong|singapore|swiss)[ \t]+)?(?:dollars|euros?|pounds(?:[ \t]+sterling)?|sterling|francs|yen))[ \t\r\n]*\([ \t]*$",
+    )
+});
+
+/// A stated amount of money found in the text.
+#[derive(Clone, Debug)]
+pub(crate) struct MoneyMatch {
+    /// The whole statement: the words, if any, and the figures ("Five Hundred Million Dollars
+    /// ($500,000,000)").
+    pub span: Range<usize>,
+    /// The amount (from the figures).
+    pub money: Money,
+    /// When the words state a different amount or currency than the figures: the words' span.
+    pub words_disagree: Option<Range<usize>>,
+    /// The figures alone.
+    pub figures: Range<usize>,
+}
+
+impl Located for MoneyMatch {
+    fn location(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+/// Every amount of money stated in `text`, in order.
+pub(crate) fn find_money(text: &str) -> Vec<MoneyMatch> {
+    // The figures never overlap, and the words a statement widens backwards over are number
+    // words only, which no other amount contains: the matches stay disjoint and in order.
+    MONEY.captures_iter(text).filter_map(|c| money_from_captures(text, &c)).collect()
+}
+
+fn money_from_captures(text: &str, captures: &Captures<'_>) -> Option<MoneyMatch> {
+    let whole = captures.get(0)?;
+    let (currency, number, scale) = if let Some(number) = captures.name("num") {
+        let currency = match (captures.name("sym"), captures.name("code")) {
+            (Some(symbol), _) => CurrencyCode::from_symbol(symbol.as_str())?,
+            (None, Some(code)) => CurrencyCode::new(code.as_str())?,
+            (None, None) => return None,
+        };
+        (currency, number.as_str(), captures.name("scale").map(|m| m.as_str()))
+    } else {
+        let number = captures.name("num2")?;
+        let currency = CurrencyCode::new(captures.name("code2")?.as_str())?;
+        (currency, number.as_str(), captures.name("scale2").map(|m| m.as_str()))
+    };
+    let mut value = parse_decimal(number)?;
+    if let Some(scale) = scale {
+        value = value.checked_mul(scale_factor(scale)?)?.normalize();
+    }
+    let money = Money { value, currency };
+    let figures = whole.range();
+    let mut span = figures.clone();
+    let mut words_disagree = None;
+    if let Some((words_span, words_money)) = words_before(text, figures.start) {
+        let close = slice(text, figures.end..figures.end.saturating_add(4).min(text.len()));
+        let closing = close.len() - close.trim_start_matches([' ', '\t']).len();
+        if close.get(closing..).is_some_and(|rest| rest.starts_with(')')) {
+            span = words_span.start..figures.end + closing + 1;
+            if words_money != money {
+                words_disagree = Some(words_span);
+            }
+        }
+    }
+    Some(MoneyMatch { span, money, words_disagree, figures })
+}
+
+/// An amount in words directly before the opening parenthesis that precedes `figures_start`: its
+/// span and value.
+fn words_before(text: &str, figures_start: usize) -> Option<(Range<usize>, Money)> {
+    let window = super::text::before(text, figures_start, 220);
+    let haystack = slice(text, window.clone());
+    if !haystack.trim_end_matches([' ', '\t']).ends_with('(') {
+        return None;
+    }
+    let captures = WORDS_BEFORE_PAREN.captures(haystack)?;
+    let number_words = captures.get(1)?;
+    let currency_words = captures.get(2)?;
+    let mut words = number_words.as_str();
+    let mut start = window.start + number_words.start();
+    // The pattern admits a leading "and" ("Term A Loans and Five Hundred ..."): not part of it.
+    while let Some(rest) =
+        words.strip_prefix("and").or_else(|| words.strip_prefix("And")).or_else(|| words.strip_prefix("AND"))
+    {
+        let trimmed = rest.trim_start();
+        start += words.len() - trimmed.len();
+        words = trimmed;
+    }
+    let value = parse_number_words(words)?;
+    let currency = CurrencyCode::from_words(currency_words.as_str())?;
+    let end = window.start + currency_words.end();
+    Some((start..end, Money { value, currency }))
+}
+
+/// A stated percentage or number of basis points, as a fraction.
+#[derive(Clone, Debug)]
+pub(crate) struct PercentMatch {
+    pub span: Range<usize>,
+    /// 2.75% is 0.0275.
+    pub fraction: Decimal,
+}
+
+impl Located for PercentMatch {
+    fn location(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?[ \t]*(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b)|(?P<bps>basis[ \t]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
+    )
+});
+
+/// Every percentage or basis-point figure in `text`, in order.
+pub(crate) fn find_percents(text: &str) -> Vec<PercentMatch> {
+    PERCENT
+        .captures_iter(text)
+        .filter_map(|c| Some(PercentMatch { span: c.get(0)?.range(), fraction: percent_from_captures(&c)? }))
+        .collect()
+}
+
+/// Parses one percentage ("2.75%", "275 basis points", "2¾ per cent.") to a fraction.
+pub fn parse_percent(raw: &str) -> Option<Decimal> {
+    let captures = PERCENT.captures(raw)?;
+    let whole = captures.get(0)?;
+    if whole.start() != 0 || whole.end() != raw.trim_end().len() {
+        return None;
+    }
+    percent_from_captures(&captures)
+}
+
+fn percent_from_captures(captures: &Captures<'_>) -> Option<Decimal> {
+    if captures.name("zero").is_some() {
+        return Some(Decimal::ZERO);
+    }
+    let integer = captures.name("int")?.as_str();
+    let number = match captures.name("frac") {
+        Some(frac) => parse_decimal(&format!("{integer}.{}", frac.as_str()))?,
+        None => parse_decimal(integer)?,
+    };
+    let fraction_part = if let Some(vulgar) = captures.name("vulgar") {
+        vulgar_fraction(vulgar.as_str())?
+    } else if let (Some(numerator), Some(denominator)) = (captures.name("fnum"), captures.name("fden")) {
+        let numerator = Decimal::from_str(numerator.as_str()).ok()?;
+        let denominator = Decimal::from_str(denominator.as_str()).ok()?;
+        numerator.checked_div(denominator)?
+    } else {
+        Decimal::ZERO
+    };
+    let amount = number.checked_add(fraction_part)?;
+    let divisor = if captures.name("bps").is_some() { Decimal::from(10_000) } else { Decimal::ONE_HUNDRED };
+    amount.checked_div(divisor).map(|d| d.normalize())
+}
+
+fn vulgar_fraction(symbol: &str) -> Option<Decimal> {
+    let (numerator, denominator) = match symbol {
+        "¼" => (1, 4),
+        "½" => (1, 2),
+        "¾" => (3, 4),
+        "⅛" => (1, 8),
+        "⅜" => (3, 8),
+        "⅝" => (5, 8),
+        "⅞" => (7, 8),
+        _ => return None,
+    };
+    Decimal::from(numerator).checked_div(Decimal::from(denominator))
+}
+
+/// A stated ratio ("4.50:1.00", "4.50 to 1.00", "5.00x").
+#[derive(Clone, Debug)]
+pub(crate) struct RatioMatch {
+    pub span: Range<usize>,
+    /// The first term: 4.50 for "4.50:1.00".
+    pub value: Decimal,
+}
+
+impl Located for RatioMatch {
+    fn location(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+static RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)[ \t]*(?::|to)[ \t]*1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|[ \t]times)\b",
+    )
+});
+
+/// Every ratio stated in `text`, in order.
+pub(crate) fn find_ratios(text: &str) -> Vec<RatioMatch> {
+    RATIO
+        .captures_iter(text)
+        .filter(|c| c.name("more").is_none())
+        .filter_map(|c| {
+            let number = c.name("a").or_else(|| c.name("x"))?;
+            Some(RatioMatch { span: c.get(0)?.range(), value: parse_decimal(number.as_str())? })
+        })
+        .collect()
+}
+
+/// Parses one ratio ("4.50:1.00", "5.00x") to its first term.
+pub fn parse_ratio(raw: &str) -> Option<Decimal> {
+    let found = find_ratios(raw);
+    let first = found.first()?;
+    (first.span.start == 0 && first.span.end == raw.trim_end().len()).then_some(first.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(raw: &str) -> Decimal {
+        Decimal::from_str(raw).expect("test decimal")
+    }
+
+    fn only_money(text: &str) -> MoneyMatch {
+        let mut found = find_money(text);
+        assert_eq!(found.len(), 1, "{text}: {found:?}");
+        found.remove(0)
+    }
+
+    #[test]
+    fn figures_with_separators_and_scales_normalise_to_the_same_amount() {
+        for text in [
+            "$500,000,000",
+            "US$500,000,000.00",
+            "USD 500,000,000",
+            "$500 million",
+            "USD 0.5 billion",
+            "500,000,000 USD",
+        ] {
+            let found = only_money(text);
+            assert_eq!(found.money.value, dec("500000000"), "{text}");
+            assert_eq!(found.money.currency.as_str(), "USD", "{text}");
+            assert_eq!(found.span, 0..text.len(), "{text}");
+        }
+        assert_eq!(
+            only_money("€750m").money,
+            Money { value: dec("750000000"), currency: CurrencyCode::new("EUR").expect("EUR") }
+        );
+        assert_eq!(only_money("£1.5 billion").money.value, dec("1500000000"));
+        assert_eq!(only_money("CHF 25,000,000").money.currency.as_str(), "CHF");
+        assert_eq!(only_money("NOK 1,000").money.currency.as_str(), "NOK");
+    }
+
+    #[test]
+    fn words_and_figures_are_one_statement_and_agree() {
+        let text = "an aggregate principal amount of Five Hundred Million Dollars ($500,000,000) and";
+        let found = only_money(text);
+        assert_eq!(&text[found.span.clone()], "Five Hundred Million Dollars ($500,000,000)");
+        assert_eq!(found.money.value, dec("500000000"));
+        assert!(found.words_disagree.is_none());
+    }
+
+    #[test]
+    fn words_that_disagree_with_the_figures_are_flagged() {
+        let text = "Two Hundred Million United States Dollars (US$250,000,000)";
+        let found = only_money(text);
+        assert_eq!(found.money.value, dec("250000000"));
+        assert_eq!(found.words_disagree.map(|r| &text[r]), Some("Two Hundred Million United States Dollars"));
+    }
+
+    #[test]
+    fn number_words_parse_with_hyphens_and_conjunctions() {
+        assert_eq!(parse_number_words("Two Hundred Fifty Million"), Some(dec("250000000")));
+        assert_eq!(parse_number_words("Seven Hundred and Fifty Million"), Some(dec("750000000")));
+        assert_eq!(parse_number_words("Seventy-Five Million"), Some(dec("75000000")));
+        assert_eq!(parse_number_words("One Billion Two Hundred Fifty Million"), Some(dec("1250000000")));
+        assert_eq!(parse_number_words("Hundred Thousand"), Some(dec("100000")));
+        assert_eq!(parse_number_words("Five Hundred Lemons"), None);
+        assert_eq!(parse_number_words("and"), None);
+    }
+
+    #[test]
+    fn huge_numbers_do_not_overflow_or_panic() {
+        assert_eq!(parse_decimal("9999999999999999999999999999999999"), None);
+        assert_eq!(parse_number_words(&"billion ".repeat(40)), None);
+        assert_eq!(
+            parse_number_words("nine hundred ninety nine trillion nine hundred ninety nine billion"),
+            Some(dec("999999000000000"))
+        );
+        assert_eq!(parse_number_words("one million two billion"), None);
+        assert_eq!(parse_number_words(&"nine hundred ninety nine trillion ".repeat(400_000)), None);
+        let text = format!("${}", "9".repeat(40));
+        assert!(find_money(&text).is_empty());
+        let text = "$99,999,999,999,999,999,999 billion";
+        assert!(find_money(text).iter().all(|m| m.money.value > Decimal::ZERO));
+    }
+
+    #[test]
+    fn percentages_in_every_common_form_become_fractions() {
+        for (raw, expected) in [
+            ("2.75%", "0.0275"),
+            ("2.75 %", "0.0275"),
+            ("275 basis points", "0.0275"),
+            ("275 bps", "0.0275"),
+            ("2¾ per cent", "0.0275"),
+            ("2¾ per cent.", "0.0275"),
+            ("2 3/4%", "0.0275"),
+            ("2.25 per cent.", "0.0225"),
+            ("0.375 percent", "0.00375"),
+            ("35 per cent.", "0.35"),
+            ("0.00%", "0"),
+            ("zero per cent", "0"),
+        ] {
+            assert_eq!(parse_percent(raw), Some(dec(expected)), "{raw}");
+        }
+        assert_eq!(parse_percent("2.75"), None);
+        assert_eq!(parse_percent("percent"), None);
+    }
+
+    #[test]
+    fn ratios_read_their_first_term() {
+        assert_eq!(parse_ratio("4.50:1.00"), Some(dec("4.5")));
+        assert_eq!(parse_ratio("4.50 to 1.00"), Some(dec("4.5")));
+        assert_eq!(parse_ratio("3.50:1"), Some(dec("3.5")));
+        assert_eq!(parse_ratio("5.00x"), Some(dec("5")));
+        assert_eq!(parse_ratio("4.50:1.005"), None);
+    }
+}

@@ -1,0 +1,413 @@
+//! Parties and their roles. A party is a named legal entity (the name ends in a legal form such
+//! as "Inc.", "N.A." or "PLC", or is a bank's name) stated in a capacity:
+//!
+//! - `NAME, a Delaware corporation, as Borrower` / `NAME as mandated lead arranger` (US
+//!   preambles, cover pages, LMA party lists, signature blocks);
+//! - `NAME … (the "Borrower")` (defined-term parentheticals);
+//! - `Borrower: NAME` (term sheets);
+//! - rows of a lender commitment schedule.
+//!
+//! Classes of parties ("THE LENDERS PARTY HERETO") are not parties. LEIs are attached to the
+//! party named just before them and kept only when their check digits are valid.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::document::{Document, Report, quoted};
+use super::model::{Party, PartyRole};
+use super::sourced::Sourced;
+use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
+
+const ROLE: &str = r"(?:(?:joint|sole|co-)[ \t]+)?(?:mandated[ \t]+)?(?:lead[ \t]+)?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)[ \t]+)?bookrunners?)?|(?:(?:joint|sole)[ \t]+)?bookrunners?|administrative[ \t]+agent|facility[ \t]+agent|collateral[ \t]+agent|security[ \t]+(?:agent|trustee)|syndication[ \t]+agent|documentation[ \t]+agent|sustainability[ \t]+(?:coordinator|structuring[ \t]+agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line[ \t]+lender|l/c[ \t]+issuer|issuing[ \t]+(?:bank|lender)|letter[ \t]+of[ \t]+credit[ \t]+issuer|(?:original[ \t]+|initial[ \t]+)?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)[ \t]+)?guarantors?";
+
+static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(&format!(
+        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t]+)(?:the[ \t]+|an?[ \t]+)?(?:{ROLE})\b)*"
+    ))
+});
+
+static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
+
+static DEFINED_ROLE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"\((?:[^()"“”]{0,80}?)?["“](?P<term>[^"”\n]{1,40})["”](?:[^()]{0,80})?\)"#));
+
+const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
+const CAPITALISED: &str = r"[\p{Lu}0-9][\p{L}0-9&'’.\-]*";
+const CONNECTOR: &str = r"[ \t]+(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&)[ \t]+)?";
+
+static NAME: LazyLock<Regex> = LazyLock::new(|| {
+    let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
+    pattern(&format!(
+        r"(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{CONNECTOR}{CAPITALISED}){{0,7}}?(?:,?[ \t]+(?:{LEGAL_FORM})|[ \t]+{bank}(?:,?[ \t]+(?:{LEGAL_FORM}))?)|{bank}(?:,?[ \t]+(?:{LEGAL_FORM}))?)"
+    ))
+});
+
+/// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
+fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
+    let lower = phrase.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+    let mut roles = Vec::new();
+    if lower.contains("arranger") {
+        roles.push(PartyRole::Arranger);
+    }
+    if lower.contains("bookrunner") {
+        roles.push(PartyRole::Bookrunner);
+    }
+    if !roles.is_empty() {
+        return roles;
+    }
+    let role = if lower.contains("administrative agent") {
+        PartyRole::AdministrativeAgent
+    } else if lower.contains("facility agent") || lower.contains("other finance parties") {
+        PartyRole::FacilityAgent
+    } else if lower.contains("collateral agent")
+        || lower.contains("security agent")
+        || lower.contains("security trustee")
+    {
+        PartyRole::CollateralAgent
+    } else if lower.contains("syndication agent") {
+        PartyRole::SyndicationAgent
+    } else if lower.contains("documentation agent") {
+        PartyRole::DocumentationAgent
+    } else if lower.contains("sustainability") {
+        PartyRole::SustainabilityCoordinator
+    } else if lower.contains("swing") {
+        PartyRole::SwinglineLender
+    } else if lower.contains("issuer") || lower.contains("issuing") {
+        PartyRole::IssuingBank
+    } else if lower.contains("lender") {
+        PartyRole::Lender
+    } else if lower.contains("borrower") {
+        PartyRole::Borrower
+    } else if lower.contains("guarantor") {
+        PartyRole::Guarantor
+    } else if lower.ends_with("agent") {
+        if lma_style { PartyRole::FacilityAgent } else { PartyRole::AdministrativeAgent }
+    } else {
+        return roles;
+    };
+    vec![role]
+}
+
+/// Whether a role phrase stands for several parties ("Joint Lead Arrangers", "Original Lenders").
+fn is_plural(phrase: &str) -> bool {
+    let lower = phrase.to_ascii_lowercase();
+    lower.split(|c: char| !c.is_ascii_alphabetic()).any(|word| {
+        matches!(word, "arrangers" | "bookrunners" | "lenders" | "guarantors" | "borrowers" | "joint" | "agents")
+    })
+}
+
+/// A name as a comparison key: upper-case letters and digits only.
+fn name_key(name: &str) -> String {
+    name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()
+}
+
+struct PartyDraft {
+    key: String,
+    name: Sourced<String>,
+    roles: Vec<Sourced<PartyRole>>,
+    first_mention: usize,
+}
+
+#[derive(Default)]
+struct Drafts(Vec<PartyDraft>);
+
+impl Drafts {
+    fn add(&mut self, doc: &Document<'_>, name: Range<usize>, roles: &[(PartyRole, Range<usize>)]) {
+        let stated = doc.slice(name.clone());
+        let key = name_key(stated);
+        if key.len() < 3 {
+            return;
+        }
+        let index = match self.0.iter().position(|p| p.key == key) {
+            Some(index) => index,
+            None => {
+                let Some(sourced) = doc.sourced(name.clone(), stated.split_whitespace().collect::<Vec<_>>().join(" "))
+                else {
+                    return;
+                };
+                self.0.push(PartyDraft { key, name: sourced, roles: Vec::new(), first_mention: name.start });
+                self.0.len() - 1
+            }
+        };
+        if let Some(party) = self.0.get_mut(index) {
+            for (role, span) in roles {
+                if !party.roles.iter().any(|r| r.value() == role)
+                    && let Some(sourced) = doc.sourced(span.clone(), *role)
+                {
+                    party.roles.push(sourced);
+                }
+            }
+        }
+    }
+}
+
+/// A statement of roles: its span, the roles with where each is stated, and whether the role is
+/// plural ("as Joint Lead Arrangers").
+type RoleMarker = (Range<usize>, Vec<(PartyRole, Range<usize>)>, bool);
+
+/// Where the names a role marker applies to begin: the start of its clause, never before the
+/// previous marker, and — for plural roles on cover pages — extended back over blocks joined by
+/// "and" ("X\n\nand\n\nY,\nas Joint Lead Arrangers").
+fn segment_start(doc: &Document<'_>, marker_start: usize, floor: usize, plural: bool) -> usize {
+    let mut start = clause_start(doc.text, marker_start).max(floor);
+    if plural {
+        for _ in 0..4 {
+            let preceding = doc.slice(floor..start).trim_end();
+            let cut = preceding
+                .strip_suffix(',')
+                .or_else(|| {
+                    preceding.strip_suffix("and").filter(|rest| rest.is_empty() || rest.ends_with(char::is_whitespace))
+                })
+                .map(str::trim_end);
+            let Some(cut) = cut.filter(|c| !c.is_empty()) else { break };
+            let earlier = clause_start(doc.text, floor + cut.len()).max(floor);
+            if earlier >= start || start - earlier > 400 {
+                break;
+            }
+            start = earlier;
+        }
+    }
+    let segment = doc.slice(start..marker_start);
+    let lower = segment.to_ascii_lowercase();
+    for keyword in ["among", "between", "made by"] {
+        if let Some(position) = lower.rfind(&format!("{keyword} ")).or_else(|| lower.rfind(&format!("{keyword}\n"))) {
+            start = start.max(start + position + keyword.len());
+        }
+    }
+    start
+}
+
+/// The names in `segment`: all of them for a plural role, else the first.
+fn names_in(doc: &Document<'_>, segment: Range<usize>, plural: bool) -> Vec<Range<usize>> {
+    let text = doc.slice(segment.clone());
+    let found = NAME.find_iter(text).map(|m| segment.start + m.start()..segment.start + m.end());
+    if plural { found.collect() } else { found.take(1).collect() }
+}
+
+/// The parties of the agreement with their roles and LEIs.
+pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
+    let lma_style =
+        ["Finance Part", "Original Lender", "Obligors' Agent", "Obligors’ Agent"].iter().any(|w| doc.text.contains(w));
+    let mut drafts = Drafts::default();
+
+    // Role markers in text order: "as Administrative Agent" and (the "Borrower").
+    let mut markers: Vec<RoleMarker> = Vec::new();
+    for list in ROLE_LIST.find_iter(doc.text) {
+        let mut roles = Vec::new();
+        for one in ONE_ROLE.find_iter(list.as_str()) {
+            let span = list.start() + one.start()..list.start() + one.end();
+            for role in roles_of(one.as_str(), lma_style) {
+                roles.push((role, span.clone()));
+            }
+        }
+        if !roles.is_empty() {
+            markers.push((list.range(), roles, is_plural(list.as_str())));
+        }
+    }
+    for captures in DEFINED_ROLE.captures_iter(doc.text) {
+        let (Some(whole), Some(term)) = (captures.get(0), captures.name("term")) else { continue };
+        if !ONE_ROLE.find(term.as_str()).is_some_and(|m| m.range() == (0..term.as_str().len())) {
+            continue;
+        }
+        let roles: Vec<(PartyRole, Range<usize>)> =
+            roles_of(term.as_str(), lma_style).into_iter().map(|r| (r, term.range())).collect();
+        if !roles.is_empty() {
+            markers.push((whole.range(), roles, is_plural(term.as_str())));
+        }
+    }
+    markers.sort_by_key(|(span, _, _)| span.start);
+    let mut previous_end = 0;
+    for (span, roles, plural) in &markers {
+        let floor = previous_end.max(span.start.saturating_sub(400));
+        let start = segment_start(doc, span.start, floor, *plural);
+        for name in names_in(doc, start..span.start, *plural) {
+            drafts.add(doc, name, roles);
+        }
+        previous_end = span.end;
+    }
+
+    // Term sheets: "Borrower: Zenith Logistics Corp.".
+    for label in &doc.structure.labels {
+        let name = &label.key;
+        if !ONE_ROLE.find(name).is_some_and(|m| m.range() == (0..name.len())) {
+            continue;
+        }
+        let roles: Vec<(PartyRole, Range<usize>)> =
+            roles_of(name, lma_style).into_iter().map(|r| (r, label.name.clone())).collect();
+        let value_line_end =
+            doc.slice(label.value.clone()).find("\n\n").map_or(label.value.end, |i| label.value.start + i);
+        for found in names_in(doc, label.value.start..value_line_end, is_plural(name)) {
+            drafts.add(doc, found, &roles);
+        }
+    }
+
+    lenders_from_schedules(doc, &mut drafts);
+
+    let mut parties: Vec<(usize, Party)> = drafts
+        .0
+        .into_iter()
+        .map(|d| (d.first_mention, Party { party_id: None, name: d.name, roles: d.roles }))
+        .collect();
+    // Borrowers first (CDM's Party1), then everyone in order of first statement.
+    parties.sort_by_key(|(first, party)| (!party.has_role(PartyRole::Borrower), *first));
+    let mut parties: Vec<Party> = parties.into_iter().map(|(_, p)| p).collect();
+    attach_leis(doc, &mut parties, report);
+    parties
+}
+
+static LENDER: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}", capitalisable("lender"))));
+
+static LENDER_TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)^[ \t|]*(?:name[ \t]+of[ \t]+(?:original[ \t]+)?lender|lenders?)\b.*(?:commitment|percentage)")
+});
+
+static MONEY_CELL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^(?:US\$|\$|£|€|[A-Z]{3}[ \t]?)?[0-9][0-9,]*(?:\.[0-9]+)?[ \t]?%?$"));
+
+/// Lenders named in the rows of a commitment schedule.
+fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
+    let mut last_table_end = 0;
+    for lender in LENDER.find_iter(doc.text) {
+        if lender.start() < last_table_end {
+            continue;
+        }
+        let Some(line) = super::text::line_around(doc.text, lender.start(), 300) else { continue };
+        if !LENDER_TABLE_HEADER.is_match(doc.slice(line.clone())) {
+            continue;
+        }
+        let Some(table) = table_after(doc.text, line.start, |cell| MONEY_CELL.is_match(cell.trim())) else { continue };
+        last_table_end = table.range.end;
+        for row in &table.rows {
+            let Some(first) = row.first() else { continue };
+            let cell = doc.slice(first.clone());
+            if contains_ci(cell, "total") {
+                continue;
+            }
+            if let Some(name) = NAME.find(cell).filter(|m| m.start() == 0) {
+                let span = first.start + name.start()..first.start + name.end();
+                // The role is stated by the column the name is listed under.
+                let role_span = table.header.as_ref().and_then(|h| h.first()).unwrap_or(first).clone();
+                drafts.add(doc, span, &[(PartyRole::Lender, role_span)]);
+            }
+        }
+    }
+}
+
+/// Gives each party the LEI stated right after its name. Invalid codes are reported, never used.
+fn attach_leis(doc: &Document<'_>, parties: &mut [Party], report: &mut Report) {
+    let keys: Vec<String> = parties.iter().map(|p| p.name.value().to_ascii_lowercase()).collect();
+    for mention in &doc.leis {
+        let window = super::text::before(doc.text, mention.span.start, 300);
+        let lowered = doc.slice(window).to_ascii_lowercase();
+        let owner = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, key)| lowered.rfind(key.as_str()).map(|at| (i, at + key.len())))
+            .max_by_key(|(_, end)| *end)
+            .map(|(i, _)| i);
+        let code = doc.slice(mention.code.clone());
+        let lei = match &mention.parsed {
+            Ok(lei) => lei.clone(),
+            Err(error) => {
+                report.dropped(
+                    "/parties/*/partyId",
+                    code,
+                    mention.code.clone(),
+                    &format!("is not a valid LEI: {error}"),
+                );
+                continue;
+            }
+        };
+        let Some(party) = owner.and_then(|i| parties.get_mut(i)) else {
+            report.dropped("/parties/*/partyId", code, mention.code.clone(), "follows no named party");
+            continue;
+        };
+        let Some(sourced) = doc.sourced(mention.code.clone(), lei) else { continue };
+        match &party.party_id {
+            None => party.party_id = Some(sourced),
+            Some(existing) if existing.value() == sourced.value() => {}
+            Some(existing) => {
+                report.warnings.push(format!(
+                    "conflict: {} is given two LEIs, {} and {}",
+                    party.name.value(),
+                    quoted(existing.quote(), existing.span().range()),
+                    quoted(sourced.quote(), sourced.span().range()),
+                ));
+            }
+        }
+    }
+}
+
+/// Whether any party has `role`.
+pub(crate) fn any_has_role(parties: &[Party], roles: &[PartyRole]) -> bool {
+    parties.iter().any(|p| roles.iter().any(|&r| p.has_role(r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parties(text: &str) -> (Vec<Party>, Report) {
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = extract(&doc, &mut report);
+        (found, report)
+    }
+
+    fn summary(parties: &[Party]) -> Vec<(String, Vec<PartyRole>)> {
+        parties.iter().map(|p| (p.name.value().clone(), p.roles.iter().map(|r| *r.value()).collect())).collect()
+    }
+
+    #[test]
+    fn a_us_preamble_names_borrower_and_agent_but_not_classes_of_lenders() {
+        let text = "This CREDIT AGREEMENT is entered into as of March 15, 2024, among ACME HOLDINGS, INC., a Delaware corporation (the \"Borrower\"), the Guarantors party hereto, each lender from time to time party hereto (collectively, the \"Lenders\"), and JPMORGAN CHASE BANK, N.A., as Administrative Agent, Swing Line Lender and an L/C Issuer.";
+        let (found, _) = parties(text);
+        assert_eq!(
+            summary(&found),
+            [
+                ("ACME HOLDINGS, INC.".to_owned(), vec![PartyRole::Borrower]),
+                (
+                    "JPMORGAN CHASE BANK, N.A.".to_owned(),
+                    vec![PartyRole::AdministrativeAgent, PartyRole::SwinglineLender, PartyRole::IssuingBank]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn several_names_share_a_plural_role() {
+        let text = "JPMORGAN CHASE BANK, N.A.\n\nand\n\nBOFA SECURITIES, INC.,\nas Joint Lead Arrangers and Joint Bookrunners\n";
+        let (found, _) = parties(text);
+        let names: Vec<String> = found.iter().map(|p| p.name.value().clone()).collect();
+        assert_eq!(names, ["JPMORGAN CHASE BANK, N.A.", "BOFA SECURITIES, INC."]);
+        assert!(found.iter().all(|p| p.has_role(PartyRole::Arranger) && p.has_role(PartyRole::Bookrunner)));
+    }
+
+    #[test]
+    fn an_lma_party_list_reads_each_numbered_party() {
+        let text = "(1) BRITANNIA FOODS PLC (LEI: 549300BRITFOODS00020) as original borrower and original guarantor (the \"Company\");\n(2) BARCLAYS BANK PLC and HSBC BANK PLC as mandated lead arrangers (the \"Arrangers\");\n(3) LLOYDS BANK PLC as agent of the other Finance Parties (the \"Agent\").";
+        let (found, report) = parties(text);
+        assert_eq!(
+            summary(&found),
+            [
+                ("BRITANNIA FOODS PLC".to_owned(), vec![PartyRole::Borrower, PartyRole::Guarantor]),
+                ("BARCLAYS BANK PLC".to_owned(), vec![PartyRole::Arranger]),
+                ("HSBC BANK PLC".to_owned(), vec![PartyRole::Arranger]),
+                ("LLOYDS BANK PLC".to_owned(), vec![PartyRole::FacilityAgent]),
+            ]
+        );
+        assert_eq!(found[0].party_id.as_ref().map(|l| l.value().to_string()).as_deref(), Some("549300BRITFOODS00020"));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn an_invalid_lei_is_reported_and_not_used() {
+        let text = "Borrower: Zenith Logistics Corp. (LEI: 549300ZENITHLOG00076)\n";
+        let (found, report) = parties(text);
+        assert_eq!(summary(&found), [("Zenith Logistics Corp.".to_owned(), vec![PartyRole::Borrower])]);
+        assert!(found[0].party_id.is_none());
+        assert!(report.warnings[0].contains("549300ZENITHLOG00076"), "{:?}", report.warnings);
+    }
+}

@@ -1,0 +1,1062 @@
+//! Pricing: benchmark, margin (flat or by pricing grid), floor, commitment fee, interest periods,
+//! payment frequency and day count, each read as candidates scoped to facilities and resolved per
+//! facility (see [`super::facilities`]).
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use rust_decimal::Decimal;
+
+use super::currency::CurrencyCode;
+use super::document::{Document, Report};
+use super::facilities::{self, FacilityFrame, Scoped, applicable, resolve, scope_at};
+use super::model::{
+    CommitmentFee, DayCountFraction, Facility, FacilityType, FloatingRateIndex, Period, PricingGridLevel,
+};
+use super::numbers::{PercentMatch, parse_decimal, parse_percent};
+use super::sourced::Sourced;
+use super::text::{
+    Located, Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
+    sentence_around, table_after,
+};
+
+/// A mention of a benchmark rate.
+#[derive(Clone, Debug)]
+pub(crate) struct BenchmarkMatch {
+    pub span: Range<usize>,
+    pub index: FloatingRateIndex,
+    /// "Base Rate", "ABR", "Alternate Base Rate" rather than a literal "Prime Rate".
+    pub base_rate: bool,
+}
+
+impl Located for BenchmarkMatch {
+    fn location(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+    )
+});
+
+/// Every benchmark mention in `text`, in order.
+pub(crate) fn find_benchmarks(text: &str) -> Vec<BenchmarkMatch> {
+    BENCHMARK
+        .captures_iter(text)
+        .filter_map(|c| {
+            let span = c.get(0)?.range();
+            let (index, base_rate) = if c.name("term_sofr").is_some() {
+                (FloatingRateIndex::UsdSofrCmeTerm, false)
+            } else if c.name("sofr").is_some() {
+                (FloatingRateIndex::UsdSofr, false)
+            } else if c.name("sonia").is_some() {
+                (FloatingRateIndex::GbpSonia, false)
+            } else if c.name("euribor").is_some() {
+                (FloatingRateIndex::EurEuribor, false)
+            } else if c.name("estr").is_some() {
+                (FloatingRateIndex::EurEuroStr, false)
+            } else if c.name("prime").is_some() {
+                (FloatingRateIndex::UsdPrime, false)
+            } else if c.name("base").is_some() {
+                (FloatingRateIndex::UsdPrime, true)
+            } else if c.name("saron").is_some() {
+                (FloatingRateIndex::ChfSaron, false)
+            } else if c.name("tona").is_some() {
+                (FloatingRateIndex::JpyTona, false)
+            } else {
+                (FloatingRateIndex::CadCorra, false)
+            };
+            Some(BenchmarkMatch { span, index, base_rate })
+        })
+        .collect()
+}
+
+/// Every pricing statement, scoped to facilities.
+#[derive(Debug, Default)]
+pub(crate) struct PricingCandidates {
+    pub spreads: Vec<Scoped<Sourced<Decimal>>>,
+    pub base_spreads: Vec<Scoped<Sourced<Decimal>>>,
+    pub indices: Vec<Scoped<Sourced<FloatingRateIndex>>>,
+    pub grids: Vec<Scoped<Vec<PricingGridLevel>>>,
+    pub floors: Vec<Scoped<Sourced<Decimal>>>,
+    pub fees: Vec<Scoped<Sourced<CommitmentFee>>>,
+    pub day_counts: Vec<Scoped<Sourced<DayCountFraction>>>,
+    pub frequencies: Vec<Scoped<Sourced<Period>>>,
+    pub interest_periods: Vec<Scoped<Sourced<Vec<Period>>>>,
+    pub tenors: Vec<Scoped<Sourced<Period>>>,
+    pub optional_currencies: Vec<Sourced<CurrencyCode>>,
+}
+
+/// What a stated percentage is, judged from the words around it in its clause.
+#[derive(Clone, Debug)]
+enum RateKind {
+    /// A margin over this benchmark.
+    Benchmark(BenchmarkMatch),
+    /// A margin over the base rate / ABR.
+    BaseRate,
+    /// A commitment fee.
+    Fee,
+    /// A floor.
+    Floor,
+    /// A rate with no qualifier in its clause.
+    Unqualified,
+    /// A default rate, step, adjustment or superseded value: not a margin.
+    Excluded,
+}
+
+/// Clause words that mark a percentage as something other than the margin itself.
+static NOT_A_MARGIN: LazyLock<Regex> = LazyLock::new(|| any_word(NOT_A_MARGIN_WORDS));
+
+const NOT_A_MARGIN_WORDS: &[&str] = &[
+    "default",
+    "overdue",
+    "step-up",
+    "step up",
+    "sustainab",
+    "kpi",
+    "esg",
+    "adjustment",
+    "increased by",
+    "increasing by",
+    "increase by",
+    "decreased by",
+    "reduced by",
+    "federal funds",
+    "highest of",
+    "greatest of",
+    "credit spread",
+    "plus 1%",
+];
+
+static BINDS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*(?:loans?[ \t\r\n]*)?(?:\+|plus|over|above)?[ \t\r\n]*(?:the[ \t\r\n]+)?(?:applicable[ \t\r\n]+)?(?:a[ \t\r\n]+)?(?:margin|spread|rate)?[ \t\r\n]*(?:of|:|=)?[ \t\r\n]*$",
+    )
+});
+
+static BINDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*(?:per[ \t\r\n]+annum[ \t\r\n]*)?,?[ \t\r\n]*(?:for|in[ \t\r\n]+the[ \t\r\n]+case[ \t\r\n]+of|with[ \t\r\n]+respect[ \t\r\n]+to|in[ \t\r\n]+respect[ \t\r\n]+of|on|above|over|in[ \t\r\n]+excess[ \t\r\n]+of)[ \t\r\n]+(?:the[ \t\r\n]+|any[ \t\r\n]+|each[ \t\r\n]+|all[ \t\r\n]+|applicable[ \t\r\n]+)*$",
+    )
+});
+
+static FLOOR_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*(?:\(|-)?[ \t]*(?:(?:term[ \t]+)?sofr[ \t]+|euribor[ \t]+|sonia[ \t]+|benchmark[ \t]+|index[ \t]+|interest[ \t]+rate[ \t]+)?floor\b",
+    )
+});
+
+/// Classifies one stated percentage.
+fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
+    let clause = clause_around(doc.text, pct.span.start);
+    let in_clause = doc.percents_in(clause.clone());
+    let previous_end = in_clause.iter().rev().find(|p| p.span.end <= pct.span.start).map(|p| p.span.end);
+    let next_start = in_clause.iter().find(|p| p.span.start >= pct.span.end).map(|p| p.span.start);
+    let before_range =
+        clause.start.max(previous_end.unwrap_or(0)).max(pct.span.start.saturating_sub(100))..pct.span.start;
+    let after_end = clause.end.min(next_start.unwrap_or(usize::MAX)).min(pct.span.end.saturating_add(100));
+    let after_range = pct.span.end..after_end.max(pct.span.end);
+    let before_text = doc.slice(before_range.clone()).to_ascii_lowercase();
+    let after_text = doc.slice(after_range.clone());
+    let before_trimmed = before_text.trim_end();
+    if before_trimmed.ends_with("from") && after_text.trim_start().to_ascii_lowercase().starts_with("to ") {
+        return RateKind::Excluded;
+    }
+    if ["floor of", "floor equal to", "floor rate of", "minimum of", "floor:"]
+        .iter()
+        .any(|w| before_trimmed.ends_with(w))
+        || FLOOR_AFTER.is_match(after_text)
+    {
+        return RateKind::Floor;
+    }
+    if ["commitment fee", "unused fee", "undrawn", "ticking fee"].iter().any(|w| before_text.contains(w))
+        || contains_ci(after_text.get(..after_text.len().min(60)).unwrap_or(after_text), "commitment fee")
+    {
+        return RateKind::Fee;
+    }
+    let lead_in = doc.slice(clause.start..pct.span.start);
+    let trailing = after_text.get(..after_text.len().min(40)).unwrap_or(after_text);
+    if NOT_A_MARGIN.is_match(lead_in) || contains_any_ci(trailing, &["otherwise", "adjustment"]) {
+        return RateKind::Excluded;
+    }
+    let mention_before = doc.benchmarks_in(before_range).last().cloned();
+    let mention_after = doc.benchmarks_in(after_range).first().cloned();
+    let binds_before =
+        mention_before.as_ref().filter(|b| BINDS_BEFORE.is_match(doc.slice(b.span.end..pct.span.start))).cloned();
+    let binds_after =
+        mention_after.as_ref().filter(|b| BINDS_AFTER.is_match(doc.slice(pct.span.end..b.span.start))).cloned();
+    let chosen = binds_before.or(binds_after).or_else(|| match (mention_before, mention_after) {
+        (Some(b), Some(a)) => {
+            if pct.span.start - b.span.end <= a.span.start.saturating_sub(pct.span.end) {
+                Some(b)
+            } else {
+                Some(a)
+            }
+        }
+        (b, a) => b.or(a),
+    });
+    match chosen {
+        Some(mention) if mention.base_rate => RateKind::BaseRate,
+        Some(mention) => RateKind::Benchmark(mention),
+        None => RateKind::Unqualified,
+    }
+}
+
+/// A set of text ranges with a membership test by binary search (overlapping ranges are merged).
+struct Regions(Vec<Range<usize>>);
+
+impl Regions {
+    fn new(mut ranges: Vec<Range<usize>>) -> Self {
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        Self(merged)
+    }
+
+    fn contains(&self, pos: usize) -> bool {
+        let index = self.0.partition_point(|r| r.start <= pos);
+        index.checked_sub(1).and_then(|i| self.0.get(i)).is_some_and(|r| pos < r.end)
+    }
+}
+
+/// Defined terms that state the margin.
+fn is_margin_term(term: &str) -> bool {
+    let lower = term;
+    (lower.ends_with("applicable rate")
+        || lower.ends_with("applicable margin")
+        || lower.ends_with("applicable spread")
+        || lower == "margin"
+        || lower.ends_with(" margin"))
+        && !lower.contains("fee")
+}
+
+/// Labels whose value states the interest rate.
+fn is_rate_label(name: &str) -> bool {
+    matches!(
+        name,
+        "interest rate"
+            | "interest rates"
+            | "interest"
+            | "pricing"
+            | "margin"
+            | "applicable margin"
+            | "applicable rate"
+            | "spread"
+    ) || name.starts_with("interest rate")
+}
+
+/// Whether the text mentions any benchmark other than the base rate, which decides whether a
+/// literal "Prime Rate" is the benchmark or the alternate base rate.
+fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
+    doc.benchmarks.iter().any(|b| b.index != FloatingRateIndex::UsdPrime)
+}
+
+/// Every pricing statement in the document.
+pub(crate) fn candidates(doc: &Document<'_>, report: &mut Report) -> PricingCandidates {
+    let mut out = PricingCandidates::default();
+    let grid_tables = Regions::new(grids(doc, &mut out));
+    let prime_is_benchmark = !has_risk_free_benchmark(doc);
+    let margin_regions = Regions::new(
+        doc.structure
+            .definitions_where(is_margin_term)
+            .map(|d| d.body.clone())
+            .chain(doc.structure.labels_where(is_rate_label).map(|l| l.value.clone()))
+            .collect(),
+    );
+
+    for pct in &doc.percents {
+        if grid_tables.contains(pct.span.start) {
+            continue;
+        }
+        let in_region = margin_regions.contains(pct.span.start);
+        // Only figures in a margin definition or label, or next to a benchmark, can be margins.
+        let near_benchmark = !doc.benchmarks_in(before(doc.text, pct.span.start, 80)).is_empty()
+            || !doc.benchmarks_in(after(doc.text, pct.span.end, 80)).is_empty();
+        if !in_region && !near_benchmark {
+            continue;
+        }
+        let kind = rate_kind(doc, pct);
+        let stated_as_margin = in_region || binds_to_benchmark_in_interest_sentence(doc, pct, &kind);
+        if !stated_as_margin {
+            continue;
+        }
+        let keys = scope_at(doc, pct.span.start);
+        let Some(value) = doc.sourced(pct.span.clone(), pct.fraction) else { continue };
+        match kind {
+            RateKind::Benchmark(mention) if mention.index == FloatingRateIndex::UsdPrime && !prime_is_benchmark => {
+                out.base_spreads.push(Scoped::new(value, keys));
+            }
+            RateKind::Benchmark(mention) => {
+                if let Some(index) = doc.sourced(mention.span.clone(), mention.index) {
+                    out.indices.push(Scoped::new(index, keys.clone()));
+                }
+                out.spreads.push(Scoped::new(value, keys));
+            }
+            RateKind::Unqualified if in_region => out.spreads.push(Scoped::new(value, keys)),
+            RateKind::BaseRate => out.base_spreads.push(Scoped::new(value, keys)),
+            RateKind::Unqualified | RateKind::Fee | RateKind::Floor | RateKind::Excluded => {}
+        }
+    }
+    floors(doc, &mut out);
+    fees(doc, &grid_tables, &mut out);
+    day_counts(doc, &mut out);
+    frequencies(doc, &mut out);
+    periods_and_tenors(doc, &mut out);
+    optional_currencies(doc, &mut out);
+    let _ = report;
+    out
+}
+
+/// A percentage outside any margin definition counts as a margin only in the form "Term SOFR plus
+/// 2.75%" or "2.25 per cent. per annum above SONIA", in a sentence about interest or margin.
+fn binds_to_benchmark_in_interest_sentence(doc: &Document<'_>, pct: &PercentMatch, kind: &RateKind) -> bool {
+    let RateKind::Benchmark(mention) = kind else { return false };
+    let bound = if mention.span.end <= pct.span.start {
+        let gap = doc.slice(mention.span.end..pct.span.start).to_ascii_lowercase();
+        let gap = gap.trim();
+        gap.ends_with('+') || gap.ends_with("plus") || gap.ends_with("margin of") || gap.ends_with("plus a margin of")
+    } else {
+        let gap = doc.slice(pct.span.end..mention.span.start).to_ascii_lowercase();
+        gap.contains("above") || gap.contains("over") || gap.contains("in excess of")
+    };
+    if !bound {
+        return false;
+    }
+    let sentence = doc.slice(sentence_around(doc.text, pct.span.start));
+    let about_interest = contains_any_ci(sentence, &["interest", "margin", "applicable rate", "pricing"]);
+    let in_other_definition = doc.structure.definition_at(pct.span.start).is_some_and(|d| {
+        let term = doc.slice(d.term.clone()).to_ascii_lowercase();
+        ["base rate", "adjusted", "benchmark", "replacement", "floor", "sofr", "euribor", "sonia"]
+            .iter()
+            .any(|w| term.contains(w))
+    });
+    about_interest && !in_other_definition
+}
+
+static GRID_INTRO: LazyLock<Regex> = LazyLock::new(|| {
+    let phrases = [
+        "set out below",
+        "set forth below",
+        "the following table",
+        "the following grid",
+        "the following pricing",
+        "table below",
+        "pricing grid",
+        "margin ratchet",
+        "column opposite",
+        "as follows",
+    ];
+    let alternatives: Vec<String> = phrases.iter().map(|p| capitalisable(p)).collect();
+    pattern(&format!(r"\b(?:{})\b", alternatives.join("|")))
+});
+
+/// The role of a pricing-grid column, from its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    Level,
+    Condition,
+    Spread,
+    BaseRate,
+    Fee,
+    Ignored,
+}
+
+fn column_role(header: &str) -> Column {
+    let lower = header.to_ascii_lowercase();
+    let any = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if any(&["commitment fee", "unused", "facility fee", "ticking"]) {
+        Column::Fee
+    } else if any(&["letter of credit fee", "l/c fee"]) && !any(&["sofr", "benchmark", "eurocurrency", "margin"]) {
+        Column::Ignored
+    } else if any(&["base rate", "abr", "prime"]) {
+        Column::BaseRate
+    } else if any(&[
+        "sofr",
+        "benchmark",
+        "eurocurrency",
+        "euribor",
+        "sonia",
+        "margin",
+        "applicable rate",
+        "spread",
+        "rfr",
+        "libor",
+        "term rate",
+        "facility",
+    ]) {
+        Column::Spread
+    } else if any(&["level", "tier", "category", "pricing"]) {
+        Column::Level
+    } else if any(&["ratio", "leverage", "rating", "coverage", "s&p", "moody", "fitch", "debt", "cover"]) {
+        Column::Condition
+    } else {
+        Column::Ignored
+    }
+}
+
+static NUMERIC_CELL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[0-9]{1,4}(?:\.[0-9]{1,6})?[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?$",
+    )
+});
+
+fn is_numeric_cell(cell: &str) -> bool {
+    NUMERIC_CELL.is_match(cell.trim())
+}
+
+/// The fraction a grid cell states; a bare number takes its unit from the column header.
+fn cell_fraction(cell: &str, header_in_bps: bool) -> Option<Decimal> {
+    let trimmed = cell.trim();
+    if let Some(explicit) = parse_percent(trimmed.trim_end_matches(" per annum")) {
+        return Some(explicit);
+    }
+    let number = parse_decimal(trimmed)?;
+    let divisor = if header_in_bps { Decimal::from(10_000) } else { Decimal::ONE_HUNDRED };
+    number.checked_div(divisor).map(|d| d.normalize())
+}
+
+/// Finds the pricing grids, adds them (and the benchmarks their headers name) to `out`, and
+/// returns the ranges they occupy so their figures are not read again as flat margins.
+fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
+    let mut occupied: Vec<Range<usize>> = Vec::new();
+    for intro in GRID_INTRO.find_iter(doc.text) {
+        if occupied.last().is_some_and(|r| intro.start() < r.end) {
+            continue;
+        }
+        let context_start = doc
+            .structure
+            .definition_at(intro.start())
+            .map_or(intro.start().saturating_sub(800), |d| d.term.start)
+            .max(intro.start().saturating_sub(1200));
+        let context = doc.slice(super::text::floor_boundary(doc.text, context_start)..intro.end());
+        if !contains_any_ci(context, &["margin", "applicable rate", "pricing", "spread", "commitment fee"]) {
+            continue;
+        }
+        let Some(line) = super::text::line_around(doc.text, intro.end(), 2000) else { continue };
+        let Some(table) = table_after(doc.text, line.end, is_numeric_cell) else { continue };
+        let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
+        let table_scope = scope_at(doc, intro.start());
+        for (column_keys, levels, benchmark) in levels_by_column {
+            let keys = if column_keys.is_empty() { table_scope.clone() } else { column_keys };
+            if let Some(mention) = benchmark
+                && let Some(index) = doc.sourced(mention.span.clone(), mention.index)
+            {
+                out.indices.push(Scoped::new(index, keys.clone()));
+            }
+            out.grids.push(Scoped::new(levels, keys));
+        }
+        occupied.push(table.range.clone());
+    }
+    occupied
+}
+
+type GridColumn = (Vec<facilities::FacilityKey>, Vec<PricingGridLevel>, Option<BenchmarkMatch>);
+
+/// The levels of a pricing grid, one list per margin column (LMA ratchets give each facility its
+/// own column). `None` when the table has no margin column.
+fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
+    let header = table.header.as_ref()?;
+    let roles: Vec<Column> = header.iter().map(|cell| column_role(doc.slice(cell.clone()))).collect();
+    let in_bps: Vec<bool> =
+        header.iter().map(|cell| contains_any_ci(doc.slice(cell.clone()), &["bps", "basis point"])).collect();
+    let spread_columns: Vec<usize> =
+        roles.iter().enumerate().filter(|(_, r)| **r == Column::Spread).map(|(i, _)| i).collect();
+    if spread_columns.is_empty() {
+        return None;
+    }
+    let mut columns = Vec::new();
+    for &spread_column in &spread_columns {
+        let header_cell = header.get(spread_column)?;
+        let keys: Vec<_> = doc.refs_in(header_cell.clone()).iter().map(|r| r.key).collect();
+        let benchmark = doc.benchmarks_in(header_cell.clone()).iter().find(|b| !b.base_rate).cloned();
+        let mut levels = Vec::new();
+        for row in &table.rows {
+            let cells = align(doc, row, &roles);
+            let cell_for = |role: Column| {
+                cells.iter().find(|(r, _, _)| *r == role).map(|(_, cell, column)| (cell.clone(), *column))
+            };
+            let spread = cells.iter().find(|(_, _, column)| *column == spread_column).and_then(|(_, cell, _)| {
+                sourced_fraction(doc, cell, in_bps.get(spread_column).copied().unwrap_or(false))
+            });
+            let Some(spread) = spread else { continue };
+            let text_cell = |role: Column| {
+                cell_for(role).and_then(|(cell, _)| {
+                    let text = doc.slice(cell.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+                    doc.sourced(cell, text)
+                })
+            };
+            let fraction_cell = |role: Column| {
+                cell_for(role).and_then(|(cell, column)| {
+                    sourced_fraction(doc, &cell, in_bps.get(column).copied().unwrap_or(false))
+                })
+            };
+            levels.push(PricingGridLevel {
+                level: text_cell(Column::Level),
+                condition: text_cell(Column::Condition),
+                spread: Some(spread),
+                base_rate_spread: fraction_cell(Column::BaseRate),
+                commitment_fee: fraction_cell(Column::Fee),
+            });
+        }
+        if levels.len() >= 2 {
+            columns.push((keys, levels, benchmark));
+        }
+    }
+    (!columns.is_empty()).then_some(columns)
+}
+
+fn sourced_fraction(doc: &Document<'_>, cell: &Range<usize>, in_bps: bool) -> Option<Sourced<Decimal>> {
+    let fraction = cell_fraction(doc.slice(cell.clone()), in_bps)?;
+    doc.sourced(cell.clone(), fraction)
+}
+
+/// Gives each cell of a row its column role. Rows with as many cells as the header align by
+/// position; otherwise figures fill the figure columns and text fills the text columns, in order.
+fn align(doc: &Document<'_>, row: &[Range<usize>], roles: &[Column]) -> Vec<(Column, Range<usize>, usize)> {
+    if row.len() == roles.len() {
+        return row.iter().zip(roles).enumerate().map(|(i, (cell, role))| (*role, cell.clone(), i)).collect();
+    }
+    let figure_columns: Vec<usize> = roles
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, Column::Spread | Column::BaseRate | Column::Fee))
+        .map(|(i, _)| i)
+        .collect();
+    let text_columns: Vec<usize> = roles
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, Column::Level | Column::Condition))
+        .map(|(i, _)| i)
+        .collect();
+    let (mut figures, mut texts) = (figure_columns.into_iter(), text_columns.into_iter());
+    let mut aligned = Vec::new();
+    for cell in row {
+        let column = if is_numeric_cell(doc.slice(cell.clone())) { figures.next() } else { texts.next() };
+        if let Some(column) = column
+            && let Some(role) = roles.get(column)
+        {
+            aligned.push((*role, cell.clone(), column));
+        }
+    }
+    aligned
+}
+
+static FLOOR_OF: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\bfloor[ \t\r\n]+(?:of|equal[ \t\r\n]+to|rate[ \t\r\n]+of)[ \t\r\n]+(?:the[ \t]+)?")
+});
+
+static ZERO_FLOOR: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:less[ \t\r\n]+than|below)[ \t\r\n]+zero\b[^;]{0,240}?\bdeemed[ \t\r\n]+to[ \t\r\n]+be[ \t\r\n]+zero\b",
+    )
+});
+
+fn floors(doc: &Document<'_>, out: &mut PricingCandidates) {
+    let mut found: Vec<(Range<usize>, Decimal)> = Vec::new();
+    let is_floor_term = |term: &str| {
+        let lower = term;
+        lower == "floor" || lower.ends_with(" floor")
+    };
+    for definition in doc.structure.definitions_where(is_floor_term) {
+        found.extend(doc.percents_in(definition.body.clone()).iter().map(|p| (p.span.clone(), p.fraction)));
+    }
+    for label in doc.structure.labels_where(|name| name == "floor" || name.ends_with(" floor")) {
+        found.extend(doc.percents_in(label.value.clone()).iter().take(1).map(|p| (p.span.clone(), p.fraction)));
+    }
+    for lead in FLOOR_OF.find_iter(doc.text) {
+        if let Some(p) = doc.percents_in(after(doc.text, lead.end(), 24)).first()
+            && doc.slice(lead.end()..p.span.start).trim().is_empty()
+        {
+            found.push((p.span.clone(), p.fraction));
+        }
+    }
+    for pct in &doc.percents {
+        let following = doc.slice(after(doc.text, pct.span.end, 40));
+        if FLOOR_AFTER.is_match(following) {
+            found.push((pct.span.clone(), pct.fraction));
+        }
+    }
+    for zero in ZERO_FLOOR.find_iter(doc.text) {
+        found.push((zero.range(), Decimal::ZERO));
+    }
+    found.sort_by_key(|(span, _)| (span.start, span.end));
+    found.dedup_by(|a, b| a.0 == b.0);
+    for (span, value) in found {
+        let keys = scope_at(doc, span.start);
+        if let Some(value) = doc.sourced(span, value) {
+            out.floors.push(Scoped::new(value, keys));
+        }
+    }
+}
+
+static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
+    let phrases = ["commitment fee", "commitment fees", "unused fee", "unused line fee", "undrawn fee", "ticking fee"];
+    let alternatives: Vec<String> = phrases.iter().map(|p| capitalisable(p)).collect();
+    pattern(&format!(r"\b(?:{})\b", alternatives.join("|")))
+});
+
+static OF_MARGIN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*(?:per[ \t\r\n]+annum[ \t\r\n]+)?of[ \t\r\n]+the[ \t\r\n]+(?:applicable[ \t\r\n]+)?margin\b",
+    )
+});
+
+fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingCandidates) {
+    let mut found: Vec<&PercentMatch> = Vec::new();
+    let is_fee_term = |term: &str| {
+        let lower = term;
+        lower.contains("commitment fee") || lower.contains("unused fee") || lower.contains("ticking fee")
+    };
+    for definition in doc.structure.definitions_where(is_fee_term) {
+        found.extend(doc.percents_in(definition.body.clone()).iter().take(1));
+    }
+    for label in doc.structure.labels_where(is_fee_term) {
+        found.extend(doc.percents_in(label.value.clone()).iter().take(1));
+    }
+    for mention in COMMITMENT_FEE.find_iter(doc.text) {
+        let clause = clause_around(doc.text, mention.start());
+        let window = mention.end()..clause.end.min(mention.end().saturating_add(250)).max(mention.end());
+        if let Some(p) = doc.percents_in(window).first() {
+            found.push(p);
+        }
+    }
+    found.sort_by_key(|p| p.span.start);
+    found.dedup_by(|a, b| a.span == b.span);
+    for pct in found {
+        if grid_tables.contains(pct.span.start) {
+            continue;
+        }
+        let lead = doc.slice(before(doc.text, pct.span.start, 12)).to_ascii_lowercase();
+        if lead.trim_end().ends_with("from") {
+            continue;
+        }
+        let following = doc.slice(after(doc.text, pct.span.end, 60));
+        let fee = if OF_MARGIN.is_match(following) {
+            CommitmentFee::PercentageOfMargin(pct.fraction)
+        } else {
+            CommitmentFee::Rate(pct.fraction)
+        };
+        let keys = scope_at(doc, pct.span.start);
+        if let Some(value) = doc.sourced(pct.span.clone(), fee) {
+            out.fees.push(Scoped::new(value, keys));
+        }
+    }
+}
+
+static DAY_COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)(?P<act>\b(?:actual|act)[ \t]*/[ \t]*(?P<act_base>360|365(?:[ \t]*\(?[ \t]*fixed[ \t]*\)?)?|366|actual))|(?P<thirty_e>\b30E[ \t]*/[ \t]*360\b)|(?P<thirty>\b30[ \t]*/[ \t]*360\b)|(?P<leap>\byear[ \t\r\n]+of[ \t\r\n]+365[ \t\r\n]+(?:days[ \t\r\n]+)?or[ \t\r\n]+366[ \t\r\n]+days\b)|(?P<year>\byear[ \t\r\n]+of[ \t\r\n]+(?P<year_days>360|365)[ \t\r\n]+days\b(?P<or_leap>[ \t\r\n]*(?:\(|,)?[ \t\r\n]*or[ \t\r\n]+(?:,[ \t]*)?(?:in[ \t\r\n]+the[ \t\r\n]+case[ \t\r\n]+of[ \t\r\n]+a[ \t\r\n]+leap[ \t\r\n]+year,?[ \t\r\n]+)?366[ \t\r\n]+days)?)|(?P<day_year>\b(?P<day_year_days>360|365)-day[ \t\r\n]+year\b)",
+    )
+});
+
+/// Currencies a clause may restrict a statement to, by the words used for them.
+const CURRENCY_WORDS: &[(&str, &str)] = &[
+    ("sterling", "GBP"),
+    ("gbp", "GBP"),
+    ("£", "GBP"),
+    ("euro", "EUR"),
+    ("€", "EUR"),
+    ("dollar", "USD"),
+    ("usd", "USD"),
+    ("yen", "JPY"),
+    ("swiss franc", "CHF"),
+];
+
+fn day_counts(doc: &Document<'_>, out: &mut PricingCandidates) {
+    let mut previous_end = 0;
+    for captures in DAY_COUNT.captures_iter(doc.text) {
+        let Some(whole) = captures.get(0) else { continue };
+        let value = if let Some(base) = captures.name("act_base") {
+            let base = base.as_str().to_ascii_lowercase();
+            if base.starts_with("360") {
+                DayCountFraction::Act360
+            } else if base.starts_with("365") {
+                DayCountFraction::Act365Fixed
+            } else {
+                DayCountFraction::ActActIsda
+            }
+        } else if captures.name("thirty_e").is_some() {
+            DayCountFraction::ThirtyE360
+        } else if captures.name("thirty").is_some() {
+            DayCountFraction::Thirty360
+        } else if captures.name("leap").is_some() || captures.name("or_leap").is_some() {
+            DayCountFraction::ActActIsda
+        } else if let Some(days) = captures.name("year_days").or_else(|| captures.name("day_year_days")) {
+            if days.as_str() == "360" { DayCountFraction::Act360 } else { DayCountFraction::Act365Fixed }
+        } else {
+            continue;
+        };
+        let clause = clause_around(doc.text, whole.start());
+        let lead = clause.start.max(previous_end).max(whole.start().saturating_sub(200))..whole.start();
+        previous_end = whole.end();
+        let lead_text = doc.slice(lead.clone()).to_ascii_lowercase();
+        if doc.benchmarks_in(lead.clone()).iter().any(|b| b.base_rate) || lead_text.contains("prime rate") {
+            continue;
+        }
+        let currency = CURRENCY_WORDS
+            .iter()
+            .find(|(word, _)| lead_text.contains(word))
+            .and_then(|(_, code)| CurrencyCode::new(code));
+        let keys = facilities_named_in(doc, lead);
+        if let Some(value) = doc.sourced(whole.range(), value) {
+            out.day_counts.push(Scoped { value, keys, currency });
+        }
+    }
+}
+
+fn facilities_named_in(doc: &Document<'_>, range: Range<usize>) -> Vec<facilities::FacilityKey> {
+    let mut keys = Vec::new();
+    for r in doc.refs_in(range) {
+        if !keys.contains(&r.key) {
+            keys.push(r.key);
+        }
+    }
+    keys
+}
+
+static FREQUENCY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?P<quarterly>quarterly)|(?P<monthly>monthly)|(?P<semi>semi-?annually|semi-?annual|half-?yearly|six-?monthly)|(?P<annually>annually)|every[ \t]+(?P<months>one|three|six|twelve|1|3|6|12)[ \t]+months?)\b",
+    )
+});
+
+fn frequencies(doc: &Document<'_>, out: &mut PricingCandidates) {
+    for captures in FREQUENCY.captures_iter(doc.text) {
+        let Some(whole) = captures.get(0) else { continue };
+        let months = if captures.name("quarterly").is_some() {
+            3
+        } else if captures.name("monthly").is_some() {
+            1
+        } else if captures.name("semi").is_some() {
+            6
+        } else if captures.name("annually").is_some() {
+            12
+        } else {
+            match captures.name("months").map(|m| m.as_str().to_ascii_lowercase()) {
+                Some(n) => month_count(&n).unwrap_or(0),
+                None => 0,
+            }
+        };
+        if months == 0 {
+            continue;
+        }
+        let clause = clause_around(doc.text, whole.start());
+        let lead = doc.slice(clause.start..whole.start()).to_ascii_lowercase();
+        let labelled =
+            doc.structure.label_at(whole.start()).is_some_and(|l| l.key.clone().starts_with("interest payment"));
+        // The interest must be what is payable at this frequency: no fee mentioned after the last
+        // mention of interest, and not the base rate's payment dates.
+        let about_interest = lead.rfind("interest").is_some_and(|i| !lead.get(i..).unwrap_or("").contains("fee"));
+        let base_rate = doc.benchmarks_in(clause.start..whole.start()).iter().any(|b| b.base_rate);
+        // "where the Interest Period exceeds three months, every three months": an intermediate
+        // payment for long periods, not the payment frequency.
+        let conditional = ["exceed", "longer than", "more than", "in excess"].iter().any(|w| lead.contains(w));
+        if !(labelled || about_interest) || base_rate || conditional {
+            continue;
+        }
+        let period = if months == 12 {
+            Period { period_multiplier: 1, period: super::model::PeriodUnit::Year }
+        } else {
+            Period::months(months)
+        };
+        let keys = scope_at(doc, whole.start());
+        if let Some(value) = doc.sourced(whole.range(), period) {
+            out.frequencies.push(Scoped::new(value, keys));
+        }
+    }
+}
+
+fn month_count(word: &str) -> Option<u32> {
+    match word {
+        "one" | "1" => Some(1),
+        "two" | "2" => Some(2),
+        "three" | "3" => Some(3),
+        "six" | "6" => Some(6),
+        "twelve" | "12" => Some(12),
+        _ => None,
+    }
+}
+
+static INTEREST_PERIODS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\binterest[ \t\r\n]+periods?\b(?:[ \t\r\n]+of|[ \t]*:)[ \t\r\n]+(?P<list>(?:one|two|three|six|twelve|1|2|3|6|12)(?:[ \t\r\n]*(?:,|,?[ \t\r\n]+or|,?[ \t\r\n]+and)[ \t\r\n]+(?:one|two|three|six|twelve|1|2|3|6|12))*)[ \t\r\n]+months?\b",
+    )
+});
+
+static TENOR: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?P<n>one|three|six|twelve|1|3|6|12)[- ]months?[ \t]+(?:term[ \t]+)?(?:SOFR|EURIBOR|SONIA|€STR|ESTR)\b",
+    )
+});
+
+fn periods_and_tenors(doc: &Document<'_>, out: &mut PricingCandidates) {
+    for captures in INTEREST_PERIODS.captures_iter(doc.text) {
+        let (Some(whole), Some(list)) = (captures.get(0), captures.name("list")) else { continue };
+        let periods: Vec<Period> = list
+            .as_str()
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter_map(|word| month_count(&word.to_ascii_lowercase()))
+            .map(Period::months)
+            .collect();
+        // "Term SOFR for an Interest Period of one month plus 1.00%" inside the base rate is not
+        // the borrower's choice of periods.
+        let clause = doc.slice(clause_around(doc.text, whole.start()));
+        let in_base_rate = doc
+            .structure
+            .definition_at(whole.start())
+            .is_some_and(|d| contains_ci(doc.slice(d.term.clone()), "base rate"));
+        if periods.is_empty() || in_base_rate || contains_any_ci(clause, &["highest of", "greatest of"]) {
+            continue;
+        }
+        let keys = scope_at(doc, whole.start());
+        if let Some(value) = doc.sourced(whole.range(), periods) {
+            out.interest_periods.push(Scoped::new(value, keys));
+        }
+    }
+    for captures in TENOR.captures_iter(doc.text) {
+        let (Some(whole), Some(n)) = (captures.get(0), captures.name("n")) else { continue };
+        let clause = doc.slice(clause_around(doc.text, whole.start()));
+        if contains_any_ci(clause, &["base rate", "highest of", "greatest of"]) {
+            continue;
+        }
+        let Some(months) = month_count(&n.as_str().to_ascii_lowercase()) else { continue };
+        let keys = scope_at(doc, whole.start());
+        if let Some(value) = doc.sourced(whole.range(), Period::months(months)) {
+            out.tenors.push(Scoped::new(value, keys));
+        }
+    }
+}
+
+static CURRENCY_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[A-Z]{3}\b|(?i:u\.s\.[ \t]+dollars?|us[ \t]+dollars?|dollars?|euros?|sterling|pounds[ \t]+sterling|yen|swiss[ \t]+francs?|canadian[ \t]+dollars?)\b)",
+    )
+});
+
+fn optional_currencies(doc: &Document<'_>, out: &mut PricingCandidates) {
+    let is_currency_term = |term: &str| {
+        let lower = term;
+        matches!(
+            lower,
+            "optional currency"
+                | "optional currencies"
+                | "alternative currency"
+                | "alternative currencies"
+                | "currencies"
+                | "available currencies"
+        )
+    };
+    let regions: Vec<Range<usize>> = doc
+        .structure
+        .definitions_where(is_currency_term)
+        .map(|d| d.body.clone())
+        .chain(doc.structure.labels_where(is_currency_term).map(|l| l.value.clone()))
+        .collect();
+    for region in regions {
+        let first_sentence = sentence_around(doc.text, region.start);
+        let limit = region.end.min(first_sentence.end.max(region.start));
+        let text = doc.slice(region.start..limit);
+        for found in CURRENCY_NAME.find_iter(text) {
+            let stated = found.as_str();
+            let code = if stated.len() == 3 && stated.bytes().all(|b| b.is_ascii_uppercase()) {
+                CurrencyCode::new(stated)
+            } else {
+                CurrencyCode::from_words(stated)
+            };
+            let span = region.start + found.start()..region.start + found.end();
+            if let Some(code) = code
+                && let Some(value) = doc.sourced(span, code)
+                && !out.optional_currencies.iter().any(|c| c.value() == &code)
+            {
+                out.optional_currencies.push(value);
+            }
+        }
+    }
+}
+
+/// The index a facility uses when no statement names one for it: the benchmark the agreement
+/// defines for the facility's currency (Term SOFR before daily SOFR before prime for dollars;
+/// EURIBOR before €STR for euro).
+fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Option<Sourced<FloatingRateIndex>> {
+    let preference: &[FloatingRateIndex] = match currency.as_str() {
+        "USD" => &[FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr, FloatingRateIndex::UsdPrime],
+        "GBP" => &[FloatingRateIndex::GbpSonia],
+        "EUR" => &[FloatingRateIndex::EurEuribor, FloatingRateIndex::EurEuroStr],
+        "CHF" => &[FloatingRateIndex::ChfSaron],
+        "JPY" => &[FloatingRateIndex::JpyTona],
+        "CAD" => &[FloatingRateIndex::CadCorra],
+        _ => &[],
+    };
+    let risk_free = has_risk_free_benchmark(doc);
+    for &index in preference {
+        if index == FloatingRateIndex::UsdPrime && risk_free {
+            continue;
+        }
+        let mentions = || doc.benchmarks.iter().filter(|b| b.index == index && !b.base_rate);
+        let defined = mentions().find(|b| {
+            let lead = doc.slice(before(doc.text, b.span.start, 3));
+            lead.ends_with('"') || lead.ends_with('“')
+        });
+        if let Some(mention) = defined.or_else(|| mentions().next()) {
+            return doc.sourced(mention.span.clone(), index);
+        }
+    }
+    None
+}
+
+/// Resolves every pricing field of one facility.
+pub(crate) fn apply(
+    doc: &Document<'_>,
+    candidates: &PricingCandidates,
+    facility: &mut Facility,
+    frame: &FacilityFrame,
+    frames: &[FacilityFrame],
+    base: &str,
+    report: &mut Report,
+) {
+    // A letter of credit facility bears fees, not interest: no floating-rate terms apply to it.
+    if frame.facility_type != Some(FacilityType::LetterOfCredit) {
+        apply_floating_rate(doc, candidates, facility, frame, frames, base, report);
+    }
+    // A funded term loan pays no commitment fee unless one is stated for it specifically.
+    let fee_applies = frames.len() == 1
+        || !matches!(
+            frame.facility_type,
+            Some(FacilityType::TermLoanA | FacilityType::TermLoanB | FacilityType::TermLoan)
+        )
+        || candidates.fees.iter().any(|c| c.keys.iter().any(|&k| facilities::covers(k, frame, frames)));
+    if fee_applies {
+        facility.commitment_fee = resolve(&format!("{base}/commitmentFee"), &candidates.fees, frame, frames, report);
+    }
+    facility.payment_frequency =
+        resolve(&format!("{base}/paymentFrequency"), &candidates.frequencies, frame, frames, report);
+    facility.day_count_fraction =
+        resolve(&format!("{base}/dayCountFraction"), &candidates.day_counts, frame, frames, report);
+    if frames.len() == 1 || facilities::is_multicurrency(doc, frame.key) {
+        facility.optional_currencies =
+            candidates.optional_currencies.iter().filter(|c| Some(*c.value()) != frame.currency).cloned().collect();
+    }
+}
+
+/// The benchmark, margin, grid, floor and interest periods of a facility bearing a floating rate.
+fn apply_floating_rate(
+    doc: &Document<'_>,
+    candidates: &PricingCandidates,
+    facility: &mut Facility,
+    frame: &FacilityFrame,
+    frames: &[FacilityFrame],
+    base: &str,
+    report: &mut Report,
+) {
+    facility.spread = resolve(&format!("{base}/spread"), &candidates.spreads, frame, frames, report);
+    facility.base_rate_spread =
+        resolve(&format!("{base}/baseRateSpread"), &candidates.base_spreads, frame, frames, report);
+    facility.floating_rate_index =
+        resolve(&format!("{base}/floatingRateIndex"), &candidates.indices, frame, frames, report)
+            .or_else(|| frame.currency.and_then(|currency| default_index(doc, currency)));
+    facility.pricing_grid = resolve_grid(&format!("{base}/pricingGrid"), candidates, frame, frames, report);
+    facility.floor = resolve(&format!("{base}/floor"), &candidates.floors, frame, frames, report);
+    facility.interest_periods =
+        resolve(&format!("{base}/interestPeriods"), &candidates.interest_periods, frame, frames, report);
+    facility.index_tenor = resolve(&format!("{base}/indexTenor"), &candidates.tenors, frame, frames, report);
+}
+
+/// The facility's pricing grid; two different grids for the same facility are a conflict.
+fn resolve_grid(
+    field: &str,
+    candidates: &PricingCandidates,
+    frame: &FacilityFrame,
+    frames: &[FacilityFrame],
+    report: &mut Report,
+) -> Vec<PricingGridLevel> {
+    let pool = applicable(&candidates.grids, frame, frames);
+    let Some(first) = pool.first() else { return Vec::new() };
+    let values = |grid: &[PricingGridLevel]| -> Vec<Option<Decimal>> {
+        grid.iter().map(|level| level.spread.as_ref().map(|s| *s.value())).collect()
+    };
+    if let Some(other) = pool.iter().find(|g| values(g) != values(first))
+        && let (Some(a), Some(b)) =
+            (first.first().and_then(|l| l.spread.as_ref()), other.first().and_then(|l| l.spread.as_ref()))
+    {
+        report.conflict(field, a, b);
+        return Vec::new();
+    }
+    (*first).clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(raw: &str) -> Decimal {
+        raw.parse().expect("test decimal")
+    }
+
+    fn pricing(text: &str) -> PricingCandidates {
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        candidates(&doc, &mut report)
+    }
+
+    #[test]
+    fn margins_for_benchmark_and_base_rate_loans_are_told_apart() {
+        let text = "\"Applicable Rate\" means, with respect to Term B Loans, (i) 3.00% per annum for Term SOFR Loans and (ii) 2.00% per annum for Base Rate Loans.\n";
+        let found = pricing(text);
+        assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.03")]);
+        assert_eq!(found.base_spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.02")]);
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    }
+
+    #[test]
+    fn a_term_sheet_rate_line_gives_index_spread_and_floor() {
+        let text = "Interest Rate: Term SOFR + 4.00% per annum, subject to a Term SOFR floor of 1.00%.\n";
+        let found = pricing(text);
+        assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.04")]);
+        assert_eq!(found.floors.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.01")]);
+    }
+
+    #[test]
+    fn a_credit_spread_adjustment_is_not_a_margin() {
+        let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
+        assert!(pricing(text).spreads.is_empty());
+    }
+
+    #[test]
+    fn every_level_of_a_pricing_grid_is_read() {
+        let text = "\"Applicable Rate\" means, with respect to Revolving Loans, the percentage per annum set forth below:\n\nPricing Level | Consolidated Total Net Leverage Ratio | Term SOFR Loans | Base Rate Loans | Commitment Fee\nI | > 3.00:1.00 | 2.25% | 1.25% | 0.350%\nII | <= 3.00:1.00 but > 2.00:1.00 | 2.00% | 1.00% | 0.300%\nIII | <= 2.00:1.00 | 1.75% | 0.75% | 0.250%\n\nOther text.";
+        let found = pricing(text);
+        assert_eq!(found.grids.len(), 1);
+        let grid = &found.grids[0];
+        assert_eq!(grid.keys, [facilities::FacilityKey::Revolving]);
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.0225"), dec("0.02"), dec("0.0175")]);
+        let second = &grid.value[1];
+        assert_eq!(second.condition.as_ref().map(|c| c.quote()), Some("<= 3.00:1.00 but > 2.00:1.00"));
+        assert_eq!(second.commitment_fee.as_ref().map(|c| *c.value()), Some(dec("0.003")));
+        assert!(found.spreads.is_empty(), "grid figures are not flat margins");
+    }
+
+    #[test]
+    fn day_counts_read_their_basis_and_currency_qualifier() {
+        let text = "Interest accrues on the basis of the actual number of days elapsed and a year of 360 days or, in the case of a Loan denominated in sterling, a year of 365 days.";
+        let found = pricing(text);
+        let read: Vec<(DayCountFraction, Option<String>)> =
+            found.day_counts.iter().map(|d| (*d.value.value(), d.currency.map(|c| c.to_string()))).collect();
+        assert_eq!(read, [(DayCountFraction::Act360, None), (DayCountFraction::Act365Fixed, Some("GBP".to_owned()))]);
+    }
+
+    #[test]
+    fn a_commitment_fee_may_be_a_share_of_the_margin() {
+        let text = "The Company shall pay to the Agent a commitment fee computed at the rate of 35 per cent. of the applicable Margin on the unused Facility B Commitment.";
+        let found = pricing(text);
+        assert_eq!(found.fees.first().map(|f| *f.value.value()), Some(CommitmentFee::PercentageOfMargin(dec("0.35"))));
+    }
+}

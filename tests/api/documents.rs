@@ -1,0 +1,259 @@
+//! `POST /api/extract` and the document endpoints: extraction with provenance and CDM events,
+//! versions, the review workflow and its role rules, ownership, listing, pagination and search.
+
+use serde_json::{Value, json};
+
+use crate::cdm_events;
+use crate::helpers::*;
+use crate::test_cluster;
+
+pub const AGREEMENT: &str = "CREDIT AGREEMENT
+
+dated as of March 15, 2024
+
+among
+
+ACME INDUSTRIAL HOLDINGS, INC.,
+as the Borrower,
+
+THE LENDERS PARTY HERETO
+
+and
+
+FIRST NATIONAL BANK OF NEW YORK, N.A.,
+as Administrative Agent
+
+SECTION 2.01. Term Loans. Subject to the terms and conditions set forth herein, each Term Lender \
+agrees to make a term loan (the \"Term Loan\") to the Borrower on the Closing Date in an aggregate \
+principal amount not to exceed Five Hundred Million Dollars ($500,000,000).
+
+SECTION 2.08. Interest. The Term Loan shall bear interest at a rate per annum equal to Term SOFR \
+for a three-month Interest Period plus the Applicable Margin of 2.75%.
+
+SECTION 2.10. Maturity. The Term Loan shall mature on March 15, 2029 (the \"Maturity Date\").
+
+SECTION 9.09. Governing Law. THIS AGREEMENT SHALL BE GOVERNED BY, AND CONSTRUED IN ACCORDANCE WITH, \
+THE LAW OF THE STATE OF NEW YORK.
+";
+
+const RECIPE: &str = "Grandmother's apple pie. Preheat the oven to 200 degrees. Peel six apples, slice them \
+thinly and toss with sugar and cinnamon. Line a dish with pastry, fill, cover and bake for 45 minutes.";
+
+async fn post_json(app: &TestApp, path: &str, token: &str, body: &Value) -> (u16, Value) {
+    let response = app.post(path, Some(token), body).await;
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json body"))
+}
+
+/// Every quoted value in the report's provenance must be the exact text at its span.
+fn assert_provenance_quotes_the_text(report: &Value, text: &str) {
+    let provenance = report["provenance"].as_object().expect("provenance map");
+    assert!(!provenance.is_empty(), "no provenance: {report}");
+    for (pointer, source) in provenance {
+        let (start, end) =
+            (source["start"].as_u64().expect("start") as usize, source["end"].as_u64().expect("end") as usize);
+        assert_eq!(text.get(start..end), source["quote"].as_str(), "provenance of {pointer}");
+    }
+}
+
+#[tokio::test]
+async fn extraction_returns_the_agreement_with_provenance_and_valid_cdm_events() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+
+    let response = app.post("/api/extract", Some(&token), &json!({ "text": AGREEMENT })).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("x-ratelimit-remaining"), "a workflow endpoint reports its budget");
+    let body: Value = response.json().await.expect("json");
+
+    assert_eq!(body["status"], "success");
+    let agreement = &body["agreement"];
+    assert_eq!(agreement["agreementDate"], "2024-03-15");
+    assert_eq!(agreement["legalAgreementIdentification"]["governingLaw"], "USNY");
+    let names: Vec<&str> =
+        agreement["parties"].as_array().expect("parties").iter().filter_map(|p| p["name"].as_str()).collect();
+    assert!(names.iter().any(|n| n.contains("ACME INDUSTRIAL HOLDINGS")), "{names:?}");
+    assert_provenance_quotes_the_text(&body["extraction"], AGREEMENT);
+    let events = body["cdm_events"].as_array().expect("cdm_events");
+    assert!(events.len() >= 2, "an extraction step and a contract formation: {events:?}");
+    assert!(events.iter().any(|e| e["proposedEvent"]["intent"] == "ContractFormation"));
+    cdm_events::record(&body);
+}
+
+#[tokio::test]
+async fn a_text_that_is_not_a_credit_agreement_is_reported_as_irrelevant() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+    let (status, body) = post_json(&app, "/api/extract", &token, &json!({ "text": RECIPE })).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["extraction"]["status"], "irrelevant_document");
+    let events = body["cdm_events"].as_array().expect("cdm_events");
+    assert!(events.iter().all(|e| e["proposedEvent"]["intent"] != "ContractFormation"), "no contract from a recipe");
+    cdm_events::record(&body);
+}
+
+#[tokio::test]
+async fn bad_extraction_requests_get_clear_errors() {
+    let app = spawn_app_with(&[("EXTRACT_MAX_BYTES", "2000")], |_| {}).await;
+    let analyst = app.token_for("analyst").await;
+
+    let blank = assert_error(app.post("/api/extract", Some(&analyst), &json!({ "text": "  \n " })).await, 400).await;
+    assert_eq!(blank["detail"]["field"], "text");
+    let missing = assert_error(app.post("/api/extract", Some(&analyst), &json!({})).await, 400).await;
+    assert_eq!(missing["detail"]["field"], "text");
+    let too_long = app.post("/api/extract", Some(&analyst), &json!({ "text": "x".repeat(2001) })).await;
+    assert_eq!(too_long.status(), 413);
+    assert!(too_long.headers().contains_key("x-ratelimit-limit"));
+    assert_error(too_long, 413).await;
+
+    let viewer = app.token_for("viewer").await;
+    assert_error(app.post("/api/extract", Some(&viewer), &json!({ "text": AGREEMENT })).await, 403).await;
+    assert_error(app.post("/api/extract", None, &json!({ "text": AGREEMENT })).await, 401).await;
+}
+
+#[tokio::test]
+async fn the_workflow_budget_is_exact_under_a_concurrent_burst_and_separate_per_user() {
+    let app = spawn_app_with(&[("RATE_LIMIT_PER_MINUTE", "5")], |_| {}).await;
+    let (first, second) = (app.token_for("analyst").await, app.token_for("analyst").await);
+    let body = json!({ "text": AGREEMENT });
+    let burst = (0..20).map(|_| app.post("/api/extract", Some(&first), &body));
+    let statuses: Vec<u16> = futures_util::future::join_all(burst).await.iter().map(|r| r.status().as_u16()).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 5, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 15, "{statuses:?}");
+
+    let refused = app.post("/api/extract", Some(&first), &json!({ "text": AGREEMENT })).await;
+    assert_eq!(refused.headers()["x-ratelimit-remaining"], "0");
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_error(refused, 429).await;
+    assert_eq!(app.post("/api/extract", Some(&second), &json!({ "text": AGREEMENT })).await.status(), 200);
+}
+
+async fn create_document(app: &TestApp, token: &str, title: &str, text: &str) -> Value {
+    let (status, body) =
+        post_json(app, "/api/documents", token, &json!({ "title": title, "text": text, "deal_id": 42 })).await;
+    assert_eq!(status, 201, "{body}");
+    cdm_events::record(&body);
+    body["document"].clone()
+}
+
+async fn review(app: &TestApp, token: &str, id: i64, action: &str) -> (u16, Value) {
+    let (status, body) = post_json(
+        app,
+        &format!("/api/documents/{id}/workflow"),
+        token,
+        &json!({ "action": action, "comment": format!("{action} please") }),
+    )
+    .await;
+    if status == 200 {
+        cdm_events::record(&body);
+    }
+    (status, body)
+}
+
+/// The lifecycle of one document, run against the memory and the PostgreSQL store.
+async fn a_document_is_versioned_and_reviewed(app: &TestApp) {
+    let analyst = app.token_for("analyst").await;
+    let admin = app.admin_token().await;
+    let document = create_document(app, &analyst, "Acme term loan", AGREEMENT).await;
+    let id = document["document_id"].as_i64().expect("integer id");
+    assert_eq!((document["current_version"].as_i64(), document["workflow_state"].as_str()), (Some(1), Some("draft")));
+    assert_eq!(document["deal_id"], 42);
+    assert_eq!(document["total_commitment"]["currency"], "USD");
+    assert_provenance_quotes_the_text(&document["versions"][0]["extraction"], AGREEMENT);
+
+    let amended = AGREEMENT.replace("2.75%", "3.00%");
+    let (status, body) =
+        post_json(app, &format!("/api/documents/{id}/versions"), &analyst, &json!({ "text": amended })).await;
+    assert_eq!(status, 201, "{body}");
+    cdm_events::record(&body);
+    assert_eq!(body["document"]["current_version"], 2);
+    assert_eq!(body["document"]["versions"].as_array().map(Vec::len), Some(2));
+
+    assert_eq!(review(app, &analyst, id, "submit").await.0, 200);
+    let (status, refused) = review(app, &analyst, id, "approve").await;
+    assert_eq!((status, refused["status"].as_str()), (403, Some("error")));
+    assert_eq!(review(app, &admin, id, "approve").await.0, 200);
+    let (status, body) = review(app, &admin, id, "publish").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["document"]["workflow_state"], "published");
+    let (status, conflict) = review(app, &analyst, id, "submit").await;
+    assert_eq!(status, 409, "{conflict}");
+    assert_eq!(review(app, &admin, id, "archive").await.0, 200);
+    let (status, _) =
+        post_json(app, &format!("/api/documents/{id}/versions"), &analyst, &json!({ "text": AGREEMENT })).await;
+    assert_eq!(status, 409, "archived documents take no versions");
+
+    let fetched = app.get(&format!("/api/documents/{id}"), Some(&analyst)).await;
+    assert_eq!(fetched.status(), 200);
+    let fetched: Value = fetched.json().await.expect("json");
+    let history = fetched["document"]["workflow"]["history"].as_array().expect("history");
+    let actions: Vec<&str> = history.iter().filter_map(|e| e["action"].as_str()).collect();
+    assert_eq!(actions, ["create", "new_version", "submit", "approve", "publish", "archive"]);
+    assert_eq!(history[2]["comment"], "submit please");
+    assert_eq!(fetched["document"]["workflow_data"]["analyses"], json!([]));
+}
+
+#[tokio::test]
+async fn a_document_is_versioned_and_reviewed_in_memory() {
+    a_document_is_versioned_and_reviewed(&spawn_app().await).await;
+}
+
+#[tokio::test]
+async fn a_document_is_versioned_and_reviewed_on_postgres() {
+    let cluster = test_cluster::shared().await;
+    let app = spawn_app_around(cluster.fresh_adapters().await, &[], |_| {}).await;
+    a_document_is_versioned_and_reviewed(&app).await;
+    lists_page_and_search(&app).await;
+}
+
+#[tokio::test]
+async fn documents_are_visible_to_their_owner_and_admins_only() {
+    let app = spawn_app().await;
+    let (owner, stranger, admin) =
+        (app.token_for("analyst").await, app.token_for("analyst").await, app.admin_token().await);
+    let id = create_document(&app, &owner, "Private", AGREEMENT).await["document_id"].as_i64().expect("id");
+
+    assert_error(app.get(&format!("/api/documents/{id}"), Some(&stranger)).await, 404).await;
+    let workflow = format!("/api/documents/{id}/workflow");
+    assert_error(app.post(&workflow, Some(&stranger), &json!({ "action": "submit" })).await, 404).await;
+    assert_eq!(app.get(&format!("/api/documents/{id}"), Some(&admin)).await.status(), 200);
+    let listed: Value = app.get("/api/documents", Some(&stranger)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 0);
+    for bad in ["0", "-1", "abc", "99999999999999999999"] {
+        assert_error(app.get(&format!("/api/documents/{bad}"), Some(&owner)).await, 404).await;
+    }
+}
+
+async fn lists_page_and_search(app: &TestApp) {
+    let token = app.token_for("analyst").await;
+    for title in ["Globex revolving facility", "Initech bridge loan", "Umbrella term loan"] {
+        create_document(app, &token, title, AGREEMENT).await;
+    }
+    let page: Value = app.get("/api/documents?page=1&limit=2", Some(&token)).await.json().await.expect("json");
+    assert_eq!((page["total"].as_u64(), page["total_pages"].as_u64()), (Some(3), Some(2)));
+    let titles: Vec<&str> =
+        page["documents"].as_array().expect("documents").iter().filter_map(|d| d["title"].as_str()).collect();
+    assert_eq!(titles, ["Umbrella term loan", "Initech bridge loan"], "most recently updated first");
+    let first = &page["documents"][0];
+    assert!(first["borrower"].as_str().is_some_and(|b| b.contains("ACME")), "{first}");
+    assert_eq!(first["workflow_state"], "draft");
+
+    let beyond: Value = app.get("/api/documents?page=3&limit=2", Some(&token)).await.json().await.expect("json");
+    assert_eq!((beyond["total"].as_u64(), beyond["documents"].as_array().map(Vec::len)), (Some(3), Some(0)));
+    let found: Value = app.get("/api/documents?search=bridge", Some(&token)).await.json().await.expect("json");
+    assert_eq!(found["total"], 1);
+    assert_eq!(found["documents"][0]["title"], "Initech bridge loan");
+    let by_text: Value =
+        app.get("/api/documents?search=administrative%20agent", Some(&token)).await.json().await.expect("json");
+    assert_eq!(by_text["total"], 3);
+
+    for (query, field) in [("limit=0", "limit"), ("limit=201", "limit"), ("page=0", "page"), ("page=x", "page")] {
+        let error = assert_error(app.get(&format!("/api/documents?{query}"), Some(&token)).await, 400).await;
+        assert_eq!(error["detail"]["field"], field, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn documents_list_in_pages_and_can_be_searched_in_memory() {
+    lists_page_and_search(&spawn_app().await).await;
+}
