@@ -27,7 +27,7 @@ static SECTION_HEADING: LazyLock<Regex> = LazyLock::new(|| {
 
 static METRIC: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:consolidated|total|senior|secured|first[ \t]+lien|net|gross)[ \t]+){0,4}(?:leverage|interest[ \t]+cover(?:age)?|fixed[ \t]+charge[ \t]+cover(?:age)?|debt[ \t]+service[ \t]+cover(?:age)?)(?:[ \t]+ratio)?\b",
+        r"(?i)\b(?:(?:consolidated|total|senior|secured|first[ \t\r\n]+lien|net|gross)[ \t\r\n]+){0,4}(?:leverage|interest[ \t\r\n]+cover(?:age)?|fixed[ \t\r\n]+charge[ \t\r\n]+cover(?:age)?|debt[ \t\r\n]+service[ \t\r\n]+cover(?:age)?)(?:[ \t\r\n]+ratio)?\b",
     )
 });
 

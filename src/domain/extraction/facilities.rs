@@ -5,8 +5,8 @@
 //! March 2028"), or, failing that, in the defined term or label that states it ("Term A Maturity
 //! Date" means …). A value stated with no facility reference applies to every facility, but a
 //! value stated for a facility prevails over such a general one, as the specific prevails over the
-//! general in the agreements themselves. Values that still disagree are a conflict and are
-//! withheld.
+//! general in the agreements themselves. In an agreement with a single facility both describe the
+//! same loans and are pooled. Values that still disagree are a conflict and are withheld.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -480,7 +480,7 @@ fn facility_name(doc: &Document<'_>, key: FacilityKey) -> Option<Sourced<String>
 pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> {
     let commitments = commitment_candidates(doc, report);
     let maturities = maturity_candidates(doc, report);
-    let pricing = pricing::candidates(doc, report);
+    let pricing = pricing::candidates(doc);
 
     let mut frames: Vec<FacilityFrame> = Vec::new();
     let add_key = |key: FacilityKey, frames: &mut Vec<FacilityFrame>| {

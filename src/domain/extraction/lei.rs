@@ -102,7 +102,7 @@ pub(crate) struct LeiMention {
 
 static LEI_MENTION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?:\bLEI\b|\bLegal[ \t]+Entity[ \t]+Identifier\b)(?:[ \t]+(?:[Cc]ode|[Nn]umber|[Nn]o\.))?[ \t]*(?:[:#–—-]|is)?[ \t]*(?P<code>[A-Za-z0-9]{4,40})\b",
+        r"(?:\bLEI\b|\bLegal[ \t]+Entity[ \t]+Identifier\b)(?:[ \t\r\n]+(?:[Cc]ode|[Nn]umber|[Nn]o\.))?[ \t\r\n]*(?:[:#–—-]|is)?[ \t\r\n]*(?P<code>[A-Za-z0-9]{4,40})\b",
     )
 });
 

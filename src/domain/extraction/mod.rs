@@ -14,9 +14,14 @@
 //!   dates for one facility) are reported in [`Extraction::warnings`], quoting both, and the
 //!   value is withheld rather than chosen.
 //! - A value stated for a facility prevails over one stated for all facilities: that is how the
-//!   agreements themselves are drafted, not a choice between conflicting statements.
+//!   agreements themselves are drafted, not a choice between conflicting statements. (With a
+//!   single facility both describe the same loans, so a disagreement is a conflict.)
 //! - A relative date ("the fifth anniversary of the Closing Date") is reported, not computed; an
 //!   LEI with wrong check digits is reported, never used or repaired.
+//! - Two readings are rules rather than statements, and are documented where they apply: `$` is
+//!   US dollars (agreements define it so), and a facility whose pricing clauses name no benchmark
+//!   takes the benchmark the agreement defines for its currency (Term SOFR before daily SOFR
+//!   before prime for dollars, EURIBOR before €STR for euro, SONIA for sterling).
 //!
 //! # Provenance
 //!
@@ -39,7 +44,8 @@
 //!
 //! [`ExtractionStatus::Success`] when the required fields are all present and nothing conflicts:
 //! title, agreement date, governing law, a borrower, at least one facility, and for each facility
-//! its commitment, floating rate index, margin (flat or grid) and termination date. Otherwise
+//! its commitment, floating rate index, margin (flat or grid) and termination date (a letter of
+//! credit facility bears fees, so it needs no index or margin). Otherwise
 //! [`ExtractionStatus::PartialDataMissing`]. A text that is not a credit agreement at all (a lease,
 //! a recipe) is [`ExtractionStatus::IrrelevantDocument`] and nothing is extracted from it.
 

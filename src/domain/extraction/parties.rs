@@ -35,12 +35,14 @@ static DEFINED_ROLE: LazyLock<Regex> =
 
 const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
 const CAPITALISED: &str = r"[\p{Lu}0-9][\p{L}0-9&'’.\-]*";
+/// Before a legal form a wrapped line may break the name: "CITIBANK,\nN.A.".
+const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
 const CONNECTOR: &str = r"[ \t]+(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&)[ \t]+)?";
 
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
     pattern(&format!(
-        r"(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{CONNECTOR}{CAPITALISED}){{0,7}}?(?:,?[ \t]+(?:{LEGAL_FORM})|[ \t]+{bank}(?:,?[ \t]+(?:{LEGAL_FORM}))?)|{bank}(?:,?[ \t]+(?:{LEGAL_FORM}))?)"
+        r"(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{CONNECTOR}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{LEGAL_FORM})|[ \t]+{bank}(?:{TO_LEGAL}(?:{LEGAL_FORM}))?)|{bank}(?:{TO_LEGAL}(?:{LEGAL_FORM}))?)"
     ))
 });
 
@@ -108,6 +110,8 @@ struct PartyDraft {
     name: Sourced<String>,
     roles: Vec<Sourced<PartyRole>>,
     first_mention: usize,
+    /// Every place the name was read, for attaching the LEIs stated after it.
+    mentions: Vec<Range<usize>>,
 }
 
 #[derive(Default)]
@@ -127,11 +131,18 @@ impl Drafts {
                 else {
                     return;
                 };
-                self.0.push(PartyDraft { key, name: sourced, roles: Vec::new(), first_mention: name.start });
+                self.0.push(PartyDraft {
+                    key,
+                    name: sourced,
+                    roles: Vec::new(),
+                    first_mention: name.start,
+                    mentions: Vec::new(),
+                });
                 self.0.len() - 1
             }
         };
         if let Some(party) = self.0.get_mut(index) {
+            party.mentions.push(name.clone());
             for (role, span) in roles {
                 if !party.roles.iter().any(|r| r.value() == role)
                     && let Some(sourced) = doc.sourced(span.clone(), *role)
@@ -182,8 +193,47 @@ fn segment_start(doc: &Document<'_>, marker_start: usize, floor: usize, plural: 
 /// The names in `segment`: all of them for a plural role, else the first.
 fn names_in(doc: &Document<'_>, segment: Range<usize>, plural: bool) -> Vec<Range<usize>> {
     let text = doc.slice(segment.clone());
-    let found = NAME.find_iter(text).map(|m| segment.start + m.start()..segment.start + m.end());
+    let found = NAME
+        .find_iter(text)
+        .map(|m| rejoin_wrapped_name(doc, segment.start, segment.start + m.start()..segment.start + m.end()));
     if plural { found.collect() } else { found.take(1).collect() }
+}
+
+/// A name that a line break split ("JPMORGAN CHASE\nBANK, N.A.", or a long prose line wrapped
+/// inside "CASCADE MEDICAL\nSYSTEMS UK LIMITED"): the capitalised words ending the previous line
+/// belong to it. Rejoined only when the name opens with "Bank" (never complete alone) or the
+/// previous line is long, i.e. wrapped prose rather than a cover page's list of names.
+fn rejoin_wrapped_name(doc: &Document<'_>, floor: usize, name: Range<usize>) -> Range<usize> {
+    let stated = doc.slice(name.clone());
+    let opens_with_bank = stated.starts_with("Bank") || stated.starts_with("BANK");
+    let lead = doc.slice(super::text::ceil_boundary(doc.text, floor.max(name.start.saturating_sub(200)))..name.start);
+    let Some(line_break) = lead.rfind('\n') else { return name };
+    let (previous, indent) = lead.split_at(line_break);
+    let break_at = name.start - indent.len();
+    let previous_line_len =
+        super::text::line_around(doc.text, break_at.saturating_sub(1), 200).map_or(200, |l| l.len());
+    if !indent.trim().is_empty() || !(opens_with_bank || previous_line_len >= 60) {
+        return name;
+    }
+    let previous = previous.trim_end_matches([' ', '\t', '\r']);
+    let mut start = previous.len();
+    let mut rest = previous;
+    for _ in 0..5 {
+        let word_start = rest.rfind([' ', '\t']).map_or(0, |i| i + 1);
+        let word = rest.get(word_start..).unwrap_or("");
+        let capitalised = word.chars().next().is_some_and(char::is_uppercase)
+            && word.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '-' | '.' | '\''));
+        if !capitalised {
+            break;
+        }
+        start = word_start;
+        rest = rest.get(..word_start).unwrap_or("").trim_end_matches([' ', '\t']);
+    }
+    if start == previous.len() {
+        return name;
+    }
+    let rejoined = name.start - lead.len() + start..name.end;
+    if doc.text.get(rejoined.clone()).is_some() { rejoined } else { name }
 }
 
 /// The parties of the agreement with their roles and LEIs.
@@ -245,15 +295,13 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
 
     lenders_from_schedules(doc, &mut drafts);
 
-    let mut parties: Vec<(usize, Party)> = drafts
-        .0
-        .into_iter()
-        .map(|d| (d.first_mention, Party { party_id: None, name: d.name, roles: d.roles }))
-        .collect();
+    let mut drafts = drafts.0;
     // Borrowers first (CDM's Party1), then everyone in order of first statement.
-    parties.sort_by_key(|(first, party)| (!party.has_role(PartyRole::Borrower), *first));
-    let mut parties: Vec<Party> = parties.into_iter().map(|(_, p)| p).collect();
-    attach_leis(doc, &mut parties, report);
+    drafts.sort_by_key(|d| (!d.roles.iter().any(|r| *r.value() == PartyRole::Borrower), d.first_mention));
+    let mentions: Vec<Vec<Range<usize>>> = drafts.iter().map(|d| d.mentions.clone()).collect();
+    let mut parties: Vec<Party> =
+        drafts.into_iter().map(|d| Party { party_id: None, name: d.name, roles: d.roles }).collect();
+    attach_leis(doc, &mut parties, &mentions, report);
     parties
 }
 
@@ -296,17 +344,25 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
 }
 
 /// Gives each party the LEI stated right after its name. Invalid codes are reported, never used.
-fn attach_leis(doc: &Document<'_>, parties: &mut [Party], report: &mut Report) {
+fn attach_leis(doc: &Document<'_>, parties: &mut [Party], mentions: &[Vec<Range<usize>>], report: &mut Report) {
     let keys: Vec<String> = parties.iter().map(|p| p.name.value().to_ascii_lowercase()).collect();
     for mention in &doc.leis {
         let window = super::text::before(doc.text, mention.span.start, 300);
-        let lowered = doc.slice(window).to_ascii_lowercase();
-        let owner = keys
+        let lowered = doc.slice(window.clone()).to_ascii_lowercase();
+        // The party named last before the code: by a recorded mention of its name, or by its name
+        // appearing in the text just before.
+        let by_text = keys
             .iter()
             .enumerate()
-            .filter_map(|(i, key)| lowered.rfind(key.as_str()).map(|at| (i, at + key.len())))
-            .max_by_key(|(_, end)| *end)
-            .map(|(i, _)| i);
+            .filter_map(|(i, key)| lowered.rfind(key.as_str()).map(|at| (i, window.start + at + key.len())));
+        let by_mention = mentions.iter().enumerate().filter_map(|(i, spans)| {
+            spans
+                .iter()
+                .filter(|s| window.start <= s.start && s.end <= mention.span.start)
+                .map(|s| (i, s.end))
+                .max_by_key(|(_, end)| *end)
+        });
+        let owner = by_text.chain(by_mention).max_by_key(|(_, end)| *end).map(|(i, _)| i);
         let code = doc.slice(mention.code.clone());
         let lei = match &mention.parsed {
             Ok(lei) => lei.clone(),

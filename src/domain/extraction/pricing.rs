@@ -260,7 +260,7 @@ fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
 }
 
 /// Every pricing statement in the document.
-pub(crate) fn candidates(doc: &Document<'_>, report: &mut Report) -> PricingCandidates {
+pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
     let mut out = PricingCandidates::default();
     let grid_tables = Regions::new(grids(doc, &mut out));
     let prime_is_benchmark = !has_risk_free_benchmark(doc);
@@ -311,7 +311,6 @@ pub(crate) fn candidates(doc: &Document<'_>, report: &mut Report) -> PricingCand
     frequencies(doc, &mut out);
     periods_and_tenors(doc, &mut out);
     optional_currencies(doc, &mut out);
-    let _ = report;
     out
 }
 
@@ -1002,8 +1001,7 @@ mod tests {
 
     fn pricing(text: &str) -> PricingCandidates {
         let doc = Document::scan(text);
-        let mut report = Report::default();
-        candidates(&doc, &mut report)
+        candidates(&doc)
     }
 
     #[test]

@@ -571,6 +571,45 @@ fn an_agreement_over_one_megabyte_is_read_completely_with_the_same_result() {
     assert!(law.span().start > 1_000_000);
 }
 
+/// `text` with every prose line longer than 100 characters wrapped at 88, as PDF-to-text output
+/// is. Table rows (cells split by `|` or runs of spaces) are left alone.
+fn hard_wrapped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 40);
+    for line in text.split('\n') {
+        if line.len() <= 100 || line.contains('|') || line.trim().contains("   ") {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let mut width = 0;
+        for word in line.split(' ') {
+            if width > 0 && width + 1 + word.len() > 88 {
+                out.push('\n');
+                width = 0;
+            } else if width > 0 {
+                out.push(' ');
+                width += 1;
+            }
+            out.push_str(word);
+            width += word.len();
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn a_hard_wrapped_agreement_yields_the_same_agreement() {
+    for text in CORPUS {
+        let wrapped = hard_wrapped(text);
+        let original = extract_checked(text);
+        let extraction = extract_checked(&wrapped);
+        assert_eq!(extraction.status, original.status);
+        assert_eq!(extraction.missing_fields, original.missing_fields);
+        assert_eq!(agreement_without_provenance(&extraction), agreement_without_provenance(&original));
+    }
+}
+
 // Properties.
 
 fn assert_sound(text: &str) {
