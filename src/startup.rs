@@ -13,6 +13,7 @@ use crate::adapters::argon2_hasher::Argon2Hasher;
 use crate::adapters::clock::SystemClock;
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
+use crate::adapters::llm::OpenAiCompatible;
 use crate::adapters::memory::{MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
@@ -23,6 +24,7 @@ use crate::domain::documents::DocumentService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
+use crate::ports::llm::LanguageModel;
 use crate::ports::password::PasswordHasher;
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
@@ -42,6 +44,8 @@ pub struct Adapters {
     pub login_attempts: Arc<dyn RateLimiter>,
     pub hasher: Arc<dyn PasswordHasher>,
     pub clock: Arc<dyn Clock>,
+    /// The language model that proposes what the rules miss; `None`: deterministic rules only.
+    pub llm: Option<Arc<dyn LanguageModel>>,
     /// The database whose TLS state `/health/database/ssl` reports; `None` without one.
     pub database: Option<DatabaseHealth>,
     /// The private cluster started for `STORE=embedded`, stopped when the service stops.
@@ -70,6 +74,7 @@ impl Adapters {
             login_attempts: Arc::new(MemoryRateLimiter::new()),
             hasher: Arc::new(Argon2Hasher::recommended()),
             clock: Arc::new(SystemClock),
+            llm: None,
             database: None,
             embedded_cluster: None,
         }
@@ -92,6 +97,22 @@ impl Adapters {
     /// # Errors
     /// When the database cannot be reached, migrated or (embedded) started.
     pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
+        let mut adapters = Self::store_from_config(config).await?;
+        adapters.llm = match &config.llm {
+            Some(llm) => {
+                let model = OpenAiCompatible::from_config(llm)?;
+                tracing::info!(endpoint = model.endpoint(), model = %llm.model, "language model configured");
+                Some(Arc::new(model))
+            }
+            None => {
+                tracing::info!("no LLM_BASE_URL: extraction and narratives use the deterministic engine only");
+                None
+            }
+        };
+        Ok(adapters)
+    }
+
+    async fn store_from_config(config: &Config) -> anyhow::Result<Self> {
         match config.store {
             StoreKind::Memory => {
                 tracing::warn!("STORE=memory: users and sessions live in this process only and are lost on restart");
@@ -206,7 +227,7 @@ impl Application {
 
         let state = Arc::new(AppState {
             auth,
-            documents: DocumentService::new(adapters.documents.clone(), adapters.clock.clone()),
+            documents: DocumentService::new(adapters.documents.clone(), adapters.clock.clone(), adapters.llm.clone()),
             extract_max_bytes: config.extract_max_bytes,
             rate_limiter: adapters.workflow_rate_limiter.clone(),
             rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),

@@ -3,7 +3,13 @@
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use creditflow::adapters::llm::OpenAiCompatible;
+
 use crate::cdm_events;
+use crate::fake_llm::FakeLlm;
 use crate::helpers::*;
 use crate::test_cluster;
 
@@ -74,6 +80,7 @@ async fn extraction_returns_the_agreement_with_provenance_and_valid_cdm_events()
         agreement["parties"].as_array().expect("parties").iter().filter_map(|p| p["name"].as_str()).collect();
     assert!(names.iter().any(|n| n.contains("ACME INDUSTRIAL HOLDINGS")), "{names:?}");
     assert_provenance_quotes_the_text(&body["extraction"], AGREEMENT);
+    assert_eq!(body["extraction"]["llm"]["used"], false, "no LLM configured: rules only");
     let events = body["cdm_events"].as_array().expect("cdm_events");
     assert!(events.len() >= 2, "an extraction step and a contract formation: {events:?}");
     assert!(events.iter().any(|e| e["proposedEvent"]["intent"] == "ContractFormation"));
@@ -256,4 +263,62 @@ async fn lists_page_and_search(app: &TestApp) {
 #[tokio::test]
 async fn documents_list_in_pages_and_can_be_searched_in_memory() {
     lists_page_and_search(&spawn_app().await).await;
+}
+
+/// The agreement without its date; the signature line states it in words the rules do not read.
+fn undated_agreement() -> String {
+    AGREEMENT.replacen("dated as of March 15, 2024", "", 1) + "\nThe signing took place 15 March 2024.\n"
+}
+
+async fn app_with_model(base_url: &str) -> TestApp {
+    let model = OpenAiCompatible::new(base_url, "fake-model", None, Duration::from_secs(5)).expect("adapter");
+    spawn_app_with(&[], move |adapters| adapters.llm = Some(Arc::new(model))).await
+}
+
+#[tokio::test]
+async fn a_language_model_fills_a_missing_field_only_with_words_found_in_the_text() {
+    let llm = FakeLlm::answering(json!({
+        "/agreementDate": { "value": "15 March 2024", "quote": "The signing took place 15 March 2024." },
+        "/effectiveDate": { "value": "1 January 2099", "quote": "effective as of 1 January 2099" },
+    }))
+    .await;
+    let app = app_with_model(&llm.base_url).await;
+    let token = app.token_for("analyst").await;
+    let text = undated_agreement();
+
+    let (status, body) = post_json(&app, "/api/extract", &token, &json!({ "text": text })).await;
+
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["agreement"]["agreementDate"], "2024-03-15");
+    let provenance = &body["extraction"]["provenance"]["/agreementDate"];
+    assert_eq!(provenance["quote"], "15 March 2024");
+    assert_provenance_quotes_the_text(&body["extraction"], &text);
+    let report = &body["extraction"]["llm"];
+    assert_eq!((report["used"].as_bool(), report["model"].as_str()), (Some(true), Some("fake-model")));
+    assert_eq!(report["adopted"][0]["field"], "/agreementDate");
+    let dropped = report["dropped"].as_array().expect("dropped");
+    assert!(dropped.iter().any(|d| d["field"] == "/effectiveDate"), "an invented quote is dropped: {report}");
+    assert!(!body["agreement"].as_object().expect("agreement").contains_key("effectiveDate"));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 1, "the date was found in the first chunk");
+    assert_eq!(requests[0]["response_format"]["type"], "json_schema");
+    cdm_events::record(&body);
+}
+
+#[tokio::test]
+async fn an_unreachable_language_model_leaves_the_rules_result_and_says_so() {
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = closed.local_addr().expect("address");
+    drop(closed);
+    let app = app_with_model(&format!("http://{address}/v1")).await;
+    let token = app.token_for("analyst").await;
+
+    let (status, body) = post_json(&app, "/api/extract", &token, &json!({ "text": undated_agreement() })).await;
+
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["extraction"]["status"], "partial_data_missing");
+    assert!(body["extraction"]["missing_fields"].as_array().expect("missing").iter().any(|f| f == "/agreementDate"));
+    let errors = body["extraction"]["llm"]["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{body}");
+    cdm_events::record(&body);
 }

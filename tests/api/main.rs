@@ -5,6 +5,7 @@ mod auth;
 mod cdm_events;
 mod documents;
 mod errors;
+mod fake_llm;
 mod health;
 mod helpers;
 mod openapi;

@@ -101,10 +101,10 @@ impl From<DocumentError> for ApiError {
 /// workers that serve other requests.
 async fn analyse(state: &AppState, text: String) -> Result<AnalysedText, ApiError> {
     let max = state.extract_max_bytes;
-    tokio::task::spawn_blocking(move || analyse_text(text, max))
+    let analysed = tokio::task::spawn_blocking(move || analyse_text(text, max))
         .await
-        .map_err(|e| ApiError::internal(anyhow::anyhow!("extraction task failed: {e}")))?
-        .map_err(ApiError::from)
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("extraction task failed: {e}")))??;
+    Ok(state.documents.assist(analysed).await)
 }
 
 fn parse_document_id(raw: &str) -> Result<DocumentId, ApiError> {

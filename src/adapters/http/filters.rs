@@ -169,6 +169,7 @@ mod tests {
             documents: crate::domain::documents::DocumentService::new(
                 Arc::new(crate::adapters::memory::MemoryDocumentStore::new()),
                 Arc::new(SystemClock),
+                None,
             ),
             extract_max_bytes: 1024,
             rate_limiter: Arc::new(MemoryRateLimiter::new()),

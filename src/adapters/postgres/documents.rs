@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use deadpool_postgres::{GenericClient, Transaction};
 use rust_decimal::Decimal;
 use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
@@ -284,24 +285,40 @@ impl DocumentRepository for PostgresStore {
 
     async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError> {
         let client = self.connection().await?;
+        // Only the conditions in use, so each combination gets a plan that uses its index (a generic
+        // `$1 IS NULL OR …` plan would scan and sort every row).
         let owner = query.owner.map(|owner| owner.as_uuid());
-        let filter = "($1::uuid IS NULL OR d.owner_id = $1) \
-                      AND ($2::text IS NULL OR d.search @@ plainto_tsquery('simple', $2))";
-        let count = client
-            .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {filter}"))
-            .await
-            .map_err(unavailable)?;
-        let total: i64 =
-            column(&client.query_one(&count, &[&owner, &query.search]).await.map_err(unavailable)?, "count")?;
-        let page_sql = format!(
-            "SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.updated_at, {SUMMARY_COLUMNS} \
-             FROM documents d JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \
-             WHERE {filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT $3 OFFSET $4"
-        );
-        let page = client.prepare_cached(&page_sql).await.map_err(unavailable)?;
+        let mut conditions = Vec::new();
+        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::new();
+        if let Some(owner) = &owner {
+            params.push(owner);
+            conditions.push(format!("d.owner_id = ${}", params.len()));
+        }
+        if let Some(search) = &query.search {
+            params.push(search);
+            conditions.push(format!("d.search @@ plainto_tsquery('simple', ${})", params.len()));
+        }
+        let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+        let count =
+            client.prepare_cached(&format!("SELECT count(*) FROM documents d {filter}")).await.map_err(unavailable)?;
+        let total: i64 = column(&client.query_one(&count, &params).await.map_err(unavailable)?, "count")?;
         let limit = i64::from(query.limit);
         let offset = i64::try_from(query.offset()).unwrap_or(i64::MAX);
-        let rows = client.query(&page, &[&owner, &query.search, &limit, &offset]).await.map_err(unavailable)?;
+        params.push(&limit);
+        params.push(&offset);
+        // The page is chosen on `documents` alone (top-N through the updated_at index); only its rows
+        // are joined with their current version.
+        let page_sql = format!(
+            "WITH page AS (SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.updated_at \
+             FROM documents d {filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${} OFFSET ${}) \
+             SELECT d.*, {SUMMARY_COLUMNS} FROM page d \
+             JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \
+             ORDER BY d.updated_at DESC, d.id DESC",
+            params.len() - 1,
+            params.len()
+        );
+        let page = client.prepare_cached(&page_sql).await.map_err(unavailable)?;
+        let rows = client.query(&page, &params).await.map_err(unavailable)?;
         let documents = rows
             .iter()
             .map(|row| {

@@ -22,8 +22,12 @@ use crate::domain::cdm::{
 use crate::domain::extraction::{
     CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
 };
+use crate::domain::llm_proposals::{
+    chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
+};
 use crate::ports::clock::Clock;
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
+use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
 use crate::ports::store::StoreError;
 
 /// Longest accepted document title, in characters.
@@ -69,9 +73,68 @@ impl From<DocumentChangeError> for DocumentError {
 pub struct AnalysedText {
     pub text: String,
     pub text_sha256: String,
-    pub record: ExtractionRecord,
+    extraction: Extraction,
+    assistance: LlmAssistance,
+}
+
+impl AnalysedText {
+    /// What is stored and returned: the agreement, and the report with provenance and LLM use.
+    pub fn record(&self) -> ExtractionRecord {
+        let mut record = extraction_record(&self.extraction);
+        if let Some(report) = record.report.as_object_mut() {
+            report.insert("llm".to_owned(), self.assistance.report());
+        }
+        record
+    }
+
     /// The CDM contract-formation input, when the text is a credit agreement with a borrower.
-    contract_formation: Option<ContractFormation>,
+    fn contract_formation(&self) -> Option<ContractFormation> {
+        (self.extraction.status != ExtractionStatus::IrrelevantDocument)
+            .then(|| contract_formation(&self.extraction.agreement))
+            .flatten()
+    }
+}
+
+/// Whether, and how, a language model helped with the fields the rules missed.
+#[derive(Clone, Debug, Default)]
+enum LlmAssistance {
+    /// No `LLM_BASE_URL`: the rules alone.
+    #[default]
+    NotConfigured,
+    /// Nothing a model may propose is missing (or the text is not an agreement).
+    NotNeeded,
+    Used {
+        model: String,
+        fields_asked: Vec<String>,
+        chunks_read: usize,
+        adopted: Vec<Value>,
+        dropped: Vec<Value>,
+        errors: Vec<String>,
+        tokens: u64,
+    },
+}
+
+impl LlmAssistance {
+    fn report(&self) -> Value {
+        match self {
+            LlmAssistance::NotConfigured => {
+                json!({ "used": false, "reason": "no language model is configured (LLM_BASE_URL): deterministic rules only" })
+            }
+            LlmAssistance::NotNeeded => {
+                json!({ "used": false, "reason": "the rules found every field a language model may propose" })
+            }
+            LlmAssistance::Used { model, fields_asked, chunks_read, adopted, dropped, errors, tokens } => json!({
+                "used": true,
+                "model": model,
+                "fields_asked": fields_asked,
+                "chunks_read": chunks_read,
+                "adopted": adopted,
+                "dropped": dropped,
+                "errors": errors,
+                "total_tokens": tokens,
+            }),
+        }
+    }
 }
 
 /// Validates `text` (not blank, at most `max_bytes`) and extracts the agreement from it.
@@ -86,12 +149,89 @@ pub fn analyse_text(text: String, max_bytes: usize) -> Result<AnalysedText, Docu
         return Err(DocumentError::Validation { field: "text", message: "must not be empty".into() });
     }
     let extraction = extract_credit_agreement(&text);
-    let record = extraction_record(&extraction);
-    let contract_formation = (extraction.status != ExtractionStatus::IrrelevantDocument)
-        .then(|| contract_formation(&extraction.agreement))
-        .flatten();
     let text_sha256 = hex::encode(Sha256::digest(text.as_bytes()));
-    Ok(AnalysedText { text, text_sha256, record, contract_formation })
+    Ok(AnalysedText { text, text_sha256, extraction, assistance: LlmAssistance::NotConfigured })
+}
+
+/// Chunks sent to a language model: about 4,000 tokens of agreement text each.
+const LLM_CHUNK_BYTES: usize = 16 * 1024;
+
+const PROPOSAL_INSTRUCTIONS: &str = "You read an excerpt of a credit agreement. For each requested field, give \
+    the value exactly as it is written in the excerpt and, as the quote, the exact words of the excerpt that state \
+    it, copied character for character. Answer null for a field the excerpt does not state. Never infer, convert, \
+    translate or compute a value.";
+
+/// Asks `llm` for the fields the rules missed, chunk by chunk at section boundaries, and adopts
+/// only values whose quote is found in the text and that normalise; the rest is reported.
+async fn propose_missing_fields(llm: &dyn LanguageModel, analysed: &mut AnalysedText) -> LlmAssistance {
+    let mut remaining = analysed.extraction.assistable_missing_fields();
+    if analysed.extraction.status == ExtractionStatus::IrrelevantDocument || remaining.is_empty() {
+        return LlmAssistance::NotNeeded;
+    }
+    let fields_asked = remaining.iter().map(|f| (*f).to_owned()).collect();
+    let (mut adopted, mut dropped, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut chunks_read, mut tokens) = (0, 0u64);
+    for chunk in chunk_by_sections(&analysed.text, LLM_CHUNK_BYTES) {
+        if remaining.is_empty() {
+            break;
+        }
+        let excerpt = &analysed.text[chunk.clone()];
+        let request = ChatRequest::new(vec![
+            ChatMessage::system(PROPOSAL_INSTRUCTIONS),
+            ChatMessage::user(format!("Fields: {}\n\nExcerpt:\n{excerpt}", remaining.join(", "))),
+        ])
+        .with_response_schema(ResponseSchema::new("credit_agreement_fields", proposal_schema(&remaining)))
+        .with_temperature(0.0);
+        let response = match llm.complete(request).await {
+            Ok(response) => response,
+            Err(error) => {
+                // An unreachable or failing model ends the assistance; the rules' result stands.
+                errors.push(error.to_string());
+                break;
+            }
+        };
+        chunks_read += 1;
+        tokens += u64::from(response.usage.total_tokens);
+        let proposals = match response.json_content() {
+            Ok(answer) => proposals_from_answer(&answer).map_err(|e| e.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        let proposals = match proposals {
+            Ok(proposals) => proposals,
+            Err(error) => {
+                errors.push(format!("unusable answer for bytes {}..{}: {error}", chunk.start, chunk.end));
+                continue;
+            }
+        };
+        let review = review_proposals_in(&analysed.text, chunk, proposals);
+        for rejected in review.rejected {
+            dropped.push(
+                json!({ "field": rejected.field, "value": rejected.value, "reason": rejected.reason.to_string() }),
+            );
+        }
+        for accepted in review.accepted {
+            // The value's own words inside the located quote, so provenance points at the value.
+            let span = locate_quote(&accepted.quote, &accepted.value)
+                .map_or(accepted.span(), |inner| accepted.start + inner.start..accepted.start + inner.end);
+            match analysed.extraction.adopt(&analysed.text, &accepted.field, span.clone()) {
+                Ok(()) => {
+                    remaining.retain(|field| *field != accepted.field);
+                    adopted.push(json!({
+                        "field": accepted.field,
+                        "start": span.start,
+                        "end": span.end,
+                        "quote": &analysed.text[span],
+                    }));
+                }
+                Err(reason) => dropped.push(json!({
+                    "field": accepted.field,
+                    "value": accepted.value,
+                    "reason": reason.to_string(),
+                })),
+            }
+        }
+    }
+    LlmAssistance::Used { model: llm.model().to_owned(), fields_asked, chunks_read, adopted, dropped, errors, tokens }
 }
 
 fn status_name(status: ExtractionStatus) -> &'static str {
@@ -263,28 +403,40 @@ pub struct DocumentChange {
 pub struct DocumentService {
     documents: Arc<dyn DocumentRepository>,
     clock: Arc<dyn Clock>,
+    /// Proposes values for fields the rules missed; `None`: rules only.
+    llm: Option<Arc<dyn LanguageModel>>,
 }
 
 impl DocumentService {
-    pub fn new(documents: Arc<dyn DocumentRepository>, clock: Arc<dyn Clock>) -> Self {
-        Self { documents, clock }
+    pub fn new(
+        documents: Arc<dyn DocumentRepository>,
+        clock: Arc<dyn Clock>,
+        llm: Option<Arc<dyn LanguageModel>>,
+    ) -> Self {
+        Self { documents, clock, llm }
+    }
+
+    /// Lets the language model, when one is configured, propose the fields the rules missed.
+    pub async fn assist(&self, mut analysed: AnalysedText) -> AnalysedText {
+        analysed.assistance = match &self.llm {
+            None => LlmAssistance::NotConfigured,
+            Some(llm) => propose_missing_fields(llm.as_ref(), &mut analysed).await,
+        };
+        analysed
     }
 
     /// The events of an extraction that is not stored: what was found, and the agreement in CDM.
     pub fn extracted(&self, analysed: AnalysedText, request_id: &str) -> ExtractedAgreement {
+        let record = analysed.record();
         let mut trail = EventTrail::new(self.clock.as_ref(), request_id);
         trail.observe(
-            ObservationStep::new(
-                EventKind::AgreementExtracted,
-                WorkflowStatus::Accepted,
-                extraction_comment(&analysed.record),
-            )
-            .item("extractionStatus", &analysed.record.status)
-            .item("textSha256", &analysed.text_sha256),
+            ObservationStep::new(EventKind::AgreementExtracted, WorkflowStatus::Accepted, extraction_comment(&record))
+                .item("extractionStatus", &record.status)
+                .item("textSha256", &analysed.text_sha256),
         );
-        let trade = format!("extraction-{}", &analysed.text_sha256[..16]);
-        trail.contract_formation(analysed.contract_formation.as_ref(), trade);
-        ExtractedAgreement { record: analysed.record, cdm_events: trail.events }
+        let trade = format!("extraction-{}", analysed.text_sha256.get(..16).unwrap_or_default());
+        trail.contract_formation(analysed.contract_formation().as_ref(), trade);
+        ExtractedAgreement { record, cdm_events: trail.events }
     }
 
     /// Stores a new document (version 1, review state draft).
@@ -305,7 +457,7 @@ impl DocumentService {
             return Err(DocumentError::Validation { field: "deal_id", message: "must be a positive integer".into() });
         }
         let now = self.clock.now();
-        let formation = analysed.contract_formation.clone();
+        let formation = analysed.contract_formation();
         let document = self
             .documents
             .create(NewDocument {
@@ -347,7 +499,7 @@ impl DocumentService {
             )));
         }
         let now = self.clock.now();
-        let formation = analysed.contract_formation.clone();
+        let formation = analysed.contract_formation();
         let event = ReviewEvent {
             from: Some(current.state),
             to: ReviewState::Draft,
@@ -492,10 +644,11 @@ fn extraction_comment(record: &ExtractionRecord) -> String {
 }
 
 fn new_version(analysed: AnalysedText, caller: Principal, now: OffsetDateTime) -> NewVersion {
+    let extraction = analysed.record();
     NewVersion {
         text: analysed.text,
         text_sha256: analysed.text_sha256,
-        extraction: analysed.record,
+        extraction,
         author: caller.user_id,
         created_at: now,
     }

@@ -208,7 +208,7 @@ const JURISDICTIONS: &[(&str, GoverningLaw)] = &[
 ];
 
 /// The code for a stated jurisdiction and how many bytes of `stated` name it.
-fn jurisdiction(stated: &str) -> Option<(GoverningLaw, usize)> {
+pub(crate) fn jurisdiction(stated: &str) -> Option<(GoverningLaw, usize)> {
     let lower: String = stated.to_ascii_lowercase();
     let words = lower.split_whitespace().collect::<Vec<_>>().join(" ");
     let (name, law) = JURISDICTIONS.iter().find(|(name, _)| {

@@ -61,6 +61,7 @@ mod model;
 mod numbers;
 mod parties;
 mod pricing;
+mod proposals;
 mod sourced;
 mod sustainability;
 mod text;
@@ -79,6 +80,7 @@ pub use model::{
     Period, PeriodUnit, PricingGridLevel, SustainabilityLinked,
 };
 pub use numbers::{Money, parse_decimal, parse_number_words, parse_percent, parse_ratio};
+pub use proposals::{ASSISTABLE_FIELDS, UnusableProposal};
 pub use sourced::{Provenance, Sourced, SourcedValue, Span};
 
 use classification::Classification;
@@ -109,6 +111,12 @@ pub struct Extraction {
     /// Conflicts, dropped values and unreadable statements, each naming the field and quoting the
     /// text with its span.
     pub warnings: Vec<String>,
+    /// The missing fields that keep the status at `partial_data_missing`.
+    #[serde(skip)]
+    required_missing: Vec<String>,
+    /// Fields stated in conflicting ways (reported in `warnings`, never filled).
+    #[serde(skip)]
+    conflicted_fields: Vec<String>,
 }
 
 /// Extracts a credit agreement from `text`. Deterministic, never panics, and reads the whole
@@ -120,6 +128,8 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
             agreement: CreditAgreement::default(),
             missing_fields: Vec::new(),
             warnings: Vec::new(),
+            required_missing: Vec::new(),
+            conflicted_fields: Vec::new(),
         };
     }
     let doc = Document::scan(text);
@@ -150,7 +160,14 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     } else {
         ExtractionStatus::PartialDataMissing
     };
-    Extraction { status, agreement, missing_fields: missing.all, warnings: report.warnings }
+    Extraction {
+        status,
+        agreement,
+        missing_fields: missing.all,
+        warnings: report.warnings,
+        required_missing: missing.required,
+        conflicted_fields: report.conflicted_fields,
+    }
 }
 
 struct Missing {
