@@ -113,6 +113,20 @@ async fn bad_extraction_requests_get_clear_errors() {
     assert!(too_long.headers().contains_key("x-ratelimit-limit"));
     assert_error(too_long, 413).await;
 
+    let mut not_utf8 = br#"{"text": "Credit Agreement "#.to_vec();
+    not_utf8.extend_from_slice(&[0xff, 0xfe, b'"', b'}']);
+    let response = app
+        .client
+        .post(format!("{}/api/extract", app.address))
+        .bearer_auth(&analyst)
+        .header("content-type", "application/json")
+        .body(not_utf8)
+        .send()
+        .await
+        .expect("sent");
+    let error = assert_error(response, 400).await;
+    assert!(error["detail"]["reason"].as_str().is_some_and(|r| r.contains("unicode") || r.contains("UTF-8")), "{error}");
+
     let viewer = app.token_for("viewer").await;
     assert_error(app.post("/api/extract", Some(&viewer), &json!({ "text": AGREEMENT })).await, 403).await;
     assert_error(app.post("/api/extract", None, &json!({ "text": AGREEMENT })).await, 401).await;
