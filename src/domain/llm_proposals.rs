@@ -355,7 +355,8 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
-fn json_kind(value: &Value) -> &'static str {
+/// The JSON type name of `value`, for messages about unexpected answers.
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

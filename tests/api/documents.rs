@@ -125,7 +125,10 @@ async fn bad_extraction_requests_get_clear_errors() {
         .await
         .expect("sent");
     let error = assert_error(response, 400).await;
-    assert!(error["detail"]["reason"].as_str().is_some_and(|r| r.contains("unicode") || r.contains("UTF-8")), "{error}");
+    assert!(
+        error["detail"]["reason"].as_str().is_some_and(|r| r.contains("unicode") || r.contains("UTF-8")),
+        "{error}"
+    );
 
     let viewer = app.token_for("viewer").await;
     assert_error(app.post("/api/extract", Some(&viewer), &json!({ "text": AGREEMENT })).await, 403).await;

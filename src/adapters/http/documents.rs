@@ -20,8 +20,8 @@ use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
 use crate::domain::auth::Principal;
 use crate::domain::documents::{
-    AgreementSummary, AnalysedText, Document, DocumentError, DocumentId, DocumentListing, DocumentQuery,
-    DocumentVersion, ExtractionRecord, ReviewAction, ReviewEvent, analyse_text,
+    AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
+    DocumentQuery, DocumentVersion, ExtractionRecord, ReviewAction, ReviewEvent, analyse_text,
 };
 use crate::domain::ratelimit::RateDecision;
 
@@ -107,6 +107,16 @@ async fn analyse(state: &AppState, text: String) -> Result<AnalysedText, ApiErro
     Ok(state.documents.assist(analysed).await)
 }
 
+/// The document after a change, with the CDM events recording it.
+fn change_reply(change: DocumentChange, status: StatusCode) -> impl Reply {
+    let body = DocumentChangeResponse {
+        status: "success",
+        document: DocumentBody::from(&change.document),
+        cdm_events: change.cdm_events,
+    };
+    warp::reply::with_status(warp::reply::json(&body), status)
+}
+
 fn parse_document_id(raw: &str) -> Result<DocumentId, ApiError> {
     // Unknown and malformed ids answer alike: there is no such document.
     raw.parse::<i64>().ok().and_then(DocumentId::new).ok_or_else(|| ApiError::not_found("document not found"))
@@ -167,12 +177,7 @@ pub async fn create_document(
     }
     let analysed = analyse(&state, request.text).await?;
     let change = state.documents.create(caller, &request.title, request.deal_id, analysed, &request_id).await?;
-    let body = DocumentChangeResponse {
-        status: "success",
-        document: DocumentBody::from(&change.document),
-        cdm_events: change.cdm_events,
-    };
-    Ok(warp::reply::with_status(warp::reply::json(&body), StatusCode::CREATED))
+    Ok(change_reply(change, StatusCode::CREATED))
 }
 
 /// POST /api/documents/{document_id}/versions
@@ -197,12 +202,7 @@ pub async fn add_version(
     let request: AddVersionRequest = body.parse()?;
     let analysed = analyse(&state, request.text).await?;
     let change = state.documents.add_version(caller, id, analysed, &request_id).await?;
-    let body = DocumentChangeResponse {
-        status: "success",
-        document: DocumentBody::from(&change.document),
-        cdm_events: change.cdm_events,
-    };
-    Ok(warp::reply::with_status(warp::reply::json(&body), StatusCode::CREATED))
+    Ok(change_reply(change, StatusCode::CREATED))
 }
 
 /// POST /api/documents/{document_id}/workflow
@@ -227,11 +227,7 @@ pub async fn review_document(
     let id = parse_document_id(&raw_id)?;
     let request: ReviewRequest = body.parse()?;
     let change = state.documents.review(caller, id, request.action.into(), request.comment, &request_id).await?;
-    Ok(warp::reply::json(&DocumentChangeResponse {
-        status: "success",
-        document: DocumentBody::from(&change.document),
-        cdm_events: change.cdm_events,
-    }))
+    Ok(change_reply(change, StatusCode::OK))
 }
 
 /// GET /api/documents

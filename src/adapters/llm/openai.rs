@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{LlmConfig, Secret};
+use crate::domain::llm_proposals::json_kind;
 use crate::ports::llm::{
     ChatMessage, ChatRequest, ChatResponse, ChatRole, LanguageModel, LlmError, RAW_ARGUMENTS_KEY, TokenUsage, ToolCall,
 };
@@ -579,17 +580,6 @@ fn token_usage(usage: WireUsage) -> TokenUsage {
         None => prompt_tokens.saturating_add(completion_tokens),
     };
     TokenUsage { prompt_tokens, completion_tokens, total_tokens }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 #[cfg(test)]
