@@ -7,4 +7,5 @@ pub mod db_ssl;
 pub mod documents;
 pub mod extraction;
 pub mod llm_proposals;
+pub mod quant;
 pub mod ratelimit;

@@ -1,0 +1,53 @@
+//! Quantitative credit analysis: pure computations over normalised financial statements and price
+//! series. Every number leaves here as a [`Metric`] that names its formula and the inputs it was
+//! computed from, so a result can be traced back to the statements and prices it rests on.
+
+use serde::Serialize;
+
+/// What a metric's value measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// An amount in the statements' currency.
+    Currency,
+    /// A multiple such as 3.2 (times, x).
+    Ratio,
+    /// A fraction: 0.05 is 5 %.
+    Fraction,
+    /// A score on the metric's own scale (Altman Z, Piotroski F, distance to default).
+    Score,
+    /// A count of days, years, observations.
+    Count,
+}
+
+/// One named input of a metric, with its value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricInput {
+    pub name: String,
+    pub value: f64,
+}
+
+/// A computed figure with everything needed to check it by hand.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Metric {
+    /// Stable snake_case name, e.g. `debt_to_ebitda`.
+    pub name: String,
+    pub value: f64,
+    pub unit: Unit,
+    /// The formula in words and symbols, e.g. `total_debt / ebitda`.
+    pub formula: String,
+    /// The values the formula was applied to.
+    pub inputs: Vec<MetricInput>,
+}
+
+impl Metric {
+    pub fn new(name: &str, value: f64, unit: Unit, formula: &str, inputs: &[(&str, f64)]) -> Self {
+        Self {
+            name: name.to_owned(),
+            value,
+            unit,
+            formula: formula.to_owned(),
+            inputs: inputs.iter().map(|(name, value)| MetricInput { name: (*name).to_owned(), value: *value }).collect(),
+        }
+    }
+}
