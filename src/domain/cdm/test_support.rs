@@ -21,12 +21,13 @@ pub(crate) fn context(seed: u128) -> EventContext {
         .expect("the test timestamp is in range")
 }
 
-/// Where events are written: `$CDM_EVENTS_DIR`, or `target/cdm-events` in the crate.
+/// Where events are written: `$CDM_EVENTS_DIR` as it was when the tests were built (`.ci/run`
+/// exports it before building; the domain reads no environment at run time), or
+/// `target/cdm-events` in the crate.
 fn events_dir() -> PathBuf {
-    std::env::var_os("CDM_EVENTS_DIR")
+    option_env!("CDM_EVENTS_DIR")
         .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/cdm-events")))
+        .map_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/cdm-events")), PathBuf::from)
 }
 
 /// Writes `event` to `<events dir>/<event uuid>.json` for `cdm-validate`.
