@@ -14,7 +14,7 @@ use crate::adapters::clock::SystemClock;
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::llm::OpenAiCompatible;
-use crate::adapters::memory::{MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
+use crate::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, StoreKind};
@@ -22,6 +22,7 @@ use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings};
 use crate::domain::documents::DocumentService;
 use crate::domain::ratelimit::RatePolicy;
+use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::llm::LanguageModel;
@@ -40,6 +41,7 @@ pub struct Adapters {
     pub nonces: Arc<dyn WalletNonceRepository>,
     pub store_health: Arc<dyn StoreHealth>,
     pub documents: Arc<dyn DocumentRepository>,
+    pub analyses: Arc<dyn AnalysisRepository>,
     pub workflow_rate_limiter: Arc<dyn RateLimiter>,
     pub login_attempts: Arc<dyn RateLimiter>,
     pub hasher: Arc<dyn PasswordHasher>,
@@ -55,12 +57,20 @@ pub struct Adapters {
 impl Adapters {
     /// Everything in process memory, with the production password hasher.
     pub fn in_memory() -> Self {
-        Self::around_store(Arc::new(MemoryStore::new()), Arc::new(MemoryDocumentStore::new()))
+        Self::around_store(
+            Arc::new(MemoryStore::new()),
+            Arc::new(MemoryDocumentStore::new()),
+            Arc::new(MemoryAnalysisStore::new()),
+        )
     }
 
     /// The repositories of `store`, with in-process rate limiters, the production password hasher
     /// and the system clock.
-    fn around_store<S>(store: Arc<S>, documents: Arc<dyn DocumentRepository>) -> Self
+    fn around_store<S>(
+        store: Arc<S>,
+        documents: Arc<dyn DocumentRepository>,
+        analyses: Arc<dyn AnalysisRepository>,
+    ) -> Self
     where
         S: UserRepository + RefreshTokenRepository + WalletNonceRepository + StoreHealth,
     {
@@ -70,6 +80,7 @@ impl Adapters {
             nonces: store.clone(),
             store_health: store,
             documents,
+            analyses,
             workflow_rate_limiter: Arc::new(MemoryRateLimiter::new()),
             login_attempts: Arc::new(MemoryRateLimiter::new()),
             hasher: Arc::new(Argon2Hasher::recommended()),
@@ -87,7 +98,7 @@ impl Adapters {
     /// When the database cannot be reached or migrated.
     pub async fn on_postgres(target: &DatabaseTarget, pool_size: usize) -> anyhow::Result<Self> {
         let store = Arc::new(PostgresStore::open(target, pool_size).await?);
-        let mut adapters = Self::around_store(store.clone(), store.clone());
+        let mut adapters = Self::around_store(store.clone(), store.clone(), store.clone());
         adapters.database = Some(DatabaseHealth { inspector: store, expectation: target.expectation() });
         Ok(adapters)
     }
@@ -227,7 +238,12 @@ impl Application {
 
         let state = Arc::new(AppState {
             auth,
-            documents: DocumentService::new(adapters.documents.clone(), adapters.clock.clone(), adapters.llm.clone()),
+            documents: DocumentService::new(
+                adapters.documents.clone(),
+                adapters.analyses.clone(),
+                adapters.clock.clone(),
+                adapters.llm.clone(),
+            ),
             extract_max_bytes: config.extract_max_bytes,
             rate_limiter: adapters.workflow_rate_limiter.clone(),
             rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),

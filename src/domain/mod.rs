@@ -1,6 +1,7 @@
 //! Pure business logic: no HTTP framework, database driver, HTTP client, environment or wall clock.
 //! Everything the domain needs from the outside world arrives through the traits in [`crate::ports`].
 
+pub mod analyses;
 pub mod auth;
 pub mod cdm;
 pub mod db_ssl;

@@ -2,6 +2,7 @@
 //! Adapters in [`crate::adapters`] implement them; each method documents the error an adapter
 //! must return when.
 
+pub mod analyses;
 pub mod clock;
 pub mod db_ssl;
 pub mod documents;

@@ -7,6 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use creditflow::adapters::llm::OpenAiCompatible;
+use creditflow::adapters::memory::MemoryAnalysisStore;
+use creditflow::domain::analyses::{AnalysisKind, AnalysisRecord};
+use creditflow::domain::auth::UserId;
+use creditflow::ports::analyses::AnalysisRepository;
 
 use crate::cdm_events;
 use crate::fake_llm::FakeLlm;
@@ -338,4 +342,36 @@ async fn an_unreachable_language_model_leaves_the_rules_result_and_says_so() {
     let errors = body["extraction"]["llm"]["errors"].as_array().expect("errors");
     assert_eq!(errors.len(), 1, "{body}");
     cdm_events::record(&body);
+}
+
+#[tokio::test]
+async fn a_document_lists_the_callers_analyses_of_its_deal() {
+    let analyses = Arc::new(MemoryAnalysisStore::new());
+    let store = analyses.clone();
+    let app = spawn_app_with(&[], move |adapters| adapters.analyses = store).await;
+    let token = app.token_for("analyst").await;
+    let me: Value = app.get("/api/auth/me", Some(&token)).await.json().await.expect("json");
+    let caller: UserId = me["id"].as_str().expect("id").parse().expect("uuid");
+    let at = time::OffsetDateTime::now_utc();
+    let mine = AnalysisRecord::pending(caller, AnalysisKind::Company, json!({}), Some(42), at);
+    let other_deal = AnalysisRecord::pending(caller, AnalysisKind::Market, json!({}), Some(99), at);
+    let someone_elses = AnalysisRecord::pending(UserId::new_random(), AnalysisKind::Company, json!({}), Some(42), at);
+    for record in [&mine, &other_deal, &someone_elses] {
+        analyses.create(record.clone()).await.expect("stored");
+    }
+    let id = create_document(&app, &token, "Deal 42", AGREEMENT).await["document_id"].as_i64().expect("id");
+
+    let body: Value = app.get(&format!("/api/documents/{id}"), Some(&token)).await.json().await.expect("json");
+
+    let linked = body["document"]["workflow_data"]["analyses"].as_array().expect("analyses");
+    assert_eq!(linked.len(), 1, "{linked:?}");
+    assert_eq!(linked[0]["analysis_id"], mine.id.to_string());
+    assert_eq!((linked[0]["analysis_type"].as_str(), linked[0]["status"].as_str()), (Some("company"), Some("pending")));
+    let admin: Value =
+        app.get(&format!("/api/documents/{id}"), Some(&app.admin_token().await)).await.json().await.expect("json");
+    assert_eq!(
+        admin["document"]["workflow_data"]["analyses"].as_array().map(Vec::len),
+        Some(2),
+        "admins see every owner's"
+    );
 }

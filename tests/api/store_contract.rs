@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use creditflow::adapters::memory::{MemoryDocumentStore, MemoryStore};
+use creditflow::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryStore};
+use creditflow::domain::analyses::{
+    AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
+};
 use creditflow::domain::auth::ethereum::EthAddress;
 use creditflow::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
@@ -12,6 +15,7 @@ use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserCh
 use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
+use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
 use rust_decimal::Decimal;
@@ -287,4 +291,79 @@ pub async fn documents_are_versioned_reviewed_and_listed(store: Arc<dyn Document
 #[tokio::test]
 async fn the_memory_document_store_honours_the_repository_contract() {
     documents_are_versioned_reviewed_and_listed(Arc::new(MemoryDocumentStore::new())).await;
+}
+
+fn analysis(owner: UserId, kind: AnalysisKind, deal_id: Option<i64>, minutes: i64) -> AnalysisRecord {
+    AnalysisRecord::pending(
+        owner,
+        kind,
+        json!({ "query": "SPY", "n": minutes }),
+        deal_id,
+        NOW + Duration::minutes(minutes),
+    )
+}
+
+pub async fn analyses_move_forward_once_and_list_newest_first(store: Arc<dyn AnalysisRepository>) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let first = analysis(alice, AnalysisKind::Company, Some(7), 0);
+    let second = analysis(alice, AnalysisKind::Market, None, 1);
+    let theirs = analysis(bob, AnalysisKind::LoanApplication, Some(7), 2);
+    for record in [&first, &second, &theirs] {
+        store.create(record.clone()).await.expect("create");
+    }
+    assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&first));
+
+    assert!(matches!(
+        store.finish(first.id, AnalysisOutcome::Completed { result: json!({}) }, vec![], NOW).await,
+        Err(AnalysisChangeError::WrongState { current: AnalysisStatus::Pending })
+    ));
+    store.start(first.id).await.expect("start");
+    assert!(matches!(
+        store.start(first.id).await,
+        Err(AnalysisChangeError::WrongState { current: AnalysisStatus::Running })
+    ));
+    let event = json!({ "@type": "cdm.event.workflow.WorkflowStep" });
+    let done = store
+        .finish(
+            first.id,
+            AnalysisOutcome::Completed { result: json!({ "summary": "ok" }) },
+            vec![event.clone()],
+            NOW + Duration::hours(1),
+        )
+        .await
+        .expect("finish");
+    assert_eq!(
+        (done.status, done.result, done.cdm_events),
+        (AnalysisStatus::Completed, Some(json!({ "summary": "ok" })), vec![event])
+    );
+    assert_eq!(done.completed_at, Some(NOW + Duration::hours(1)));
+    assert!(matches!(
+        store.finish(first.id, AnalysisOutcome::Failed { error: "late".into() }, vec![], NOW).await,
+        Err(AnalysisChangeError::WrongState { current: AnalysisStatus::Completed })
+    ));
+    store.start(second.id).await.expect("start");
+    let failed = store
+        .finish(second.id, AnalysisOutcome::Failed { error: "provider down".into() }, vec![], NOW)
+        .await
+        .expect("fail");
+    assert_eq!(
+        (failed.status, failed.error.as_deref(), failed.result),
+        (AnalysisStatus::Failed, Some("provider down"), None)
+    );
+    assert!(matches!(store.start(AnalysisId::new_random()).await, Err(AnalysisChangeError::NotFound)));
+
+    let query = |owner, deal_id, page, limit| AnalysisQuery { owner, deal_id, page, limit };
+    let (all, total) = store.list(&query(None, None, 1, 10)).await.expect("list");
+    assert_eq!((all.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![theirs.id, second.id, first.id], 3));
+    let (alices, total) = store.list(&query(Some(alice), None, 1, 1)).await.expect("list");
+    assert_eq!((alices.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![second.id], 2));
+    let (deal, total) = store.list(&query(None, Some(7), 1, 10)).await.expect("list");
+    assert_eq!((deal.len(), total), (2, 2));
+    let (beyond, total) = store.list(&query(Some(alice), None, 3, 1)).await.expect("list");
+    assert_eq!((beyond.len(), total), (0, 2));
+}
+
+#[tokio::test]
+async fn the_memory_analysis_store_honours_the_repository_contract() {
+    analyses_move_forward_once_and_list_newest_first(Arc::new(MemoryAnalysisStore::new())).await;
 }

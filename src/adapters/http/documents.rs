@@ -18,6 +18,7 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
 use crate::domain::documents::{
     AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
@@ -266,7 +267,21 @@ pub async fn list_documents(state: Arc<AppState>, caller: Principal, query: Stri
 pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
     let id = parse_document_id(&raw_id)?;
     let document = state.documents.get(caller, id).await?;
-    Ok(warp::reply::json(&DocumentResponse { status: "success", document: DocumentBody::from(&document) }))
+    let analyses = state.documents.linked_analyses(caller, &document).await?;
+    let mut body = DocumentBody::from(&document);
+    body.workflow_data.analyses = analyses.iter().map(linked_analysis).collect();
+    Ok(warp::reply::json(&DocumentResponse { status: "success", document: body }))
+}
+
+/// A quantitative analysis as listed beside a document.
+fn linked_analysis(record: &AnalysisRecord) -> Value {
+    serde_json::json!({
+        "analysis_id": record.id.to_string(),
+        "analysis_type": record.kind.as_str(),
+        "status": record.status.as_str(),
+        "created_at": rfc3339(record.created_at),
+        "completed_at": record.completed_at.map(rfc3339),
+    })
 }
 
 // ---- bodies ------------------------------------------------------------------------------------
@@ -505,8 +520,9 @@ pub struct WorkflowBody {
     pub history: Vec<ReviewEventBody>,
 }
 
-/// Agent workflow runs linked to the document's deal. Empty until runs exist: the analysis,
-/// research and people workflows that fill it are built by later issues.
+/// Agent workflow runs linked to the document's deal that the caller may see. `analyses` lists the
+/// quantitative analyses with the same `deal_id`; `research` and `people` stay empty until those
+/// workflows store runs.
 #[derive(Serialize, ToSchema)]
 pub struct WorkflowDataBody {
     #[schema(value_type = Vec<Object>)]

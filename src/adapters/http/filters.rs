@@ -168,6 +168,7 @@ mod tests {
             auth,
             documents: crate::domain::documents::DocumentService::new(
                 Arc::new(crate::adapters::memory::MemoryDocumentStore::new()),
+                Arc::new(crate::adapters::memory::MemoryAnalysisStore::new()),
                 Arc::new(SystemClock),
                 None,
             ),

@@ -1,10 +1,12 @@
 //! In-memory adapters: the store for `STORE=memory` and tests, and the single-instance rate
 //! limiter. State lives in this process only and is lost on restart.
 
+mod analyses;
 mod documents;
 mod rate_limit;
 mod store;
 
+pub use analyses::MemoryAnalysisStore;
 pub use documents::MemoryDocumentStore;
 pub use rate_limit::MemoryRateLimiter;
 pub use store::MemoryStore;

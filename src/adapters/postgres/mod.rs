@@ -2,6 +2,7 @@
 //! the repositories, the SSL inspector, and the embedded TLS cluster launcher with its
 //! certificates.
 
+pub mod analyses;
 pub mod certs;
 pub mod connection;
 pub mod documents;

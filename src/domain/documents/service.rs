@@ -14,6 +14,7 @@ use super::{
     AgreementSummary, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, Money, ReviewAction,
     ReviewEvent, ReviewState, TransitionError,
 };
+use crate::domain::analyses::{AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::{Principal, Role};
 use crate::domain::cdm::{
     self, CdmAmount, CdmFacility, CdmParty, CdmTenor, ContractFormation, EventContext, EventKind, ObservationStep,
@@ -25,6 +26,7 @@ use crate::domain::extraction::{
 use crate::domain::llm_proposals::{
     chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
 };
+use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
@@ -32,6 +34,8 @@ use crate::ports::store::StoreError;
 
 /// Longest accepted document title, in characters.
 pub const MAX_TITLE_CHARS: usize = 500;
+/// Most linked workflow runs shown with a document, per kind.
+pub const LINKED_RUNS_LIMIT: u32 = 50;
 /// Longest accepted review comment, in characters.
 pub const MAX_COMMENT_CHARS: usize = 2_000;
 
@@ -402,6 +406,7 @@ pub struct DocumentChange {
 
 pub struct DocumentService {
     documents: Arc<dyn DocumentRepository>,
+    analyses: Arc<dyn AnalysisRepository>,
     clock: Arc<dyn Clock>,
     /// Proposes values for fields the rules missed; `None`: rules only.
     llm: Option<Arc<dyn LanguageModel>>,
@@ -410,10 +415,11 @@ pub struct DocumentService {
 impl DocumentService {
     pub fn new(
         documents: Arc<dyn DocumentRepository>,
+        analyses: Arc<dyn AnalysisRepository>,
         clock: Arc<dyn Clock>,
         llm: Option<Arc<dyn LanguageModel>>,
     ) -> Self {
-        Self { documents, clock, llm }
+        Self { documents, analyses, clock, llm }
     }
 
     /// Lets the language model, when one is configured, propose the fields the rules missed.
@@ -570,6 +576,22 @@ impl DocumentService {
     /// [`DocumentError::NotFound`] otherwise; [`DocumentError::Store`].
     pub async fn get(&self, caller: Principal, id: DocumentId) -> Result<Document, DocumentError> {
         self.visible(caller, id).await
+    }
+
+    /// The analyses linked to the document through its deal that the caller may see (their own;
+    /// all for administrators), newest first, at most [`LINKED_RUNS_LIMIT`].
+    ///
+    /// # Errors
+    /// [`DocumentError::Store`].
+    pub async fn linked_analyses(
+        &self,
+        caller: Principal,
+        document: &Document,
+    ) -> Result<Vec<AnalysisRecord>, DocumentError> {
+        let Some(deal_id) = document.deal_id else { return Ok(Vec::new()) };
+        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        let query = AnalysisQuery { owner, deal_id: Some(deal_id), page: 1, limit: LINKED_RUNS_LIMIT };
+        Ok(self.analyses.list(&query).await?.0)
     }
 
     /// One page of the documents the caller may see.

@@ -1,0 +1,95 @@
+//! Analysis runs in process memory; one lock per operation keeps every state move atomic.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
+use crate::ports::store::StoreError;
+
+#[derive(Default)]
+pub struct MemoryAnalysisStore {
+    runs: Mutex<HashMap<AnalysisId, AnalysisRecord>>,
+}
+
+impl MemoryAnalysisStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn runs(&self) -> MutexGuard<'_, HashMap<AnalysisId, AnalysisRecord>> {
+        // Every operation replaces whole records, so a poisoned lock still holds consistent data.
+        self.runs.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn moving(
+        &self,
+        id: AnalysisId,
+        from: AnalysisStatus,
+        change: impl FnOnce(&mut AnalysisRecord),
+    ) -> Result<AnalysisRecord, AnalysisChangeError> {
+        let mut runs = self.runs();
+        let record = runs.get_mut(&id).ok_or(AnalysisChangeError::NotFound)?;
+        if record.status != from {
+            return Err(AnalysisChangeError::WrongState { current: record.status });
+        }
+        change(record);
+        Ok(record.clone())
+    }
+}
+
+#[async_trait]
+impl AnalysisRepository for MemoryAnalysisStore {
+    async fn create(&self, record: AnalysisRecord) -> Result<(), StoreError> {
+        self.runs().insert(record.id, record);
+        Ok(())
+    }
+
+    async fn start(&self, id: AnalysisId) -> Result<(), AnalysisChangeError> {
+        self.moving(id, AnalysisStatus::Pending, |record| record.status = AnalysisStatus::Running).map(drop)
+    }
+
+    async fn finish(
+        &self,
+        id: AnalysisId,
+        outcome: AnalysisOutcome,
+        cdm_events: Vec<Value>,
+        at: OffsetDateTime,
+    ) -> Result<AnalysisRecord, AnalysisChangeError> {
+        self.moving(id, AnalysisStatus::Running, |record| {
+            match outcome {
+                AnalysisOutcome::Completed { result } => {
+                    record.status = AnalysisStatus::Completed;
+                    record.result = Some(result);
+                }
+                AnalysisOutcome::Failed { error } => {
+                    record.status = AnalysisStatus::Failed;
+                    record.error = Some(error);
+                }
+            }
+            record.cdm_events = cdm_events;
+            record.completed_at = Some(at);
+        })
+    }
+
+    async fn find(&self, id: AnalysisId) -> Result<Option<AnalysisRecord>, StoreError> {
+        Ok(self.runs().get(&id).cloned())
+    }
+
+    async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
+        let runs = self.runs();
+        let mut matching: Vec<&AnalysisRecord> = runs
+            .values()
+            .filter(|r| query.owner.is_none_or(|owner| r.owner == owner))
+            .filter(|r| query.deal_id.is_none_or(|deal| r.deal_id == Some(deal)))
+            .collect();
+        matching.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| b.id.cmp(&a.id)));
+        let total = matching.len() as u64;
+        let offset = usize::try_from(query.offset()).unwrap_or(usize::MAX);
+        Ok((matching.into_iter().skip(offset).take(query.limit as usize).cloned().collect(), total))
+    }
+}

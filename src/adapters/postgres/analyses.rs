@@ -1,0 +1,198 @@
+//! Analysis runs over PostgreSQL. A state move is one conditional `UPDATE … WHERE status = <from>`,
+//! so of two workers finishing one run exactly one succeeds.
+
+use anyhow::anyhow;
+use async_trait::async_trait;
+use serde_json::Value;
+use time::OffsetDateTime;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::store::{PostgresStore, column, unavailable};
+use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::domain::auth::UserId;
+use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
+use crate::ports::store::StoreError;
+
+const COLUMNS: &str =
+    "id, owner_id, kind, request, deal_id, status, result, error, cdm_events, created_at, completed_at";
+
+fn unreadable(what: &str, error: String) -> StoreError {
+    StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
+}
+
+fn record_from_row(row: &Row) -> Result<AnalysisRecord, StoreError> {
+    let kind: String = column(row, "kind")?;
+    let status: String = column(row, "status")?;
+    let events: Value = column(row, "cdm_events")?;
+    Ok(AnalysisRecord {
+        id: AnalysisId::from_uuid(column(row, "id")?),
+        owner: UserId::from_uuid(column(row, "owner_id")?),
+        kind: kind.parse().map_err(|e| unreadable("analysis kind", e))?,
+        request: column(row, "request")?,
+        deal_id: column(row, "deal_id")?,
+        status: status.parse().map_err(|e| unreadable("analysis status", e))?,
+        result: column(row, "result")?,
+        error: column(row, "error")?,
+        cdm_events: match events {
+            Value::Array(events) => events,
+            _ => return Err(unreadable("cdm_events", "not an array".into())),
+        },
+        created_at: column(row, "created_at")?,
+        completed_at: column(row, "completed_at")?,
+    })
+}
+
+impl PostgresStore {
+    /// Why a conditional move matched no row: no such run, or another state.
+    async fn analysis_move_refused(&self, id: AnalysisId) -> AnalysisChangeError {
+        match AnalysisRepository::find(self, id).await {
+            Ok(Some(record)) => AnalysisChangeError::WrongState { current: record.status },
+            Ok(None) => AnalysisChangeError::NotFound,
+            Err(error) => AnalysisChangeError::Store(error),
+        }
+    }
+}
+
+#[async_trait]
+impl AnalysisRepository for PostgresStore {
+    async fn create(&self, record: AnalysisRecord) -> Result<(), StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "INSERT INTO analyses ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let events = Value::Array(record.cdm_events.clone());
+        client
+            .execute(
+                &statement,
+                &[
+                    &record.id.as_uuid(),
+                    &record.owner.as_uuid(),
+                    &record.kind.as_str(),
+                    &record.request,
+                    &record.deal_id,
+                    &record.status.as_str(),
+                    &record.result,
+                    &record.error,
+                    &events,
+                    &record.created_at,
+                    &record.completed_at,
+                ],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn start(&self, id: AnalysisId) -> Result<(), AnalysisChangeError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached("UPDATE analyses SET status = 'running' WHERE id = $1 AND status = 'pending'")
+            .await
+            .map_err(unavailable)?;
+        if client.execute(&statement, &[&id.as_uuid()]).await.map_err(unavailable)? == 1 {
+            return Ok(());
+        }
+        Err(self.analysis_move_refused(id).await)
+    }
+
+    async fn finish(
+        &self,
+        id: AnalysisId,
+        outcome: AnalysisOutcome,
+        cdm_events: Vec<Value>,
+        at: OffsetDateTime,
+    ) -> Result<AnalysisRecord, AnalysisChangeError> {
+        let (status, result, error) = match outcome {
+            AnalysisOutcome::Completed { result } => (AnalysisStatus::Completed, Some(result), None),
+            AnalysisOutcome::Failed { error } => (AnalysisStatus::Failed, None, Some(error)),
+        };
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "UPDATE analyses SET status = $2, result = $3, error = $4, cdm_events = $5, completed_at = $6 \
+                 WHERE id = $1 AND status = 'running' RETURNING {COLUMNS}"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let events = Value::Array(cdm_events);
+        let row = client
+            .query_opt(&statement, &[&id.as_uuid(), &status.as_str(), &result, &error, &events, &at])
+            .await
+            .map_err(unavailable)?;
+        match row {
+            Some(row) => Ok(record_from_row(&row)?),
+            None => Err(self.analysis_move_refused(id).await),
+        }
+    }
+
+    async fn find(&self, id: AnalysisId) -> Result<Option<AnalysisRecord>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM analyses WHERE id = $1"))
+            .await
+            .map_err(unavailable)?;
+        client
+            .query_opt(&statement, &[&id.as_uuid()])
+            .await
+            .map_err(unavailable)?
+            .as_ref()
+            .map(record_from_row)
+            .transpose()
+    }
+
+    async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
+        let client = self.connection().await?;
+        // Only the conditions in use, so each combination is planned on its own index.
+        let owner = query.owner.map(|owner| owner.as_uuid());
+        let mut conditions = Vec::new();
+        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::new();
+        if let Some(owner) = &owner {
+            params.push(owner);
+            conditions.push(format!("owner_id = ${}", params.len()));
+        }
+        if let Some(deal) = &query.deal_id {
+            params.push(deal);
+            conditions.push(format!("deal_id = ${}", params.len()));
+        }
+        let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+        let count =
+            client.prepare_cached(&format!("SELECT count(*) FROM analyses {filter}")).await.map_err(unavailable)?;
+        let total: i64 = column(&client.query_one(&count, &params).await.map_err(unavailable)?, "count")?;
+        let limit = i64::from(query.limit);
+        let offset = i64::try_from(query.offset()).unwrap_or(i64::MAX);
+        params.push(&limit);
+        params.push(&offset);
+        let page = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM analyses {filter} ORDER BY created_at DESC, id DESC LIMIT ${} OFFSET ${}",
+                params.len() - 1,
+                params.len()
+            ))
+            .await
+            .map_err(unavailable)?;
+        let rows = client.query(&page, &params).await.map_err(unavailable)?;
+        let records = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
+        Ok((records, u64::try_from(total).unwrap_or(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::analyses::AnalysisKind;
+
+    #[test]
+    fn every_kind_and_status_is_allowed_by_the_table() {
+        let sql = include_str!("migrations/0003_analyses.sql");
+        for kind in AnalysisKind::ALL {
+            assert!(sql.contains(&format!("'{}'", kind.as_str())), "{kind}");
+        }
+        for status in AnalysisStatus::ALL {
+            assert!(sql.contains(&format!("'{}'", status.as_str())), "{status}");
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Storage of analysis runs. A run moves `pending` → `running` → `completed` | `failed` and never
+//! back: each move is recorded only from the state before it, so two workers cannot both finish it.
+
+use async_trait::async_trait;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::ports::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisChangeError {
+    /// No run with this id.
+    #[error("no such analysis")]
+    NotFound,
+    /// The run is not in the state the move starts from; nothing was changed.
+    #[error("the analysis is {current}")]
+    WrongState { current: AnalysisStatus },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(test, mockall::automock)]
+#[async_trait]
+pub trait AnalysisRepository: Send + Sync + 'static {
+    /// Stores a new run (normally `pending`).
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn create(&self, record: AnalysisRecord) -> Result<(), StoreError>;
+
+    /// `pending` → `running`.
+    ///
+    /// # Errors
+    /// [`AnalysisChangeError::NotFound`], [`AnalysisChangeError::WrongState`] unless pending, or
+    /// [`AnalysisChangeError::Store`].
+    async fn start(&self, id: AnalysisId) -> Result<(), AnalysisChangeError>;
+
+    /// `running` → `completed` or `failed`, with the events of the whole run.
+    ///
+    /// # Errors
+    /// As [`Self::start`], unless running.
+    async fn finish(
+        &self,
+        id: AnalysisId,
+        outcome: AnalysisOutcome,
+        cdm_events: Vec<Value>,
+        at: OffsetDateTime,
+    ) -> Result<AnalysisRecord, AnalysisChangeError>;
+
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer; unknown is `Ok(None)`.
+    async fn find(&self, id: AnalysisId) -> Result<Option<AnalysisRecord>, StoreError>;
+
+    /// One page, newest first, and the total count.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError>;
+}
