@@ -2,6 +2,14 @@
 //! series. Every number leaves here as a [`Metric`] that names its formula and the inputs it was
 //! computed from, so a result can be traced back to the statements and prices it rests on.
 
+pub mod basel;
+pub mod credit;
+pub mod findings;
+pub mod loan;
+pub mod market;
+pub mod rating;
+pub mod statements;
+
 use serde::Serialize;
 
 /// What a metric's value measures.
@@ -47,7 +55,10 @@ impl Metric {
             value,
             unit,
             formula: formula.to_owned(),
-            inputs: inputs.iter().map(|(name, value)| MetricInput { name: (*name).to_owned(), value: *value }).collect(),
+            inputs: inputs
+                .iter()
+                .map(|(name, value)| MetricInput { name: (*name).to_owned(), value: *value })
+                .collect(),
         }
     }
 }
