@@ -69,7 +69,8 @@ fn company_analysis(c: &mut Criterion) {
     let thresholds = FindingThresholds::default();
     c.bench_function("quant/company_analysis_6y_statements_5y_prices", |b| {
         b.iter(|| {
-            let stock_stats = instrument_statistics(&stock, Some(&benchmark), TimeRange::FiveYears, 0.04).expect("stats");
+            let stock_stats =
+                instrument_statistics(&stock, Some(&benchmark), TimeRange::FiveYears, 0.04).expect("stats");
             let benchmark_stats = instrument_statistics(&benchmark, None, TimeRange::FiveYears, 0.04).expect("stats");
             let market = MarketInputs {
                 equity_market_value: stock.points().last().map_or(0.0, |p| p.close) * 1_000.0,

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod http;
 pub mod jwt;
 pub mod llm;
+pub mod market;
 pub mod memory;
 pub mod postgres;
 pub mod secrets;

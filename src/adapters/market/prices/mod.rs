@@ -1,0 +1,232 @@
+//! [`PriceHistory`](crate::ports::price_history::PriceHistory) adapters: [`YahooChart`] (keyless
+//! default), [`AlphaVantage`] (when an API key is configured) and [`CsvMirrorPrices`] (a directory of
+//! CSV files, for air-gapped deployments and the demo).
+//!
+//! The HTTP adapters share [`get_with_retries`]: one `GET` per attempt with the configured timeout,
+//! retried with exponential backoff (and jitter, honouring a `Retry-After` in seconds up to a cap) on
+//! 429, 5xx and connection failures. Timeouts are not retried: a provider too slow once is as slow
+//! again, and each attempt would get the full timeout. Bodies that are HTML (bot challenges, error
+//! pages served with 200) are recognised and reported as
+//! [`PriceHistoryError::Unavailable`] naming the provider. Request URLs are never put in errors, as
+//! Alpha Vantage's carries the key.
+
+mod alpha_vantage;
+mod csv_mirror;
+mod yahoo;
+
+#[cfg(test)]
+mod fake_server;
+
+use std::time::Duration;
+
+use anyhow::{anyhow, bail};
+use bytes::Bytes;
+use rand::Rng;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::{StatusCode, Url};
+
+use crate::ports::price_history::PriceHistoryError;
+
+pub use alpha_vantage::{AlphaVantage, AlphaVantageSettings, DEFAULT_ALPHAVANTAGE_URL};
+pub use csv_mirror::CsvMirrorPrices;
+pub use yahoo::{DEFAULT_BROWSER_USER_AGENT, DEFAULT_YAHOO_CHART_URL, YahooChart, YahooSettings};
+
+/// Longest time opening a connection may take, whatever the request timeout.
+const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
+
+/// How transient failures (429, 5xx, connection errors) are retried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first one included (1: never retry).
+    pub max_attempts: u32,
+    /// Wait before the first retry; doubles for each further one (with up to half taken off at random).
+    pub base_delay: Duration,
+    /// Cap on any wait, a provider's `Retry-After` included.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 3 attempts, waits of about 500 ms then 1 s, at most 5 s when the provider asks for more.
+    fn default() -> Self {
+        Self { max_attempts: 3, base_delay: Duration::from_millis(500), max_delay: Duration::from_secs(5) }
+    }
+}
+
+impl RetryPolicy {
+    fn delay(&self, retry: u32, hint: Option<Duration>) -> Duration {
+        if let Some(hint) = hint {
+            return hint.min(self.max_delay);
+        }
+        let exponent = retry.saturating_sub(1).min(16);
+        let full = self.base_delay.saturating_mul(1 << exponent).min(self.max_delay);
+        let jitter = full / 2;
+        let taken_off =
+            if jitter.is_zero() { Duration::ZERO } else { rand::rng().random_range(Duration::ZERO..jitter) };
+        full - taken_off
+    }
+}
+
+/// Builds the HTTP client of a price provider.
+fn http_client(user_agent: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout.min(CONNECT_TIMEOUT_CAP))
+        .user_agent(user_agent)
+        .build()
+        .map_err(|e| anyhow!("cannot build the HTTP client of a price provider: {}", error_chain(&e.without_url())))
+}
+
+/// Parses a configured base URL (http or https, no credentials); `variable` names it in errors.
+fn base_url(variable: &str, raw: &str) -> anyhow::Result<Url> {
+    let url = Url::parse(raw.trim()).map_err(|e| anyhow!("invalid {variable}: '{raw}' is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        bail!("invalid {variable}: '{raw}' is not an http(s) URL");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        bail!("invalid {variable}: must not contain credentials");
+    }
+    Ok(url)
+}
+
+/// A final answer of the provider: a 2xx, or a 4xx other than 429.
+struct Answer {
+    status: StatusCode,
+    body: Bytes,
+    is_html: bool,
+}
+
+/// `GET url` with retries. Returns the answer unless it is 429/5xx after all attempts, the provider
+/// cannot be reached, or it does not answer within the client's timeout.
+async fn get_with_retries(
+    client: &reqwest::Client,
+    url: &Url,
+    retry: &RetryPolicy,
+    provider: &'static str,
+) -> Result<Answer, PriceHistoryError> {
+    let max_attempts = retry.max_attempts.max(1);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let (reason, hint) = match client.get(url.clone()).send().await {
+            Ok(response) => {
+                let status = response.status();
+                let hint = retry_after(response.headers());
+                let is_html = response
+                    .headers()
+                    .get(CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok())
+                    .is_some_and(|value| value.to_ascii_lowercase().contains("html"));
+                let body = response.bytes().await.map_err(|e| transport_error(provider, e))?;
+                let is_html = is_html || looks_like_html(&body);
+                if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+                    (format!("answered HTTP {}", status.as_u16()), hint)
+                } else {
+                    return Ok(Answer { status, body, is_html });
+                }
+            }
+            Err(error) if error.is_timeout() => return Err(transport_error(provider, error)),
+            // Refused, reset, DNS: worth another attempt.
+            Err(error) => (format!("unreachable: {}", error_chain(&error.without_url())), None),
+        };
+        if attempt >= max_attempts {
+            return Err(PriceHistoryError::Unavailable { provider, reason: format!("{reason} ({attempt} attempts)") });
+        }
+        let delay = retry.delay(attempt, hint);
+        tracing::warn!(
+            provider,
+            attempt,
+            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            failure = %reason,
+            "price provider request failed; retrying"
+        );
+        tokio::time::sleep(delay).await;
+    }
+}
+
+fn transport_error(provider: &'static str, error: reqwest::Error) -> PriceHistoryError {
+    let reason = if error.is_timeout() {
+        "no answer in time (timeout)".to_owned()
+    } else {
+        format!("request failed: {}", error_chain(&error.without_url()))
+    };
+    PriceHistoryError::Unavailable { provider, reason }
+}
+
+/// The error's text followed by its sources', as reqwest's own text is terse ("error sending request").
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Whether a body is an HTML page rather than JSON or CSV.
+fn looks_like_html(body: &[u8]) -> bool {
+    let start = body.iter().position(|b| !b.is_ascii_whitespace()).map_or(&[][..], |i| &body[i..]);
+    let head: Vec<u8> = start.iter().take(15).map(u8::to_ascii_lowercase).collect();
+    head.starts_with(b"<!doctype html")
+        || head.starts_with(b"<html")
+        || head.starts_with(b"<head")
+        || head.starts_with(b"<body")
+        || head.starts_with(b"<!--")
+        || head.starts_with(b"<?xml")
+}
+
+/// `Retry-After` in seconds (HTTP dates are ignored).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    let seconds: f64 = value.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(3600.0)))
+}
+
+/// The first `limit` characters of a provider's text, for error messages.
+fn excerpt(text: &str, limit: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= limit {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(limit).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_bodies_are_recognised() {
+        assert!(looks_like_html(b"  <!DOCTYPE html><html>challenge</html>"));
+        assert!(looks_like_html(b"<HTML><body>Just a moment...</body></HTML>"));
+        assert!(!looks_like_html(b"{\"chart\":{}}"));
+        assert!(!looks_like_html(b"Date,Close\n"));
+        assert!(!looks_like_html(b""));
+    }
+
+    #[test]
+    fn backoff_doubles_and_respects_the_cap() {
+        let policy = RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(300),
+        };
+        for _ in 0..20 {
+            let first = policy.delay(1, None);
+            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
+            assert!(policy.delay(5, None) <= Duration::from_millis(300));
+        }
+        assert_eq!(policy.delay(1, Some(Duration::from_secs(60))), Duration::from_millis(300));
+    }
+
+    #[test]
+    fn base_urls_must_be_http_without_credentials() {
+        assert!(base_url("YAHOO_CHART_URL", "http://127.0.0.1:1/chart").is_ok());
+        for bad in ["", "ftp://x/y", "https://user:pw@x/y", "localhost/chart"] {
+            let error = base_url("YAHOO_CHART_URL", bad).expect_err(bad);
+            assert!(error.to_string().contains("YAHOO_CHART_URL"), "{error}");
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Company financial statements from a data provider: resolve a company by ticker or name, then fetch
+//! its normalised annual statements with the provenance of every number (which XBRL tag, which filing,
+//! which period), so an analysis can show where each input came from. The SEC EDGAR and local-mirror
+//! adapters live in [`crate::adapters::market`].
+//!
+//! Nothing is invented: a line the filer did not report stays `None` in the statements and has no
+//! provenance entry.
+
+use async_trait::async_trait;
+use time::Date;
+
+use crate::domain::quant::statements::CompanyFinancials;
+
+/// What the caller knows about the company: a name (or a ticker typed as a name) and, optionally, a
+/// ticker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompanyQuery {
+    pub name: String,
+    pub ticker: Option<String>,
+}
+
+impl CompanyQuery {
+    pub fn new(name: impl Into<String>, ticker: Option<String>) -> Self {
+        Self { name: name.into(), ticker }
+    }
+
+    /// The query as people typed it, for error messages: `Apple (AAPL)`, `Apple`, `AAPL`.
+    pub fn describe(&self) -> String {
+        let name = self.name.trim();
+        match self.ticker.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            Some(ticker) if name.is_empty() => ticker.to_owned(),
+            Some(ticker) => format!("{name} ({ticker})"),
+            None => name.to_owned(),
+        }
+    }
+}
+
+/// A company the provider knows, identified by its SEC Central Index Key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedCompany {
+    pub cik: u64,
+    /// The name as the provider spells it (`Apple Inc.`).
+    pub name: String,
+    /// The provider's primary ticker for the company, if it has one.
+    pub ticker: Option<String>,
+}
+
+impl ResolvedCompany {
+    /// The CIK zero-padded to ten digits, as in SEC file names (`0000320193`).
+    pub fn padded_cik(&self) -> String {
+        format!("{:010}", self.cik)
+    }
+}
+
+/// A line of [`crate::domain::quant::statements::FiscalYearStatement`], named as its field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StatementLine {
+    Revenue,
+    GrossProfit,
+    OperatingIncome,
+    NetIncome,
+    DepreciationAmortization,
+    InterestExpense,
+    IncomeTax,
+    TotalAssets,
+    CurrentAssets,
+    TotalLiabilities,
+    CurrentLiabilities,
+    LongTermDebtNoncurrent,
+    LongTermDebtCurrent,
+    LongTermDebt,
+    ShortTermBorrowings,
+    CommercialPaper,
+    FinanceLeases,
+    Equity,
+    Cash,
+    ShortTermInvestments,
+    RetainedEarnings,
+    Receivables,
+    Inventory,
+    CashFromOperations,
+    CapitalExpenditure,
+    SharesOutstanding,
+}
+
+impl StatementLine {
+    /// The field name (`total_liabilities`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Revenue => "revenue",
+            Self::GrossProfit => "gross_profit",
+            Self::OperatingIncome => "operating_income",
+            Self::NetIncome => "net_income",
+            Self::DepreciationAmortization => "depreciation_amortization",
+            Self::InterestExpense => "interest_expense",
+            Self::IncomeTax => "income_tax",
+            Self::TotalAssets => "total_assets",
+            Self::CurrentAssets => "current_assets",
+            Self::TotalLiabilities => "total_liabilities",
+            Self::CurrentLiabilities => "current_liabilities",
+            Self::LongTermDebtNoncurrent => "long_term_debt_noncurrent",
+            Self::LongTermDebtCurrent => "long_term_debt_current",
+            Self::LongTermDebt => "long_term_debt",
+            Self::ShortTermBorrowings => "short_term_borrowings",
+            Self::CommercialPaper => "commercial_paper",
+            Self::FinanceLeases => "finance_leases",
+            Self::Equity => "equity",
+            Self::Cash => "cash",
+            Self::ShortTermInvestments => "short_term_investments",
+            Self::RetainedEarnings => "retained_earnings",
+            Self::Receivables => "receivables",
+            Self::Inventory => "inventory",
+            Self::CashFromOperations => "cash_from_operations",
+            Self::CapitalExpenditure => "capital_expenditure",
+            Self::SharesOutstanding => "shares_outstanding",
+        }
+    }
+}
+
+/// Where one number of the statements came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineProvenance {
+    pub fiscal_year_end: Date,
+    pub line: StatementLine,
+    /// The XBRL concept used, with its taxonomy (`us-gaap:Revenues`, `dei:EntityCommonStockSharesOutstanding`).
+    /// For a derived value, the formula (`us-gaap:LiabilitiesAndStockholdersEquity - us-gaap:StockholdersEquity`).
+    pub tag: String,
+    pub value: f64,
+    /// Accession number of the filing that reported the fact (`0000320193-23-000106`).
+    pub accession_number: String,
+    /// The filing's form (`10-K`, `10-K/A`).
+    pub form: String,
+    /// First day of the period for flows; `None` for balance-sheet instants.
+    pub period_start: Option<Date>,
+    /// Last day of the period, or the instant.
+    pub period_end: Date,
+    /// When the filing was filed.
+    pub filed: Date,
+    /// Where the facts were read (the `companyfacts` URL, or the mirror file as a `file://` URL).
+    pub source_url: String,
+    /// How a value that is not a single reported fact was obtained (derivation, sum of share
+    /// classes), with the inputs; `None` for a fact taken as reported.
+    pub derivation: Option<String>,
+}
+
+/// Annual statements and the provenance of each reported line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatementsWithProvenance {
+    pub financials: CompanyFinancials,
+    /// One entry per (fiscal year, line) that has a value, newest year first.
+    pub provenance: Vec<LineProvenance>,
+}
+
+impl StatementsWithProvenance {
+    /// The provenance of `line` in the fiscal year ending `fiscal_year_end`, if that line has a value.
+    pub fn provenance_of(&self, fiscal_year_end: Date, line: StatementLine) -> Option<&LineProvenance> {
+        self.provenance.iter().find(|p| p.fiscal_year_end == fiscal_year_end && p.line == line)
+    }
+}
+
+/// Most candidates an [`FinancialDataError::Ambiguous`] lists.
+pub const MAX_CANDIDATES: usize = 10;
+
+/// Why company data could not be had. `provider` names the source (`SEC EDGAR`, `SEC local mirror`).
+#[derive(Debug, thiserror::Error)]
+pub enum FinancialDataError {
+    /// No company matches the query (an HTTP 400 naming the query).
+    #[error("unknown company: no company matches '{query}'")]
+    UnknownCompany { query: String },
+    /// Several companies match the query and none exactly (an HTTP 400 listing them); at most
+    /// [`MAX_CANDIDATES`], best first.
+    #[error("ambiguous company '{query}': {} candidates", candidates.len())]
+    Ambiguous { query: String, candidates: Vec<ResolvedCompany> },
+    /// The provider could not be reached, timed out, or kept failing after the adapter's retries
+    /// (an HTTP 502 naming the provider). Transient.
+    #[error("{provider} unavailable: {reason}")]
+    Unavailable { provider: &'static str, reason: String },
+    /// The provider answered, but not with usable data: a malformed document, a company without
+    /// XBRL facts, a missing mirror file (an HTTP 502 naming the provider). Not transient.
+    #[error("{provider} returned unusable data: {reason}")]
+    InvalidData { provider: &'static str, reason: String },
+}
+
+impl FinancialDataError {
+    /// Whether the caller's query is at fault (unknown or ambiguous company) rather than the provider.
+    pub fn is_client_error(&self) -> bool {
+        matches!(self, Self::UnknownCompany { .. } | Self::Ambiguous { .. })
+    }
+}
+
+/// A source of company financial statements.
+#[cfg_attr(test, mockall::automock)]
+#[async_trait]
+pub trait FinancialData: Send + Sync + 'static {
+    /// The company the query designates: an exact ticker match first (the query's ticker, then its
+    /// name taken as a ticker), then an exact name match ignoring case, punctuation and legal suffixes,
+    /// then the single company whose name contains the query's words.
+    ///
+    /// # Errors
+    /// - [`FinancialDataError::UnknownCompany`] when nothing matches;
+    /// - [`FinancialDataError::Ambiguous`] when several companies match and none exactly;
+    /// - [`FinancialDataError::Unavailable`] when the company list cannot be fetched;
+    /// - [`FinancialDataError::InvalidData`] when the company list is malformed or missing.
+    async fn resolve(&self, query: &CompanyQuery) -> Result<ResolvedCompany, FinancialDataError>;
+
+    /// The company's latest `years` fiscal years of annual (10-K) statements, newest first (at most
+    /// [`crate::domain::quant::statements::MAX_FISCAL_YEARS`]), with provenance.
+    ///
+    /// # Errors
+    /// - [`FinancialDataError::Unavailable`] when the provider cannot be reached or keeps failing;
+    /// - [`FinancialDataError::InvalidData`] when its answer is malformed, or the company has no
+    ///   annual facts at all (no XBRL data, no 10-K).
+    async fn annual_statements(
+        &self,
+        company: &ResolvedCompany,
+        years: usize,
+    ) -> Result<StatementsWithProvenance, FinancialDataError>;
+}
