@@ -9,4 +9,5 @@ pub mod llm;
 pub mod market;
 pub mod memory;
 pub mod postgres;
+pub mod retry;
 pub mod secrets;

@@ -4,4 +4,5 @@
 
 pub mod openai;
 
-pub use openai::{OpenAiCompatible, RetryPolicy};
+pub use crate::adapters::retry::RetryPolicy;
+pub use openai::{DEFAULT_RETRY, OpenAiCompatible};

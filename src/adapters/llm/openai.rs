@@ -21,12 +21,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, anyhow, bail};
 use async_trait::async_trait;
 use bytes::Bytes;
-use rand::Rng;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::adapters::retry::{RetryPolicy, retry_after};
 use crate::config::{LlmConfig, Secret};
 use crate::domain::llm_proposals::json_kind;
 use crate::ports::llm::{
@@ -38,40 +38,9 @@ const PROVIDER_MESSAGE_LIMIT: usize = 500;
 /// Longest time opening a connection may take, whatever the request timeout.
 const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
-/// How transient failures are retried.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts in all, the first one included (1: never retry).
-    pub max_attempts: u32,
-    /// Wait before the first retry; doubles for each further one (with jitter).
-    pub base_delay: Duration,
-    /// Cap on any wait, a provider's `Retry-After` included.
-    pub max_delay: Duration,
-}
-
-impl Default for RetryPolicy {
-    /// 3 attempts, waits of about 250 ms then 500 ms, at most 10 s when the provider asks for more.
-    fn default() -> Self {
-        Self { max_attempts: 3, base_delay: Duration::from_millis(250), max_delay: Duration::from_secs(10) }
-    }
-}
-
-impl RetryPolicy {
-    /// The wait before retry number `retry` (1 = the first retry): the provider's hint when it gave
-    /// one, else `base_delay · 2^(retry-1)` with up to half of it taken off at random; never more
-    /// than `max_delay`.
-    fn delay(&self, retry: u32, hint: Option<Duration>) -> Duration {
-        if let Some(hint) = hint {
-            return hint.min(self.max_delay);
-        }
-        let exponent = retry.saturating_sub(1).min(16);
-        let full = self.base_delay.saturating_mul(1 << exponent).min(self.max_delay);
-        let jitter = full / 2;
-        let taken_off =
-            if jitter.is_zero() { Duration::ZERO } else { rand::rng().random_range(Duration::ZERO..jitter) };
-        full - taken_off
-    }
-}
+/// 3 attempts, waits of about 250 ms then 500 ms, at most 10 s when the provider asks for more.
+pub const DEFAULT_RETRY: RetryPolicy =
+    RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(250), max_delay: Duration::from_secs(10) };
 
 /// A chat-completions client for one endpoint and model.
 #[derive(Clone, Debug)]
@@ -116,7 +85,7 @@ impl OpenAiCompatible {
             .user_agent(concat!("creditflow/", env!("CARGO_PKG_VERSION")))
             .build()
             .context("cannot build the HTTP client of the language model")?;
-        Ok(Self { client, endpoint, model, api_key, retry: RetryPolicy::default() })
+        Ok(Self { client, endpoint, model, api_key, retry: DEFAULT_RETRY })
     }
 
     /// The same client with another retry policy.
@@ -273,21 +242,6 @@ impl Failure {
             Self::Status { status, message } => LlmError::Provider { status: status.as_u16(), message },
         }
     }
-}
-
-/// The provider's wait hint: OpenAI's `retry-after-ms`, else `Retry-After` in (possibly
-/// fractional) seconds. The HTTP-date form is ignored: the backoff applies instead.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok()).map(str::trim);
-    let seconds = |raw: &str, scale: f64| {
-        raw.parse::<f64>()
-            .ok()
-            .filter(|n| n.is_finite() && *n >= 0.0)
-            .and_then(|n| Duration::try_from_secs_f64(n * scale).ok())
-    };
-    header("retry-after-ms")
-        .and_then(|raw| seconds(raw, 0.001))
-        .or_else(|| header("retry-after").and_then(|raw| seconds(raw, 1.0)))
 }
 
 /// The message of an error answer: `{"error":{"message":…}}` (OpenAI, vLLM), `{"error":"…"}`
@@ -1057,43 +1011,5 @@ mod tests {
                 .expect("client");
         assert!(!format!("{client:?}").contains(KEY));
         assert_eq!(client.model(), "m");
-    }
-
-    #[test]
-    fn llm_backoff_doubles_with_jitter_and_respects_the_cap() {
-        let policy = RetryPolicy {
-            max_attempts: 5,
-            base_delay: Duration::from_millis(100),
-            max_delay: Duration::from_millis(300),
-        };
-        for _ in 0..50 {
-            let first = policy.delay(1, None);
-            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100), "{first:?}");
-            let second = policy.delay(2, None);
-            assert!(second >= Duration::from_millis(100) && second <= Duration::from_millis(200), "{second:?}");
-            assert!(policy.delay(10, None) <= Duration::from_millis(300));
-        }
-        assert_eq!(policy.delay(1, Some(Duration::from_millis(20))), Duration::from_millis(20));
-        assert_eq!(policy.delay(1, Some(Duration::from_secs(60))), Duration::from_millis(300));
-    }
-
-    #[test]
-    fn llm_retry_after_headers_parse_seconds_and_milliseconds() {
-        let headers = |pairs: &[(&'static str, &str)]| {
-            let mut map = HeaderMap::new();
-            for (name, value) in pairs {
-                map.insert(*name, value.parse().expect("header value"));
-            }
-            map
-        };
-        assert_eq!(retry_after(&headers(&[("retry-after", "2")])), Some(Duration::from_secs(2)));
-        assert_eq!(retry_after(&headers(&[("retry-after", "1.5")])), Some(Duration::from_millis(1500)));
-        assert_eq!(
-            retry_after(&headers(&[("retry-after", "2"), ("retry-after-ms", "250")])),
-            Some(Duration::from_millis(250))
-        );
-        assert_eq!(retry_after(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")])), None);
-        assert_eq!(retry_after(&headers(&[("retry-after", "-1")])), None);
-        assert_eq!(retry_after(&HeaderMap::new()), None);
     }
 }

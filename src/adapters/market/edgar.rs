@@ -43,7 +43,6 @@ use anyhow::{Context, bail};
 use async_trait::async_trait;
 use bytes::Bytes;
 use regex::Regex;
-use reqwest::header::HeaderMap;
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 use time::Date;
@@ -51,6 +50,7 @@ use time::macros::format_description;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+use crate::adapters::retry::retry_after;
 use crate::domain::quant::statements::{CompanyFinancials, FiscalYearStatement, MAX_FISCAL_YEARS};
 use crate::ports::financial_data::{
     CompanyQuery, FinancialData, FinancialDataError, LineProvenance, MAX_CANDIDATES, ResolvedCompany, StatementLine,
@@ -207,7 +207,7 @@ impl EdgarClient {
     async fn attempt(&self, url: Url) -> Result<Bytes, Failure> {
         let response = self.http.get(url).send().await.map_err(Failure::transport)?;
         let status = response.status();
-        let retry_after = retry_after_seconds(response.headers());
+        let retry_after = retry_after(response.headers());
         let body = response.bytes().await.map_err(Failure::transport)?;
         if status.is_success() {
             return Ok(body);
@@ -357,16 +357,6 @@ impl Failure {
         };
         FinancialDataError::Unavailable { provider: PROVIDER, reason: format!("GET {url}: {}{hint}", self.describe()) }
     }
-}
-
-/// `Retry-After` in (possibly fractional) seconds; the HTTP-date form is ignored (backoff applies).
-fn retry_after_seconds(headers: &HeaderMap) -> Option<Duration> {
-    headers
-        .get("retry-after")
-        .and_then(|value| value.to_str().ok())
-        .and_then(|raw| raw.trim().parse::<f64>().ok())
-        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
-        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
 }
 
 fn excerpt(body: &[u8]) -> String {

@@ -78,7 +78,7 @@ impl AlphaVantage {
             anyhow::bail!("invalid ALPHAVANTAGE_API_KEY: must not be empty");
         }
         let client = http_client(concat!("creditflow/", env!("CARGO_PKG_VERSION")), settings.timeout)?;
-        Ok(Self { client, base, api_key: settings.api_key.clone(), retry: RetryPolicy::default() })
+        Ok(Self { client, base, api_key: settings.api_key.clone(), retry: super::DEFAULT_RETRY })
     }
 
     /// The same client with another retry policy.

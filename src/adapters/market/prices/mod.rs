@@ -21,8 +21,9 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail};
 use bytes::Bytes;
-use rand::Rng;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::header::CONTENT_TYPE;
+
+use crate::adapters::retry::retry_after;
 use reqwest::{StatusCode, Url};
 
 use crate::ports::price_history::PriceHistoryError;
@@ -34,37 +35,11 @@ pub use yahoo::{DEFAULT_BROWSER_USER_AGENT, DEFAULT_YAHOO_CHART_URL, YahooChart,
 /// Longest time opening a connection may take, whatever the request timeout.
 const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
-/// How transient failures (429, 5xx, connection errors) are retried.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts in all, the first one included (1: never retry).
-    pub max_attempts: u32,
-    /// Wait before the first retry; doubles for each further one (with up to half taken off at random).
-    pub base_delay: Duration,
-    /// Cap on any wait, a provider's `Retry-After` included.
-    pub max_delay: Duration,
-}
+pub use crate::adapters::retry::RetryPolicy;
 
-impl Default for RetryPolicy {
-    /// 3 attempts, waits of about 500 ms then 1 s, at most 5 s when the provider asks for more.
-    fn default() -> Self {
-        Self { max_attempts: 3, base_delay: Duration::from_millis(500), max_delay: Duration::from_secs(5) }
-    }
-}
-
-impl RetryPolicy {
-    fn delay(&self, retry: u32, hint: Option<Duration>) -> Duration {
-        if let Some(hint) = hint {
-            return hint.min(self.max_delay);
-        }
-        let exponent = retry.saturating_sub(1).min(16);
-        let full = self.base_delay.saturating_mul(1 << exponent).min(self.max_delay);
-        let jitter = full / 2;
-        let taken_off =
-            if jitter.is_zero() { Duration::ZERO } else { rand::rng().random_range(Duration::ZERO..jitter) };
-        full - taken_off
-    }
-}
+/// 3 attempts, waits of about 500 ms then 1 s, at most 5 s when the provider asks for more.
+pub const DEFAULT_RETRY: RetryPolicy =
+    RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(500), max_delay: Duration::from_secs(5) };
 
 /// Builds the HTTP client of a price provider.
 fn http_client(user_agent: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
@@ -176,13 +151,6 @@ fn looks_like_html(body: &[u8]) -> bool {
         || head.starts_with(b"<?xml")
 }
 
-/// `Retry-After` in seconds (HTTP dates are ignored).
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    let seconds: f64 = value.parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(3600.0)))
-}
-
 /// The first `limit` characters of a provider's text, for error messages.
 fn excerpt(text: &str, limit: usize) -> String {
     let text = text.trim();
@@ -204,21 +172,6 @@ mod tests {
         assert!(!looks_like_html(b"{\"chart\":{}}"));
         assert!(!looks_like_html(b"Date,Close\n"));
         assert!(!looks_like_html(b""));
-    }
-
-    #[test]
-    fn backoff_doubles_and_respects_the_cap() {
-        let policy = RetryPolicy {
-            max_attempts: 3,
-            base_delay: Duration::from_millis(100),
-            max_delay: Duration::from_millis(300),
-        };
-        for _ in 0..20 {
-            let first = policy.delay(1, None);
-            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
-            assert!(policy.delay(5, None) <= Duration::from_millis(300));
-        }
-        assert_eq!(policy.delay(1, Some(Duration::from_secs(60))), Duration::from_millis(300));
     }
 
     #[test]

@@ -67,7 +67,7 @@ impl YahooChart {
     pub fn new(settings: &YahooSettings) -> anyhow::Result<Self> {
         let base = base_url("YAHOO_CHART_URL", &settings.chart_url)?;
         let client = http_client(&settings.user_agent, settings.timeout)?;
-        Ok(Self { client, base, retry: RetryPolicy::default() })
+        Ok(Self { client, base, retry: super::DEFAULT_RETRY })
     }
 
     /// The same client with another retry policy.
