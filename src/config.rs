@@ -42,6 +42,15 @@ pub enum StoreKind {
     Embedded,
 }
 
+/// Where the rolling windows of the rate limits live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateLimitStore {
+    /// This process: exact for one instance.
+    Memory,
+    /// The PostgreSQL store: one budget per user across every instance.
+    Postgres,
+}
+
 /// Log line format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogFormat {
@@ -137,6 +146,7 @@ pub struct Config {
     pub siwe_nonce_ttl: Duration,
     pub wallet_default_role: Role,
     pub rate_limit_per_minute: u32,
+    pub rate_limit_store: RateLimitStore,
     pub login_max_failures: u32,
     pub login_failure_window: Duration,
     pub max_body_bytes: u64,
@@ -222,6 +232,14 @@ impl Config {
             &[("memory", StoreKind::Memory), ("postgres", StoreKind::Postgres), ("embedded", StoreKind::Embedded)],
             default_store,
         )?;
+        let rate_limit_store = vars.choice(
+            "RATE_LIMIT_STORE",
+            &[("memory", RateLimitStore::Memory), ("postgres", RateLimitStore::Postgres)],
+            RateLimitStore::Memory,
+        )?;
+        if rate_limit_store == RateLimitStore::Postgres && store == StoreKind::Memory {
+            return Err(invalid("RATE_LIMIT_STORE", "is postgres but STORE=memory has no database"));
+        }
         match (store, &database.url) {
             (StoreKind::Postgres, None) => {
                 return Err(invalid("DATABASE_URL", "must be set when STORE=postgres (postgres://user@host:5432/db)"));
@@ -259,6 +277,7 @@ impl Config {
                 Role::Analyst,
             )?,
             rate_limit_per_minute: vars.positive_or("RATE_LIMIT_PER_MINUTE", 60)?,
+            rate_limit_store,
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
@@ -515,6 +534,18 @@ mod tests {
         let full = config(&[("DB_SSL_MODE", "verify-full"), ("DB_SSL_REQUIRED", "yes")]).expect("valid");
         assert_eq!(full.database.tls(SslMode::Prefer).mode, SslMode::VerifyFull);
         assert!(full.database.ssl_required);
+    }
+
+    #[test]
+    fn shared_rate_limits_need_a_database() {
+        assert_eq!(config(&[]).expect("valid").rate_limit_store, RateLimitStore::Memory);
+        assert_eq!(
+            config(&[("RATE_LIMIT_STORE", "postgres")]).expect("valid").rate_limit_store,
+            RateLimitStore::Postgres
+        );
+        let error = config_error(&[("RATE_LIMIT_STORE", "postgres"), ("STORE", "memory")]);
+        assert_eq!(error.variable, "RATE_LIMIT_STORE");
+        assert_eq!(config_error(&[("RATE_LIMIT_STORE", "redis")]).variable, "RATE_LIMIT_STORE");
     }
 
     #[test]

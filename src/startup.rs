@@ -17,7 +17,7 @@ use crate::adapters::llm::OpenAiCompatible;
 use crate::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
-use crate::config::{Config, StoreKind};
+use crate::config::{Config, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings};
 use crate::domain::documents::DocumentService;
@@ -97,8 +97,25 @@ impl Adapters {
     /// # Errors
     /// When the database cannot be reached or migrated.
     pub async fn on_postgres(target: &DatabaseTarget, pool_size: usize) -> anyhow::Result<Self> {
+        Self::on_postgres_with(target, pool_size, RateLimitStore::Memory).await
+    }
+
+    /// As [`Self::on_postgres`], with the rate-limit windows in process memory or, for several
+    /// instances sharing one budget per user, in the database.
+    ///
+    /// # Errors
+    /// When the database cannot be reached or migrated.
+    pub async fn on_postgres_with(
+        target: &DatabaseTarget,
+        pool_size: usize,
+        rate_limits: RateLimitStore,
+    ) -> anyhow::Result<Self> {
         let store = Arc::new(PostgresStore::open(target, pool_size).await?);
         let mut adapters = Self::around_store(store.clone(), store.clone(), store.clone());
+        if rate_limits == RateLimitStore::Postgres {
+            adapters.workflow_rate_limiter = store.clone();
+            adapters.login_attempts = store.clone();
+        }
         adapters.database = Some(DatabaseHealth { inspector: store, expectation: target.expectation() });
         Ok(adapters)
     }
@@ -132,7 +149,7 @@ impl Adapters {
             StoreKind::Postgres => {
                 let url = config.database.url.as_ref().context("DATABASE_URL is not set")?;
                 let target = DatabaseTarget::from_config(url.expose(), &config.database)?;
-                Self::on_postgres(&target, config.database.pool_size).await
+                Self::on_postgres_with(&target, config.database.pool_size, config.rate_limit_store).await
             }
             StoreKind::Embedded => {
                 if let Err(missing) = postgres::find_postgres_binaries() {
@@ -145,13 +162,14 @@ impl Adapters {
                 }
                 let (cluster, target) = postgres::start_embedded(config).await?;
                 let cluster = Arc::new(cluster);
-                let mut adapters = match Self::on_postgres(&target, config.database.pool_size).await {
-                    Ok(adapters) => adapters,
-                    Err(error) => {
-                        stop_cluster(&cluster).await;
-                        return Err(error);
-                    }
-                };
+                let mut adapters =
+                    match Self::on_postgres_with(&target, config.database.pool_size, config.rate_limit_store).await {
+                        Ok(adapters) => adapters,
+                        Err(error) => {
+                            stop_cluster(&cluster).await;
+                            return Err(error);
+                        }
+                    };
                 adapters.embedded_cluster = Some(cluster);
                 Ok(adapters)
             }

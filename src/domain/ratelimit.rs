@@ -49,6 +49,18 @@ pub struct SlidingWindowLog {
 }
 
 impl SlidingWindowLog {
+    /// A log holding the accepted events `at_ms` (any order), as a shared store keeps them.
+    pub fn from_events(events: impl IntoIterator<Item = i64>) -> Self {
+        let mut accepted: Vec<i64> = events.into_iter().collect();
+        accepted.sort_unstable();
+        Self { accepted: accepted.into() }
+    }
+
+    /// The accepted events, oldest first.
+    pub fn events(&self) -> impl Iterator<Item = i64> + '_ {
+        self.accepted.iter().copied()
+    }
+
     /// Admits the event at `now_ms` if the window has room, recording it.
     pub fn try_acquire(&mut self, policy: RatePolicy, now_ms: i64) -> RateDecision {
         self.forget_before(now_ms - policy.window_ms);

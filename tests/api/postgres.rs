@@ -45,6 +45,7 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::nonces_are_single_use(store(cluster).await).await;
     store_contract::documents_are_versioned_reviewed_and_listed(store(cluster).await).await;
     store_contract::analyses_move_forward_once_and_list_newest_first(store(cluster).await).await;
+    store_contract::rate_limits_are_exact_under_concurrency_and_roll(store(cluster).await).await;
 }
 
 #[tokio::test]
@@ -256,4 +257,26 @@ async fn the_ssl_report_is_503_while_the_database_is_down_and_healthy_again_afte
     }
     assert_eq!(status, 200, "the pool reconnects by itself");
     assert_eq!(app.get("/health/ready", None).await.status(), 200);
+}
+
+#[tokio::test]
+async fn instances_sharing_a_database_share_each_users_workflow_budget() {
+    let cluster = test_cluster::shared().await;
+    let target = cluster.fresh_database().await;
+    let shared = || async {
+        Adapters::on_postgres_with(&target, 4, creditflow::config::RateLimitStore::Postgres).await.expect("store")
+    };
+    let limit = [("RATE_LIMIT_PER_MINUTE", "4")];
+    let first = spawn_app_around(shared().await, &limit, |_| {}).await;
+    let second = spawn_app_around(shared().await, &limit, |_| {}).await;
+    let token = first.token_for("analyst").await;
+    let body = serde_json::json!({ "text": "CREDIT AGREEMENT dated as of March 15, 2024" });
+
+    let mut statuses = Vec::new();
+    for round in 0..6 {
+        let app = if round % 2 == 0 { &first } else { &second };
+        statuses.push(app.post("/api/extract", Some(&token), &body).await.status().as_u16());
+    }
+
+    assert_eq!(statuses, [200, 200, 200, 200, 429, 429], "one budget across both instances");
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use creditflow::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryStore};
+use creditflow::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
 use creditflow::domain::analyses::{
     AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
 };
@@ -15,8 +15,10 @@ use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserCh
 use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
+use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
+use creditflow::ports::rate_limit::RateLimiter;
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -366,4 +368,41 @@ pub async fn analyses_move_forward_once_and_list_newest_first(store: Arc<dyn Ana
 #[tokio::test]
 async fn the_memory_analysis_store_honours_the_repository_contract() {
     analyses_move_forward_once_and_list_newest_first(Arc::new(MemoryAnalysisStore::new())).await;
+}
+
+pub async fn rate_limits_are_exact_under_concurrency_and_roll(limiter: Arc<dyn RateLimiter>) {
+    let policy = RatePolicy { limit: 10, window_ms: 60_000 };
+    let start = 1_700_000_000_000_i64;
+    let key = format!("workflow:{}", Uuid::new_v4());
+    let burst = (0..40).map(|i| {
+        let (limiter, key) = (limiter.clone(), key.clone());
+        tokio::spawn(async move { limiter.try_acquire(&key, policy, start + i % 3).await })
+    });
+    let mut admitted = 0;
+    for attempt in burst {
+        if attempt.await.expect("join").expect("decision").allowed {
+            admitted += 1;
+        }
+    }
+    assert_eq!(admitted, 10, "exactly the budget is admitted");
+
+    let refused = limiter.try_acquire(&key, policy, start + 30_000).await.expect("decision");
+    assert!(!refused.allowed);
+    assert_eq!((refused.remaining, refused.limit), (0, 10));
+    assert_eq!(refused.reset_at_ms, start + 60_000, "the oldest event leaves the window then");
+    let peeked = limiter.peek(&key, policy, start + 30_000).await.expect("peek");
+    assert!(!peeked.allowed);
+
+    let other = limiter.try_acquire(&format!("{key}-other"), policy, start).await.expect("decision");
+    assert!(other.allowed && other.remaining == 9, "separate keys have separate budgets");
+
+    let rolled = limiter.try_acquire(&key, policy, start + 60_003).await.expect("decision");
+    assert!(rolled.allowed, "a minute later the window has rolled");
+    limiter.reset(&key).await.expect("reset");
+    assert_eq!(limiter.peek(&key, policy, start + 60_004).await.expect("peek").remaining, 10);
+}
+
+#[tokio::test]
+async fn the_memory_rate_limiter_honours_the_contract() {
+    rate_limits_are_exact_under_concurrency_and_roll(Arc::new(MemoryRateLimiter::new())).await;
 }

@@ -28,6 +28,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, name: "auth", sql: include_str!("migrations/0001_auth.sql") },
     Migration { version: 2, name: "documents", sql: include_str!("migrations/0002_documents.sql") },
     Migration { version: 3, name: "analyses", sql: include_str!("migrations/0003_analyses.sql") },
+    Migration { version: 4, name: "rate_limits", sql: include_str!("migrations/0004_rate_limits.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

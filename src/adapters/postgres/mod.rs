@@ -8,6 +8,7 @@ pub mod connection;
 pub mod documents;
 pub mod embedded;
 pub mod migrations;
+pub mod rate_limit;
 pub mod store;
 
 use anyhow::{Context, anyhow};
