@@ -16,8 +16,10 @@ use crate::helpers::*;
 use crate::store_contract;
 use crate::test_cluster::{self, TestCluster};
 
+/// A store over a fresh database with a pool of one connection: an operation that needs a second
+/// connection while holding the first would wait for itself and fail the contract.
 async fn store(cluster: &TestCluster) -> Arc<PostgresStore> {
-    Arc::new(PostgresStore::open(&cluster.fresh_database().await, 4).await.expect("store opens"))
+    Arc::new(PostgresStore::open(&cluster.fresh_database().await, 1).await.expect("store opens"))
 }
 
 async fn connect_error(target: anyhow::Result<DatabaseTarget>) -> String {

@@ -96,6 +96,8 @@ impl AnalysisRepository for PostgresStore {
         if client.execute(&statement, &[&id.as_uuid()]).await.map_err(unavailable)? == 1 {
             return Ok(());
         }
+        // Back to the pool before asking why: with a pool of one, holding it would wait for ourselves.
+        drop(client);
         Err(self.analysis_move_refused(id).await)
     }
 
@@ -123,6 +125,7 @@ impl AnalysisRepository for PostgresStore {
             .query_opt(&statement, &[&id.as_uuid(), &status.as_str(), &result, &error, &events, &at])
             .await
             .map_err(unavailable)?;
+        drop(client);
         match row {
             Some(row) => Ok(record_from_row(&row)?),
             None => Err(self.analysis_move_refused(id).await),

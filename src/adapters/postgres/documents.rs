@@ -203,6 +203,8 @@ impl PostgresStore {
             }
         }
         tx.commit().await.map_err(unavailable)?;
+        // Back to the pool before reading: with a pool of one, holding it would wait for ourselves.
+        drop(client);
         self.find(id).await?.ok_or(DocumentChangeError::NotFound)
     }
 }
@@ -231,6 +233,8 @@ impl DocumentRepository for PostgresStore {
         insert_version(&tx, id, 1, &new.first_version).await?;
         insert_review(&tx, id, &new.created).await?;
         tx.commit().await.map_err(unavailable)?;
+        // Back to the pool before reading: with a pool of one, holding it would wait for ourselves.
+        drop(client);
         self.find(id).await?.ok_or_else(|| StoreError::Unavailable(anyhow!("document {id} vanished after commit")))
     }
 
