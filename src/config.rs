@@ -42,6 +42,29 @@ pub enum StoreKind {
     Embedded,
 }
 
+/// Where market data comes from: SEC EDGAR and Yahoo (or Alpha Vantage with a key) by default, or
+/// a local mirror directory for air-gapped deployments and the demo.
+#[derive(Clone, Debug)]
+pub struct MarketDataConfig {
+    /// `MARKET_DATA_DIR`: `company_tickers.json`, `companyfacts/CIK##########.json` and
+    /// `prices/SYMBOL.csv`; when set, no provider is called.
+    pub mirror_dir: Option<PathBuf>,
+    /// `SEC_USER_AGENT`: the application and a contact e-mail, as SEC asks.
+    pub sec_user_agent: Option<String>,
+    /// `SEC_EDGAR_BASE_URL`, `SEC_TICKERS_URL`, `YAHOO_CHART_URL`, `ALPHAVANTAGE_URL`: `None` keeps
+    /// the provider's public address.
+    pub sec_edgar_base_url: Option<String>,
+    pub sec_tickers_url: Option<String>,
+    pub yahoo_chart_url: Option<String>,
+    pub alphavantage_url: Option<String>,
+    /// `ALPHAVANTAGE_API_KEY`: prices from Alpha Vantage instead of Yahoo.
+    pub alphavantage_api_key: Option<Secret>,
+    /// `MARKET_BENCHMARK`: the symbol betas and relative performance are measured against.
+    pub benchmark: String,
+    /// `MARKET_DATA_TIMEOUT`: limit on one provider request.
+    pub timeout: Duration,
+}
+
 /// Where the rolling windows of the rate limits live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RateLimitStore {
@@ -147,6 +170,7 @@ pub struct Config {
     pub wallet_default_role: Role,
     pub rate_limit_per_minute: u32,
     pub rate_limit_store: RateLimitStore,
+    pub market_data: MarketDataConfig,
     pub login_max_failures: u32,
     pub login_failure_window: Duration,
     pub max_body_bytes: u64,
@@ -278,6 +302,17 @@ impl Config {
             )?,
             rate_limit_per_minute: vars.positive_or("RATE_LIMIT_PER_MINUTE", 60)?,
             rate_limit_store,
+            market_data: MarketDataConfig {
+                mirror_dir: vars.get("MARKET_DATA_DIR").map(PathBuf::from),
+                sec_user_agent: vars.get("SEC_USER_AGENT"),
+                sec_edgar_base_url: vars.get("SEC_EDGAR_BASE_URL"),
+                sec_tickers_url: vars.get("SEC_TICKERS_URL"),
+                yahoo_chart_url: vars.get("YAHOO_CHART_URL"),
+                alphavantage_url: vars.get("ALPHAVANTAGE_URL"),
+                alphavantage_api_key: vars.get("ALPHAVANTAGE_API_KEY").map(Secret::new),
+                benchmark: vars.non_empty_or("MARKET_BENCHMARK", "SPY")?.to_ascii_uppercase(),
+                timeout: vars.duration_or("MARKET_DATA_TIMEOUT", Duration::from_secs(20))?,
+            },
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
@@ -534,6 +569,17 @@ mod tests {
         let full = config(&[("DB_SSL_MODE", "verify-full"), ("DB_SSL_REQUIRED", "yes")]).expect("valid");
         assert_eq!(full.database.tls(SslMode::Prefer).mode, SslMode::VerifyFull);
         assert!(full.database.ssl_required);
+    }
+
+    #[test]
+    fn market_data_defaults_to_the_public_providers_and_keeps_the_key_secret() {
+        let defaults = config(&[]).expect("valid").market_data;
+        assert_eq!((defaults.benchmark.as_str(), defaults.timeout), ("SPY", Duration::from_secs(20)));
+        assert!(defaults.mirror_dir.is_none() && defaults.alphavantage_api_key.is_none());
+        let keyed = config(&[("ALPHAVANTAGE_API_KEY", "av-secret-key"), ("MARKET_BENCHMARK", "qqq")]).expect("valid");
+        assert_eq!(keyed.market_data.benchmark, "QQQ");
+        assert!(!format!("{keyed:?}").contains("av-secret-key"));
+        assert_eq!(config_error(&[("MARKET_DATA_TIMEOUT", "soon")]).variable, "MARKET_DATA_TIMEOUT");
     }
 
     #[test]

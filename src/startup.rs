@@ -14,10 +14,14 @@ use crate::adapters::clock::SystemClock;
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::llm::OpenAiCompatible;
+use crate::adapters::market::{
+    AlphaVantage, AlphaVantageSettings, CsvMirrorPrices, EdgarClient, EdgarSettings, MirrorFinancialData, YahooChart,
+    YahooSettings,
+};
 use crate::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
-use crate::config::{Config, RateLimitStore, StoreKind};
+use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings};
 use crate::domain::documents::DocumentService;
@@ -25,8 +29,10 @@ use crate::domain::ratelimit::RatePolicy;
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
+use crate::ports::financial_data::FinancialData;
 use crate::ports::llm::LanguageModel;
 use crate::ports::password::PasswordHasher;
+use crate::ports::price_history::PriceHistory;
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
 
@@ -46,6 +52,10 @@ pub struct Adapters {
     pub login_attempts: Arc<dyn RateLimiter>,
     pub hasher: Arc<dyn PasswordHasher>,
     pub clock: Arc<dyn Clock>,
+    /// Company financial statements; `None` until configured (in-memory test adapters).
+    pub financial_data: Option<Arc<dyn FinancialData>>,
+    /// Daily price histories; `None` until configured.
+    pub prices: Option<Arc<dyn PriceHistory>>,
     /// The language model that proposes what the rules miss; `None`: deterministic rules only.
     pub llm: Option<Arc<dyn LanguageModel>>,
     /// The database whose TLS state `/health/database/ssl` reports; `None` without one.
@@ -85,6 +95,8 @@ impl Adapters {
             login_attempts: Arc::new(MemoryRateLimiter::new()),
             hasher: Arc::new(Argon2Hasher::recommended()),
             clock: Arc::new(SystemClock),
+            financial_data: None,
+            prices: None,
             llm: None,
             database: None,
             embedded_cluster: None,
@@ -126,6 +138,9 @@ impl Adapters {
     /// When the database cannot be reached, migrated or (embedded) started.
     pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
         let mut adapters = Self::store_from_config(config).await?;
+        let (financial_data, prices) = market_data(&config.market_data)?;
+        adapters.financial_data = Some(financial_data);
+        adapters.prices = Some(prices);
         adapters.llm = match &config.llm {
             Some(llm) => {
                 let model = OpenAiCompatible::from_config(llm)?;
@@ -175,6 +190,48 @@ impl Adapters {
             }
         }
     }
+}
+
+/// The statements and price adapters `MARKET_DATA_DIR` / `SEC_*` / `YAHOO_*` / `ALPHAVANTAGE_*` ask for.
+fn market_data(config: &MarketDataConfig) -> anyhow::Result<(Arc<dyn FinancialData>, Arc<dyn PriceHistory>)> {
+    if let Some(dir) = &config.mirror_dir {
+        tracing::info!(dir = %dir.display(), "market data from the local mirror (MARKET_DATA_DIR); no provider is called");
+        return Ok((Arc::new(MirrorFinancialData::new(dir.clone())), Arc::new(CsvMirrorPrices::new(dir.clone()))));
+    }
+    let user_agent = config.sec_user_agent.clone().unwrap_or_else(|| {
+        tracing::warn!(
+            "SEC_USER_AGENT is not set: SEC asks for the application name and a contact e-mail \
+             (e.g. 'creditflow risk@bank.example') and may refuse requests without them"
+        );
+        format!("creditflow/{} (SEC_USER_AGENT not configured)", env!("CARGO_PKG_VERSION"))
+    });
+    let mut edgar = EdgarSettings::new(user_agent);
+    edgar.timeout = config.timeout;
+    if let Some(url) = &config.sec_edgar_base_url {
+        edgar.facts_base_url.clone_from(url);
+    }
+    if let Some(url) = &config.sec_tickers_url {
+        edgar.tickers_url.clone_from(url);
+    }
+    let financial_data: Arc<dyn FinancialData> = Arc::new(EdgarClient::new(edgar)?);
+    let prices: Arc<dyn PriceHistory> = match &config.alphavantage_api_key {
+        Some(key) => {
+            let mut settings = AlphaVantageSettings::with_key(key.clone());
+            settings.timeout = config.timeout;
+            if let Some(url) = &config.alphavantage_url {
+                settings.base_url.clone_from(url);
+            }
+            Arc::new(AlphaVantage::new(&settings)?)
+        }
+        None => {
+            let mut settings = YahooSettings { timeout: config.timeout, ..YahooSettings::default() };
+            if let Some(url) = &config.yahoo_chart_url {
+                settings.chart_url.clone_from(url);
+            }
+            Arc::new(YahooChart::new(&settings)?)
+        }
+    };
+    Ok((financial_data, prices))
 }
 
 async fn stop_cluster(cluster: &EmbeddedPostgres) {
