@@ -25,6 +25,7 @@ use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings};
 use crate::domain::documents::DocumentService;
+use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
@@ -320,6 +321,13 @@ impl Application {
                 adapters.llm.clone(),
             ),
             extract_max_bytes: config.extract_max_bytes,
+            quant: QuantService::new(
+                adapters.analyses.clone(),
+                adapters.financial_data.clone(),
+                adapters.prices.clone(),
+                adapters.clock.clone(),
+                config.market_data.benchmark.clone(),
+            ),
             rate_limiter: adapters.workflow_rate_limiter.clone(),
             rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
             store_health: adapters.store_health.clone(),

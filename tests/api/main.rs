@@ -10,6 +10,7 @@ mod health;
 mod helpers;
 mod openapi;
 mod postgres;
+mod quant;
 mod startup;
 mod store_contract;
 mod test_cluster;

@@ -173,6 +173,13 @@ mod tests {
                 None,
             ),
             extract_max_bytes: 1024,
+            quant: crate::domain::quant::service::QuantService::new(
+                Arc::new(crate::adapters::memory::MemoryAnalysisStore::new()),
+                None,
+                None,
+                Arc::new(SystemClock),
+                "SPY".into(),
+            ),
             rate_limiter: Arc::new(MemoryRateLimiter::new()),
             rate_policy: RatePolicy::per_minute(LIMIT),
             store_health: store,

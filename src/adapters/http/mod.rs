@@ -9,6 +9,7 @@ pub mod error;
 pub mod filters;
 pub mod health;
 pub mod openapi;
+pub mod quant;
 pub mod server;
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use warp::reply::Response;
 use crate::domain::auth::AuthService;
 use crate::domain::db_ssl::DbSslExpectation;
 use crate::domain::documents::DocumentService;
+use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
@@ -30,6 +32,7 @@ use crate::ports::store::StoreHealth;
 pub struct AppState {
     pub auth: AuthService,
     pub documents: DocumentService,
+    pub quant: QuantService,
     /// Longest text accepted for extraction and documents (`EXTRACT_MAX_BYTES`).
     pub extract_max_bytes: usize,
     pub rate_limiter: Arc<dyn RateLimiter>,
@@ -57,7 +60,9 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .unify()
         .or(admin::routes(state.clone()))
         .unify()
-        .or(documents::routes(state))
+        .or(documents::routes(state.clone()))
+        .unify()
+        .or(quant::routes(state))
         .unify()
         .recover(error::recover)
         .unify()

@@ -15,7 +15,7 @@ use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
 
 use super::error::ErrorBody;
-use super::{admin, auth, documents, health};
+use super::{admin, auth, documents, health, quant};
 use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
 use crate::domain::ratelimit::is_workflow_request;
 
@@ -47,12 +47,16 @@ use crate::domain::ratelimit::is_workflow_request;
         documents::get_document,
         documents::add_version,
         documents::review_document,
+        quant::company,
+        quant::get_result,
+        quant::list_results,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),
     tags(
         (name = "auth", description = "Sign-in (password, Ethereum wallet), token rotation, sign-out"),
         (name = "admin", description = "User administration (admin role)"),
+        (name = "quantitative-analysis", description = "Company analysis from SEC filings and prices; stored results"),
         (name = "documents", description = "Credit agreement extraction (CDM), documents, versions, review workflow"),
         (name = "health", description = "Probes (no token)"),
     )

@@ -8,6 +8,7 @@ pub mod findings;
 pub mod loan;
 pub mod market;
 pub mod rating;
+pub mod service;
 pub mod statements;
 
 use serde::Serialize;

@@ -1,0 +1,281 @@
+//! `/api/quantitative-analysis/*`: the company analysis (JSON or Server-Sent Events) and the stored
+//! results.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use time::format_description::well_known::Rfc3339;
+use utoipa::ToSchema;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+
+use super::AppState;
+use super::auth::respond;
+use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
+use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use crate::domain::analyses::{AnalysisId, AnalysisRecord, AnalysisStatus};
+use crate::domain::auth::Principal;
+use crate::domain::quant::service::{CompanyAnalysisType, CompanyRequest, Progress, QuantError};
+use crate::domain::ratelimit::RateDecision;
+
+/// Comment lines that keep idle proxies from closing a stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    let company = warp::path!("api" / "quantitative-analysis" / "company")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(company_route);
+    let result = warp::path!("api" / "quantitative-analysis" / "results" / String)
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .then(get_result);
+    let list = warp::path!("api" / "quantitative-analysis" / "results")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .then(list_results);
+    company.or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
+}
+
+impl From<QuantError> for ApiError {
+    fn from(error: QuantError) -> Self {
+        let message = error.to_string();
+        match error {
+            QuantError::Validation { field, message } => ApiError::invalid_field(field, message),
+            QuantError::UnknownCompany { candidates, .. } => ApiError::new(StatusCode::BAD_REQUEST, message).with_detail(json!({
+                "field": "company_name",
+                "candidates": candidates.iter().map(|c| json!({ "name": c.name, "ticker": c.ticker, "cik": c.cik })).collect::<Vec<_>>(),
+            })),
+            QuantError::ProviderUnavailable { provider, analysis_id, .. } => {
+                ApiError::new(StatusCode::BAD_GATEWAY, format!("market data provider {provider} is unavailable"))
+                    .with_detail(json!({ "provider": provider, "analysis_id": analysis_id.map(|id| id.to_string()) }))
+            }
+            QuantError::NotConfigured => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message),
+            QuantError::NotFound => ApiError::not_found(message),
+            QuantError::Store(error) => ApiError::internal(error.into()),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiCompanyAnalysisType {
+    Comprehensive,
+    Financial,
+    Market,
+    Risk,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompanyAnalysisRequest {
+    pub company_name: String,
+    /// Stock ticker; optional when `company_name` identifies the company.
+    pub ticker: Option<String>,
+    /// Default `comprehensive`.
+    pub analysis_type: Option<ApiCompanyAnalysisType>,
+    pub deal_id: Option<i64>,
+    /// `true`: progress as Server-Sent Events.
+    #[serde(default)]
+    pub stream: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AnalysisCreated {
+    pub status: &'static str,
+    pub analysis_id: String,
+    /// `{summary, findings, metrics, data}`.
+    #[schema(value_type = Object)]
+    pub result: Value,
+    #[schema(value_type = Vec<Object>)]
+    pub cdm_events: Vec<Value>,
+}
+
+async fn company_route(
+    state: Arc<AppState>,
+    caller: Principal,
+    decision: RateDecision,
+    request_id: String,
+    body: RawJson,
+) -> Response {
+    decorate_with_rate_limit(decision, company(state, caller, request_id, body).await)
+}
+
+/// POST /api/quantitative-analysis/company
+#[utoipa::path(post, path = "/api/quantitative-analysis/company", tag = "quantitative-analysis",
+    request_body = CompanyAnalysisRequest,
+    description = "Analyses a company from its SEC filings and daily prices: ratios, Altman Z, Piotroski F, synthetic \
+                   rating and PD, Merton distance to default, market statistics. With `stream: true` the answer is \
+                   `text/event-stream`: `started`, `progress` (increasing percent), then `completed` or `error`. \
+                   Counts against the per-user workflow rate limit.",
+    responses(
+        (status = 200, description = "Completed and stored", body = AnalysisCreated),
+        (status = 400, description = "Unknown or ambiguous company (with candidates), invalid field", body = ErrorBody),
+        (status = 502, description = "A data provider failed (the run is stored as failed)", body = ErrorBody),
+    ))]
+pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String, body: RawJson) -> Response {
+    let request: CompanyAnalysisRequest = match body.parse() {
+        Ok(request) => request,
+        Err(error) => return error.into_response(),
+    };
+    let stream = request.stream;
+    let request = CompanyRequest {
+        company_name: request.company_name,
+        ticker: request.ticker,
+        analysis_type: match request.analysis_type.unwrap_or(ApiCompanyAnalysisType::Comprehensive) {
+            ApiCompanyAnalysisType::Comprehensive => CompanyAnalysisType::Comprehensive,
+            ApiCompanyAnalysisType::Financial => CompanyAnalysisType::Financial,
+            ApiCompanyAnalysisType::Market => CompanyAnalysisType::Market,
+            ApiCompanyAnalysisType::Risk => CompanyAnalysisType::Risk,
+        },
+        deal_id: request.deal_id,
+    };
+    let prepared = match state.quant.prepare_company(caller, request).await {
+        Ok(prepared) => prepared,
+        Err(error) => return ApiError::from(error).into_response(),
+    };
+    if !stream {
+        return match state.quant.run_company(prepared, &request_id, &|_| {}).await {
+            Ok(record) => created(&record).into_response(),
+            Err(error) => ApiError::from(error).into_response(),
+        };
+    }
+    // The run belongs to its own task: a client that disconnects does not stop it, and it is
+    // stored either way.
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<(&'static str, Value)>();
+    let task_state = state.clone();
+    tokio::spawn(async move {
+        let progress_sender = sender.clone();
+        let report = move |progress: Progress| {
+            let event = match progress {
+                Progress::Started { analysis_id, message } => {
+                    ("started", json!({ "analysis_id": analysis_id.to_string(), "message": message }))
+                }
+                Progress::Step { step, percent, message } => {
+                    ("progress", json!({ "step": step, "progress": percent, "message": message }))
+                }
+            };
+            let _ = progress_sender.send(event);
+        };
+        let outcome = task_state.quant.run_company(prepared, &request_id, &report).await;
+        let last = match outcome {
+            Ok(record) => (
+                "completed",
+                json!({ "analysis_id": record.id.to_string(), "result": record.result, "cdm_events": record.cdm_events }),
+            ),
+            Err(error) => {
+                let error = ApiError::from(error);
+                ("error", json!({ "status": "error", "message": error.message(), "code": error.status().as_u16() }))
+            }
+        };
+        let _ = sender.send(last);
+    });
+    let events = tokio_stream_from(receiver).enumerate().map(|(sequence, (kind, data))| {
+        let payload = json!({ "type": kind, "data": data }).to_string();
+        Ok::<_, Infallible>(warp::sse::Event::default().event(kind).id(sequence.to_string()).data(payload))
+    });
+    warp::sse::reply(warp::sse::keep_alive().interval(KEEP_ALIVE).stream(events)).into_response()
+}
+
+/// The receiving half of a channel as a stream that ends when every sender is gone.
+fn tokio_stream_from<T: Send + 'static>(
+    mut receiver: tokio::sync::mpsc::UnboundedReceiver<T>,
+) -> impl futures_util::Stream<Item = T> + Send + 'static {
+    futures_util::stream::poll_fn(move |context| receiver.poll_recv(context))
+}
+
+fn rfc3339(at: time::OffsetDateTime) -> String {
+    at.format(&Rfc3339).unwrap_or_default()
+}
+
+fn created(record: &AnalysisRecord) -> impl Reply + use<> {
+    warp::reply::json(&AnalysisCreated {
+        status: "success",
+        analysis_id: record.id.to_string(),
+        result: record.result.clone().unwrap_or(Value::Null),
+        cdm_events: record.cdm_events.clone(),
+    })
+}
+
+fn stored(record: &AnalysisRecord) -> Value {
+    let mut body = json!({
+        "analysis_id": record.id.to_string(),
+        "status": record.status.as_str(),
+        "analysis_type": record.kind.as_str(),
+        "deal_id": record.deal_id,
+        "request": record.request,
+        "result": record.result,
+        "cdm_events": record.cdm_events,
+        "created_at": rfc3339(record.created_at),
+    });
+    if let Some(object) = body.as_object_mut() {
+        if let Some(completed_at) = record.completed_at.filter(|_| record.status == AnalysisStatus::Completed) {
+            object.insert("completed_at".into(), json!(rfc3339(completed_at)));
+        }
+        if let Some(error) = &record.error {
+            object.insert("error".into(), json!(error));
+        }
+    }
+    body
+}
+
+/// GET /api/quantitative-analysis/results/{analysis_id}
+#[utoipa::path(get, path = "/api/quantitative-analysis/results/{analysis_id}", tag = "quantitative-analysis",
+    params(("analysis_id" = String, Path, description = "As returned by an analysis endpoint")),
+    description = "A stored analysis: `status` (`pending`, `running`, `completed`, `failed`), `analysis_type`, `result`, \
+                   `cdm_events`, `created_at`, `completed_at` when completed, `error` when failed. Unknown or someone \
+                   else's: 404.",
+    responses(
+        (status = 200, description = "The analysis", body = Object),
+        (status = 404, description = "No such analysis", body = ErrorBody),
+    ))]
+pub async fn get_result(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let id: AnalysisId = raw_id.parse().map_err(|_| ApiError::not_found("analysis not found"))?;
+    let record = state.quant.get(caller, id).await?;
+    Ok(warp::reply::json(&stored(&record)))
+}
+
+/// GET /api/quantitative-analysis/results
+#[utoipa::path(get, path = "/api/quantitative-analysis/results", tag = "quantitative-analysis",
+    params(
+        ("deal_id" = Option<i64>, Query, description = "Only analyses linked to this deal"),
+        ("page" = Option<u32>, Query, description = "1-based, default 1"),
+        ("limit" = Option<u32>, Query, description = "1-200, default 50"),
+    ),
+    description = "The caller's analyses (everyone's for admins), newest first.",
+    responses((status = 200, description = "One page", body = Object), (status = 400, description = "Invalid query", body = ErrorBody)))]
+pub async fn list_results(state: Arc<AppState>, caller: Principal, query: String) -> Result<impl Reply, ApiError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(&query).map_err(|e| ApiError::invalid_field("query", e.to_string()))?;
+    let (mut deal_id, mut page, mut limit) = (None, 1u32, 50u32);
+    for (name, value) in pairs {
+        let invalid = |field: &str| ApiError::invalid_field(field, format!("'{value}' is not a whole number"));
+        match name.as_str() {
+            "deal_id" => deal_id = Some(value.parse::<i64>().map_err(|_| invalid("deal_id"))?),
+            "page" => page = value.parse().map_err(|_| invalid("page"))?,
+            "limit" => limit = value.parse().map_err(|_| invalid("limit"))?,
+            other => return Err(ApiError::invalid_field(other, "unknown parameter: expected deal_id, page or limit")),
+        }
+    }
+    let (records, total) = state.quant.list(caller, deal_id, page, limit).await?;
+    Ok(warp::reply::json(&json!({
+        "status": "success",
+        "analyses": records.iter().map(stored).collect::<Vec<_>>(),
+        "page": page,
+        "limit": limit,
+        "total": total,
+        "total_pages": total.div_ceil(u64::from(limit)),
+    })))
+}

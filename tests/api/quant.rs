@@ -1,0 +1,247 @@
+//! `POST /api/quantitative-analysis/company` (JSON and Server-Sent Events) and the stored results,
+//! over the local-mirror market-data adapters with SEC-format fixtures and generated prices.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use creditflow::adapters::market::{CsvMirrorPrices, MirrorFinancialData};
+use serde_json::{Value, json};
+
+use crate::cdm_events;
+use crate::helpers::*;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/adapters/market/fixtures");
+
+/// A mirror directory: the fixtures' ticker list and company facts, and ~300 weekdays of prices
+/// for AAPL and SPY that follow a deterministic wave.
+struct Mirror {
+    dir: PathBuf,
+    aapl: Vec<f64>,
+}
+
+impl Mirror {
+    fn new(with_facts: bool) -> Self {
+        let dir = std::env::temp_dir().join(format!("creditflow-quant-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(dir.join("companyfacts")).expect("dirs");
+        std::fs::create_dir_all(dir.join("prices")).expect("dirs");
+        std::fs::copy(format!("{FIXTURES}/company_tickers.json"), dir.join("company_tickers.json")).expect("tickers");
+        if with_facts {
+            for entry in std::fs::read_dir(format!("{FIXTURES}/companyfacts")).expect("facts") {
+                let path = entry.expect("entry").path();
+                std::fs::copy(&path, dir.join("companyfacts").join(path.file_name().expect("name"))).expect("copy");
+            }
+        }
+        let aapl = write_prices(&dir, "AAPL", 0.0008, 0.015);
+        write_prices(&dir, "SPY", 0.0004, 0.009);
+        Self { dir, aapl }
+    }
+}
+
+impl Drop for Mirror {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn write_prices(dir: &std::path::Path, symbol: &str, drift: f64, amplitude: f64) -> Vec<f64> {
+    let mut day = time::macros::date!(2024 - 01 - 01);
+    let (mut close, mut closes, mut csv) = (100.0, Vec::new(), String::from("Date,Close\n"));
+    for i in 0..420 {
+        day = day.next_day().expect("date");
+        if matches!(day.weekday(), time::Weekday::Saturday | time::Weekday::Sunday) {
+            continue;
+        }
+        close *= 1.0 + drift + amplitude * (f64::from(i) * 0.7).sin();
+        closes.push(close);
+        csv.push_str(&format!("{day},{close:.6}\n"));
+    }
+    std::fs::write(dir.join("prices").join(format!("{symbol}.csv")), csv).expect("prices");
+    // What the CSV holds, read back at its printed precision.
+    closes.iter().map(|c| format!("{c:.6}").parse().expect("f64")).collect()
+}
+
+async fn app_on(mirror: &Mirror) -> TestApp {
+    let dir = mirror.dir.clone();
+    spawn_app_with(&[], move |adapters| {
+        adapters.financial_data = Some(Arc::new(MirrorFinancialData::new(dir.clone())));
+        adapters.prices = Some(Arc::new(CsvMirrorPrices::new(dir)));
+    })
+    .await
+}
+
+fn metric<'a>(result: &'a Value, name: &str) -> &'a Value {
+    result["metrics"].as_array().expect("metrics").iter().find(|m| m["name"] == name).unwrap_or(&Value::Null)
+}
+
+#[tokio::test]
+async fn a_company_analysis_is_computed_traced_stored_and_retrievable() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&token),
+            &json!({ "company_name": "apple", "ticker": "AAPL", "deal_id": 7 }),
+        )
+        .await;
+
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("x-ratelimit-remaining"));
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    let result = &body["result"];
+    assert!(result["summary"].as_str().is_some_and(|s| s.contains("Apple Inc.")), "{}", result["summary"]);
+
+    // Every metric names its formula and inputs; leverage is debt over EBITDA of those inputs.
+    let leverage = metric(result, "debt_to_ebitda");
+    let inputs: Vec<f64> =
+        leverage["inputs"].as_array().expect("inputs").iter().filter_map(|i| i["value"].as_f64()).collect();
+    assert_eq!(inputs.len(), 2, "{leverage}");
+    assert!((leverage["value"].as_f64().expect("value") - inputs[0] / inputs[1]).abs() < 1e-9, "{leverage}");
+    assert!(leverage["formula"].as_str().is_some_and(|f| !f.is_empty()));
+
+    // The one-year return, computed here from the generated closes (253 prices: the last 252 returns).
+    let window = &mirror.aapl[mirror.aapl.len() - 253..];
+    let expected_return = window[window.len() - 1] / window[0] - 1.0;
+    let period_return = metric(result, "period_return")["value"].as_f64().expect("period_return");
+    assert!((period_return - expected_return).abs() < 1e-9, "{period_return} vs {expected_return}");
+    assert!(metric(result, "beta")["value"].as_f64().is_some());
+
+    let provenance = result["data"]["provenance"].as_array().expect("provenance");
+    assert!(
+        provenance
+            .iter()
+            .any(|p| p["tag"].as_str().is_some_and(|t| t.starts_with("us-gaap:")) && p["accession_number"].is_string())
+    );
+    let events = body["cdm_events"].as_array().expect("events");
+    assert_eq!(events.len(), 2, "started and completed");
+
+    let id = body["analysis_id"].as_str().expect("id");
+    let stored: Value =
+        app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!((stored["status"].as_str(), stored["analysis_type"].as_str()), (Some("completed"), Some("company")));
+    assert!(stored["completed_at"].is_string());
+    assert_eq!(stored["result"]["metrics"], result["metrics"]);
+    let stranger = app.token_for("analyst").await;
+    assert_error(app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&stranger)).await, 404).await;
+    let listed: Value =
+        app.get("/api/quantitative-analysis/results?deal_id=7", Some(&token)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 1);
+}
+
+#[tokio::test]
+async fn unknown_and_ambiguous_companies_are_400_and_nothing_is_stored() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+
+    let unknown = app
+        .post("/api/quantitative-analysis/company", Some(&token), &json!({ "company_name": "Zyxwv Nothing Holdings" }))
+        .await;
+    let unknown = assert_error(unknown, 400).await;
+    assert_eq!(unknown["detail"]["field"], "company_name");
+    let ambiguous =
+        app.post("/api/quantitative-analysis/company", Some(&token), &json!({ "company_name": "Acme" })).await;
+    let ambiguous = assert_error(ambiguous, 400).await;
+    assert!(ambiguous["detail"]["candidates"].as_array().is_some_and(|c| c.len() >= 2), "{ambiguous}");
+
+    let listed: Value = app.get("/api/quantitative-analysis/results", Some(&token)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 0);
+}
+
+#[tokio::test]
+async fn a_missing_filing_fails_the_stored_run_with_a_502_naming_the_provider() {
+    let mirror = Mirror::new(false);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+
+    let response =
+        app.post("/api/quantitative-analysis/company", Some(&token), &json!({ "company_name": "Apple Inc." })).await;
+
+    let error = assert_error(response, 502).await;
+    assert!(error["detail"]["provider"].as_str().is_some_and(|p| p.contains("SEC")), "{error}");
+    let id = error["detail"]["analysis_id"].as_str().expect("the failed run's id");
+    let stored: Value =
+        app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!(stored["status"], "failed");
+    assert!(stored["error"].is_string() && stored.get("completed_at").is_none());
+    cdm_events::record(&stored);
+}
+
+#[tokio::test]
+async fn bad_company_requests_are_400_naming_the_field() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+    for (body, field) in [
+        (json!({ "company_name": "Apple", "analysis_type": "astrology" }), "analysis_type"),
+        (json!({ "ticker": "AAPL" }), "company_name"),
+        (json!({ "company_name": "  " }), "company_name"),
+        (json!({ "company_name": "Apple", "stream": "yes" }), "stream"),
+        (json!({ "company_name": "Apple", "deal_id": -3 }), "deal_id"),
+    ] {
+        let error = assert_error(app.post("/api/quantitative-analysis/company", Some(&token), &body).await, 400).await;
+        assert_eq!(error["detail"]["field"], field, "{body}");
+    }
+    let viewer = app.token_for("viewer").await;
+    assert_error(
+        app.post("/api/quantitative-analysis/company", Some(&viewer), &json!({ "company_name": "Apple" })).await,
+        403,
+    )
+    .await;
+}
+
+/// `(event, id, data)` of each event in a `text/event-stream` body.
+fn parse_sse(text: &str) -> Vec<(String, String, Value)> {
+    text.split("\n\n")
+        .filter_map(|block| {
+            let field = |name: &str| block.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_owned());
+            Some((field("event:")?, field("id:")?, serde_json::from_str(&field("data:")?).ok()?))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_stream_reports_started_progress_and_completed_in_order() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&token),
+            &json!({ "company_name": "Apple Inc.", "ticker": "AAPL", "stream": true }),
+        )
+        .await;
+
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().is_ok_and(|ct| ct.starts_with("text/event-stream")));
+    assert!(response.headers().contains_key("x-ratelimit-limit"));
+    let events = parse_sse(&response.text().await.expect("body"));
+    let kinds: Vec<&str> = events.iter().map(|(kind, _, _)| kind.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"started"));
+    assert_eq!(kinds.last(), Some(&"completed"));
+    assert!(kinds[1..kinds.len() - 1].iter().all(|k| *k == "progress") && kinds.len() >= 5, "{kinds:?}");
+    let ids: Vec<usize> = events.iter().map(|(_, id, _)| id.parse().expect("numeric id")).collect();
+    assert_eq!(ids, (0..events.len()).collect::<Vec<_>>());
+    let percents: Vec<f64> = events
+        .iter()
+        .filter(|(k, _, _)| k == "progress")
+        .filter_map(|(_, _, d)| d["data"]["progress"].as_f64())
+        .collect();
+    assert!(percents.windows(2).all(|w| w[0] < w[1]), "strictly increasing: {percents:?}");
+    for (kind, _, payload) in &events {
+        assert_eq!(payload["type"], kind.as_str());
+    }
+    let completed = &events[events.len() - 1].2["data"];
+    let id = completed["analysis_id"].as_str().expect("id");
+    assert_eq!(events[0].2["data"]["analysis_id"], id);
+    assert!(completed["result"]["summary"].is_string());
+    cdm_events::record(completed);
+    let stored: Value =
+        app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!(stored["status"], "completed");
+}
