@@ -107,6 +107,34 @@ impl From<AnalysisChangeError> for QuantError {
     }
 }
 
+/// Reports one stage of a run: step name, percent complete, message.
+type Step<'a> = dyn Fn(&'static str, u8, String) + Send + Sync + 'a;
+
+/// What the shared run steps need to know about one analysis.
+struct Run {
+    caller: Principal,
+    kind: AnalysisKind,
+    body: Value,
+    deal_id: Option<i64>,
+    /// "company analysis of Apple Inc.", for messages and events.
+    subject: String,
+    analysis_type: String,
+}
+
+/// A run that has begun: its id, its `started` event, and what it is about.
+struct Started {
+    id: AnalysisId,
+    event_id: Uuid,
+    event: Option<Value>,
+    run: Run,
+    request_id: String,
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+}
+
 /// A validated request whose company is resolved: nothing is stored before this point.
 pub struct PreparedCompany {
     caller: Principal,
@@ -185,50 +213,87 @@ impl QuantService {
             "analysis_type": request.analysis_type.as_str(),
             "deal_id": request.deal_id,
         });
-        let record =
-            AnalysisRecord::pending(caller.user_id, AnalysisKind::Company, body, request.deal_id, self.clock.now());
-        let id = record.id;
-        let started_event = Uuid::new_v4();
-        self.analyses.create(record).await?;
-        progress(Progress::Started { analysis_id: id, message: format!("analysing {}", company.name) });
-        self.analyses.start(id).await?;
+        let run = Run {
+            caller,
+            kind: AnalysisKind::Company,
+            body,
+            deal_id: request.deal_id,
+            subject: format!("company analysis of {}", company.name),
+            analysis_type: request.analysis_type.as_str().to_owned(),
+        };
+        let started = self.begin(run, request_id, progress).await?;
         let step = |step, percent, message: String| progress(Progress::Step { step, percent, message });
-        let mut events = vec![
-            self.event(
-                started_event,
-                request_id,
-                None,
-                ObservationStep::new(
-                    EventKind::QuantitativeAnalysisStarted,
-                    WorkflowStatus::Pending,
-                    format!("Company analysis of {} started", company.name),
-                )
-                .item("analysisId", id)
-                .item("analysisType", request.analysis_type.as_str())
-                .optional_item("dealId", request.deal_id),
-            ),
-        ];
         let computed = self.compute(&company, request.analysis_type, &step).await;
+        self.end(started, computed, &step).await
+    }
+
+    /// Stores the run as `pending`, reports `started`, moves it to `running`.
+    async fn begin(
+        &self,
+        run: Run,
+        request_id: &str,
+        progress: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<Started, QuantError> {
+        let record =
+            AnalysisRecord::pending(run.caller.user_id, run.kind, run.body.clone(), run.deal_id, self.clock.now());
+        let id = record.id;
+        let event_id = Uuid::new_v4();
+        self.analyses.create(record).await?;
+        progress(Progress::Started { analysis_id: id, message: format!("{} started", run.subject) });
+        self.analyses.start(id).await?;
+        let event = self.event(
+            event_id,
+            request_id,
+            None,
+            ObservationStep::new(
+                EventKind::QuantitativeAnalysisStarted,
+                WorkflowStatus::Pending,
+                capitalised(&format!("{} started", run.subject)),
+            )
+            .item("analysisId", id)
+            .item("analysisType", &run.analysis_type)
+            .optional_item("dealId", run.deal_id),
+        );
+        Ok(Started { id, event_id, event, run, request_id: request_id.to_owned() })
+    }
+
+    /// Stores `completed` (or `failed`) with the CDM events of the whole run.
+    async fn end(
+        &self,
+        started: Started,
+        computed: Result<Value, (String, String)>,
+        step: &Step<'_>,
+    ) -> Result<AnalysisRecord, QuantError> {
+        let Started { id, event_id, event, run, request_id } = started;
+        let (subject, analysis_type, deal_id) = (&run.subject, &run.analysis_type, run.deal_id);
+        let mut events = vec![event];
         let finished_event = Uuid::new_v4();
         match computed {
             Ok(result) => {
-                let grade = result.pointer("/data/credit/rating/grade").and_then(Value::as_str).map(str::to_owned);
-                let pd = result.pointer("/data/credit/rating/pd").and_then(Value::as_f64);
+                let text = |pointer: &str| result.pointer(pointer).and_then(Value::as_str).map(str::to_owned);
+                let number = |pointer: &str| result.pointer(pointer).and_then(Value::as_f64);
                 events.push(
                     self.event(
                         finished_event,
-                        request_id,
-                        Some(started_event),
+                        &request_id,
+                        Some(event_id),
                         ObservationStep::new(
                             EventKind::QuantitativeAnalysisCompleted,
                             WorkflowStatus::Accepted,
-                            format!("Company analysis of {} completed", company.name),
+                            capitalised(&format!("{subject} completed")),
                         )
                         .item("analysisId", id)
-                        .item("analysisType", request.analysis_type.as_str())
-                        .optional_item("dealId", request.deal_id)
-                        .optional_item("creditGrade", grade)
-                        .optional_item("probabilityOfDefault", pd),
+                        .item("analysisType", analysis_type)
+                        .optional_item("dealId", deal_id)
+                        .optional_item(
+                            "creditGrade",
+                            text("/data/credit/rating/grade").or_else(|| text("/data/loan/grade")),
+                        )
+                        .optional_item(
+                            "probabilityOfDefault",
+                            number("/data/credit/rating/pd").or_else(|| number("/data/loan/pd")),
+                        )
+                        .optional_item("recommendation", text("/data/loan/recommendation")),
                     ),
                 );
                 step("store", 100, "analysis stored".into());
@@ -239,15 +304,15 @@ impl QuantService {
                 events.push(
                     self.event(
                         finished_event,
-                        request_id,
-                        Some(started_event),
+                        &request_id,
+                        Some(event_id),
                         ObservationStep::new(
                             EventKind::QuantitativeAnalysisFailed,
                             WorkflowStatus::Rejected,
-                            format!("Company analysis of {} failed: {provider} unavailable", company.name),
+                            capitalised(&format!("{subject} failed: {provider} unavailable")),
                         )
                         .item("analysisId", id)
-                        .optional_item("dealId", request.deal_id),
+                        .optional_item("dealId", deal_id),
                     ),
                 );
                 let events = events.into_iter().flatten().collect();
@@ -306,7 +371,7 @@ impl QuantService {
         &self,
         company: &ResolvedCompany,
         analysis_type: CompanyAnalysisType,
-        step: &(dyn Fn(&'static str, u8, String) + Send + Sync),
+        step: &Step<'_>,
     ) -> Result<Value, (String, String)> {
         let mut missing = Vec::new();
         let statements = if analysis_type.needs_statements() {
