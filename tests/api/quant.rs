@@ -245,3 +245,94 @@ async fn the_stream_reports_started_progress_and_completed_in_order() {
         app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&token)).await.json().await.expect("json");
     assert_eq!(stored["status"], "completed");
 }
+
+#[tokio::test]
+async fn a_market_analysis_compares_the_named_instruments_with_the_benchmark() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+
+    for query in ["$AAPL", "how has Apple done"] {
+        let response = app
+            .post("/api/quantitative-analysis/market", Some(&token), &json!({ "query": query, "time_range": "6M" }))
+            .await;
+        assert_eq!(response.status(), 200, "{query}");
+        assert!(response.headers().contains_key("x-ratelimit-remaining"));
+        let body: Value = response.json().await.expect("json");
+        cdm_events::record(&body);
+        let result = &body["result"];
+        assert_eq!(result["data"]["instruments"][0]["symbol"], "AAPL", "{query}");
+        let aapl_return = result["metrics"]
+            .as_array()
+            .expect("metrics")
+            .iter()
+            .find(|m| m["symbol"] == "AAPL" && m["name"] == "period_return")
+            .and_then(|m| m["value"].as_f64())
+            .expect("AAPL return");
+        let window = &mirror.aapl[mirror.aapl.len() - 127..];
+        assert!((aapl_return - (window[126] / window[0] - 1.0)).abs() < 1e-9);
+        assert_eq!(result["data"]["correlation"]["symbols"], json!(["AAPL", "SPY"]));
+    }
+
+    let unknown =
+        app.post("/api/quantitative-analysis/market", Some(&token), &json!({ "query": "semiconductors" })).await;
+    let unknown = assert_error(unknown, 400).await;
+    assert!(unknown["message"].as_str().is_some_and(|m| m.contains("SOXX")), "{unknown}");
+    let bad_range = app
+        .post("/api/quantitative-analysis/market", Some(&token), &json!({ "query": "AAPL", "time_range": "2W" }))
+        .await;
+    assert_eq!(assert_error(bad_range, 400).await["detail"]["field"], "time_range");
+    let nothing = app.post("/api/quantitative-analysis/market", Some(&token), &json!({ "query": "  " })).await;
+    assert_eq!(assert_error(nothing, 400).await["detail"]["field"], "query");
+}
+
+#[tokio::test]
+async fn a_loan_application_is_graded_priced_and_recommended() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+
+    let response = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Apple Inc.", "loan_amount": 1_000_000_000.0, "loan_type": "revolving", "deal_id": 9 }),
+        )
+        .await;
+
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    let loan = &body["result"]["data"]["loan"];
+    assert!(
+        ["approve", "approve_with_conditions", "refer", "decline"]
+            .contains(&loan["recommendation"].as_str().unwrap_or("")),
+        "{loan}"
+    );
+    assert_eq!(loan["loan_type"], "revolving");
+    let leverage =
+        body["result"]["metrics"].as_array().expect("metrics").iter().find(|m| m["name"] == "pro_forma_debt_to_ebitda");
+    assert!(leverage.is_some_and(|m| m["inputs"].as_array().is_some_and(|i| !i.is_empty())));
+    let completed = body["cdm_events"].as_array().and_then(|e| e.last()).expect("completed event").to_string();
+    assert!(completed.contains("recommendation"), "the decision is in the CDM event");
+
+    for (request, field) in [
+        (json!({ "borrower_name": "Apple Inc.", "loan_amount": 0 }), "loan_amount"),
+        (json!({ "borrower_name": "Apple Inc.", "loan_amount": 5e6, "loan_type": "mortgage" }), "loan_type"),
+        (json!({ "borrower_name": "Apple Inc." }), "loan_amount"),
+        (json!({ "loan_amount": 5e6 }), "borrower_name"),
+    ] {
+        let error =
+            assert_error(app.post("/api/quantitative-analysis/loan-application", Some(&token), &request).await, 400)
+                .await;
+        assert_eq!(error["detail"]["field"], field, "{request}");
+    }
+    let unknown = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Zyxwv Nothing", "loan_amount": 5e6 }),
+        )
+        .await;
+    assert_error(unknown, 400).await;
+}

@@ -48,6 +48,8 @@ use crate::domain::ratelimit::is_workflow_request;
         documents::add_version,
         documents::review_document,
         quant::company,
+        quant::market,
+        quant::loan_application,
         quant::get_result,
         quant::list_results,
     ),

@@ -21,7 +21,11 @@ use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
 use crate::domain::analyses::{AnalysisId, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::Principal;
-use crate::domain::quant::service::{CompanyAnalysisType, CompanyRequest, Progress, QuantError};
+use crate::domain::quant::loan::LoanType;
+use crate::domain::quant::market::TimeRange;
+use crate::domain::quant::service::{
+    CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, Progress, QuantError,
+};
 use crate::domain::ratelimit::RateDecision;
 
 /// Comment lines that keep idle proxies from closing a stream.
@@ -35,6 +39,20 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(request_id())
         .and(raw_json_body(state.max_body_bytes))
         .then(company_route);
+    let market = warp::path!("api" / "quantitative-analysis" / "market")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(market_route);
+    let loan = warp::path!("api" / "quantitative-analysis" / "loan-application")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(loan_route);
     let result = warp::path!("api" / "quantitative-analysis" / "results" / String)
         .and(warp::get())
         .and(with_state(state.clone()))
@@ -46,7 +64,7 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(authenticated(state))
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .then(list_results);
-    company.or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
+    company.or(market).unify().or(loan).unify().or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
 }
 
 impl From<QuantError> for ApiError {
@@ -142,12 +160,153 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
         },
         deal_id: request.deal_id,
     };
-    let prepared = match state.quant.prepare_company(caller, request).await {
+    let prepared = state.quant.prepare_company(caller, request).await.map(PreparedAnalysis::Company);
+    analysis_response(state, stream, prepared, request_id).await
+}
+
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+pub enum ApiTimeRange {
+    #[serde(rename = "1M")]
+    OneMonth,
+    #[serde(rename = "3M")]
+    ThreeMonths,
+    #[serde(rename = "6M")]
+    SixMonths,
+    #[serde(rename = "1Y")]
+    OneYear,
+    #[serde(rename = "5Y")]
+    FiveYears,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarketAnalysisRequest {
+    /// Tickers (`AAPL`, `$MSFT`, "AAPL vs MSFT"), sectors or markets ("semiconductors", "high yield"), or a company name.
+    pub query: String,
+    /// Default `3M`.
+    pub time_range: Option<ApiTimeRange>,
+    pub deal_id: Option<i64>,
+    #[serde(default)]
+    pub stream: bool,
+}
+
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiLoanType {
+    TermLoan,
+    Revolving,
+    Bridge,
+    Other,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoanApplicationRequest {
+    pub borrower_name: String,
+    /// In USD, above zero.
+    pub loan_amount: f64,
+    /// Default `term_loan`.
+    pub loan_type: Option<ApiLoanType>,
+    pub deal_id: Option<i64>,
+    #[serde(default)]
+    pub stream: bool,
+}
+
+async fn market_route(
+    state: Arc<AppState>,
+    caller: Principal,
+    decision: RateDecision,
+    request_id: String,
+    body: RawJson,
+) -> Response {
+    decorate_with_rate_limit(decision, market(state, caller, request_id, body).await)
+}
+
+async fn loan_route(
+    state: Arc<AppState>,
+    caller: Principal,
+    decision: RateDecision,
+    request_id: String,
+    body: RawJson,
+) -> Response {
+    decorate_with_rate_limit(decision, loan_application(state, caller, request_id, body).await)
+}
+
+/// POST /api/quantitative-analysis/market
+#[utoipa::path(post, path = "/api/quantitative-analysis/market", tag = "quantitative-analysis",
+    request_body = MarketAnalysisRequest,
+    description = "Compares the instruments a query names (tickers, sectors and markets through the ETF table, or a company) \
+                   with the benchmark over `time_range`: return, CAGR, volatility, drawdown, beta, Sharpe, Sortino, \
+                   VaR/CVaR 95/99, correlation matrix. `stream: true` as for the company analysis.",
+    responses(
+        (status = 200, description = "Completed and stored", body = AnalysisCreated),
+        (status = 400, description = "No known instrument in the query, invalid field", body = ErrorBody),
+        (status = 502, description = "The price provider failed", body = ErrorBody),
+    ))]
+pub async fn market(state: Arc<AppState>, caller: Principal, request_id: String, body: RawJson) -> Response {
+    let request: MarketAnalysisRequest = match body.parse() {
+        Ok(request) => request,
+        Err(error) => return error.into_response(),
+    };
+    let time_range = match request.time_range.unwrap_or(ApiTimeRange::ThreeMonths) {
+        ApiTimeRange::OneMonth => TimeRange::OneMonth,
+        ApiTimeRange::ThreeMonths => TimeRange::ThreeMonths,
+        ApiTimeRange::SixMonths => TimeRange::SixMonths,
+        ApiTimeRange::OneYear => TimeRange::OneYear,
+        ApiTimeRange::FiveYears => TimeRange::FiveYears,
+    };
+    let market = MarketRequest { query: request.query, time_range, deal_id: request.deal_id };
+    let prepared = state.quant.prepare_market(caller, market).await.map(PreparedAnalysis::Market);
+    analysis_response(state, request.stream, prepared, request_id).await
+}
+
+/// POST /api/quantitative-analysis/loan-application
+#[utoipa::path(post, path = "/api/quantitative-analysis/loan-application", tag = "quantitative-analysis",
+    request_body = LoanApplicationRequest,
+    description = "Assesses a loan to a company with public financials: pro-forma leverage, coverage and DSCR, grade \
+                   and PD, LGD, EAD, Basel IRB capital and RWA, expected loss, indicative price and RAROC minimum \
+                   spread, a recommendation (approve, approve_with_conditions, refer, decline) with its reasons and \
+                   suggested covenants. `stream: true` as for the company analysis.",
+    responses(
+        (status = 200, description = "Completed and stored", body = AnalysisCreated),
+        (status = 400, description = "Unknown borrower or one without public financials, invalid field", body = ErrorBody),
+        (status = 502, description = "The statements provider failed", body = ErrorBody),
+    ))]
+pub async fn loan_application(state: Arc<AppState>, caller: Principal, request_id: String, body: RawJson) -> Response {
+    let request: LoanApplicationRequest = match body.parse() {
+        Ok(request) => request,
+        Err(error) => return error.into_response(),
+    };
+    let loan_type = match request.loan_type.unwrap_or(ApiLoanType::TermLoan) {
+        ApiLoanType::TermLoan => LoanType::TermLoan,
+        ApiLoanType::Revolving => LoanType::Revolving,
+        ApiLoanType::Bridge => LoanType::Bridge,
+        ApiLoanType::Other => LoanType::Other,
+    };
+    let application = LoanApplication {
+        borrower_name: request.borrower_name,
+        loan_amount: request.loan_amount,
+        loan_type,
+        deal_id: request.deal_id,
+    };
+    let prepared = state.quant.prepare_loan(caller, application).await.map(PreparedAnalysis::Loan);
+    analysis_response(state, request.stream, prepared, request_id).await
+}
+
+/// Runs a prepared analysis and answers with its result, or streams its progress as Server-Sent
+/// Events (`started`, `progress`…, then `completed` or `error`, each with `event:` and a sequential `id:`).
+async fn analysis_response(
+    state: Arc<AppState>,
+    stream: bool,
+    prepared: Result<PreparedAnalysis, QuantError>,
+    request_id: String,
+) -> Response {
+    let prepared = match prepared {
         Ok(prepared) => prepared,
         Err(error) => return ApiError::from(error).into_response(),
     };
     if !stream {
-        return match state.quant.run_company(prepared, &request_id, &|_| {}).await {
+        return match state.quant.run_prepared(prepared, &request_id, &|_| {}).await {
             Ok(record) => created(&record).into_response(),
             Err(error) => ApiError::from(error).into_response(),
         };
@@ -155,7 +314,6 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
     // The run belongs to its own task: a client that disconnects does not stop it, and it is
     // stored either way.
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<(&'static str, Value)>();
-    let task_state = state.clone();
     tokio::spawn(async move {
         let progress_sender = sender.clone();
         let report = move |progress: Progress| {
@@ -169,8 +327,7 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
             };
             let _ = progress_sender.send(event);
         };
-        let outcome = task_state.quant.run_company(prepared, &request_id, &report).await;
-        let last = match outcome {
+        let last = match state.quant.run_prepared(prepared, &request_id, &report).await {
             Ok(record) => (
                 "completed",
                 json!({ "analysis_id": record.id.to_string(), "result": record.result, "cdm_events": record.cdm_events }),

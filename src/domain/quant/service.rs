@@ -10,8 +10,13 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::credit::{CreditAnalysis, MarketInputs, analyse_credit};
+use super::findings::loan_findings;
 use super::findings::{FindingThresholds, credit_findings};
-use super::market::{InstrumentStatistics, PriceSeries, TimeRange, instrument_statistics, market_findings};
+use super::loan::{LoanPolicy, LoanRequest, LoanType, Seniority, assess_loan};
+use super::market::{
+    InstrumentStatistics, PriceSeries, TimeRange, correlation_matrix, instrument_statistics, market_findings,
+    parse_market_query,
+};
 use super::statements::FiscalYearStatement;
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::{Principal, Role};
@@ -67,6 +72,27 @@ pub struct CompanyRequest {
     pub analysis_type: CompanyAnalysisType,
     pub deal_id: Option<i64>,
 }
+
+/// A market analysis as asked for.
+#[derive(Clone, Debug)]
+pub struct MarketRequest {
+    pub query: String,
+    pub time_range: TimeRange,
+    pub deal_id: Option<i64>,
+}
+
+/// A loan application as submitted.
+#[derive(Clone, Debug)]
+pub struct LoanApplication {
+    pub borrower_name: String,
+    /// In USD.
+    pub loan_amount: f64,
+    pub loan_type: LoanType,
+    pub deal_id: Option<i64>,
+}
+
+/// Most instruments one market analysis compares.
+const MAX_INSTRUMENTS: usize = 10;
 
 /// One stage of a run, for the streaming endpoint.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,6 +166,31 @@ pub struct PreparedCompany {
     caller: Principal,
     request: CompanyRequest,
     company: ResolvedCompany,
+}
+
+/// A validated market request with its price series fetched: nothing is stored before this point.
+pub struct PreparedMarket {
+    caller: Principal,
+    request: MarketRequest,
+    instruments: Vec<PriceSeries>,
+    benchmark: Option<PriceSeries>,
+    /// How each instrument was found in the query (ticker, sector phrase, company name).
+    resolution: Vec<Value>,
+}
+
+/// A validated loan application with the borrower's statements: nothing is stored before this point.
+pub struct PreparedLoan {
+    caller: Principal,
+    application: LoanApplication,
+    company: ResolvedCompany,
+    statements: StatementsWithProvenance,
+}
+
+/// Any prepared analysis, ready to run.
+pub enum PreparedAnalysis {
+    Company(PreparedCompany),
+    Market(PreparedMarket),
+    Loan(PreparedLoan),
 }
 
 pub struct QuantService {
@@ -321,6 +372,306 @@ impl QuantService {
                 Err(QuantError::ProviderUnavailable { provider, reason, analysis_id: Some(id) })
             }
         }
+    }
+
+    /// Runs any prepared analysis.
+    ///
+    /// # Errors
+    /// As the kind's own run.
+    pub async fn run_prepared(
+        &self,
+        prepared: PreparedAnalysis,
+        request_id: &str,
+        progress: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<AnalysisRecord, QuantError> {
+        match prepared {
+            PreparedAnalysis::Company(prepared) => self.run_company(prepared, request_id, progress).await,
+            PreparedAnalysis::Market(prepared) => self.run_market(prepared, request_id, progress).await,
+            PreparedAnalysis::Loan(prepared) => self.run_loan(prepared, request_id, progress).await,
+        }
+    }
+
+    /// Finds the instruments of the query (tickers, sector and market phrases through the ETF
+    /// table, else a company name) and fetches their prices and the benchmark's.
+    ///
+    /// # Errors
+    /// [`QuantError::Validation`] (no instrument, unknown symbol), [`QuantError::UnknownCompany`],
+    /// [`QuantError::ProviderUnavailable`], [`QuantError::NotConfigured`] — and nothing is stored.
+    pub async fn prepare_market(
+        &self,
+        caller: Principal,
+        request: MarketRequest,
+    ) -> Result<PreparedMarket, QuantError> {
+        let query = request.query.trim();
+        if query.is_empty() || query.chars().count() > 500 {
+            return Err(QuantError::Validation { field: "query", message: "must be 1-500 characters".into() });
+        }
+        if request.deal_id.is_some_and(|id| id <= 0) {
+            return Err(QuantError::Validation { field: "deal_id", message: "must be a positive integer".into() });
+        }
+        let prices = self.prices.as_ref().ok_or(QuantError::NotConfigured)?;
+        let parsed = parse_market_query(query);
+        let mut resolution: Vec<Value> =
+            parsed.tickers.iter().map(|t| json!({ "symbol": t, "found_as": "ticker" })).collect();
+        resolution.extend(parsed.sectors.iter().map(|s| {
+            json!({ "symbol": s.etf, "found_as": "sector", "phrase": s.matched_text, "description": s.description })
+        }));
+        let mut symbols = parsed.symbols();
+        if symbols.is_empty() && !parsed.remaining_words.is_empty() {
+            // A company name: the remaining words together, else each capitalised word on its own
+            // ("how has Apple done" → "Apple"); the first that names exactly one company wins.
+            let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
+            let whole = parsed.remaining_words.join(" ");
+            let names = std::iter::once(whole).chain(
+                parsed.remaining_words.iter().filter(|w| w.chars().next().is_some_and(char::is_uppercase)).cloned(),
+            );
+            for name in names {
+                match financial.resolve(&CompanyQuery::new(name, None)).await {
+                    Ok(company) => {
+                        let Some(ticker) = company.ticker.clone() else {
+                            return Err(QuantError::Validation {
+                                field: "query",
+                                message: format!("{} has no listed ticker", company.name),
+                            });
+                        };
+                        resolution.push(json!({ "symbol": ticker, "found_as": "company", "company": company.name, "cik": company.cik }));
+                        symbols.push(ticker);
+                        break;
+                    }
+                    Err(FinancialDataError::UnknownCompany { .. }) => continue,
+                    Err(FinancialDataError::Ambiguous { candidates, query }) => {
+                        return Err(QuantError::UnknownCompany {
+                            message: format!("'{query}' matches several companies: name one, or give its ticker"),
+                            candidates,
+                        });
+                    }
+                    Err(other) => return Err(provider_error(&other, None)),
+                }
+            }
+        }
+        if symbols.is_empty() {
+            return Err(QuantError::Validation {
+                field: "query",
+                message: "names no ticker (AAPL, $MSFT), sector (semiconductors, high yield) or company".into(),
+            });
+        }
+        if symbols.len() > MAX_INSTRUMENTS {
+            return Err(QuantError::Validation {
+                field: "query",
+                message: format!("names {} instruments; at most {MAX_INSTRUMENTS} are compared", symbols.len()),
+            });
+        }
+        let mut instruments = Vec::with_capacity(symbols.len());
+        for symbol in &symbols {
+            match prices.daily_closes(symbol, request.time_range).await {
+                Ok(series) => instruments.push(series),
+                Err(PriceHistoryError::UnknownSymbol { .. } | PriceHistoryError::InvalidSymbol { .. }) => {
+                    return Err(QuantError::Validation {
+                        field: "query",
+                        message: format!("{symbol} has no price history at {}", prices.provider()),
+                    });
+                }
+                Err(error) => {
+                    return Err(QuantError::ProviderUnavailable {
+                        provider: prices.provider().to_owned(),
+                        reason: error.to_string(),
+                        analysis_id: None,
+                    });
+                }
+            }
+        }
+        let benchmark = match prices.daily_closes(&self.benchmark, request.time_range).await {
+            Ok(series) => Some(series),
+            Err(PriceHistoryError::UnknownSymbol { .. } | PriceHistoryError::InvalidSymbol { .. }) => None,
+            Err(error) => {
+                return Err(QuantError::ProviderUnavailable {
+                    provider: prices.provider().to_owned(),
+                    reason: error.to_string(),
+                    analysis_id: None,
+                });
+            }
+        };
+        Ok(PreparedMarket { caller, request, instruments, benchmark, resolution })
+    }
+
+    async fn run_market(
+        &self,
+        prepared: PreparedMarket,
+        request_id: &str,
+        progress: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<AnalysisRecord, QuantError> {
+        let PreparedMarket { caller, request, instruments, benchmark, resolution } = prepared;
+        let symbols: Vec<String> = instruments.iter().map(|s| s.symbol().to_owned()).collect();
+        let run = Run {
+            caller,
+            kind: AnalysisKind::Market,
+            body: json!({ "query": request.query, "time_range": request.time_range.as_str(), "deal_id": request.deal_id }),
+            deal_id: request.deal_id,
+            subject: format!("market analysis of {}", symbols.join(", ")),
+            analysis_type: "market".into(),
+        };
+        let started = self.begin(run, request_id, progress).await?;
+        let step = |step, percent, message: String| progress(Progress::Step { step, percent, message });
+        step("compute", 50, format!("computing statistics over {}", request.time_range.as_str()));
+        let range = request.time_range;
+        let benchmark_stats =
+            benchmark.as_ref().and_then(|b| instrument_statistics(b, None, range, self.risk_free_rate).ok());
+        let mut missing = Vec::new();
+        let stats: Vec<InstrumentStatistics> = instruments
+            .iter()
+            .filter_map(|series| {
+                instrument_statistics(series, benchmark.as_ref(), range, self.risk_free_rate)
+                    .map_err(|e| missing.push(format!("{}: {e}", series.symbol())))
+                    .ok()
+            })
+            .collect();
+        let mut all_series = instruments.clone();
+        all_series.extend(benchmark.iter().cloned());
+        let correlations =
+            correlation_matrix(&all_series, range).map_err(|e| missing.push(format!("correlation: {e}"))).ok();
+        step("rate", 75, "ranking and comparing".into());
+        let findings: Vec<Value> = market_findings(&stats, benchmark_stats.as_ref())
+            .iter()
+            .filter_map(|f| serde_json::to_value(f).ok())
+            .collect();
+        step("narrate", 90, "writing the summary".into());
+        let summary = narrate_market(&stats, benchmark_stats.as_ref(), range);
+        let metrics: Vec<Value> = stats
+            .iter()
+            .chain(benchmark_stats.iter())
+            .flat_map(|s| {
+                s.metrics.iter().filter_map(|m| {
+                    let mut value = serde_json::to_value(m).ok()?;
+                    value.as_object_mut()?.insert("symbol".into(), json!(s.symbol));
+                    Some(value)
+                })
+            })
+            .collect();
+        let result = json!({
+            "summary": summary,
+            "findings": findings,
+            "metrics": metrics,
+            "data": {
+                "query": request.query,
+                "time_range": range.as_str(),
+                "instruments": resolution,
+                "benchmark": self.benchmark,
+                "statistics": stats,
+                "benchmark_statistics": benchmark_stats,
+                "correlation": correlations,
+                "missing_inputs": missing,
+                "methodology": [
+                    "Windows in trading days: 1M 21, 3M 63, 6M 126, 1Y 252, 5Y 1260; annualisation 252.",
+                    "Volatility: sample standard deviation of log returns x sqrt(252).",
+                    "Beta and correlation on simple returns between dates both series have.",
+                    "Historical VaR/CVaR: nearest rank k = ceil((1-alpha) n); Sharpe and Sortino over a zero rate.",
+                ],
+            },
+        });
+        self.end(started, Ok(result), &step).await
+    }
+
+    /// Validates the application, resolves the borrower and reads its statements.
+    ///
+    /// # Errors
+    /// [`QuantError::Validation`] (amount, name, no public financials), [`QuantError::UnknownCompany`],
+    /// [`QuantError::ProviderUnavailable`], [`QuantError::NotConfigured`] — and nothing is stored.
+    pub async fn prepare_loan(
+        &self,
+        caller: Principal,
+        application: LoanApplication,
+    ) -> Result<PreparedLoan, QuantError> {
+        if !(application.loan_amount.is_finite() && application.loan_amount > 0.0) {
+            return Err(QuantError::Validation { field: "loan_amount", message: "must be a positive amount".into() });
+        }
+        let company = self
+            .prepare_company(
+                caller,
+                CompanyRequest {
+                    company_name: application.borrower_name.clone(),
+                    ticker: None,
+                    analysis_type: CompanyAnalysisType::Financial,
+                    deal_id: application.deal_id,
+                },
+            )
+            .await
+            .map_err(|error| match error {
+                QuantError::Validation { field: "company_name", message } => {
+                    QuantError::Validation { field: "borrower_name", message }
+                }
+                other => other,
+            })?
+            .company;
+        let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
+        let statements =
+            financial.annual_statements(&company, STATEMENT_YEARS).await.map_err(|e| provider_error(&e, None))?;
+        if statements.financials.years().is_empty() {
+            return Err(QuantError::Validation {
+                field: "borrower_name",
+                message: format!("{} has no public annual financial statements", company.name),
+            });
+        }
+        Ok(PreparedLoan { caller, application, company, statements })
+    }
+
+    async fn run_loan(
+        &self,
+        prepared: PreparedLoan,
+        request_id: &str,
+        progress: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<AnalysisRecord, QuantError> {
+        let PreparedLoan { caller, application, company, statements } = prepared;
+        let run = Run {
+            caller,
+            kind: AnalysisKind::LoanApplication,
+            body: json!({
+                "borrower_name": application.borrower_name,
+                "loan_amount": application.loan_amount,
+                "loan_type": application.loan_type.as_str(),
+                "deal_id": application.deal_id,
+            }),
+            deal_id: application.deal_id,
+            subject: format!("loan application of {}", company.name),
+            analysis_type: "loan_application".into(),
+        };
+        let started = self.begin(run, request_id, progress).await?;
+        let step = |step, percent, message: String| progress(Progress::Step { step, percent, message });
+        step("compute", 50, "pro-forma ratios, grade, capital and price".into());
+        let computed = LoanRequest::new(application.loan_amount, application.loan_type, Seniority::SeniorUnsecured)
+            .map(|request| assess_loan(&statements.financials, request, &LoanPolicy::default()))
+            .map_err(|e| ("loan assessment".to_owned(), e.to_string()));
+        let computed = computed.map(|assessment| {
+            step("rate", 75, "recommendation and findings".into());
+            let findings: Vec<Value> = loan_findings(&assessment, &FindingThresholds::default())
+                .iter()
+                .filter_map(|f| serde_json::to_value(f).ok())
+                .collect();
+            step("narrate", 90, "writing the summary".into());
+            let summary = narrate_loan(&company, &application, &assessment);
+            json!({
+                "summary": summary,
+                "findings": findings,
+                "metrics": assessment.metrics,
+                "data": {
+                    "borrower": { "name": company.name, "cik": company.cik, "ticker": company.ticker },
+                    "loan": {
+                        "amount": application.loan_amount,
+                        "currency": "USD",
+                        "loan_type": application.loan_type.as_str(),
+                        "seniority": "senior_unsecured",
+                        "grade": assessment.grade.map(|g| g.to_string()),
+                        "pd": assessment.pd,
+                        "recommendation": serde_json::to_value(assessment.recommendation).ok(),
+                        "assessment": assessment,
+                    },
+                    "statements": statements.financials.years().iter().map(statement_json).collect::<Vec<_>>(),
+                    "provenance": provenance_json(&statements),
+                    "methodology": assessment.methodology,
+                    "missing_inputs": assessment.missing_inputs,
+                },
+            })
+        });
+        self.end(started, computed, &step).await
     }
 
     /// The run, if the caller may see it (its owner and administrators).
@@ -546,6 +897,58 @@ fn provenance_json(statements: &StatementsWithProvenance) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+fn narrate_market(
+    stats: &[InstrumentStatistics],
+    benchmark: Option<&InstrumentStatistics>,
+    range: TimeRange,
+) -> String {
+    let mut sentences = Vec::new();
+    for s in stats.iter().chain(benchmark) {
+        let mut parts = Vec::new();
+        if let Some(ret) = s.value("period_return") {
+            parts.push(format!("returned {:.1}%", ret * 100.0));
+        }
+        if let Some(vol) = s.value("annualised_volatility") {
+            parts.push(format!("annualised volatility {:.1}%", vol * 100.0));
+        }
+        if let Some(drawdown) = s.value("max_drawdown") {
+            parts.push(format!("maximum drawdown {:.1}%", drawdown * 100.0));
+        }
+        if !parts.is_empty() {
+            sentences.push(format!("{} over {}: {}.", s.symbol, range.as_str(), parts.join(", ")));
+        }
+    }
+    sentences.join(" ")
+}
+
+fn narrate_loan(
+    company: &ResolvedCompany,
+    application: &LoanApplication,
+    assessment: &super::loan::LoanAssessment,
+) -> String {
+    let mut sentences = vec![format!(
+        "{} applies for a {} of USD {:.0}.",
+        company.name,
+        application.loan_type.as_str().replace('_', " "),
+        application.loan_amount
+    )];
+    if let Some(metric) = assessment.metric("pro_forma_debt_to_ebitda") {
+        sentences.push(format!("Pro-forma debt would be {:.2}x EBITDA.", metric.value));
+    }
+    if let Some(metric) = assessment.metric("pro_forma_dscr") {
+        sentences.push(format!("Pro-forma debt service coverage would be {:.2}x.", metric.value));
+    }
+    if let (Some(grade), Some(pd)) = (assessment.grade, assessment.pd) {
+        sentences.push(format!("The pro-forma grade is {grade} (one-year PD {:.2}%).", pd * 100.0));
+    }
+    let recommendation = serde_json::to_value(assessment.recommendation)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    sentences.push(format!("Recommendation: {}.", recommendation.replace('_', " ")));
+    sentences.join(" ")
 }
 
 /// The deterministic narrator: the key figures and what they mean, in plain sentences, using only
