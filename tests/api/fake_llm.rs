@@ -13,11 +13,16 @@ pub struct FakeLlm {
 }
 
 impl FakeLlm {
-    /// Serves `content` (the assistant message) to every `POST /v1/chat/completions`.
+    /// Serves `content` as JSON text (structured output) to every `POST /v1/chat/completions`.
     pub async fn answering(content: Value) -> Self {
+        Self::answering_text(&content.to_string()).await
+    }
+
+    /// Serves `content` (the assistant message, as is) to every `POST /v1/chat/completions`.
+    pub async fn answering_text(content: &str) -> Self {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let recorded = requests.clone();
-        let content = content.to_string();
+        let content = content.to_owned();
         let route = warp::path!("v1" / "chat" / "completions").and(warp::post()).and(warp::body::json()).map(
             move |request: Value| {
                 recorded.lock().expect("requests").push(request);

@@ -336,3 +336,55 @@ async fn a_loan_application_is_graded_priced_and_recommended() {
         .await;
     assert_error(unknown, 400).await;
 }
+
+async fn app_with_narrator(mirror: &Mirror, llm: &crate::fake_llm::FakeLlm) -> TestApp {
+    let dir = mirror.dir.clone();
+    let model = creditflow::adapters::llm::OpenAiCompatible::new(
+        &llm.base_url,
+        "fake-model",
+        None,
+        std::time::Duration::from_secs(5),
+    )
+    .expect("adapter");
+    spawn_app_with(&[], move |adapters| {
+        adapters.financial_data = Some(Arc::new(MirrorFinancialData::new(dir.clone())));
+        adapters.prices = Some(Arc::new(CsvMirrorPrices::new(dir)));
+        adapters.llm = Some(Arc::new(model));
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_language_model_writes_the_summary_only_from_the_computed_figures() {
+    let mirror = Mirror::new(true);
+    // The only figure it cites is the leverage, rounded from the computed value.
+    let faithful = crate::fake_llm::FakeLlm::answering_text("Apple Inc. carries little debt at 0.88x EBITDA.").await;
+    let app = app_with_narrator(&mirror, &faithful).await;
+    let token = app.token_for("analyst").await;
+    let body: Value = app
+        .post("/api/quantitative-analysis/company", Some(&token), &json!({ "company_name": "Apple", "ticker": "AAPL" }))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let leverage = metric(&body["result"], "debt_to_ebitda")["value"].as_f64().expect("leverage");
+    assert!((leverage - 0.88).abs() < 0.005, "the fixture's leverage rounds to 0.88: {leverage}");
+    assert_eq!(body["result"]["summary"], "Apple Inc. carries little debt at 0.88x EBITDA.");
+    assert_eq!(body["result"]["data"]["narrative"]["source"], "llm");
+    let prompt = faithful.requests()[0]["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
+    assert!(prompt.contains("debt_to_ebitda"), "the model receives the computed figures");
+
+    let inventive = crate::fake_llm::FakeLlm::answering_text("Apple Inc. will grow revenue by 14.2% next year.").await;
+    let app = app_with_narrator(&mirror, &inventive).await;
+    let token = app.token_for("analyst").await;
+    let body: Value = app
+        .post("/api/quantitative-analysis/company", Some(&token), &json!({ "company_name": "Apple", "ticker": "AAPL" }))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let narrative = &body["result"]["data"]["narrative"];
+    assert_eq!(narrative["source"], "deterministic", "{narrative}");
+    assert_eq!(narrative["uncited_numbers"], json!([14.2]));
+    assert!(body["result"]["summary"].as_str().is_some_and(|s| s.contains("Debt is") && !s.contains("14.2")));
+}

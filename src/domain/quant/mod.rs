@@ -7,6 +7,7 @@ pub mod credit;
 pub mod findings;
 pub mod loan;
 pub mod market;
+pub mod narrative;
 pub mod rating;
 pub mod service;
 pub mod statements;

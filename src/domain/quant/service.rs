@@ -17,6 +17,7 @@ use super::market::{
     InstrumentStatistics, PriceSeries, TimeRange, correlation_matrix, instrument_statistics, market_findings,
     parse_market_query,
 };
+use super::narrative::{cited_numbers, uncited_numbers};
 use super::statements::FiscalYearStatement;
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::{Principal, Role};
@@ -26,8 +27,13 @@ use crate::ports::clock::Clock;
 use crate::ports::financial_data::{
     CompanyQuery, FinancialData, FinancialDataError, ResolvedCompany, StatementsWithProvenance,
 };
+use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel};
 use crate::ports::price_history::{PriceHistory, PriceHistoryError};
 use crate::ports::store::StoreError;
+
+const NARRATOR_INSTRUCTIONS: &str = "You write the executive summary of a credit analysis for a bank's credit \
+    committee: three to five plain sentences. Use only the figures given, exactly or rounded; introduce no other \
+    number, no forecast and no recommendation that is not among them. Do not use lists or headings.";
 
 /// Fiscal years of statements an analysis reads: the latest and up to five prior.
 const STATEMENT_YEARS: usize = 6;
@@ -194,6 +200,9 @@ pub enum PreparedAnalysis {
 }
 
 pub struct QuantService {
+    /// Writes the summary from the computed figures when configured; checked, with the
+    /// deterministic narrator as the fallback.
+    llm: Option<Arc<dyn LanguageModel>>,
     analyses: Arc<dyn AnalysisRepository>,
     financial: Option<Arc<dyn FinancialData>>,
     prices: Option<Arc<dyn PriceHistory>>,
@@ -212,7 +221,72 @@ impl QuantService {
     ) -> Self {
         // The Sharpe and Sortino ratios are reported in excess of a zero rate unless configured:
         // stated in the metrics' formulas.
-        Self { analyses, financial, prices, clock, benchmark, risk_free_rate: 0.0 }
+        Self { llm: None, analyses, financial, prices, clock, benchmark, risk_free_rate: 0.0 }
+    }
+
+    /// The same service with a language model writing the summaries.
+    #[must_use]
+    pub fn with_language_model(mut self, llm: Option<Arc<dyn LanguageModel>>) -> Self {
+        self.llm = llm;
+        self
+    }
+
+    /// Lets the language model rewrite the summary from the figures alone; keeps its text only when
+    /// every number in it is one of the figures, and says in `data.narrative` which text is used.
+    async fn narrate_with_model(&self, mut result: Value) -> Value {
+        let deterministic = result["summary"].as_str().unwrap_or_default().to_owned();
+        let narrative = match &self.llm {
+            None => json!({ "source": "deterministic", "reason": "no language model is configured (LLM_BASE_URL)" }),
+            Some(llm) => {
+                let mut allowed: Vec<f64> = cited_numbers(&deterministic);
+                let mut figures = String::new();
+                for metric in result["metrics"].as_array().into_iter().flatten() {
+                    if let (Some(name), Some(value)) = (metric["name"].as_str(), metric["value"].as_f64()) {
+                        let symbol = metric["symbol"].as_str().map(|s| format!("{s} ")).unwrap_or_default();
+                        figures.push_str(&format!(
+                            "- {symbol}{name} = {value} ({})\n",
+                            metric["unit"].as_str().unwrap_or("")
+                        ));
+                        allowed.push(value);
+                    }
+                    for input in metric["inputs"].as_array().into_iter().flatten() {
+                        allowed.extend(input["value"].as_f64());
+                    }
+                }
+                let request = ChatRequest::new(vec![
+                    ChatMessage::system(NARRATOR_INSTRUCTIONS),
+                    ChatMessage::user(format!("Figures:\n{figures}\nDraft summary:\n{deterministic}")),
+                ])
+                .with_temperature(0.2)
+                .with_max_tokens(400);
+                match llm.complete(request).await {
+                    Ok(response) => {
+                        let text = response.content.unwrap_or_default().trim().to_owned();
+                        let uncited = uncited_numbers(&text, &allowed);
+                        if text.is_empty() {
+                            json!({ "source": "deterministic", "model": llm.model(), "reason": "the model returned no text" })
+                        } else if uncited.is_empty() {
+                            result["summary"] = json!(text);
+                            json!({ "source": "llm", "model": llm.model() })
+                        } else {
+                            json!({
+                                "source": "deterministic",
+                                "model": llm.model(),
+                                "reason": "the model's summary cited numbers that are not among the figures",
+                                "uncited_numbers": uncited,
+                            })
+                        }
+                    }
+                    Err(error) => {
+                        json!({ "source": "deterministic", "model": llm.model(), "reason": error.to_string() })
+                    }
+                }
+            }
+        };
+        if let Some(data) = result.get_mut("data").and_then(Value::as_object_mut) {
+            data.insert("narrative".into(), narrative);
+        }
+        result
     }
 
     /// Validates the request and resolves the company.
@@ -319,6 +393,10 @@ impl QuantService {
         let (subject, analysis_type, deal_id) = (&run.subject, &run.analysis_type, run.deal_id);
         let mut events = vec![event];
         let finished_event = Uuid::new_v4();
+        let computed = match computed {
+            Ok(result) => Ok(self.narrate_with_model(result).await),
+            Err(error) => Err(error),
+        };
         match computed {
             Ok(result) => {
                 let text = |pointer: &str| result.pointer(pointer).and_then(Value::as_str).map(str::to_owned);
