@@ -69,6 +69,20 @@ async fn app_on(mirror: &Mirror) -> TestApp {
     .await
 }
 
+/// `{category, severity: positive|info|watch|concern, statement, evidence: {metric, value, …}}`.
+fn assert_findings_have_one_shape(result: &Value) {
+    let findings = result["findings"].as_array().expect("findings");
+    assert!(!findings.is_empty(), "{result}");
+    for finding in findings {
+        assert!(
+            ["positive", "info", "watch", "concern"].contains(&finding["severity"].as_str().unwrap_or("")),
+            "{finding}"
+        );
+        assert!(finding["statement"].is_string() && finding["category"].is_string(), "{finding}");
+        assert!(finding["evidence"]["metric"].is_string() && finding["evidence"]["value"].is_number(), "{finding}");
+    }
+}
+
 fn metric<'a>(result: &'a Value, name: &str) -> &'a Value {
     result["metrics"].as_array().expect("metrics").iter().find(|m| m["name"] == name).unwrap_or(&Value::Null)
 }
@@ -109,6 +123,7 @@ async fn a_company_analysis_is_computed_traced_stored_and_retrievable() {
     assert!((period_return - expected_return).abs() < 1e-9, "{period_return} vs {expected_return}");
     assert!(metric(result, "beta")["value"].as_f64().is_some());
 
+    assert_findings_have_one_shape(result);
     let provenance = result["data"]["provenance"].as_array().expect("provenance");
     assert!(
         provenance
@@ -272,6 +287,7 @@ async fn a_market_analysis_compares_the_named_instruments_with_the_benchmark() {
         let window = &mirror.aapl[mirror.aapl.len() - 127..];
         assert!((aapl_return - (window[126] / window[0] - 1.0)).abs() < 1e-9);
         assert_eq!(result["data"]["correlation"]["symbols"], json!(["AAPL", "SPY"]));
+        assert_findings_have_one_shape(result);
     }
 
     let unknown =

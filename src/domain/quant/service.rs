@@ -14,8 +14,8 @@ use super::findings::loan_findings;
 use super::findings::{FindingThresholds, credit_findings};
 use super::loan::{LoanPolicy, LoanRequest, LoanType, Seniority, assess_loan};
 use super::market::{
-    InstrumentStatistics, PriceSeries, TimeRange, correlation_matrix, instrument_statistics, market_findings,
-    parse_market_query,
+    InstrumentStatistics, MarketFinding, PriceSeries, TimeRange, correlation_matrix, instrument_statistics,
+    market_findings, parse_market_query,
 };
 use super::narrative::{cited_numbers, uncited_numbers};
 use super::statements::FiscalYearStatement;
@@ -608,10 +608,7 @@ impl QuantService {
         let correlations =
             correlation_matrix(&all_series, range).map_err(|e| missing.push(format!("correlation: {e}"))).ok();
         step("rate", 75, "ranking and comparing".into());
-        let findings: Vec<Value> = market_findings(&stats, benchmark_stats.as_ref())
-            .iter()
-            .filter_map(|f| serde_json::to_value(f).ok())
-            .collect();
+        let findings: Vec<Value> = market_findings(&stats, benchmark_stats.as_ref()).iter().map(finding_json).collect();
         step("narrate", 90, "writing the summary".into());
         let summary = narrate_market(&stats, benchmark_stats.as_ref(), range);
         let metrics: Vec<Value> = stats
@@ -844,9 +841,7 @@ impl QuantService {
             .unwrap_or_default();
         if let Some(stats) = &stock_stats {
             findings.extend(
-                market_findings(std::slice::from_ref(stats), benchmark_stats.as_ref())
-                    .iter()
-                    .filter_map(|f| serde_json::to_value(f).ok()),
+                market_findings(std::slice::from_ref(stats), benchmark_stats.as_ref()).iter().map(finding_json),
             );
         }
         step("narrate", 95, "writing the summary".into());
@@ -975,6 +970,21 @@ fn provenance_json(statements: &StatementsWithProvenance) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// A market finding in the shape of every finding — `{category, severity, statement, evidence:
+/// {metric, value, threshold?, symbol}}` — with all the figures of a ranking under `compared`.
+fn finding_json(finding: &MarketFinding) -> Value {
+    let mut value = json!({
+        "category": finding.category,
+        "severity": finding.severity,
+        "statement": finding.statement,
+        "evidence": finding.evidence.first(),
+    });
+    if finding.evidence.len() > 1 {
+        value["compared"] = json!(finding.evidence);
+    }
+    value
 }
 
 fn narrate_market(
