@@ -63,6 +63,8 @@ pub struct MarketDataConfig {
     pub benchmark: String,
     /// `MARKET_DATA_TIMEOUT`: limit on one provider request.
     pub timeout: Duration,
+    /// `SEC_CACHE_TTL`: how long fetched company facts are reused.
+    pub sec_cache_ttl: Duration,
 }
 
 /// Where the rolling windows of the rate limits live.
@@ -312,6 +314,7 @@ impl Config {
                 alphavantage_api_key: vars.get("ALPHAVANTAGE_API_KEY").map(Secret::new),
                 benchmark: vars.non_empty_or("MARKET_BENCHMARK", "SPY")?.to_ascii_uppercase(),
                 timeout: vars.duration_or("MARKET_DATA_TIMEOUT", Duration::from_secs(20))?,
+                sec_cache_ttl: vars.duration_or("SEC_CACHE_TTL", Duration::from_secs(24 * 3600))?,
             },
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,

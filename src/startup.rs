@@ -18,7 +18,9 @@ use crate::adapters::market::{
     AlphaVantage, AlphaVantageSettings, CsvMirrorPrices, EdgarClient, EdgarSettings, MirrorFinancialData, YahooChart,
     YahooSettings,
 };
-use crate::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
+use crate::adapters::memory::{
+    MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResponseCache, MemoryStore,
+};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
@@ -28,6 +30,7 @@ use crate::domain::documents::DocumentService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::ports::analyses::AnalysisRepository;
+use crate::ports::cache::ResponseCache;
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::FinancialData;
@@ -49,6 +52,8 @@ pub struct Adapters {
     pub store_health: Arc<dyn StoreHealth>,
     pub documents: Arc<dyn DocumentRepository>,
     pub analyses: Arc<dyn AnalysisRepository>,
+    /// Provider responses kept for a while (SEC company facts).
+    pub response_cache: Arc<dyn ResponseCache>,
     pub workflow_rate_limiter: Arc<dyn RateLimiter>,
     pub login_attempts: Arc<dyn RateLimiter>,
     pub hasher: Arc<dyn PasswordHasher>,
@@ -72,6 +77,7 @@ impl Adapters {
             Arc::new(MemoryStore::new()),
             Arc::new(MemoryDocumentStore::new()),
             Arc::new(MemoryAnalysisStore::new()),
+            Arc::new(MemoryResponseCache::new()),
         )
     }
 
@@ -81,6 +87,7 @@ impl Adapters {
         store: Arc<S>,
         documents: Arc<dyn DocumentRepository>,
         analyses: Arc<dyn AnalysisRepository>,
+        response_cache: Arc<dyn ResponseCache>,
     ) -> Self
     where
         S: UserRepository + RefreshTokenRepository + WalletNonceRepository + StoreHealth,
@@ -92,6 +99,7 @@ impl Adapters {
             store_health: store,
             documents,
             analyses,
+            response_cache,
             workflow_rate_limiter: Arc::new(MemoryRateLimiter::new()),
             login_attempts: Arc::new(MemoryRateLimiter::new()),
             hasher: Arc::new(Argon2Hasher::recommended()),
@@ -124,7 +132,7 @@ impl Adapters {
         rate_limits: RateLimitStore,
     ) -> anyhow::Result<Self> {
         let store = Arc::new(PostgresStore::open(target, pool_size).await?);
-        let mut adapters = Self::around_store(store.clone(), store.clone(), store.clone());
+        let mut adapters = Self::around_store(store.clone(), store.clone(), store.clone(), store.clone());
         if rate_limits == RateLimitStore::Postgres {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
@@ -139,7 +147,7 @@ impl Adapters {
     /// When the database cannot be reached, migrated or (embedded) started.
     pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
         let mut adapters = Self::store_from_config(config).await?;
-        let (financial_data, prices) = market_data(&config.market_data)?;
+        let (financial_data, prices) = market_data(&config.market_data, adapters.response_cache.clone())?;
         adapters.financial_data = Some(financial_data);
         adapters.prices = Some(prices);
         adapters.llm = match &config.llm {
@@ -194,7 +202,10 @@ impl Adapters {
 }
 
 /// The statements and price adapters `MARKET_DATA_DIR` / `SEC_*` / `YAHOO_*` / `ALPHAVANTAGE_*` ask for.
-fn market_data(config: &MarketDataConfig) -> anyhow::Result<(Arc<dyn FinancialData>, Arc<dyn PriceHistory>)> {
+fn market_data(
+    config: &MarketDataConfig,
+    cache: Arc<dyn ResponseCache>,
+) -> anyhow::Result<(Arc<dyn FinancialData>, Arc<dyn PriceHistory>)> {
     if let Some(dir) = &config.mirror_dir {
         tracing::info!(dir = %dir.display(), "market data from the local mirror (MARKET_DATA_DIR); no provider is called");
         return Ok((Arc::new(MirrorFinancialData::new(dir.clone())), Arc::new(CsvMirrorPrices::new(dir.clone()))));
@@ -214,7 +225,8 @@ fn market_data(config: &MarketDataConfig) -> anyhow::Result<(Arc<dyn FinancialDa
     if let Some(url) = &config.sec_tickers_url {
         edgar.tickers_url.clone_from(url);
     }
-    let financial_data: Arc<dyn FinancialData> = Arc::new(EdgarClient::new(edgar)?);
+    let financial_data: Arc<dyn FinancialData> =
+        Arc::new(EdgarClient::new(edgar)?.with_facts_cache(cache, config.sec_cache_ttl));
     let prices: Arc<dyn PriceHistory> = match &config.alphavantage_api_key {
         Some(key) => {
             let mut settings = AlphaVantageSettings::with_key(key.clone());

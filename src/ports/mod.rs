@@ -3,6 +3,7 @@
 //! must return when.
 
 pub mod analyses;
+pub mod cache;
 pub mod clock;
 pub mod db_ssl;
 pub mod documents;

@@ -404,3 +404,55 @@ async fn a_language_model_writes_the_summary_only_from_the_computed_figures() {
     assert_eq!(narrative["uncited_numbers"], json!([14.2]));
     assert!(body["result"]["summary"].as_str().is_some_and(|s| s.contains("Debt is") && !s.contains("14.2")));
 }
+
+/// A local stand-in for SEC EDGAR serving the fixtures, counting company-facts requests.
+async fn fake_edgar() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use warp::Filter;
+    let facts_requests = Arc::new(AtomicUsize::new(0));
+    let counter = facts_requests.clone();
+    let tickers = warp::path!("files" / "company_tickers.json")
+        .map(|| std::fs::read_to_string(format!("{FIXTURES}/company_tickers.json")).expect("tickers"));
+    let facts = warp::path!("api" / "xbrl" / "companyfacts" / String).map(move |file: String| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        match std::fs::read_to_string(format!("{FIXTURES}/companyfacts/{file}")) {
+            Ok(body) => warp::reply::with_status(body, warp::http::StatusCode::OK),
+            Err(_) => warp::reply::with_status(String::new(), warp::http::StatusCode::NOT_FOUND),
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(warp::serve(tickers.or(facts)).incoming(listener).run());
+    (format!("http://{address}"), facts_requests)
+}
+
+#[tokio::test]
+async fn sec_company_facts_are_fetched_over_http_once_and_then_served_from_the_cache() {
+    use creditflow::adapters::market::{EdgarClient, EdgarSettings};
+    use creditflow::adapters::memory::MemoryResponseCache;
+    let (base, facts_requests) = fake_edgar().await;
+    let mut settings = EdgarSettings::new("creditflow tests test@example.com");
+    settings.tickers_url = format!("{base}/files/company_tickers.json");
+    settings.facts_base_url = format!("{base}/api/xbrl/companyfacts");
+    let edgar = EdgarClient::new(settings)
+        .expect("client")
+        .with_facts_cache(Arc::new(MemoryResponseCache::new()), std::time::Duration::from_secs(3600));
+    let app = spawn_app_with(&[], move |adapters| adapters.financial_data = Some(Arc::new(edgar))).await;
+    let token = app.token_for("analyst").await;
+
+    for _ in 0..2 {
+        let response = app
+            .post(
+                "/api/quantitative-analysis/company",
+                Some(&token),
+                &json!({ "company_name": "Apple Inc.", "analysis_type": "financial" }),
+            )
+            .await;
+        assert_eq!(response.status(), 200);
+        let body: Value = response.json().await.expect("json");
+        let provenance = body["result"]["data"]["provenance"].as_array().expect("provenance");
+        assert!(provenance.iter().all(|p| p["source_url"].as_str().is_some_and(|u| u.starts_with(&base))));
+    }
+
+    assert_eq!(facts_requests.load(std::sync::atomic::Ordering::SeqCst), 1, "the second analysis reads the cache");
+}

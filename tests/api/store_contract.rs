@@ -17,6 +17,7 @@ use creditflow::domain::documents::{
 };
 use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
+use creditflow::ports::cache::ResponseCache;
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::rate_limit::RateLimiter;
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
@@ -405,4 +406,28 @@ pub async fn rate_limits_are_exact_under_concurrency_and_roll(limiter: Arc<dyn R
 #[tokio::test]
 async fn the_memory_rate_limiter_honours_the_contract() {
     rate_limits_are_exact_under_concurrency_and_roll(Arc::new(MemoryRateLimiter::new())).await;
+}
+
+pub async fn cached_responses_are_served_while_fresh(cache: Arc<dyn ResponseCache>) {
+    cache.put("https://sec.example/CIK1.json", b"{\"v\":1}".to_vec(), NOW).await.expect("put");
+    assert_eq!(
+        cache.get("https://sec.example/CIK1.json", NOW - Duration::hours(1)).await.expect("get"),
+        Some(b"{\"v\":1}".to_vec())
+    );
+    assert_eq!(
+        cache.get("https://sec.example/CIK1.json", NOW + Duration::seconds(1)).await.expect("get"),
+        None,
+        "stale"
+    );
+    cache.put("https://sec.example/CIK1.json", b"{\"v\":2}".to_vec(), NOW + Duration::hours(2)).await.expect("replace");
+    assert_eq!(
+        cache.get("https://sec.example/CIK1.json", NOW + Duration::hours(1)).await.expect("get"),
+        Some(b"{\"v\":2}".to_vec())
+    );
+    assert_eq!(cache.get("https://sec.example/unknown", NOW - Duration::days(1)).await.expect("get"), None);
+}
+
+#[tokio::test]
+async fn the_memory_cache_honours_the_contract() {
+    cached_responses_are_served_while_fresh(Arc::new(creditflow::adapters::memory::MemoryResponseCache::new())).await;
 }

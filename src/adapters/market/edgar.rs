@@ -52,6 +52,7 @@ use tokio::time::Instant;
 
 use crate::adapters::retry::retry_after;
 use crate::domain::quant::statements::{CompanyFinancials, FiscalYearStatement, MAX_FISCAL_YEARS};
+use crate::ports::cache::ResponseCache;
 use crate::ports::financial_data::{
     CompanyQuery, FinancialData, FinancialDataError, LineProvenance, MAX_CANDIDATES, ResolvedCompany, StatementLine,
     StatementsWithProvenance,
@@ -120,6 +121,17 @@ pub struct EdgarClient {
     tickers_ttl: Duration,
     limiter: RateLimiter,
     tickers: Mutex<Option<CachedTickers>>,
+    /// Company facts kept in the store, and for how long.
+    facts_cache: Option<FactsCache>,
+}
+
+/// The store that keeps company facts, and for how long.
+struct FactsCache(Arc<dyn ResponseCache>, Duration);
+
+impl std::fmt::Debug for FactsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FactsCache").field("ttl", &self.1).finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]
@@ -129,6 +141,35 @@ struct CachedTickers {
 }
 
 impl EdgarClient {
+    /// Keeps company facts in `cache` for `ttl`: repeated analyses, on any instance sharing the
+    /// store, do not fetch the same filing data again while it is fresh.
+    #[must_use]
+    pub fn with_facts_cache(mut self, cache: Arc<dyn ResponseCache>, ttl: Duration) -> Self {
+        self.facts_cache = Some(FactsCache(cache, ttl));
+        self
+    }
+
+    async fn cached_facts(&self, url: &str) -> Option<Vec<u8>> {
+        let FactsCache(cache, ttl) = self.facts_cache.as_ref()?;
+        let fresh_after = time::OffsetDateTime::now_utc() - *ttl;
+        match cache.get(url, fresh_after).await {
+            Ok(body) => body,
+            Err(error) => {
+                // A cache that does not answer costs a fetch, never an analysis.
+                tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "provider cache unavailable");
+                None
+            }
+        }
+    }
+
+    async fn cache_facts(&self, url: &str, body: &[u8]) {
+        if let Some(FactsCache(cache, _)) = &self.facts_cache
+            && let Err(error) = cache.put(url, body.to_vec(), time::OffsetDateTime::now_utc()).await
+        {
+            tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "provider cache unavailable");
+        }
+    }
+
     /// # Errors
     /// A URL that is not http(s), an empty or non-header-safe `user_agent`, a zero
     /// `max_requests_per_second`, or an HTTP client that cannot be built (TLS initialisation).
@@ -157,6 +198,7 @@ impl EdgarClient {
             tickers_ttl: settings.tickers_ttl,
             limiter: RateLimiter::new(settings.max_requests_per_second),
             tickers: Mutex::new(None),
+            facts_cache: None,
         })
     }
 
@@ -241,8 +283,14 @@ impl FinancialData for EdgarClient {
             provider: PROVIDER,
             reason: format!("cannot build the company-facts URL '{url}': {e}"),
         })?;
+        if let Some(body) = self.cached_facts(&url).await {
+            return annual_statements_from_facts(&body, company, years, &url, PROVIDER);
+        }
         let body = match self.get(parsed).await {
-            Ok(body) => body,
+            Ok(body) => {
+                self.cache_facts(&url, &body).await;
+                body
+            }
             Err(Failure::Status { status: StatusCode::NOT_FOUND, .. }) => {
                 return Err(FinancialDataError::InvalidData {
                     provider: PROVIDER,

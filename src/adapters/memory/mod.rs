@@ -2,11 +2,13 @@
 //! limiter. State lives in this process only and is lost on restart.
 
 mod analyses;
+mod cache;
 mod documents;
 mod rate_limit;
 mod store;
 
 pub use analyses::MemoryAnalysisStore;
+pub use cache::MemoryResponseCache;
 pub use documents::MemoryDocumentStore;
 pub use rate_limit::MemoryRateLimiter;
 pub use store::MemoryStore;

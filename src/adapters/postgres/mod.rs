@@ -3,6 +3,7 @@
 //! certificates.
 
 pub mod analyses;
+pub mod cache;
 pub mod certs;
 pub mod connection;
 pub mod documents;
