@@ -257,9 +257,15 @@ fn document_list(c: &mut Criterion) {
     println!("seeded {SEEDED_DOCUMENTS} documents in {:?}", seeding.elapsed());
 
     let queries = [
-        ("first_page", DocumentQuery { owner: Some(owner), search: None, page: 1, limit: 50 }),
-        ("search_bridge", DocumentQuery { owner: Some(owner), search: Some("bridge".into()), page: 1, limit: 50 }),
-        ("search_globex", DocumentQuery { owner: Some(owner), search: Some("globex".into()), page: 1, limit: 50 }),
+        ("first_page", DocumentQuery { owner: Some(owner), search: None, deal_id: None, page: 1, limit: 50 }),
+        (
+            "search_bridge",
+            DocumentQuery { owner: Some(owner), search: Some("bridge".into()), deal_id: None, page: 1, limit: 50 },
+        ),
+        (
+            "search_globex",
+            DocumentQuery { owner: Some(owner), search: Some("globex".into()), deal_id: None, page: 1, limit: 50 },
+        ),
     ];
     for (name, query) in &queries {
         let page = runtime.block_on(DocumentRepository::list(&store, query)).expect("list");

@@ -340,7 +340,8 @@ impl Application {
                 adapters.clock.clone(),
                 config.market_data.benchmark.clone(),
             )
-            .with_language_model(adapters.llm.clone()),
+            .with_language_model(adapters.llm.clone())
+            .with_documents(adapters.documents.clone()),
             rate_limiter: adapters.workflow_rate_limiter.clone(),
             rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
             store_health: adapters.store_health.clone(),

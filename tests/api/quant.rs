@@ -456,3 +456,57 @@ async fn sec_company_facts_are_fetched_over_http_once_and_then_served_from_the_c
 
     assert_eq!(facts_requests.load(std::sync::atomic::Ordering::SeqCst), 1, "the second analysis reads the cache");
 }
+
+#[tokio::test]
+async fn a_loan_application_is_read_against_the_agreements_of_its_deal() {
+    let mirror = Mirror::new(true);
+    let app = app_on(&mirror).await;
+    let token = app.token_for("analyst").await;
+    let created: Value = app
+        .post(
+            "/api/documents",
+            Some(&token),
+            &json!({ "title": "Apple revolver", "text": crate::documents::AGREEMENT, "deal_id": 31 }),
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    let document_id = created["document"]["document_id"].as_i64().expect("document id");
+
+    let body: Value = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Apple Inc.", "loan_amount": 5e8, "deal_id": 31 }),
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+
+    let terms = &body["result"]["data"]["loan"]["deal_terms"];
+    assert_eq!(terms[0]["document_id"], document_id, "{terms}");
+    assert_eq!(terms[0]["facilities"][0]["spread"], "0.0275");
+    let pricing: Vec<&Value> = body["result"]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["evidence"]["metric"] == "contractual_margin")
+        .collect();
+    assert_eq!(pricing.len(), 1, "{pricing:?}");
+    assert_eq!(pricing[0]["evidence"]["metric"], "contractual_margin");
+    assert!(pricing[0]["statement"].as_str().is_some_and(|s| s.contains("2.75%")));
+
+    let other_deal: Value = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Apple Inc.", "loan_amount": 5e8, "deal_id": 32 }),
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(other_deal["result"]["data"]["loan"]["deal_terms"], json!([]));
+}

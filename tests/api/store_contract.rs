@@ -207,7 +207,7 @@ fn new_document(owner: UserId, title: &str, text: &str, borrower: &str, at: Offs
 }
 
 fn query(owner: Option<UserId>, search: Option<&str>, page: u32, limit: u32) -> DocumentQuery {
-    DocumentQuery { owner, search: search.map(str::to_owned), page, limit }
+    DocumentQuery { owner, search: search.map(str::to_owned), deal_id: None, page, limit }
 }
 
 pub async fn documents_are_versioned_reviewed_and_listed(store: Arc<dyn DocumentRepository>) {

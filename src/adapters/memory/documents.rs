@@ -153,6 +153,7 @@ impl DocumentRepository for MemoryDocumentStore {
             .documents
             .values()
             .filter(|stored| query.owner.is_none_or(|owner| stored.document.owner == owner))
+            .filter(|stored| query.deal_id.is_none_or(|deal| stored.document.deal_id == Some(deal)))
             .filter(|stored| terms.iter().all(|term| stored.words.contains(term)))
             .collect();
         matching.sort_by(|a, b| {

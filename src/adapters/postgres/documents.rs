@@ -298,6 +298,10 @@ impl DocumentRepository for PostgresStore {
             params.push(owner);
             conditions.push(format!("d.owner_id = ${}", params.len()));
         }
+        if let Some(deal) = &query.deal_id {
+            params.push(deal);
+            conditions.push(format!("d.deal_id = ${}", params.len()));
+        }
         if let Some(search) = &query.search {
             params.push(search);
             conditions.push(format!("d.search @@ plainto_tsquery('simple', ${})", params.len()));

@@ -284,6 +284,8 @@ pub struct DocumentQuery {
     pub owner: Option<UserId>,
     /// Words that must all occur in the title, a party, the borrower or the current text.
     pub search: Option<String>,
+    /// Only documents linked to this deal.
+    pub deal_id: Option<i64>,
     /// 1-based.
     pub page: u32,
     pub limit: u32,

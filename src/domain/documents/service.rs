@@ -618,7 +618,7 @@ impl DocumentService {
         // A search without any word matches everything, as no search does.
         let search = search.filter(|s| !super::search_terms(s).is_empty());
         let owner = (caller.role != Role::Admin).then_some(caller.user_id);
-        Ok(self.documents.list(&DocumentQuery { owner, search, page, limit }).await?)
+        Ok(self.documents.list(&DocumentQuery { owner, search, deal_id: None, page, limit }).await?)
     }
 
     async fn visible(&self, caller: Principal, id: DocumentId) -> Result<Document, DocumentError> {

@@ -22,8 +22,10 @@ use super::statements::FiscalYearStatement;
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::{Principal, Role};
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::documents::DocumentQuery;
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::clock::Clock;
+use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::{
     CompanyQuery, FinancialData, FinancialDataError, ResolvedCompany, StatementsWithProvenance,
 };
@@ -188,6 +190,8 @@ pub struct PreparedMarket {
 pub struct PreparedLoan {
     caller: Principal,
     application: LoanApplication,
+    /// Facility terms of the agreements stored for the application's deal.
+    deal_terms: Vec<Value>,
     company: ResolvedCompany,
     statements: StatementsWithProvenance,
 }
@@ -200,6 +204,8 @@ pub enum PreparedAnalysis {
 }
 
 pub struct QuantService {
+    /// Documents whose extracted agreements a loan application on the same deal is read against.
+    documents: Option<Arc<dyn DocumentRepository>>,
     /// Writes the summary from the computed figures when configured; checked, with the
     /// deterministic narrator as the fallback.
     llm: Option<Arc<dyn LanguageModel>>,
@@ -221,7 +227,49 @@ impl QuantService {
     ) -> Self {
         // The Sharpe and Sortino ratios are reported in excess of a zero rate unless configured:
         // stated in the metrics' formulas.
-        Self { llm: None, analyses, financial, prices, clock, benchmark, risk_free_rate: 0.0 }
+        Self { documents: None, llm: None, analyses, financial, prices, clock, benchmark, risk_free_rate: 0.0 }
+    }
+
+    /// The same service reading the agreements stored for a loan application's deal.
+    #[must_use]
+    pub fn with_documents(mut self, documents: Arc<dyn DocumentRepository>) -> Self {
+        self.documents = Some(documents);
+        self
+    }
+
+    /// The facility terms of the agreements stored for `deal_id` that the caller may see (their
+    /// own documents; all for administrators): `[{document_id, title, version, facilities:[…]}]`.
+    async fn deal_terms(&self, caller: Principal, deal_id: i64) -> Result<Vec<Value>, QuantError> {
+        let Some(documents) = &self.documents else { return Ok(Vec::new()) };
+        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        let query = DocumentQuery { owner, search: None, deal_id: Some(deal_id), page: 1, limit: 20 };
+        let mut terms = Vec::new();
+        for listing in documents.list(&query).await?.documents {
+            let Some(document) = documents.find(listing.id).await? else { continue };
+            let Some(version) = document.current_version() else { continue };
+            let facilities: Vec<Value> = version.extraction.agreement["facilities"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| {
+                    json!({
+                        "name": f["name"],
+                        "commitment": f["commitment"],
+                        "floatingRateIndex": f["floatingRateIndex"],
+                        "spread": f["spread"],
+                        "floor": f["floor"],
+                        "terminationDate": f["terminationDate"],
+                    })
+                })
+                .collect();
+            terms.push(json!({
+                "document_id": document.id.get(),
+                "title": document.title,
+                "version": version.version,
+                "facilities": facilities,
+            }));
+        }
+        Ok(terms)
     }
 
     /// The same service with a language model writing the summaries.
@@ -686,7 +734,11 @@ impl QuantService {
                 message: format!("{} has no public annual financial statements", company.name),
             });
         }
-        Ok(PreparedLoan { caller, application, company, statements })
+        let deal_terms = match application.deal_id {
+            Some(deal_id) => self.deal_terms(caller, deal_id).await?,
+            None => Vec::new(),
+        };
+        Ok(PreparedLoan { caller, application, deal_terms, company, statements })
     }
 
     async fn run_loan(
@@ -695,7 +747,7 @@ impl QuantService {
         request_id: &str,
         progress: &(dyn Fn(Progress) + Send + Sync),
     ) -> Result<AnalysisRecord, QuantError> {
-        let PreparedLoan { caller, application, company, statements } = prepared;
+        let PreparedLoan { caller, application, deal_terms, company, statements } = prepared;
         let run = Run {
             caller,
             kind: AnalysisKind::LoanApplication,
@@ -717,10 +769,16 @@ impl QuantService {
             .map_err(|e| ("loan assessment".to_owned(), e.to_string()));
         let computed = computed.map(|assessment| {
             step("rate", 75, "recommendation and findings".into());
-            let findings: Vec<Value> = loan_findings(&assessment, &FindingThresholds::default())
+            let mut findings: Vec<Value> = loan_findings(&assessment, &FindingThresholds::default())
                 .iter()
                 .filter_map(|f| serde_json::to_value(f).ok())
                 .collect();
+            // The spread the bank needs: the grade's, or the RAROC minimum when that is higher.
+            let required_spread = assessment
+                .price
+                .as_ref()
+                .map(|p| p.raroc_minimum_spread.map_or(p.grade_spread, |r| r.max(p.grade_spread)));
+            findings.extend(margin_findings(&deal_terms, required_spread));
             step("narrate", 90, "writing the summary".into());
             let summary = narrate_loan(&company, &application, &assessment);
             json!({
@@ -738,6 +796,7 @@ impl QuantService {
                         "pd": assessment.pd,
                         "recommendation": serde_json::to_value(assessment.recommendation).ok(),
                         "assessment": assessment,
+                        "deal_terms": deal_terms,
                     },
                     "statements": statements.financials.years().iter().map(statement_json).collect::<Vec<_>>(),
                     "provenance": provenance_json(&statements),
@@ -970,6 +1029,40 @@ fn provenance_json(statements: &StatementsWithProvenance) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// How the margins the deal's agreements set compare with the spread the bank needs (the grade's
+/// spread, or the RAROC minimum when higher).
+fn margin_findings(deal_terms: &[Value], indicative_spread: Option<f64>) -> Vec<Value> {
+    let mut findings = Vec::new();
+    for document in deal_terms {
+        for facility in document["facilities"].as_array().into_iter().flatten() {
+            // Decimals are exact strings in the agreement (2.75 % is "0.0275").
+            let Some(margin) = facility["spread"].as_str().and_then(|s| s.parse::<f64>().ok()) else { continue };
+            let name = facility["name"].as_str().unwrap_or("a facility");
+            let (severity, comparison) = match indicative_spread {
+                Some(required) if margin + 1e-9 < required => {
+                    ("watch", format!("below the {:.2}% the grade and RAROC require", required * 100.0))
+                }
+                Some(required) => {
+                    ("info", format!("at or above the {:.2}% the grade and RAROC require", required * 100.0))
+                }
+                None => ("info", "with no required spread to compare".to_owned()),
+            };
+            findings.push(json!({
+                "category": "pricing",
+                "severity": severity,
+                "statement": format!(
+                    "Document {} ({}) sets a margin of {:.2}% for {name}, {comparison}.",
+                    document["document_id"],
+                    document["title"].as_str().unwrap_or(""),
+                    margin * 100.0
+                ),
+                "evidence": { "metric": "contractual_margin", "value": margin, "threshold": indicative_spread },
+            }));
+        }
+    }
+    findings
 }
 
 /// A market finding in the shape of every finding — `{category, severity, statement, evidence:
