@@ -32,27 +32,13 @@ use crate::domain::ratelimit::RateDecision;
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
-    let company = warp::path!("api" / "quantitative-analysis" / "company")
-        .and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(company_route);
-    let market = warp::path!("api" / "quantitative-analysis" / "market")
-        .and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(market_route);
-    let loan = warp::path!("api" / "quantitative-analysis" / "loan-application")
-        .and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(loan_route);
+    let company = analysis_post(&state, warp::path!("api" / "quantitative-analysis" / "company").boxed(), company);
+    let market = analysis_post(&state, warp::path!("api" / "quantitative-analysis" / "market").boxed(), market);
+    let loan = analysis_post(
+        &state,
+        warp::path!("api" / "quantitative-analysis" / "loan-application").boxed(),
+        loan_application,
+    );
     let result = warp::path!("api" / "quantitative-analysis" / "results" / String)
         .and(warp::get())
         .and(with_state(state.clone()))
@@ -65,6 +51,25 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .then(list_results);
     company.or(market).unify().or(loan).unify().or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
+}
+
+/// `POST <path>`: authenticated, one slot of the caller's workflow budget (whose `X-RateLimit-*`
+/// headers every answer carries, streams included), the request id, and the raw JSON body.
+fn analysis_post<F, Fut>(state: &Arc<AppState>, path: BoxedFilter<()>, handler: F) -> BoxedFilter<(Response,)>
+where
+    F: Fn(Arc<AppState>, Principal, String, RawJson) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Response> + Send + 'static,
+{
+    path.and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(move |state, caller, decision: RateDecision, request_id, body| {
+            let handler = handler.clone();
+            async move { decorate_with_rate_limit(decision, handler(state, caller, request_id, body).await) }
+        })
+        .boxed()
 }
 
 impl From<QuantError> for ApiError {
@@ -119,16 +124,6 @@ pub struct AnalysisCreated {
     pub result: Value,
     #[schema(value_type = Vec<Object>)]
     pub cdm_events: Vec<Value>,
-}
-
-async fn company_route(
-    state: Arc<AppState>,
-    caller: Principal,
-    decision: RateDecision,
-    request_id: String,
-    body: RawJson,
-) -> Response {
-    decorate_with_rate_limit(decision, company(state, caller, request_id, body).await)
 }
 
 /// POST /api/quantitative-analysis/company
@@ -210,26 +205,6 @@ pub struct LoanApplicationRequest {
     pub deal_id: Option<i64>,
     #[serde(default)]
     pub stream: bool,
-}
-
-async fn market_route(
-    state: Arc<AppState>,
-    caller: Principal,
-    decision: RateDecision,
-    request_id: String,
-    body: RawJson,
-) -> Response {
-    decorate_with_rate_limit(decision, market(state, caller, request_id, body).await)
-}
-
-async fn loan_route(
-    state: Arc<AppState>,
-    caller: Principal,
-    decision: RateDecision,
-    request_id: String,
-    body: RawJson,
-) -> Response {
-    decorate_with_rate_limit(decision, loan_application(state, caller, request_id, body).await)
 }
 
 /// POST /api/quantitative-analysis/market
