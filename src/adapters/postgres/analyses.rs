@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::listing::Listing;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::UserId;
@@ -149,37 +150,23 @@ impl AnalysisRepository for PostgresStore {
 
     async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
         let client = self.connection().await?;
-        // Only the conditions in use, so each combination is planned on its own index.
         let owner = query.owner.map(|owner| owner.as_uuid());
-        let mut conditions = Vec::new();
-        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::new();
-        if let Some(owner) = &owner {
-            params.push(owner);
-            conditions.push(format!("owner_id = ${}", params.len()));
-        }
-        if let Some(deal) = &query.deal_id {
-            params.push(deal);
-            conditions.push(format!("deal_id = ${}", params.len()));
-        }
-        let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
-        let count =
-            client.prepare_cached(&format!("SELECT count(*) FROM analyses {filter}")).await.map_err(unavailable)?;
-        let total: i64 = column(&client.query_one(&count, &params).await.map_err(unavailable)?, "count")?;
-        let limit = i64::from(query.limit);
-        let offset = i64::try_from(query.offset()).unwrap_or(i64::MAX);
-        params.push(&limit);
-        params.push(&offset);
+        let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
+        let listing = Listing::new()
+            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
+            .with("deal_id = $?", query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)));
+        let total = listing.count(&client, "analyses").await?;
+        let filter = listing.filter();
+        let (bounds, params) = listing.page(&limit, &offset);
         let page = client
             .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM analyses {filter} ORDER BY created_at DESC, id DESC LIMIT ${} OFFSET ${}",
-                params.len() - 1,
-                params.len()
+                "SELECT {COLUMNS} FROM analyses {filter} ORDER BY created_at DESC, id DESC {bounds}"
             ))
             .await
             .map_err(unavailable)?;
         let rows = client.query(&page, &params).await.map_err(unavailable)?;
         let records = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
-        Ok((records, u64::try_from(total).unwrap_or(0)))
+        Ok((records, total))
     }
 }
 

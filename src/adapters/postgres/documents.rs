@@ -9,6 +9,7 @@ use rust_decimal::Decimal;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::listing::Listing;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
@@ -289,41 +290,23 @@ impl DocumentRepository for PostgresStore {
 
     async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError> {
         let client = self.connection().await?;
-        // Only the conditions in use, so each combination gets a plan that uses its index (a generic
-        // `$1 IS NULL OR …` plan would scan and sort every row).
         let owner = query.owner.map(|owner| owner.as_uuid());
-        let mut conditions = Vec::new();
-        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::new();
-        if let Some(owner) = &owner {
-            params.push(owner);
-            conditions.push(format!("d.owner_id = ${}", params.len()));
-        }
-        if let Some(deal) = &query.deal_id {
-            params.push(deal);
-            conditions.push(format!("d.deal_id = ${}", params.len()));
-        }
-        if let Some(search) = &query.search {
-            params.push(search);
-            conditions.push(format!("d.search @@ plainto_tsquery('simple', ${})", params.len()));
-        }
-        let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
-        let count =
-            client.prepare_cached(&format!("SELECT count(*) FROM documents d {filter}")).await.map_err(unavailable)?;
-        let total: i64 = column(&client.query_one(&count, &params).await.map_err(unavailable)?, "count")?;
-        let limit = i64::from(query.limit);
-        let offset = i64::try_from(query.offset()).unwrap_or(i64::MAX);
-        params.push(&limit);
-        params.push(&offset);
+        let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
+        let listing = Listing::new()
+            .with("d.owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
+            .with("d.deal_id = $?", query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)))
+            .with("d.search @@ plainto_tsquery('simple', $?)", query.search.as_ref().map(|s| s as &(dyn ToSql + Sync)));
+        let total = listing.count(&client, "documents d").await?;
+        let filter = listing.filter();
+        let (bounds, params) = listing.page(&limit, &offset);
         // The page is chosen on `documents` alone (top-N through the updated_at index); only its rows
         // are joined with their current version.
         let page_sql = format!(
             "WITH page AS (SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.updated_at \
-             FROM documents d {filter} ORDER BY d.updated_at DESC, d.id DESC LIMIT ${} OFFSET ${}) \
+             FROM documents d {filter} ORDER BY d.updated_at DESC, d.id DESC {bounds}) \
              SELECT d.*, {SUMMARY_COLUMNS} FROM page d \
              JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \
-             ORDER BY d.updated_at DESC, d.id DESC",
-            params.len() - 1,
-            params.len()
+             ORDER BY d.updated_at DESC, d.id DESC"
         );
         let page = client.prepare_cached(&page_sql).await.map_err(unavailable)?;
         let rows = client.query(&page, &params).await.map_err(unavailable)?;
@@ -341,6 +324,6 @@ impl DocumentRepository for PostgresStore {
                 })
             })
             .collect::<Result<_, StoreError>>()?;
-        Ok(DocumentPage { documents, total: u64::try_from(total).unwrap_or(0) })
+        Ok(DocumentPage { documents, total })
     }
 }

@@ -8,6 +8,7 @@ pub mod certs;
 pub mod connection;
 pub mod documents;
 pub mod embedded;
+mod listing;
 pub mod migrations;
 pub mod rate_limit;
 pub mod store;

@@ -37,6 +37,10 @@ const NARRATOR_INSTRUCTIONS: &str = "You write the executive summary of a credit
     committee: three to five plain sentences. Use only the figures given, exactly or rounded; introduce no other \
     number, no forecast and no recommendation that is not among them. Do not use lists or headings.";
 
+/// Sharpe and Sortino are reported in excess of a zero rate (stated in their formulas and in the
+/// market methodology).
+const RISK_FREE_RATE: f64 = 0.0;
+
 /// Fiscal years of statements an analysis reads: the latest and up to five prior.
 const STATEMENT_YEARS: usize = 6;
 /// The price window of a company analysis.
@@ -214,7 +218,6 @@ pub struct QuantService {
     prices: Option<Arc<dyn PriceHistory>>,
     clock: Arc<dyn Clock>,
     benchmark: String,
-    risk_free_rate: f64,
 }
 
 impl QuantService {
@@ -225,9 +228,7 @@ impl QuantService {
         clock: Arc<dyn Clock>,
         benchmark: String,
     ) -> Self {
-        // The Sharpe and Sortino ratios are reported in excess of a zero rate unless configured:
-        // stated in the metrics' formulas.
-        Self { documents: None, llm: None, analyses, financial, prices, clock, benchmark, risk_free_rate: 0.0 }
+        Self { documents: None, llm: None, analyses, financial, prices, clock, benchmark }
     }
 
     /// The same service reading the agreements stored for a loan application's deal.
@@ -351,9 +352,7 @@ impl QuantService {
         if name.is_empty() || name.chars().count() > 200 {
             return Err(QuantError::Validation { field: "company_name", message: "must be 1-200 characters".into() });
         }
-        if request.deal_id.is_some_and(|id| id <= 0) {
-            return Err(QuantError::Validation { field: "deal_id", message: "must be a positive integer".into() });
-        }
+        validate_deal_id(request.deal_id)?;
         let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
         let query = CompanyQuery::new(name, request.ticker.clone().filter(|t| !t.trim().is_empty()));
         let company = financial.resolve(&query).await.map_err(|error| match error {
@@ -364,7 +363,7 @@ impl QuantService {
                 message: format!("'{}' matches several companies: name one, or give its ticker", query.describe()),
                 candidates,
             },
-            other => provider_error(&other, None),
+            other => unavailable(statements_failure(&other)),
         })?;
         Ok(PreparedCompany { caller, request, company })
     }
@@ -532,9 +531,7 @@ impl QuantService {
         if query.is_empty() || query.chars().count() > 500 {
             return Err(QuantError::Validation { field: "query", message: "must be 1-500 characters".into() });
         }
-        if request.deal_id.is_some_and(|id| id <= 0) {
-            return Err(QuantError::Validation { field: "deal_id", message: "must be a positive integer".into() });
-        }
+        validate_deal_id(request.deal_id)?;
         let prices = self.prices.as_ref().ok_or(QuantError::NotConfigured)?;
         let parsed = parse_market_query(query);
         let mut resolution: Vec<Value> =
@@ -571,7 +568,7 @@ impl QuantService {
                             candidates,
                         });
                     }
-                    Err(other) => return Err(provider_error(&other, None)),
+                    Err(other) => return Err(unavailable(statements_failure(&other))),
                 }
             }
         }
@@ -589,34 +586,14 @@ impl QuantService {
         }
         let mut instruments = Vec::with_capacity(symbols.len());
         for symbol in &symbols {
-            match prices.daily_closes(symbol, request.time_range).await {
-                Ok(series) => instruments.push(series),
-                Err(PriceHistoryError::UnknownSymbol { .. } | PriceHistoryError::InvalidSymbol { .. }) => {
-                    return Err(QuantError::Validation {
-                        field: "query",
-                        message: format!("{symbol} has no price history at {}", prices.provider()),
-                    });
-                }
-                Err(error) => {
-                    return Err(QuantError::ProviderUnavailable {
-                        provider: prices.provider().to_owned(),
-                        reason: error.to_string(),
-                        analysis_id: None,
-                    });
-                }
-            }
+            let series = closes_if_known(prices.as_ref(), symbol, request.time_range).await.map_err(unavailable)?;
+            instruments.push(series.ok_or_else(|| QuantError::Validation {
+                field: "query",
+                message: format!("{symbol} has no price history at {}", prices.provider()),
+            })?);
         }
-        let benchmark = match prices.daily_closes(&self.benchmark, request.time_range).await {
-            Ok(series) => Some(series),
-            Err(PriceHistoryError::UnknownSymbol { .. } | PriceHistoryError::InvalidSymbol { .. }) => None,
-            Err(error) => {
-                return Err(QuantError::ProviderUnavailable {
-                    provider: prices.provider().to_owned(),
-                    reason: error.to_string(),
-                    analysis_id: None,
-                });
-            }
-        };
+        let benchmark =
+            closes_if_known(prices.as_ref(), &self.benchmark, request.time_range).await.map_err(unavailable)?;
         Ok(PreparedMarket { caller, request, instruments, benchmark, resolution })
     }
 
@@ -641,12 +618,12 @@ impl QuantService {
         step("compute", 50, format!("computing statistics over {}", request.time_range.as_str()));
         let range = request.time_range;
         let benchmark_stats =
-            benchmark.as_ref().and_then(|b| instrument_statistics(b, None, range, self.risk_free_rate).ok());
+            benchmark.as_ref().and_then(|b| instrument_statistics(b, None, range, RISK_FREE_RATE).ok());
         let mut missing = Vec::new();
         let stats: Vec<InstrumentStatistics> = instruments
             .iter()
             .filter_map(|series| {
-                instrument_statistics(series, benchmark.as_ref(), range, self.risk_free_rate)
+                instrument_statistics(series, benchmark.as_ref(), range, RISK_FREE_RATE)
                     .map_err(|e| missing.push(format!("{}: {e}", series.symbol())))
                     .ok()
             })
@@ -726,8 +703,10 @@ impl QuantService {
             })?
             .company;
         let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
-        let statements =
-            financial.annual_statements(&company, STATEMENT_YEARS).await.map_err(|e| provider_error(&e, None))?;
+        let statements = financial
+            .annual_statements(&company, STATEMENT_YEARS)
+            .await
+            .map_err(|e| unavailable(statements_failure(&e)))?;
         if statements.financials.years().is_empty() {
             return Err(QuantError::Validation {
                 field: "borrower_name",
@@ -863,12 +842,8 @@ impl QuantService {
             step("fetch_statements", 20, format!("reading {}'s annual statements", company.name));
             let financial =
                 self.financial.as_ref().ok_or_else(|| ("market data".to_owned(), "not configured".to_owned()))?;
-            let statements = financial.annual_statements(company, STATEMENT_YEARS).await.map_err(|e| {
-                let QuantError::ProviderUnavailable { provider, reason, .. } = provider_error(&e, None) else {
-                    return ("SEC EDGAR".to_owned(), e.to_string());
-                };
-                (provider, reason)
-            })?;
+            let statements =
+                financial.annual_statements(company, STATEMENT_YEARS).await.map_err(|e| statements_failure(&e))?;
             Some(statements)
         } else {
             None
@@ -881,9 +856,9 @@ impl QuantService {
         };
         step("compute", 70, "computing ratios and market statistics".into());
         let benchmark_stats =
-            benchmark.as_ref().and_then(|b| instrument_statistics(b, None, PRICE_RANGE, self.risk_free_rate).ok());
+            benchmark.as_ref().and_then(|b| instrument_statistics(b, None, PRICE_RANGE, RISK_FREE_RATE).ok());
         let stock_stats = stock.as_ref().and_then(|s| {
-            instrument_statistics(s, benchmark.as_ref(), PRICE_RANGE, self.risk_free_rate)
+            instrument_statistics(s, benchmark.as_ref(), PRICE_RANGE, RISK_FREE_RATE)
                 .map_err(|e| missing.push(format!("market statistics: {e}")))
                 .ok()
         });
@@ -942,17 +917,12 @@ impl QuantService {
             missing.push("prices: the company has no listed ticker".into());
             return Ok((None, None));
         };
-        let fetch = async |symbol: &str| match prices.daily_closes(symbol, PRICE_RANGE).await {
-            Ok(series) => Ok(Some(series)),
-            // A symbol the provider does not know leaves the market section out; it is not a failure.
-            Err(PriceHistoryError::UnknownSymbol { .. } | PriceHistoryError::InvalidSymbol { .. }) => Ok(None),
-            Err(error) => Err((prices.provider().to_owned(), error.to_string())),
-        };
-        let stock = fetch(ticker).await?;
+        // A symbol the provider does not know leaves the market section out; it is not a failure.
+        let stock = closes_if_known(prices.as_ref(), ticker, PRICE_RANGE).await?;
         if stock.is_none() {
             missing.push(format!("prices: {} has no price history at {}", ticker, prices.provider()));
         }
-        let benchmark = fetch(&self.benchmark).await?;
+        let benchmark = closes_if_known(prices.as_ref(), &self.benchmark, PRICE_RANGE).await?;
         if benchmark.is_none() {
             missing.push(format!("prices: benchmark {} has no price history", self.benchmark));
         }
@@ -960,15 +930,41 @@ impl QuantService {
     }
 }
 
-fn provider_error(error: &FinancialDataError, analysis_id: Option<AnalysisId>) -> QuantError {
+/// A provider that failed, and why: what a run stores and the 502 names.
+type ProviderFailure = (String, String);
+
+fn statements_failure(error: &FinancialDataError) -> ProviderFailure {
     match error {
         FinancialDataError::Unavailable { provider, reason } | FinancialDataError::InvalidData { provider, reason } => {
-            QuantError::ProviderUnavailable { provider: (*provider).to_owned(), reason: reason.clone(), analysis_id }
+            ((*provider).to_owned(), reason.clone())
         }
-        other => {
-            QuantError::ProviderUnavailable { provider: "SEC EDGAR".into(), reason: other.to_string(), analysis_id }
-        }
+        other => ("SEC EDGAR".to_owned(), other.to_string()),
     }
+}
+
+/// A provider failure before any run was stored.
+fn unavailable((provider, reason): ProviderFailure) -> QuantError {
+    QuantError::ProviderUnavailable { provider, reason, analysis_id: None }
+}
+
+/// The closes of `symbol`, `None` when the provider does not know it.
+async fn closes_if_known(
+    prices: &dyn PriceHistory,
+    symbol: &str,
+    range: TimeRange,
+) -> Result<Option<PriceSeries>, ProviderFailure> {
+    match prices.daily_closes(symbol, range).await {
+        Ok(series) => Ok(Some(series)),
+        Err(PriceHistoryError::UnknownSymbol { .. } | PriceHistoryError::InvalidSymbol { .. }) => Ok(None),
+        Err(error) => Err((prices.provider().to_owned(), error.to_string())),
+    }
+}
+
+fn validate_deal_id(deal_id: Option<i64>) -> Result<(), QuantError> {
+    if deal_id.is_some_and(|id| id <= 0) {
+        return Err(QuantError::Validation { field: "deal_id", message: "must be a positive integer".into() });
+    }
+    Ok(())
 }
 
 /// Market capitalisation (last close × shares outstanding), volatility and return, for Merton.
