@@ -142,6 +142,76 @@ pub struct LlmConfig {
     pub timeout: Duration,
 }
 
+/// A web-search provider the research loop may ask (`SEARCH_PROVIDERS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SearchProviderKind {
+    /// Wikipedia's keyless search API.
+    Wikipedia,
+    /// A SearXNG metasearch instance with JSON output enabled (`SEARXNG_URL`).
+    Searxng,
+    /// Tavily's search API (`TAVILY_API_KEY`).
+    Tavily,
+    /// Brave's web-search API (`BRAVE_API_KEY`).
+    Brave,
+}
+
+impl SearchProviderKind {
+    /// Every provider, in the order the default list asks them.
+    pub const ALL: [Self; 4] = [Self::Wikipedia, Self::Searxng, Self::Tavily, Self::Brave];
+
+    /// The name used in `SEARCH_PROVIDERS`, in search hits and in error statistics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Wikipedia => "wikipedia",
+            Self::Searxng => "searxng",
+            Self::Tavily => "tavily",
+            Self::Brave => "brave",
+        }
+    }
+}
+
+/// Web research: which search providers are asked, how pages are read, how many research jobs
+/// this instance runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResearchConfig {
+    /// `SEARCH_PROVIDERS`: comma-separated `wikipedia`, `searxng`, `tavily`, `brave`, asked in this
+    /// order. Unset: `wikipedia` (keyless) plus every provider that is configured: `searxng` when
+    /// `SEARXNG_URL` is set, `tavily` when `TAVILY_API_KEY` is, `brave` when `BRAVE_API_KEY` is.
+    /// Listing a provider without its URL or key is a configuration error.
+    pub providers: Vec<SearchProviderKind>,
+    /// `WIKIPEDIA_API_URL`: the MediaWiki API (`None`: `https://en.wikipedia.org/w/api.php`); result
+    /// links are `/wiki/<Title>` on the same host.
+    pub wikipedia_api_url: Option<String>,
+    /// `SEARXNG_URL`: the SearXNG instance's base URL (`http://localhost:8888`); `/search` is appended.
+    pub searxng_url: Option<String>,
+    /// `TAVILY_API_KEY`: sent as `Authorization: Bearer …`; never logged.
+    pub tavily_api_key: Option<Secret>,
+    /// `TAVILY_URL`: the search endpoint (`None`: `https://api.tavily.com/search`).
+    pub tavily_url: Option<String>,
+    /// `BRAVE_API_KEY`: sent as `X-Subscription-Token`; never logged.
+    pub brave_api_key: Option<Secret>,
+    /// `BRAVE_URL`: the web-search endpoint (`None`: `https://api.search.brave.com/res/v1/web/search`).
+    pub brave_url: Option<String>,
+    /// `SEARCH_TIMEOUT` (default `10s`): limit on one search request; retries get a fresh one.
+    pub search_timeout: Duration,
+    /// `FETCH_TIMEOUT` (default `10s`): limit on reading one page, redirects included.
+    pub fetch_timeout: Duration,
+    /// `FETCH_MAX_BYTES` (default 2 MiB): largest page body read; larger pages are refused.
+    pub fetch_max_bytes: usize,
+    /// `FETCH_MAX_REDIRECTS` (default 5, 0 allowed): redirects followed for one page.
+    pub fetch_max_redirects: usize,
+    /// `FETCH_MAX_CONCURRENT` (default 8): pages read at once by this instance.
+    pub fetch_max_concurrent: usize,
+    /// `FETCH_ALLOW_PRIVATE_NETWORKS` (default `false`): `true` lets page fetches reach loopback,
+    /// private, link-local and other non-public addresses (an intranet deployment, tests).
+    pub fetch_allow_private_networks: bool,
+    /// `RESEARCH_WORKERS` (default 4): research jobs this instance runs at once; 0 runs none (an
+    /// API-only instance).
+    pub workers: usize,
+    /// `RESEARCH_TIME_BUDGET` (default `2m`): longest one research job may run.
+    pub time_budget: Duration,
+}
+
 /// The administrator created at start-up when absent.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -180,6 +250,8 @@ pub struct Config {
     pub extract_max_bytes: usize,
     /// `None`: no language model configured (`LLM_BASE_URL` unset).
     pub llm: Option<LlmConfig>,
+    /// Web search, page fetching and the research workers (`SEARCH_*`, `FETCH_*`, `RESEARCH_*`).
+    pub research: ResearchConfig,
     pub shutdown_timeout: Duration,
     pub log_format: LogFormat,
     pub log_filter: String,
@@ -321,6 +393,7 @@ impl Config {
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
             extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
             llm: vars.llm()?,
+            research: vars.research()?,
             shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
             log_format: vars.choice(
                 "LOG_FORMAT",
@@ -361,6 +434,24 @@ pub fn parse_duration(raw: &str) -> Option<Duration> {
         _ => return None,
     };
     number.checked_mul(unit_secs).map(Duration::from_secs)
+}
+
+/// `SEARCH_PROVIDERS`: names separated by commas, case-insensitive, each kept once in the order given.
+fn search_providers(raw: &str) -> Result<Vec<SearchProviderKind>, ConfigError> {
+    let mut providers = Vec::new();
+    for name in raw.split(',').map(str::trim).filter(|name| !name.is_empty()) {
+        let provider =
+            SearchProviderKind::ALL.into_iter().find(|kind| kind.as_str().eq_ignore_ascii_case(name)).ok_or_else(
+                || invalid("SEARCH_PROVIDERS", format!("'{name}' is not one of: wikipedia, searxng, tavily, brave")),
+            )?;
+        if !providers.contains(&provider) {
+            providers.push(provider);
+        }
+    }
+    if providers.is_empty() {
+        return Err(invalid("SEARCH_PROVIDERS", "must name at least one of: wikipedia, searxng, tavily, brave"));
+    }
+    Ok(providers)
 }
 
 struct Vars<'a> {
@@ -459,6 +550,80 @@ impl Vars<'_> {
             invalid("LLM_MODEL", "must be set when LLM_BASE_URL is set (e.g. gpt-4o-mini, llama3.1:8b)")
         })?;
         Ok(Some(LlmConfig { base_url, model, api_key, timeout }))
+    }
+
+    /// A whole number, zero allowed.
+    fn whole_number_or(&self, name: &'static str, default: u32) -> Result<u32, ConfigError> {
+        self.parse_or(name, default, "a whole number (0 or more)")
+    }
+
+    /// An optional http(s) URL without credentials. The value is not echoed when it may hold a
+    /// password.
+    fn http_url(&self, name: &'static str) -> Result<Option<String>, ConfigError> {
+        let Some(raw) = self.get(name) else {
+            return Ok(None);
+        };
+        let shown = if raw.contains('@') { "the value" } else { raw.as_str() };
+        let uri: http::Uri =
+            raw.parse().map_err(|_| invalid(name, format!("'{shown}' is not a URL like http://localhost:8888")))?;
+        if uri.authority().is_some_and(|authority| authority.as_str().contains('@')) {
+            return Err(invalid(name, "must not contain credentials"));
+        }
+        if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none_or(str::is_empty) {
+            return Err(invalid(name, format!("'{shown}' is not an http(s) URL like http://localhost:8888")));
+        }
+        Ok(Some(raw))
+    }
+
+    fn research(&self) -> Result<ResearchConfig, ConfigError> {
+        let searxng_url = self.http_url("SEARXNG_URL")?;
+        let tavily_api_key = self.get("TAVILY_API_KEY").map(Secret::new);
+        let brave_api_key = self.get("BRAVE_API_KEY").map(Secret::new);
+        let providers = match self.get("SEARCH_PROVIDERS") {
+            Some(raw) => search_providers(&raw)?,
+            None => SearchProviderKind::ALL
+                .into_iter()
+                .filter(|provider| match provider {
+                    SearchProviderKind::Wikipedia => true,
+                    SearchProviderKind::Searxng => searxng_url.is_some(),
+                    SearchProviderKind::Tavily => tavily_api_key.is_some(),
+                    SearchProviderKind::Brave => brave_api_key.is_some(),
+                })
+                .collect(),
+        };
+        for provider in &providers {
+            let missing = match provider {
+                SearchProviderKind::Wikipedia => None,
+                SearchProviderKind::Searxng => searxng_url
+                    .is_none()
+                    .then_some(("SEARXNG_URL", "the instance's address, like http://localhost:8888")),
+                SearchProviderKind::Tavily => tavily_api_key.is_none().then_some(("TAVILY_API_KEY", "the API key")),
+                SearchProviderKind::Brave => brave_api_key.is_none().then_some(("BRAVE_API_KEY", "the API key")),
+            };
+            if let Some((variable, what)) = missing {
+                return Err(invalid(
+                    variable,
+                    format!("must be set ({what}) when SEARCH_PROVIDERS lists {}", provider.as_str()),
+                ));
+            }
+        }
+        Ok(ResearchConfig {
+            providers,
+            wikipedia_api_url: self.http_url("WIKIPEDIA_API_URL")?,
+            searxng_url,
+            tavily_api_key,
+            tavily_url: self.http_url("TAVILY_URL")?,
+            brave_api_key,
+            brave_url: self.http_url("BRAVE_URL")?,
+            search_timeout: self.duration_or("SEARCH_TIMEOUT", Duration::from_secs(10))?,
+            fetch_timeout: self.duration_or("FETCH_TIMEOUT", Duration::from_secs(10))?,
+            fetch_max_bytes: self.positive_or("FETCH_MAX_BYTES", 2 * 1024 * 1024)? as usize,
+            fetch_max_redirects: self.whole_number_or("FETCH_MAX_REDIRECTS", 5)? as usize,
+            fetch_max_concurrent: self.positive_or("FETCH_MAX_CONCURRENT", 8)? as usize,
+            fetch_allow_private_networks: self.boolean_or("FETCH_ALLOW_PRIVATE_NETWORKS", false)?,
+            workers: self.whole_number_or("RESEARCH_WORKERS", 4)? as usize,
+            time_budget: self.duration_or("RESEARCH_TIME_BUDGET", Duration::from_secs(120))?,
+        })
     }
 
     fn chain_ids(&self, name: &'static str) -> Result<Vec<u64>, ConfigError> {
@@ -678,6 +843,106 @@ mod tests {
         let debug = format!("{config:?}");
         assert!(!debug.contains("very-secret"));
         assert!(debug.contains("gpt-4o-mini"));
+    }
+
+    #[test]
+    fn research_defaults_to_keyless_wikipedia_and_conservative_fetch_limits() {
+        let research = config(&[]).expect("valid").research;
+        assert_eq!(research.providers, vec![SearchProviderKind::Wikipedia]);
+        assert_eq!((research.wikipedia_api_url, research.searxng_url), (None, None));
+        assert_eq!((research.tavily_api_key, research.brave_api_key), (None, None));
+        assert_eq!(research.search_timeout, Duration::from_secs(10));
+        assert_eq!(research.fetch_timeout, Duration::from_secs(10));
+        assert_eq!(research.fetch_max_bytes, 2 * 1024 * 1024);
+        assert_eq!(research.fetch_max_redirects, 5);
+        assert_eq!(research.fetch_max_concurrent, 8);
+        assert!(!research.fetch_allow_private_networks);
+        assert_eq!(research.workers, 4);
+        assert_eq!(research.time_budget, Duration::from_secs(120));
+    }
+
+    #[test]
+    fn configured_search_providers_join_wikipedia_unless_the_list_is_given() {
+        let all = config(&[
+            ("BRAVE_API_KEY", "brave-key"),
+            ("SEARXNG_URL", "http://localhost:8888"),
+            ("TAVILY_API_KEY", "tvly-key"),
+        ])
+        .expect("valid")
+        .research;
+        assert_eq!(
+            all.providers,
+            vec![
+                SearchProviderKind::Wikipedia,
+                SearchProviderKind::Searxng,
+                SearchProviderKind::Tavily,
+                SearchProviderKind::Brave
+            ]
+        );
+        let chosen = config(&[("SEARCH_PROVIDERS", " Brave, wikipedia,brave "), ("BRAVE_API_KEY", "brave-key")])
+            .expect("valid")
+            .research;
+        assert_eq!(chosen.providers, vec![SearchProviderKind::Brave, SearchProviderKind::Wikipedia]);
+        assert_eq!(chosen.brave_api_key.as_ref().map(Secret::expose), Some("brave-key"));
+    }
+
+    #[test]
+    fn a_listed_search_provider_needs_its_key_or_address() {
+        let unknown = config_error(&[("SEARCH_PROVIDERS", "wikipedia,google")]);
+        assert_eq!(unknown.variable, "SEARCH_PROVIDERS");
+        assert!(unknown.message.contains("'google'"), "{unknown}");
+        assert_eq!(config_error(&[("SEARCH_PROVIDERS", ",")]).variable, "SEARCH_PROVIDERS");
+        assert_eq!(config_error(&[("SEARCH_PROVIDERS", "searxng")]).variable, "SEARXNG_URL");
+        assert_eq!(config_error(&[("SEARCH_PROVIDERS", "tavily")]).variable, "TAVILY_API_KEY");
+        let brave = config_error(&[("SEARCH_PROVIDERS", "wikipedia,brave")]);
+        assert_eq!(brave.variable, "BRAVE_API_KEY");
+        assert!(brave.message.contains("brave"), "{brave}");
+    }
+
+    #[test]
+    fn research_urls_and_limits_are_validated_with_the_variable_named() {
+        for variable in ["WIKIPEDIA_API_URL", "SEARXNG_URL", "TAVILY_URL", "BRAVE_URL"] {
+            assert_eq!(config_error(&[(variable, "ftp://search.internal")]).variable, variable);
+            assert_eq!(config_error(&[(variable, "search.internal/api")]).variable, variable);
+            for with_password in ["https://user:pw-secret@search.internal", "ftp://user:pw-secret@search.internal"] {
+                let error = config_error(&[(variable, with_password)]);
+                assert_eq!(error.variable, variable);
+                assert!(!error.to_string().contains("pw-secret"), "{error}");
+            }
+        }
+        assert_eq!(config_error(&[("FETCH_MAX_BYTES", "0")]).variable, "FETCH_MAX_BYTES");
+        assert_eq!(config_error(&[("FETCH_MAX_CONCURRENT", "0")]).variable, "FETCH_MAX_CONCURRENT");
+        assert_eq!(config_error(&[("FETCH_MAX_REDIRECTS", "-1")]).variable, "FETCH_MAX_REDIRECTS");
+        assert_eq!(
+            config_error(&[("FETCH_ALLOW_PRIVATE_NETWORKS", "sometimes")]).variable,
+            "FETCH_ALLOW_PRIVATE_NETWORKS"
+        );
+        assert_eq!(config_error(&[("SEARCH_TIMEOUT", "10")]).variable, "SEARCH_TIMEOUT");
+        assert_eq!(config_error(&[("RESEARCH_TIME_BUDGET", "soon")]).variable, "RESEARCH_TIME_BUDGET");
+        let tuned = config(&[
+            ("WIKIPEDIA_API_URL", "http://127.0.0.1:9000/w/api.php"),
+            ("SEARXNG_URL", "https://search.internal/searx?contact=ops@bank.example"),
+            ("FETCH_MAX_REDIRECTS", "0"),
+            ("FETCH_ALLOW_PRIVATE_NETWORKS", "true"),
+            ("RESEARCH_WORKERS", "0"),
+            ("SEARCH_TIMEOUT", "3s"),
+            ("RESEARCH_TIME_BUDGET", "5m"),
+        ])
+        .expect("valid")
+        .research;
+        assert_eq!(tuned.wikipedia_api_url.as_deref(), Some("http://127.0.0.1:9000/w/api.php"));
+        assert_eq!(tuned.providers, vec![SearchProviderKind::Wikipedia, SearchProviderKind::Searxng]);
+        assert_eq!((tuned.fetch_max_redirects, tuned.workers), (0, 0));
+        assert!(tuned.fetch_allow_private_networks);
+        assert_eq!((tuned.search_timeout, tuned.time_budget), (Duration::from_secs(3), Duration::from_secs(300)));
+    }
+
+    #[test]
+    fn search_api_keys_are_redacted_in_debug_output() {
+        let config =
+            config(&[("TAVILY_API_KEY", "tvly-very-secret"), ("BRAVE_API_KEY", "brave-very-secret")]).expect("valid");
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("very-secret"), "{debug}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod adapters;
 pub mod config;
 pub mod domain;
 pub mod ports;
+pub mod research_workers;
 pub mod startup;
 pub mod telemetry;
 

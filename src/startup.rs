@@ -11,6 +11,7 @@ use warp::reply::Response;
 
 use crate::adapters::argon2_hasher::Argon2Hasher;
 use crate::adapters::clock::SystemClock;
+use crate::adapters::fetch::HttpPageFetcher;
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::llm::OpenAiCompatible;
@@ -19,9 +20,10 @@ use crate::adapters::market::{
     YahooSettings,
 };
 use crate::adapters::memory::{
-    MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResponseCache, MemoryStore,
+    MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResearchStore, MemoryResponseCache, MemoryStore,
 };
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
+use crate::adapters::search::search_providers_from_config;
 use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
@@ -29,16 +31,21 @@ use crate::domain::auth::{AuthService, AuthSettings};
 use crate::domain::documents::DocumentService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
+use crate::domain::research_service::{ResearchService, ResearchSettings};
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::cache::ResponseCache;
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::FinancialData;
 use crate::ports::llm::LanguageModel;
+use crate::ports::page_fetch::PageFetcher;
 use crate::ports::password::PasswordHasher;
 use crate::ports::price_history::PriceHistory;
 use crate::ports::rate_limit::RateLimiter;
+use crate::ports::research::ResearchRepository;
 use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
+use crate::ports::web_search::WebSearch;
+use crate::research_workers::ResearchWorkers;
 
 /// How often expired refresh-token records and nonces are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(600);
@@ -52,6 +59,12 @@ pub struct Adapters {
     pub store_health: Arc<dyn StoreHealth>,
     pub documents: Arc<dyn DocumentRepository>,
     pub analyses: Arc<dyn AnalysisRepository>,
+    /// The research queue.
+    pub research: Arc<dyn ResearchRepository>,
+    /// Web search providers the research loop asks (none: only the stored documents).
+    pub web_search: Vec<Arc<dyn WebSearch>>,
+    /// Reads result pages; `None`: the research loop uses the providers' snippets.
+    pub page_fetcher: Option<Arc<dyn PageFetcher>>,
     /// Provider responses kept for a while (SEC company facts).
     pub response_cache: Arc<dyn ResponseCache>,
     pub workflow_rate_limiter: Arc<dyn RateLimiter>,
@@ -77,6 +90,7 @@ impl Adapters {
             Arc::new(MemoryStore::new()),
             Arc::new(MemoryDocumentStore::new()),
             Arc::new(MemoryAnalysisStore::new()),
+            Arc::new(MemoryResearchStore::new()),
             Arc::new(MemoryResponseCache::new()),
         )
     }
@@ -87,6 +101,7 @@ impl Adapters {
         store: Arc<S>,
         documents: Arc<dyn DocumentRepository>,
         analyses: Arc<dyn AnalysisRepository>,
+        research: Arc<dyn ResearchRepository>,
         response_cache: Arc<dyn ResponseCache>,
     ) -> Self
     where
@@ -99,6 +114,9 @@ impl Adapters {
             store_health: store,
             documents,
             analyses,
+            research,
+            web_search: Vec::new(),
+            page_fetcher: None,
             response_cache,
             workflow_rate_limiter: Arc::new(MemoryRateLimiter::new()),
             login_attempts: Arc::new(MemoryRateLimiter::new()),
@@ -132,7 +150,8 @@ impl Adapters {
         rate_limits: RateLimitStore,
     ) -> anyhow::Result<Self> {
         let store = Arc::new(PostgresStore::open(target, pool_size).await?);
-        let mut adapters = Self::around_store(store.clone(), store.clone(), store.clone(), store.clone());
+        let mut adapters =
+            Self::around_store(store.clone(), store.clone(), store.clone(), store.clone(), store.clone());
         if rate_limits == RateLimitStore::Postgres {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
@@ -150,6 +169,10 @@ impl Adapters {
         let (financial_data, prices) = market_data(&config.market_data, adapters.response_cache.clone())?;
         adapters.financial_data = Some(financial_data);
         adapters.prices = Some(prices);
+        adapters.web_search = search_providers_from_config(&config.research)?;
+        adapters.page_fetcher = Some(Arc::new(HttpPageFetcher::from_config(&config.research)?));
+        let providers: Vec<&str> = adapters.web_search.iter().map(|provider| provider.name()).collect();
+        tracing::info!(providers = providers.join(","), "research web search providers");
         adapters.llm = match &config.llm {
             Some(llm) => {
                 let model = OpenAiCompatible::from_config(llm)?;
@@ -260,6 +283,7 @@ pub struct Application {
     routes: BoxedFilter<(Response,)>,
     state: Arc<AppState>,
     shutdown_timeout: Duration,
+    research_workers: usize,
     embedded_cluster: Option<Arc<EmbeddedPostgres>>,
 }
 
@@ -324,6 +348,17 @@ impl Application {
             }
         }
 
+        let research = Arc::new(
+            ResearchService::new(
+                adapters.research.clone(),
+                adapters.documents.clone(),
+                adapters.web_search.clone(),
+                adapters.page_fetcher.clone(),
+                adapters.clock.clone(),
+                ResearchSettings { time_budget: config.research.time_budget, ..ResearchSettings::default() },
+            )
+            .with_language_model(adapters.llm.clone()),
+        );
         let state = Arc::new(AppState {
             auth,
             documents: DocumentService::new(
@@ -342,6 +377,8 @@ impl Application {
             )
             .with_language_model(adapters.llm.clone())
             .with_documents(adapters.documents.clone()),
+            research,
+            research_wake: Arc::new(tokio::sync::Notify::new()),
             rate_limiter: adapters.workflow_rate_limiter.clone(),
             rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
             store_health: adapters.store_health.clone(),
@@ -355,6 +392,7 @@ impl Application {
             routes: http::routes(state.clone()),
             state,
             shutdown_timeout: config.shutdown_timeout,
+            research_workers: config.research.workers,
             embedded_cluster: adapters.embedded_cluster,
         })
     }
@@ -385,7 +423,13 @@ impl Application {
                 }
             }
         });
+        let mut workers = ResearchWorkers::start(
+            self.state.research.clone(),
+            self.state.research_wake.clone(),
+            self.research_workers,
+        );
         http::server::serve(self.listener, self.routes, shutdown, self.shutdown_timeout).await;
+        workers.stop();
         maintenance.abort();
         if let Some(cluster) = &self.embedded_cluster {
             stop_cluster(cluster).await;

@@ -3,6 +3,7 @@
 
 pub mod argon2_hasher;
 pub mod clock;
+pub mod fetch;
 pub mod http;
 pub mod jwt;
 pub mod llm;
@@ -10,4 +11,5 @@ pub mod market;
 pub mod memory;
 pub mod postgres;
 pub mod retry;
+pub mod search;
 pub mod secrets;

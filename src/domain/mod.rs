@@ -10,3 +10,6 @@ pub mod extraction;
 pub mod llm_proposals;
 pub mod quant;
 pub mod ratelimit;
+pub mod research;
+pub mod research_runs;
+pub mod research_service;

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, ReviewEvent, ReviewState,
+    CorpusDocument, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, ReviewEvent, ReviewState,
 };
 use crate::ports::store::StoreError;
 
@@ -82,4 +82,16 @@ pub trait DocumentRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError>;
+
+    /// Up to `limit` documents of `owner` (`None`: everyone's) matching ANY of `terms` in the title,
+    /// parties, borrower or current text, most relevant first, with their current text.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn search_corpus(
+        &self,
+        owner: Option<UserId>,
+        terms: &[String],
+        limit: u32,
+    ) -> Result<Vec<CorpusDocument>, StoreError>;
 }

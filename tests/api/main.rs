@@ -11,6 +11,7 @@ mod helpers;
 mod openapi;
 mod postgres;
 mod quant;
+mod research;
 mod startup;
 mod store_contract;
 mod test_cluster;

@@ -49,6 +49,8 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::analyses_move_forward_once_and_list_newest_first(store(cluster).await).await;
     store_contract::rate_limits_are_exact_under_concurrency_and_roll(store(cluster).await).await;
     store_contract::cached_responses_are_served_while_fresh(store(cluster).await).await;
+    store_contract::the_corpus_search_finds_any_word_ranked_and_per_owner(store(cluster).await).await;
+    store_contract::research_runs_are_claimed_once_leased_and_resumed(store(cluster).await).await;
 }
 
 #[tokio::test]

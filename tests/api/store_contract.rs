@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use creditflow::adapters::memory::{MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryStore};
+use creditflow::adapters::memory::{
+    MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResearchStore, MemoryStore,
+};
 use creditflow::domain::analyses::{
     AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
 };
@@ -16,10 +18,14 @@ use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
 use creditflow::domain::ratelimit::RatePolicy;
+use creditflow::domain::research_runs::{
+    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
+};
 use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::cache::ResponseCache;
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::rate_limit::RateLimiter;
+use creditflow::ports::research::{LeaseError, ResearchRepository};
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -430,4 +436,169 @@ pub async fn cached_responses_are_served_while_fresh(cache: Arc<dyn ResponseCach
 #[tokio::test]
 async fn the_memory_cache_honours_the_contract() {
     cached_responses_are_served_while_fresh(Arc::new(creditflow::adapters::memory::MemoryResponseCache::new())).await;
+}
+
+pub async fn the_corpus_search_finds_any_word_ranked_and_per_owner(store: Arc<dyn DocumentRepository>) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let sofr_heavy = store
+        .create(new_document(
+            alice,
+            "SOFR transition memo",
+            "SOFR replaced LIBOR. SOFR spreads on leveraged loans widened; SOFR floors matter.",
+            "Acme Corp",
+            NOW,
+        ))
+        .await
+        .expect("create");
+    let sofr_once = store
+        .create(new_document(alice, "Globex revolver", "Interest at SOFR plus a margin of 2.00%.", "Globex plc", NOW))
+        .await
+        .expect("create");
+    store
+        .create(new_document(alice, "Initech lease", "Rent is payable monthly in advance.", "Initech", NOW))
+        .await
+        .expect("create");
+    store
+        .create(new_document(bob, "Bob's SOFR note", "SOFR SOFR SOFR leveraged loans", "Bob Ltd", NOW))
+        .await
+        .expect("create");
+
+    let terms = ["impact".to_owned(), "SOFR".to_owned(), "leveraged loans?".to_owned()];
+    let hits = store.search_corpus(Some(alice), &terms, 10).await.expect("search");
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), [sofr_heavy.id, sofr_once.id], "any word, best first");
+    assert!(hits[0].rank > hits[1].rank);
+    assert!(hits[0].text.starts_with("SOFR replaced LIBOR"), "the current text comes along");
+    assert_eq!(hits[0].title, "SOFR transition memo");
+    assert_eq!(store.search_corpus(Some(alice), &terms, 1).await.expect("search").len(), 1, "limit");
+    assert_eq!(store.search_corpus(None, &terms, 10).await.expect("search").len(), 3, "everyone's");
+    let operators = ["' | !:* & (".to_owned()];
+    assert!(store.search_corpus(Some(alice), &operators, 10).await.expect("no words, no error").is_empty());
+    assert!(store.search_corpus(Some(alice), &["zebra".to_owned()], 10).await.expect("search").is_empty());
+}
+
+#[tokio::test]
+async fn the_memory_corpus_search_honours_the_contract() {
+    the_corpus_search_finds_any_word_ranked_and_per_owner(Arc::new(MemoryDocumentStore::new())).await;
+}
+
+fn progress(iterations: u64) -> ResearchProgress {
+    ResearchProgress { progress: json!({ "iterations": iterations }), elapsed_ms: iterations * 100 }
+}
+
+pub async fn research_runs_are_claimed_once_leased_and_resumed(store: Arc<dyn ResearchRepository>) {
+    let lease = std::time::Duration::from_secs(30);
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let mut first = ResearchRun::pending(alice, "SOFR and leveraged loans".into(), Some(7), 5, NOW);
+    first.cdm_events = vec![json!({ "kind": "queued" })];
+    let second = ResearchRun::pending(bob, "Covenant-lite trends".into(), None, 3, NOW + Duration::seconds(1));
+    store.create(second.clone()).await.expect("create");
+    store.create(first.clone()).await.expect("create");
+    assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&first));
+
+    // Ten workers race for two runs: each run goes to exactly one, oldest first.
+    let claims = (0..10).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let worker = WorkerId::new_random();
+            (worker, store.claim(worker, NOW + Duration::seconds(2), lease).await.expect("claim"))
+        })
+    });
+    let mut winners = Vec::new();
+    for claim in claims {
+        if let (worker, Some(run)) = claim.await.expect("join") {
+            winners.push((worker, run));
+        }
+    }
+    winners.sort_by_key(|(_, run)| run.created_at);
+    assert_eq!(winners.iter().map(|(_, run)| run.id).collect::<Vec<_>>(), [first.id, second.id]);
+    assert!(winners.iter().all(|(_, run)| run.status == ResearchStatus::Running && run.attempts == 1));
+    let (worker, _) = winners[0];
+    let (other_worker, _) = winners[1];
+    assert_eq!(store.count_in(ResearchStatus::Running, None).await.expect("count"), 2);
+    assert_eq!(store.count_in(ResearchStatus::Running, Some(alice)).await.expect("count"), 1);
+
+    // Progress is saved by the holder only.
+    let at = NOW + Duration::seconds(10);
+    store.save_progress(first.id, worker, progress(1), at, lease).await.expect("holder saves");
+    assert!(matches!(store.save_progress(first.id, other_worker, progress(9), at, lease).await, Err(LeaseError::Lost)));
+    assert!(matches!(store.renew(first.id, other_worker, at, lease).await, Err(LeaseError::Lost)));
+    let saved = store.find(first.id).await.expect("find").expect("run");
+    assert_eq!((saved.progress.clone(), saved.elapsed_ms), (json!({ "iterations": 1 }), 100));
+
+    // Nothing is claimable while leases hold; once the first lease runs out, another worker resumes it.
+    assert_eq!(store.claim(WorkerId::new_random(), at, lease).await.expect("claim"), None);
+    store.renew(second.id, other_worker, at + Duration::seconds(25), lease).await.expect("renewed");
+    let successor = WorkerId::new_random();
+    let resumed = store.claim(successor, at + Duration::seconds(41), lease).await.expect("claim").expect("expired run");
+    assert_eq!((resumed.id, resumed.attempts), (first.id, 2));
+    assert_eq!(resumed.progress, json!({ "iterations": 1 }), "resumes from the saved progress");
+    assert!(matches!(
+        store.save_progress(first.id, worker, progress(2), at + Duration::seconds(42), lease).await,
+        Err(LeaseError::Lost)
+    ));
+
+    // The successor finishes it; the closing event is appended; then nobody can touch it.
+    let done = at + Duration::seconds(50);
+    let finished = store
+        .finish(
+            first.id,
+            successor,
+            ResearchOutcome::Completed { answer: "SOFR floors [1]".into() },
+            progress(3),
+            json!({ "kind": "completed" }),
+            done,
+        )
+        .await
+        .expect("finish");
+    assert_eq!(finished.status, ResearchStatus::Completed);
+    assert_eq!((finished.answer.as_deref(), finished.completed_at), (Some("SOFR floors [1]"), Some(done)));
+    assert_eq!(finished.cdm_events, [json!({ "kind": "queued" }), json!({ "kind": "completed" })]);
+    assert_eq!(finished.elapsed_ms, 300);
+    assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&finished));
+    assert!(matches!(store.renew(first.id, successor, done, lease).await, Err(LeaseError::Lost)));
+    assert_eq!(
+        store.claim(WorkerId::new_random(), done + Duration::hours(1), lease).await.expect("claim").map(|r| r.id),
+        Some(second.id),
+        "only the unfinished run is claimable again"
+    );
+
+    let failed = store
+        .finish(
+            second.id,
+            other_worker,
+            ResearchOutcome::Failed { error: "no source".into() },
+            progress(0),
+            json!({ "kind": "failed" }),
+            done,
+        )
+        .await;
+    assert!(matches!(failed, Err(LeaseError::Lost)), "the lease moved to the last claimer");
+    assert!(matches!(
+        store
+            .finish(
+                ResearchId::new_random(),
+                successor,
+                ResearchOutcome::Failed { error: "x".into() },
+                progress(0),
+                json!({}),
+                done
+            )
+            .await,
+        Err(LeaseError::Lost)
+    ));
+
+    // Listing: owner, deal, newest first, pages.
+    let third = ResearchRun::pending(alice, "Third".into(), Some(7), 1, NOW + Duration::seconds(5));
+    store.create(third.clone()).await.expect("create");
+    let page = |owner, deal_id, page, limit| ResearchQuery { owner, deal_id, page, limit };
+    let (runs, total) = store.list(&page(Some(alice), None, 1, 10)).await.expect("list");
+    assert_eq!((runs.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![third.id, first.id], 2));
+    let (runs, total) = store.list(&page(None, Some(7), 2, 1)).await.expect("list");
+    assert_eq!((runs.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![first.id], 2));
+    assert_eq!(store.list(&page(None, None, 1, 10)).await.expect("list").1, 3);
+}
+
+#[tokio::test]
+async fn the_memory_research_queue_honours_the_contract() {
+    research_runs_are_claimed_once_leased_and_resumed(Arc::new(MemoryResearchStore::new())).await;
 }

@@ -6,8 +6,6 @@ use std::sync::Arc;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use utoipa::{IntoParams, ToSchema};
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -18,13 +16,16 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::paging::rfc3339;
 use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
+use crate::domain::documents::service::LINKED_RUNS_LIMIT;
 use crate::domain::documents::{
     AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
     DocumentQuery, DocumentVersion, ExtractionRecord, ReviewAction, ReviewEvent, analyse_text,
 };
 use crate::domain::ratelimit::RateDecision;
+use crate::domain::research_runs::ResearchRun;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     // JSON escaping can make a text longer on the wire; the text itself is measured after parsing.
@@ -270,6 +271,10 @@ pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principa
     let analyses = state.documents.linked_analyses(caller, &document).await?;
     let mut body = DocumentBody::from(&document);
     body.workflow_data.analyses = analyses.iter().map(linked_analysis).collect();
+    if let Some(deal_id) = document.deal_id {
+        let (runs, _) = state.research.list(caller, Some(deal_id), 1, LINKED_RUNS_LIMIT).await?;
+        body.workflow_data.research = runs.iter().map(linked_research).collect();
+    }
     Ok(warp::reply::json(&DocumentResponse { status: "success", document: body }))
 }
 
@@ -281,6 +286,17 @@ fn linked_analysis(record: &AnalysisRecord) -> Value {
         "status": record.status.as_str(),
         "created_at": rfc3339(record.created_at),
         "completed_at": record.completed_at.map(rfc3339),
+    })
+}
+
+/// A research run as listed beside a document.
+fn linked_research(run: &ResearchRun) -> Value {
+    serde_json::json!({
+        "research_id": run.id.to_string(),
+        "query": run.query,
+        "status": run.status.as_str(),
+        "created_at": rfc3339(run.created_at),
+        "completed_at": run.completed_at.map(rfc3339),
     })
 }
 
@@ -399,10 +415,6 @@ pub struct MoneyBody {
     pub amount: Decimal,
     #[schema(example = "USD")]
     pub currency: String,
-}
-
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&Rfc3339).unwrap_or_default()
 }
 
 #[derive(Serialize, ToSchema)]

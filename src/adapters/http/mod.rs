@@ -9,7 +9,9 @@ pub mod error;
 pub mod filters;
 pub mod health;
 pub mod openapi;
+pub mod paging;
 pub mod quant;
+pub mod research;
 pub mod server;
 
 use std::sync::Arc;
@@ -23,6 +25,7 @@ use crate::domain::db_ssl::DbSslExpectation;
 use crate::domain::documents::DocumentService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
+use crate::domain::research_service::ResearchService;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
 use crate::ports::rate_limit::RateLimiter;
@@ -33,6 +36,9 @@ pub struct AppState {
     pub auth: AuthService,
     pub documents: DocumentService,
     pub quant: QuantService,
+    pub research: Arc<ResearchService>,
+    /// Wakes an idle research worker of this instance when a run is queued.
+    pub research_wake: Arc<tokio::sync::Notify>,
     /// Longest text accepted for extraction and documents (`EXTRACT_MAX_BYTES`).
     pub extract_max_bytes: usize,
     pub rate_limiter: Arc<dyn RateLimiter>,
@@ -62,7 +68,9 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .unify()
         .or(documents::routes(state.clone()))
         .unify()
-        .or(quant::routes(state))
+        .or(quant::routes(state.clone()))
+        .unify()
+        .or(research::routes(state))
         .unify()
         .recover(error::recover)
         .unify()

@@ -15,7 +15,7 @@ use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
 
 use super::error::ErrorBody;
-use super::{admin, auth, documents, health, quant};
+use super::{admin, auth, documents, health, quant, research};
 use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
 use crate::domain::ratelimit::is_workflow_request;
 
@@ -52,6 +52,9 @@ use crate::domain::ratelimit::is_workflow_request;
         quant::loan_application,
         quant::get_result,
         quant::list_results,
+        research::submit,
+        research::get_result,
+        research::list_results,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),
@@ -59,6 +62,7 @@ use crate::domain::ratelimit::is_workflow_request;
         (name = "auth", description = "Sign-in (password, Ethereum wallet), token rotation, sign-out"),
         (name = "admin", description = "User administration (admin role)"),
         (name = "quantitative-analysis", description = "Company analysis from SEC filings and prices; stored results"),
+        (name = "research", description = "Iterative research over web search providers and your stored documents: queued runs, results with cited sources"),
         (name = "documents", description = "Credit agreement extraction (CDM), documents, versions, review workflow"),
         (name = "health", description = "Probes (no token)"),
     )

@@ -1,26 +1,33 @@
 //! Documents in process memory. One lock per operation keeps every change atomic; each document
-//! keeps the set of words of its title, parties and current text for search.
+//! keeps the counts of the words of its title, parties and current text for search: exact matching
+//! for the list, Okapi BM25 for the research corpus.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, ReviewEvent, search_terms,
+    CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, ReviewEvent,
+    search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
 
 struct Stored {
     document: Document,
-    words: HashSet<String>,
+    /// How often each word occurs.
+    words: HashMap<String, u32>,
+    /// Words in all.
+    length: u32,
 }
 
 impl Stored {
     fn new(document: Document) -> Self {
         let words = words_of(&document);
-        Self { document, words }
+        let length = words.values().sum();
+        Self { document, words, length }
     }
 
     fn listing(&self) -> DocumentListing {
@@ -37,18 +44,47 @@ impl Stored {
     }
 }
 
-fn words_of(document: &Document) -> HashSet<String> {
-    let mut words: HashSet<String> = search_terms(&document.title).into_iter().collect();
+fn words_of(document: &Document) -> HashMap<String, u32> {
+    let mut texts = vec![document.title.as_str()];
     if let Some(current) = document.current_version() {
-        words.extend(search_terms(&current.text));
-        for party in &current.extraction.summary.parties {
-            words.extend(search_terms(party));
-        }
-        if let Some(borrower) = &current.extraction.summary.borrower {
-            words.extend(search_terms(borrower));
-        }
+        texts.push(&current.text);
+        texts.extend(current.extraction.summary.parties.iter().map(String::as_str));
+        texts.extend(current.extraction.summary.borrower.as_deref());
+    }
+    let mut words = HashMap::new();
+    for word in texts.into_iter().flat_map(search_terms) {
+        *words.entry(word).or_insert(0) += 1;
     }
     words
+}
+
+/// Okapi BM25 (k1 = 1.2, b = 0.75) of each document against `terms`, over the documents given.
+fn bm25_scores(documents: &[&Stored], terms: &[String]) -> Vec<f64> {
+    const K1: f64 = 1.2;
+    const B: f64 = 0.75;
+    let count = documents.len() as f64;
+    let average_length = documents.iter().map(|d| f64::from(d.length)).sum::<f64>() / count.max(1.0);
+    let idf: Vec<f64> = terms
+        .iter()
+        .map(|term| {
+            let containing = documents.iter().filter(|d| d.words.contains_key(term)).count() as f64;
+            ((count - containing + 0.5) / (containing + 0.5) + 1.0).ln()
+        })
+        .collect();
+    documents
+        .iter()
+        .map(|document| {
+            let length_norm = 1.0 - B + B * f64::from(document.length) / average_length.max(1.0);
+            terms
+                .iter()
+                .zip(&idf)
+                .map(|(term, idf)| {
+                    let tf = f64::from(document.words.get(term).copied().unwrap_or(0));
+                    idf * tf * (K1 + 1.0) / (tf + K1 * length_norm)
+                })
+                .sum()
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -154,7 +190,7 @@ impl DocumentRepository for MemoryDocumentStore {
             .values()
             .filter(|stored| query.owner.is_none_or(|owner| stored.document.owner == owner))
             .filter(|stored| query.deal_id.is_none_or(|deal| stored.document.deal_id == Some(deal)))
-            .filter(|stored| terms.iter().all(|term| stored.words.contains(term)))
+            .filter(|stored| terms.iter().all(|term| stored.words.contains_key(term)))
             .collect();
         matching.sort_by(|a, b| {
             b.document.updated_at.cmp(&a.document.updated_at).then_with(|| b.document.id.cmp(&a.document.id))
@@ -163,5 +199,36 @@ impl DocumentRepository for MemoryDocumentStore {
         let offset = usize::try_from(query.offset()).unwrap_or(usize::MAX);
         let documents = matching.into_iter().skip(offset).take(query.limit as usize).map(Stored::listing).collect();
         Ok(DocumentPage { documents, total })
+    }
+
+    async fn search_corpus(
+        &self,
+        owner: Option<UserId>,
+        terms: &[String],
+        limit: u32,
+    ) -> Result<Vec<CorpusDocument>, StoreError> {
+        let mut words: Vec<String> = terms.iter().flat_map(|term| search_terms(term)).collect();
+        words.sort();
+        words.dedup();
+        let state = self.state();
+        let visible: Vec<&Stored> = state
+            .documents
+            .values()
+            .filter(|stored| owner.is_none_or(|owner| stored.document.owner == owner))
+            .collect();
+        let scores = bm25_scores(&visible, &words);
+        let mut hits: Vec<(f64, &Stored)> = scores.into_iter().zip(visible).filter(|(score, _)| *score > 0.0).collect();
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.document.id.cmp(&a.1.document.id)));
+        Ok(hits
+            .into_iter()
+            .take(limit as usize)
+            .map(|(rank, stored)| CorpusDocument {
+                id: stored.document.id,
+                title: stored.document.title.clone(),
+                deal_id: stored.document.deal_id,
+                text: stored.document.current_version().map(|v| v.text.clone()).unwrap_or_default(),
+                rank,
+            })
+            .collect())
     }
 }

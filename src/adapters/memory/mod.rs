@@ -5,10 +5,12 @@ mod analyses;
 mod cache;
 mod documents;
 mod rate_limit;
+mod research;
 mod store;
 
 pub use analyses::MemoryAnalysisStore;
 pub use cache::MemoryResponseCache;
 pub use documents::MemoryDocumentStore;
 pub use rate_limit::MemoryRateLimiter;
+pub use research::MemoryResearchStore;
 pub use store::MemoryStore;

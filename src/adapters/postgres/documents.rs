@@ -13,8 +13,8 @@ use super::listing::Listing;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    AgreementSummary, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion,
-    ExtractionRecord, Money, ReviewEvent, ReviewState,
+    AgreementSummary, CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery,
+    DocumentVersion, ExtractionRecord, Money, ReviewEvent, ReviewState, search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
@@ -326,4 +326,56 @@ impl DocumentRepository for PostgresStore {
             .collect::<Result<_, StoreError>>()?;
         Ok(DocumentPage { documents, total })
     }
+
+    async fn search_corpus(
+        &self,
+        owner: Option<UserId>,
+        terms: &[String],
+        limit: u32,
+    ) -> Result<Vec<CorpusDocument>, StoreError> {
+        let Some(any_of) = any_term_query(terms) else {
+            return Ok(Vec::new());
+        };
+        let client = self.connection().await?;
+        let owner = owner.map(|owner| owner.as_uuid());
+        let limit = i64::from(limit);
+        let listing = Listing::new()
+            .with("d.search @@ to_tsquery('simple', $?)", Some(&any_of as &(dyn ToSql + Sync)))
+            .with("d.owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)));
+        let filter = listing.filter();
+        let (bounds, params) = listing.page(&limit, &0);
+        // `$1` is the query in both the filter and the rank.
+        let statement = client
+            .prepare_cached(&format!(
+                "WITH hits AS (SELECT d.id, d.title, d.deal_id, d.current_version, \
+                 ts_rank(d.search, to_tsquery('simple', $1))::float8 AS rank FROM documents d {filter} \
+                 ORDER BY rank DESC, d.id DESC {bounds}) \
+                 SELECT h.*, v.text FROM hits h \
+                 JOIN document_versions v ON v.document_id = h.id AND v.version = h.current_version \
+                 ORDER BY h.rank DESC, h.id DESC"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let rows = client.query(&statement, &params).await.map_err(unavailable)?;
+        rows.iter()
+            .map(|row| {
+                Ok(CorpusDocument {
+                    id: document_id(column(row, "id")?)?,
+                    title: column(row, "title")?,
+                    deal_id: column(row, "deal_id")?,
+                    text: column(row, "text")?,
+                    rank: column(row, "rank")?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// `a | b | c` over the distinct alphanumeric words of `terms`, safe to hand to `to_tsquery`
+/// (no operators or quotes can get through); `None` when no word is left.
+fn any_term_query(terms: &[String]) -> Option<String> {
+    let mut words: Vec<String> = terms.iter().flat_map(|term| search_terms(term)).collect();
+    words.sort();
+    words.dedup();
+    (!words.is_empty()).then(|| words.join(" | "))
 }

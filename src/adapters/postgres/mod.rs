@@ -11,6 +11,7 @@ pub mod embedded;
 mod listing;
 pub mod migrations;
 pub mod rate_limit;
+pub mod research;
 pub mod store;
 
 use anyhow::{Context, anyhow};

@@ -307,6 +307,19 @@ pub struct DocumentPage {
     pub total: u64,
 }
 
+/// A stored document found by relevance to a set of words, with its current text: what the research
+/// loop reads from the user's own documents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusDocument {
+    pub id: DocumentId,
+    pub title: String,
+    pub deal_id: Option<i64>,
+    /// The current version's text.
+    pub text: String,
+    /// The store's relevance score (higher is better; only comparable within one answer).
+    pub rank: f64,
+}
+
 /// Lower-cased words of `text`, for the memory store's search (PostgreSQL uses full-text search).
 pub fn search_terms(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()

@@ -1,0 +1,858 @@
+//! [`HttpPageFetcher`]: the [`PageFetcher`] port over HTTP, with the limits that make fetching
+//! URLs chosen by search results and language models safe: only http and https; at most
+//! `max_redirects` redirects, each hop checked again; a whole-fetch timeout; a body cap enforced
+//! while reading; at most `max_concurrent` fetches at once; and an SSRF guard that refuses
+//! loopback, private, link-local (the cloud metadata service at 169.254.169.254 included), CGNAT
+//! and other non-public addresses unless `allow_private_networks` is set.
+//!
+//! # Why the guard cannot be bypassed by DNS rebinding
+//! A check that resolves a host and then lets the HTTP client resolve it again can be fooled by a
+//! name that answers a public address to the check and a private one to the connection. Here there
+//! is only one resolution: the client's DNS resolver is [`GuardedResolver`], which resolves the
+//! name, refuses the whole host if any of its addresses is not allowed, and hands the vetted
+//! addresses straight to the connector, which connects to exactly those. Hosts written as IP
+//! literals never reach a resolver, so [`HttpPageFetcher`] checks them itself before each hop.
+//! The client ignores proxy settings (`HTTP_PROXY` …): through a proxy, the proxy would resolve and
+//! connect, out of the guard's sight. Redirects are followed here, not by the client, so every hop
+//! passes the same checks.
+//!
+//! Bodies are read as `text/html` (converted to readable text by `html2text`: scripts, styles and
+//! markup dropped, tables read cell by cell, the `<title>` kept apart), `text/plain` (as is) or
+//! refused as unsupported.
+//! Charsets other than UTF-8 are not decoded: bytes are read as UTF-8, invalid sequences replaced.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use anyhow::{anyhow, bail};
+use async_trait::async_trait;
+use regex::Regex;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
+use reqwest::{StatusCode, Url, redirect};
+use tokio::sync::Semaphore;
+
+use crate::adapters::search::html_fragment_text;
+use crate::config::ResearchConfig;
+use crate::ports::page_fetch::{FetchError, FetchedPage, PageFetcher};
+
+/// Sent with every page request.
+pub const DEFAULT_FETCH_USER_AGENT: &str =
+    concat!("creditflow/", env!("CARGO_PKG_VERSION"), " (credit research; page reader)");
+
+/// Longest time opening a connection may take, whatever the fetch timeout.
+const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
+
+/// What pages are asked for: the two media types that can be read.
+const ACCEPTED_TYPES: &str = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
+
+/// Width text is laid out in: wide enough that paragraphs stay on one line.
+const TEXT_WIDTH: usize = 10_000;
+
+/// Limits of [`HttpPageFetcher`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchSettings {
+    /// Limit on one fetch as a whole: every redirect hop and the body (`FETCH_TIMEOUT`). Waiting for
+    /// a free slot (see `max_concurrent`) does not count.
+    pub timeout: Duration,
+    /// Largest body read, in bytes (`FETCH_MAX_BYTES`); larger pages are refused, not truncated.
+    pub max_bytes: usize,
+    /// Redirects followed for one page (`FETCH_MAX_REDIRECTS`); 0 follows none.
+    pub max_redirects: usize,
+    /// Fetches running at once (`FETCH_MAX_CONCURRENT`); further calls wait for a slot.
+    pub max_concurrent: usize,
+    /// Let fetches reach loopback, private, link-local and other non-public addresses
+    /// (`FETCH_ALLOW_PRIVATE_NETWORKS`).
+    pub allow_private_networks: bool,
+    /// Sent as `User-Agent`.
+    pub user_agent: String,
+}
+
+impl Default for FetchSettings {
+    /// 10 s, 2 MiB, 5 redirects, 8 at once, public addresses only.
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            max_bytes: 2 * 1024 * 1024,
+            max_redirects: 5,
+            max_concurrent: 8,
+            allow_private_networks: false,
+            user_agent: DEFAULT_FETCH_USER_AGENT.to_owned(),
+        }
+    }
+}
+
+/// Which addresses a fetch may connect to.
+type AddressPolicy = Arc<dyn Fn(IpAddr) -> bool + Send + Sync>;
+
+/// Reads web pages as text within [`FetchSettings`].
+pub struct HttpPageFetcher {
+    client: reqwest::Client,
+    may_connect: AddressPolicy,
+    slots: Semaphore,
+    settings: FetchSettings,
+}
+
+impl fmt::Debug for HttpPageFetcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpPageFetcher").field("settings", &self.settings).finish_non_exhaustive()
+    }
+}
+
+impl HttpPageFetcher {
+    /// The fetcher for the `FETCH_*` configuration, with [`DEFAULT_FETCH_USER_AGENT`].
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn from_config(config: &ResearchConfig) -> anyhow::Result<Self> {
+        Self::new(&FetchSettings {
+            timeout: config.fetch_timeout,
+            max_bytes: config.fetch_max_bytes,
+            max_redirects: config.fetch_max_redirects,
+            max_concurrent: config.fetch_max_concurrent,
+            allow_private_networks: config.fetch_allow_private_networks,
+            user_agent: DEFAULT_FETCH_USER_AGENT.to_owned(),
+        })
+    }
+
+    /// A fetcher within `settings`.
+    ///
+    /// # Errors
+    /// `max_concurrent` or `max_bytes` of 0, a User-Agent that is not a valid header value, or an
+    /// HTTP client that cannot be built.
+    pub fn new(settings: &FetchSettings) -> anyhow::Result<Self> {
+        let policy: AddressPolicy =
+            if settings.allow_private_networks { Arc::new(|_| true) } else { Arc::new(is_public_address) };
+        Self::with_address_policy(settings, policy)
+    }
+
+    /// A fetcher that connects only where `may_connect` allows.
+    fn with_address_policy(settings: &FetchSettings, may_connect: AddressPolicy) -> anyhow::Result<Self> {
+        if settings.max_concurrent == 0 {
+            bail!("invalid FETCH_MAX_CONCURRENT: must be at least 1");
+        }
+        if settings.max_bytes == 0 {
+            bail!("invalid FETCH_MAX_BYTES: must be at least 1");
+        }
+        let client = reqwest::Client::builder()
+            .redirect(redirect::Policy::none())
+            .no_proxy()
+            .dns_resolver(Arc::new(GuardedResolver { may_connect: Arc::clone(&may_connect) }))
+            .connect_timeout(settings.timeout.min(CONNECT_TIMEOUT_CAP))
+            .user_agent(settings.user_agent.as_str())
+            .build()
+            .map_err(|e| anyhow!("cannot build the HTTP client of the page fetcher: {}", error_chain(&e)))?;
+        Ok(Self { client, may_connect, slots: Semaphore::new(settings.max_concurrent), settings: settings.clone() })
+    }
+
+    /// Refuses `url` unless it is http(s) with a host; a host that is an IP literal must be allowed
+    /// by the policy (names are checked by [`GuardedResolver`] when connecting).
+    fn vet(&self, url: &Url) -> Result<(), FetchError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(FetchError::Blocked(format!("{}: URLs are not fetched, only http and https", url.scheme())));
+        }
+        let Some(host) = url.host_str().filter(|host| !host.is_empty()) else {
+            return Err(FetchError::Blocked("the URL has no host".to_owned()));
+        };
+        // The URL parser writes every IPv4 form (`0x7f.1`, `2130706433`) as dotted decimal and IPv6
+        // in brackets, so an address literal always parses here.
+        let Ok(ip) = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() else {
+            return Ok(());
+        };
+        if (self.may_connect)(ip) { Ok(()) } else { Err(FetchError::Blocked(format!("{ip} is not a public address"))) }
+    }
+
+    /// Follows redirects from `url` to a readable answer and reads its body within the cap.
+    async fn download(&self, mut url: Url) -> Result<Download, FetchError> {
+        let mut redirects = 0;
+        loop {
+            self.vet(&url)?;
+            let mut response =
+                self.client.get(url.clone()).header(ACCEPT, ACCEPTED_TYPES).send().await.map_err(request_error)?;
+            let status = response.status();
+            if is_followed_redirect(status)
+                && let Some(location) = response.headers().get(LOCATION)
+            {
+                if redirects >= self.settings.max_redirects {
+                    return Err(FetchError::Blocked(format!("more than {} redirects", self.settings.max_redirects)));
+                }
+                let location = String::from_utf8_lossy(location.as_bytes());
+                url = url
+                    .join(location.trim())
+                    .map_err(|_| FetchError::Blocked("a redirect to something that is not a URL".to_owned()))?;
+                redirects += 1;
+                continue;
+            }
+            if !status.is_success() {
+                return Err(FetchError::Status(status.as_u16()));
+            }
+            let content_type = media_type(response.headers());
+            let kind = match content_type.as_str() {
+                "text/html" | "application/xhtml+xml" => Readable::Html,
+                "text/plain" => Readable::Plain,
+                "" => return Err(FetchError::Unsupported("(none given)".to_owned())),
+                _ => return Err(FetchError::Unsupported(content_type)),
+            };
+            let limit = self.settings.max_bytes;
+            let too_large = FetchError::TooLarge { limit_bytes: limit };
+            let declared = response.content_length().map_or(0, |length| usize::try_from(length).unwrap_or(usize::MAX));
+            if declared > limit {
+                return Err(too_large);
+            }
+            // The declared length can lie or be absent; the cap is enforced on what actually arrives.
+            let mut body = Vec::with_capacity(declared);
+            while let Some(chunk) = response.chunk().await.map_err(request_error)? {
+                if body.len() + chunk.len() > limit {
+                    return Err(too_large);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            return Ok(Download { final_url: url, content_type, kind, body });
+        }
+    }
+}
+
+#[async_trait]
+impl PageFetcher for HttpPageFetcher {
+    #[tracing::instrument(name = "fetch.page", skip_all, fields(host = tracing::field::Empty))]
+    async fn fetch(&self, url: &str) -> Result<FetchedPage, FetchError> {
+        let start = Url::parse(url.trim()).map_err(|_| FetchError::Blocked("not an absolute URL".to_owned()))?;
+        tracing::Span::current().record("host", start.host_str().unwrap_or_default());
+        self.vet(&start)?;
+        // The semaphore is never closed, so acquiring only waits.
+        let _slot =
+            self.slots.acquire().await.map_err(|_| FetchError::Unreachable("the fetcher is closed".to_owned()))?;
+        let download = tokio::time::timeout(self.settings.timeout, self.download(start))
+            .await
+            .map_err(|_| FetchError::Timeout)??;
+        let Download { final_url, content_type, kind, body } = download;
+        // Converting a large page takes a while: off the async workers. A panic in the HTML
+        // library becomes an unsupported page instead of taking the caller down.
+        let (title, text) = tokio::task::spawn_blocking(move || kind.read(&body))
+            .await
+            .map_err(|_| FetchError::Unsupported(format!("{content_type} that cannot be converted to text")))?
+            .ok_or_else(|| FetchError::Unsupported(format!("{content_type} that cannot be converted to text")))?;
+        tracing::debug!(chars = text.len(), "page fetched");
+        Ok(FetchedPage { requested_url: url.to_owned(), final_url: final_url.into(), title, text, content_type })
+    }
+}
+
+/// A successful answer's body, before conversion.
+struct Download {
+    final_url: Url,
+    content_type: String,
+    kind: Readable,
+    body: Vec<u8>,
+}
+
+/// The media types that can be read.
+#[derive(Clone, Copy)]
+enum Readable {
+    Html,
+    Plain,
+}
+
+impl Readable {
+    /// The title and readable text of `body`, read as UTF-8 (invalid sequences replaced); `None` when
+    /// the HTML cannot be rendered.
+    fn read(self, body: &[u8]) -> Option<(Option<String>, String)> {
+        let source = String::from_utf8_lossy(body);
+        match self {
+            Self::Plain => Some((None, source.into_owned())),
+            Self::Html => {
+                let text = html2text::config::plain_no_decorate()
+                    .raw_mode(true)
+                    .allow_width_overflow()
+                    .string_from_read(source.as_bytes(), TEXT_WIDTH)
+                    .ok()?;
+                Some((html_title(&source), tidy_text(&text)))
+            }
+        }
+    }
+}
+
+/// The document's `<title>`, entities decoded and whitespace collapsed; `None` when absent or empty.
+fn html_title(html: &str) -> Option<String> {
+    static TITLE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?is)<title\b[^>]*>(.*?)</title\s*>").expect("title pattern"));
+    let inner = TITLE.captures(html)?.get(1)?.as_str();
+    Some(html_fragment_text(inner)).filter(|title| !title.is_empty())
+}
+
+/// Text with trailing spaces removed from each line and runs of blank lines cut to one.
+fn tidy_text(text: &str) -> String {
+    let mut tidy = String::with_capacity(text.len());
+    let mut blank_run = 0;
+    for line in text.lines().map(str::trim_end) {
+        if line.is_empty() {
+            blank_run += 1;
+            if blank_run > 1 {
+                continue;
+            }
+        } else {
+            blank_run = 0;
+        }
+        tidy.push_str(line);
+        tidy.push('\n');
+    }
+    tidy.trim().to_owned()
+}
+
+/// The media type of a response, lower case, without parameters; empty when none is given.
+fn media_type(headers: &HeaderMap) -> String {
+    headers
+        .get(CONTENT_TYPE)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .and_then(|value| value.split(';').next().map(|media| media.trim().to_ascii_lowercase()))
+        .unwrap_or_default()
+}
+
+/// The statuses whose `Location` is followed; others (300, 304) are answers in their own right.
+fn is_followed_redirect(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308)
+}
+
+/// Maps a transport error: a host refused by the guard is [`FetchError::Blocked`].
+fn request_error(error: reqwest::Error) -> FetchError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(cause) = source {
+        if let Some(refused) = cause.downcast_ref::<RefusedAddress>() {
+            return FetchError::Blocked(refused.to_string());
+        }
+        source = cause.source();
+    }
+    if error.is_timeout() { FetchError::Timeout } else { FetchError::Unreachable(error_chain(&error.without_url())) }
+}
+
+/// The error's text followed by its sources', as reqwest's own text is terse ("error sending request").
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// A host name that resolved to an address the policy refuses.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} resolves to {ip}, which is not a public address")]
+struct RefusedAddress {
+    host: String,
+    ip: IpAddr,
+}
+
+/// The fetch client's only DNS resolver: the addresses it returns are the ones connected to, so
+/// vetting them here leaves no window between check and connect.
+struct GuardedResolver {
+    may_connect: AddressPolicy,
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_owned();
+        let may_connect = Arc::clone(&self.may_connect);
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if addrs.is_empty() {
+                return Err(std::io::Error::other(format!("{host} has no address")).into());
+            }
+            // One refused address refuses the host: a public name has no business resolving to a
+            // private address, and trying only its other addresses would make the outcome depend
+            // on the order the connector tries them in.
+            if let Some(refused) = addrs.iter().find(|addr| !may_connect(addr.ip())) {
+                return Err(RefusedAddress { host, ip: refused.ip() }.into());
+            }
+            let addrs: Addrs = Box::new(addrs.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// Whether `ip` is a public unicast address, one a page may be fetched from without
+/// `allow_private_networks`. Refused: unspecified, loopback, private, CGNAT, link-local (the cloud
+/// metadata address included), multicast, broadcast and reserved IPv4 ranges; IPv6 unspecified,
+/// loopback, unique-local, link-local, site-local, multicast, documentation and discard-only
+/// ranges, and IPv6 forms that carry a refused IPv4 address (mapped, compatible, NAT64, 6to4).
+pub fn is_public_address(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(ip) => is_public_v4(ip),
+        IpAddr::V6(ip) => is_public_v6(ip),
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    let refused = a == 0 // "this network", 0.0.0.0 included
+        || a == 10 // private
+        || (a == 100 && (64..=127).contains(&b)) // carrier-grade NAT, 100.64.0.0/10
+        || a == 127 // loopback
+        || (a == 169 && b == 254) // link-local, the cloud metadata service 169.254.169.254
+        || (a == 172 && (16..=31).contains(&b)) // private
+        || (a == 192 && b == 0 && (c == 0 || c == 2)) // IETF protocol assignments, TEST-NET-1
+        || (a == 192 && b == 168) // private
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || (a == 198 && b == 51 && c == 100) // TEST-NET-2
+        || (a == 203 && b == 0 && c == 113) // TEST-NET-3
+        || a >= 224; // multicast 224/4, reserved 240/4, broadcast
+    !refused
+}
+
+fn is_public_v6(ip: Ipv6Addr) -> bool {
+    if let Some(carried) = carried_ipv4(ip) {
+        return is_public_v4(carried);
+    }
+    let first = ip.segments()[0];
+    let refused = ip.is_unspecified()
+        || ip.is_loopback()
+        || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
+        || (first & 0xffc0) == 0xfe80 // link-local, fe80::/10
+        || (first & 0xffc0) == 0xfec0 // site-local (deprecated), fec0::/10
+        || (first & 0xff00) == 0xff00 // multicast
+        || (first == 0x2001 && ip.segments()[1] == 0x0db8) // documentation, 2001:db8::/32
+        || ip.segments()[..4] == [0x0100, 0, 0, 0]; // discard-only, 100::/64
+    !refused
+}
+
+/// The IPv4 address an IPv6 address reaches: IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
+/// `::a.b.c.d` (deprecated; `::` and `::1` map into 0.0.0.0/8, refused anyway), NAT64
+/// `64:ff9b::a.b.c.d` and 6to4 `2002:AABB:CCDD::/48`.
+fn carried_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = ip.segments();
+    let from = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match s {
+        [0, 0, 0, 0, 0, 0xffff, high, low] | [0, 0, 0, 0, 0, 0, high, low] | [0x64, 0xff9b, 0, 0, 0, 0, high, low] => {
+            Some(from(high, low))
+        }
+        [0x2002, high, low, ..] => Some(from(high, low)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Instant;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use warp::Filter;
+
+    use super::*;
+
+    const ARTICLE: &str = r#"<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title> Acme &amp; Co
+  Q3 results </title>
+<style>body { color: red }</style><script>var secret = "do not show";</script></head>
+<body><h1>Quarterly results</h1>
+<p>Revenue rose 12&nbsp;% to <b>$4.2bn</b>.</p>
+<ul><li>Leverage 2.1x</li><li>Interest cover 5.3x</li></ul>
+<script>alert("hidden")</script><noscript>enable scripts</noscript>
+</body></html>"#;
+
+    /// A local web server with one page per path; counts requests and the most in flight at once.
+    struct FakeSite {
+        addr: SocketAddr,
+        requests: Arc<Mutex<Vec<String>>>,
+        most_in_flight: Arc<AtomicUsize>,
+    }
+
+    impl FakeSite {
+        async fn start() -> Self {
+            let requests = Arc::new(Mutex::new(Vec::new()));
+            let in_flight = Arc::new(AtomicUsize::new(0));
+            let most_in_flight = Arc::new(AtomicUsize::new(0));
+            let (log, current, most) = (Arc::clone(&requests), Arc::clone(&in_flight), Arc::clone(&most_in_flight));
+            let route = warp::path::full().and(warp::query::<HashMap<String, String>>()).then(
+                move |path: warp::path::FullPath, query: HashMap<String, String>| {
+                    let (log, current, most) = (Arc::clone(&log), Arc::clone(&current), Arc::clone(&most));
+                    async move {
+                        log.lock().expect("log").push(path.as_str().to_owned());
+                        let now = current.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        let response = page(path.as_str(), &query).await;
+                        current.fetch_sub(1, Ordering::SeqCst);
+                        response
+                    }
+                },
+            );
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = listener.local_addr().expect("addr");
+            tokio::spawn(warp::serve(route).incoming(listener).run());
+            Self { addr, requests, most_in_flight }
+        }
+
+        fn url(&self, path: &str) -> String {
+            format!("http://{}{path}", self.addr)
+        }
+
+        fn requests(&self) -> Vec<String> {
+            self.requests.lock().expect("log").clone()
+        }
+    }
+
+    async fn page(path: &str, query: &HashMap<String, String>) -> http::Response<String> {
+        let ok = |content_type: &str, body: String| {
+            http::Response::builder().header("content-type", content_type).body(body).expect("response")
+        };
+        let redirect = |status: u16, location: &str| {
+            http::Response::builder().status(status).header("location", location).body(String::new()).expect("redirect")
+        };
+        match path {
+            "/article.html" => ok("text/html; charset=utf-8", ARTICLE.to_owned()),
+            "/notes.txt" => ok("text/plain", "Covenant: net leverage < 3.5x\n\n  indented line\n".to_owned()),
+            "/report.pdf" => ok("application/pdf", "%PDF-1.7".to_owned()),
+            "/untyped" => http::Response::new("who knows".to_owned()),
+            "/huge.html" => ok("text/html", "x".repeat(3 * 1024 * 1024)),
+            "/slow.html" => {
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                ok("text/html", "<p>late</p>".to_owned())
+            }
+            "/delayed.html" => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                ok("text/html", "<p>on time</p>".to_owned())
+            }
+            "/missing" => http::Response::builder().status(404).body("gone".to_owned()).expect("404"),
+            "/to" => redirect(302, query.get("location").map_or("/", String::as_str)),
+            _ => match path.strip_prefix("/hops/").and_then(|n| n.parse::<u32>().ok()) {
+                Some(0) => ok("text/plain", "arrived".to_owned()),
+                Some(n) => redirect(if n % 2 == 0 { 301 } else { 307 }, &format!("/hops/{}", n - 1)),
+                None => http::Response::builder().status(500).body(String::new()).expect("500"),
+            },
+        }
+    }
+
+    /// Settings for tests against the local fake site.
+    fn local(settings: FetchSettings) -> FetchSettings {
+        FetchSettings { allow_private_networks: true, ..settings }
+    }
+
+    fn fetcher(settings: FetchSettings) -> HttpPageFetcher {
+        HttpPageFetcher::new(&settings).expect("fetcher")
+    }
+
+    /// A fetcher that may reach 127.0.0.1 (where the fake site listens) and public addresses only,
+    /// so that redirects from the site to other non-public addresses can be tested.
+    fn fetcher_trusting_the_fake_site() -> HttpPageFetcher {
+        let policy: AddressPolicy = Arc::new(|ip| ip == IpAddr::V4(Ipv4Addr::LOCALHOST) || is_public_address(ip));
+        HttpPageFetcher::with_address_policy(&FetchSettings::default(), policy).expect("fetcher")
+    }
+
+    #[tokio::test]
+    async fn fetch_turns_html_into_readable_text_and_keeps_the_title() {
+        let site = FakeSite::start().await;
+
+        let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/article.html")).await.expect("page");
+
+        assert_eq!(page.title.as_deref(), Some("Acme & Co Q3 results"));
+        assert_eq!(page.content_type, "text/html");
+        assert_eq!(
+            (page.requested_url.as_str(), page.final_url.as_str()),
+            (&*site.url("/article.html"), &*site.url("/article.html"))
+        );
+        for expected in ["Quarterly results", "Revenue rose 12", "$4.2bn", "Leverage 2.1x", "Interest cover 5.3x"] {
+            assert!(page.text.contains(expected), "{expected:?} in {:?}", page.text);
+        }
+        for hidden in ["secret", "color: red", "alert", "<b>", "&amp;", "&nbsp;", "Acme & Co"] {
+            assert!(!page.text.contains(hidden), "{hidden:?} in {:?}", page.text);
+        }
+    }
+
+    #[tokio::test]
+    async fn fetch_returns_plain_text_as_is() {
+        let site = FakeSite::start().await;
+
+        let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/notes.txt")).await.expect("page");
+
+        assert_eq!(page.text, "Covenant: net leverage < 3.5x\n\n  indented line\n");
+        assert_eq!((page.title, page.content_type.as_str()), (None, "text/plain"));
+    }
+
+    #[tokio::test]
+    async fn fetch_refuses_media_types_that_are_not_text() {
+        let site = FakeSite::start().await;
+        let fetcher = fetcher(local(FetchSettings::default()));
+
+        let pdf = fetcher.fetch(&site.url("/report.pdf")).await.expect_err("pdf");
+        let untyped = fetcher.fetch(&site.url("/untyped")).await.expect_err("untyped");
+
+        assert_eq!(pdf, FetchError::Unsupported("application/pdf".to_owned()));
+        assert!(matches!(untyped, FetchError::Unsupported(_)), "{untyped:?}");
+    }
+
+    #[tokio::test]
+    async fn fetch_refuses_a_page_declared_larger_than_the_cap() {
+        let site = FakeSite::start().await;
+
+        let error = fetcher(local(FetchSettings::default())).fetch(&site.url("/huge.html")).await.expect_err("huge");
+
+        assert_eq!(error, FetchError::TooLarge { limit_bytes: 2 * 1024 * 1024 });
+    }
+
+    /// A server that answers every request with an endless HTML body of unknown length.
+    async fn endless_page_server() -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut request = [0_u8; 4096];
+                    let _ = socket.read(&mut request).await;
+                    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n";
+                    if socket.write_all(head.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    let chunk = vec![b'a'; 64 * 1024];
+                    while socket.write_all(&chunk).await.is_ok() {}
+                });
+            }
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn fetch_stops_reading_a_body_of_unknown_length_at_the_cap() {
+        let addr = endless_page_server().await;
+        let settings = local(FetchSettings { max_bytes: 256 * 1024, ..FetchSettings::default() });
+
+        let error = fetcher(settings).fetch(&format!("http://{addr}/stream")).await.expect_err("endless");
+
+        assert_eq!(error, FetchError::TooLarge { limit_bytes: 256 * 1024 });
+    }
+
+    #[tokio::test]
+    async fn fetch_of_a_slow_page_times_out() {
+        let site = FakeSite::start().await;
+        let settings = local(FetchSettings { timeout: Duration::from_millis(300), ..FetchSettings::default() });
+        let started = Instant::now();
+
+        let error = fetcher(settings).fetch(&site.url("/slow.html")).await.expect_err("slow");
+
+        assert_eq!(error, FetchError::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    }
+
+    #[tokio::test]
+    async fn fetch_follows_redirects_and_reports_where_the_text_came_from() {
+        let site = FakeSite::start().await;
+
+        let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/hops/3")).await.expect("page");
+
+        assert_eq!(page.text, "arrived");
+        assert_eq!(page.requested_url, site.url("/hops/3"));
+        assert_eq!(page.final_url, site.url("/hops/0"));
+        assert_eq!(site.requests(), ["/hops/3", "/hops/2", "/hops/1", "/hops/0"]);
+    }
+
+    #[tokio::test]
+    async fn fetch_refuses_more_redirects_than_allowed() {
+        let site = FakeSite::start().await;
+        let settings = local(FetchSettings { max_redirects: 2, ..FetchSettings::default() });
+
+        let error = fetcher(settings).fetch(&site.url("/hops/3")).await.expect_err("too many");
+
+        assert!(matches!(error, FetchError::Blocked(ref reason) if reason.contains("redirects")), "{error:?}");
+        assert_eq!(site.requests().len(), 3, "the third redirect is not followed");
+        let none = local(FetchSettings { max_redirects: 0, ..FetchSettings::default() });
+        assert!(matches!(fetcher(none).fetch(&site.url("/hops/1")).await, Err(FetchError::Blocked(_))));
+    }
+
+    #[tokio::test]
+    async fn fetch_refuses_a_redirect_to_a_private_or_metadata_address() {
+        let site = FakeSite::start().await;
+        let fetcher = fetcher_trusting_the_fake_site();
+        let port = site.addr.port();
+
+        for target in [
+            "http://10.0.0.1/admin".to_owned(),
+            "http://169.254.169.254/latest/meta-data/".to_owned(),
+            format!("http://127.0.0.2:{port}/article.html"),
+            format!("http://[::1]:{port}/article.html"),
+            format!("http://[::ffff:127.0.0.2]:{port}/article.html"),
+            "file:///etc/passwd".to_owned(),
+        ] {
+            let url = site.url(&format!(
+                "/to?location={}",
+                percent_encoding::utf8_percent_encode(&target, percent_encoding::NON_ALPHANUMERIC)
+            ));
+
+            let error = fetcher.fetch(&url).await.expect_err("redirect refused");
+
+            assert!(matches!(error, FetchError::Blocked(_)), "{target}: {error:?}");
+        }
+        assert!(site.requests().iter().all(|path| path == "/to"), "{:?}", site.requests());
+        let allowed = site.url(&format!("/to?location={}", site.url("/notes.txt")));
+        assert!(fetcher.fetch(&allowed).await.is_ok(), "the same redirect to the trusted address is followed");
+    }
+
+    #[tokio::test]
+    async fn fetch_blocks_loopback_unless_private_networks_are_allowed() {
+        let site = FakeSite::start().await;
+        let guarded = fetcher(FetchSettings::default());
+        let open = fetcher(local(FetchSettings::default()));
+        let by_name = format!("http://localhost:{}/notes.txt", site.addr.port());
+
+        let literal = guarded.fetch(&site.url("/notes.txt")).await.expect_err("loopback literal");
+        let named = guarded.fetch(&by_name).await.expect_err("loopback by name");
+
+        assert!(matches!(literal, FetchError::Blocked(ref reason) if reason.contains("127.0.0.1")), "{literal:?}");
+        assert!(matches!(named, FetchError::Blocked(ref reason) if reason.contains("localhost")), "{named:?}");
+        assert!(site.requests().is_empty(), "nothing reached the server");
+        assert_eq!(open.fetch(&site.url("/notes.txt")).await.expect("allowed").content_type, "text/plain");
+        assert_eq!(open.fetch(&by_name).await.expect("allowed by name").text.lines().count(), 3);
+    }
+
+    #[tokio::test]
+    async fn fetch_refuses_schemes_other_than_http_and_https() {
+        let fetcher = fetcher(local(FetchSettings::default()));
+        for url in [
+            "file:///etc/passwd",
+            "ftp://example.com/file.txt",
+            "javascript:alert(1)",
+            "data:text/plain,hi",
+            "gopher://x",
+            "not a url",
+            "/relative/path",
+        ] {
+            let error = fetcher.fetch(url).await.expect_err(url);
+
+            assert!(matches!(error, FetchError::Blocked(_)), "{url}: {error:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn fetch_reports_error_statuses_and_unreachable_hosts() {
+        let site = FakeSite::start().await;
+        let fetcher = fetcher(local(FetchSettings::default()));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let closed = listener.local_addr().expect("addr");
+        drop(listener);
+
+        assert_eq!(fetcher.fetch(&site.url("/missing")).await, Err(FetchError::Status(404)));
+        let refused = fetcher.fetch(&format!("http://{closed}/")).await.expect_err("refused");
+        assert!(matches!(refused, FetchError::Unreachable(_)), "{refused:?}");
+    }
+
+    #[tokio::test]
+    async fn fetches_beyond_the_concurrency_bound_wait_for_a_slot() {
+        let site = FakeSite::start().await;
+        let settings =
+            local(FetchSettings { max_concurrent: 2, timeout: Duration::from_secs(5), ..FetchSettings::default() });
+        let fetcher = Arc::new(fetcher(settings));
+        let url = site.url("/delayed.html");
+        let started = Instant::now();
+
+        let fetches = (0..8).map(|_| {
+            let (fetcher, url) = (Arc::clone(&fetcher), url.clone());
+            tokio::spawn(async move { fetcher.fetch(&url).await })
+        });
+        for fetch in futures_util::future::join_all(fetches).await {
+            fetch.expect("task").expect("page");
+        }
+
+        assert!(
+            started.elapsed() >= Duration::from_millis(750),
+            "8 fetches of 200 ms, 2 at a time: {:?}",
+            started.elapsed()
+        );
+        assert!(site.most_in_flight.load(Ordering::SeqCst) <= 2);
+    }
+
+    #[test]
+    fn addresses_are_classified_public_or_not() {
+        let table: &[(&str, bool)] = &[
+            ("93.184.216.34", true),
+            ("8.8.8.8", true),
+            ("100.63.255.255", true),
+            ("100.128.0.1", true),
+            ("172.15.255.255", true),
+            ("172.32.0.1", true),
+            ("192.169.0.1", true),
+            ("223.255.255.255", true),
+            ("0.0.0.0", false),
+            ("0.1.2.3", false),
+            ("10.0.0.1", false),
+            ("100.64.0.1", false),
+            ("100.127.255.254", false),
+            ("127.0.0.1", false),
+            ("127.255.255.254", false),
+            ("169.254.169.254", false),
+            ("169.254.0.1", false),
+            ("172.16.0.1", false),
+            ("172.31.255.255", false),
+            ("192.0.0.8", false),
+            ("192.0.2.1", false),
+            ("192.168.1.1", false),
+            ("198.18.0.1", false),
+            ("224.0.0.1", false),
+            ("240.0.0.1", false),
+            ("255.255.255.255", false),
+            ("2606:4700:4700::1111", true),
+            ("2a00:1450:4001::200e", true),
+            ("::ffff:8.8.8.8", true),
+            ("64:ff9b::808:808", true),
+            ("2002:808:808::1", true),
+            ("::", false),
+            ("::1", false),
+            ("fc00::1", false),
+            ("fd12:3456:789a::1", false),
+            ("fe80::1", false),
+            ("febf::1", false),
+            ("fec0::1", false),
+            ("ff02::1", false),
+            ("2001:db8::1", false),
+            ("100::1", false),
+            ("::ffff:127.0.0.1", false),
+            ("::ffff:10.0.0.1", false),
+            ("::ffff:169.254.169.254", false),
+            ("::127.0.0.1", false),
+            ("64:ff9b::a00:1", false),
+            ("2002:c0a8:101::1", false),
+        ];
+        for (raw, public) in table {
+            let ip: IpAddr = raw.parse().expect(raw);
+            assert_eq!(is_public_address(ip), *public, "{raw}");
+        }
+    }
+
+    #[test]
+    fn html_without_a_title_has_none_and_text_is_tidied() {
+        assert_eq!(html_title("<html><body>x</body></html>"), None);
+        assert_eq!(html_title("<TITLE lang=en>Caf&eacute;</TITLE>"), Some("Café".to_owned()));
+        assert_eq!(html_title("<title>  </title>"), None);
+        assert_eq!(tidy_text("a  \n\n\n\nb\n  \n"), "a\n\nb");
+    }
+
+    #[test]
+    fn from_config_takes_the_fetch_limits() {
+        let config = crate::config::Config::for_tests(&[
+            ("FETCH_MAX_BYTES", "1024"),
+            ("FETCH_MAX_CONCURRENT", "3"),
+            ("FETCH_MAX_REDIRECTS", "1"),
+            ("FETCH_TIMEOUT", "4s"),
+            ("FETCH_ALLOW_PRIVATE_NETWORKS", "true"),
+        ])
+        .expect("config");
+
+        let fetcher = HttpPageFetcher::from_config(&config.research).expect("fetcher");
+
+        assert_eq!(
+            fetcher.settings,
+            FetchSettings {
+                timeout: Duration::from_secs(4),
+                max_bytes: 1024,
+                max_redirects: 1,
+                max_concurrent: 3,
+                allow_private_networks: true,
+                user_agent: DEFAULT_FETCH_USER_AGENT.to_owned(),
+            }
+        );
+        assert_eq!(fetcher.slots.available_permits(), 3);
+        assert!(HttpPageFetcher::new(&FetchSettings { max_concurrent: 0, ..FetchSettings::default() }).is_err());
+    }
+}

@@ -1,0 +1,175 @@
+//! `/api/deep-research/*`: queue a research run, read it back while it runs and once it is done,
+//! list the caller's runs.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::reply::{Reply, Response};
+
+use super::AppState;
+use super::auth::respond;
+use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
+use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::paging::{ListingParams, rfc3339};
+use crate::domain::auth::Principal;
+use crate::domain::ratelimit::RateDecision;
+use crate::domain::research_runs::{ResearchId, ResearchRun, ResearchStatus};
+use crate::domain::research_service::{ResearchError, ResearchReport, ResearchRequest};
+
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    let query = warp::path!("api" / "deep-research" / "query")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(|state, caller, decision: RateDecision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(submit(state, caller, request_id, body).await))
+        });
+    let result = warp::path!("api" / "deep-research" / "results" / String)
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .then(get_result);
+    let list = warp::path!("api" / "deep-research" / "results")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .then(list_results);
+    query.or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
+}
+
+impl From<ResearchError> for ApiError {
+    fn from(error: ResearchError) -> Self {
+        match error {
+            ResearchError::Validation { field, message } => ApiError::invalid_field(field, message),
+            ResearchError::NotFound => ApiError::not_found("research not found"),
+            ResearchError::Store(error) => ApiError::internal(error.into()),
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResearchQueryRequest {
+    /// The research question (1–2000 characters).
+    pub query: String,
+    /// Links the run to a deal: it then appears in the workflow data of the deal's documents.
+    pub deal_id: Option<i64>,
+    /// 1–20, default 5.
+    pub max_iterations: Option<i64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ResearchQueued {
+    pub status: &'static str,
+    pub research_id: String,
+    pub message: String,
+    /// The `ResearchQueued` WorkflowStep.
+    #[schema(value_type = Vec<Object>)]
+    pub cdm_events: Vec<Value>,
+}
+
+/// POST /api/deep-research/query
+#[utoipa::path(post, path = "/api/deep-research/query", tag = "research",
+    request_body = ResearchQueryRequest,
+    description = "Queues an iterative research run (search → read → extract → reflect, up to `max_iterations`) and \
+                   answers at once with 202 and the `research_id`; workers run it in the background. Poll \
+                   `GET /api/deep-research/results/{research_id}`. Web search providers (`SEARCH_PROVIDERS`) and the \
+                   caller's own stored documents are consulted. Counts against the per-user workflow rate limit.",
+    responses(
+        (status = 202, description = "Queued", body = ResearchQueued),
+        (status = 400, description = "Blank or overlong query, max_iterations outside 1–20, unknown field", body = ErrorBody),
+    ))]
+pub async fn submit(
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let body: ResearchQueryRequest = body.parse()?;
+    let request = ResearchRequest::new(&body.query, body.deal_id, body.max_iterations)?;
+    let run = state.research.submit(caller, request, &request_id).await?;
+    state.research_wake.notify_one();
+    let queued = ResearchQueued {
+        status: "success",
+        research_id: run.id.to_string(),
+        message: format!(
+            "Research queued (at most {} iterations); poll /api/deep-research/results/{}",
+            run.max_iterations, run.id
+        ),
+        cdm_events: run.cdm_events,
+    };
+    Ok(warp::reply::with_status(warp::reply::json(&queued), StatusCode::ACCEPTED))
+}
+
+/// The run as the API shows it: what it has gathered so far while pending or running.
+pub fn research_body(run: &ResearchRun) -> Value {
+    let report = ResearchReport::of(run);
+    let mut body = json!({
+        "research_id": run.id.to_string(),
+        "status": run.status.as_str(),
+        "query": run.query,
+        "deal_id": run.deal_id,
+        "max_iterations": run.max_iterations,
+        "answer": run.answer,
+        "answer_method": report.answer_method,
+        "knowledge_items": report.knowledge_items,
+        "sources": report.sources,
+        "statistics": report.statistics,
+        "queries": report.queries,
+        "attempts": run.attempts,
+        "cdm_events": run.cdm_events,
+        "created_at": rfc3339(run.created_at),
+    });
+    if let Some(object) = body.as_object_mut() {
+        if let Some(completed_at) = run.completed_at.filter(|_| run.status == ResearchStatus::Completed) {
+            object.insert("completed_at".into(), json!(rfc3339(completed_at)));
+        }
+        if let Some(error) = &run.error {
+            object.insert("error".into(), json!(error));
+        }
+    }
+    body
+}
+
+/// GET /api/deep-research/results/{research_id}
+#[utoipa::path(get, path = "/api/deep-research/results/{research_id}", tag = "research",
+    params(("research_id" = String, Path, description = "As returned by POST /api/deep-research/query")),
+    description = "A research run: `status` (`pending`, `running`, `completed`, `failed`), `query`, `answer` (null until \
+                   completed; citations `[n]` refer to `sources[n-1]`), `answer_method`, `knowledge_items` \
+                   (`{title, content, sources:[{url, title, provider, retrieved_at}]}`), `sources` (with `origin` \
+                   `web` or `internal`), `statistics` (`sources_used`, `iterations`, `time_taken_seconds`, `queries`, \
+                   `pages_fetched`, `provider_errors` — a list of `{provider, stage, message, iteration}` — and \
+                   counts), `cdm_events`, `created_at`, `completed_at` when completed, `error` when failed. While \
+                   pending or running: the fields gathered so far. Unknown or someone else's: 404.",
+    responses(
+        (status = 200, description = "The run", body = Object),
+        (status = 404, description = "No such research run", body = ErrorBody),
+    ))]
+pub async fn get_result(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let id: ResearchId = raw_id.parse().map_err(|_| ApiError::not_found("research not found"))?;
+    let run = state.research.get(caller, id).await?;
+    Ok(warp::reply::json(&research_body(&run)))
+}
+
+/// GET /api/deep-research/results
+#[utoipa::path(get, path = "/api/deep-research/results", tag = "research",
+    params(
+        ("deal_id" = Option<i64>, Query, description = "Only runs linked to this deal"),
+        ("page" = Option<u32>, Query, description = "1-based, default 1"),
+        ("limit" = Option<u32>, Query, description = "1-200, default 50"),
+    ),
+    description = "The caller's research runs (everyone's for admins), newest first, each as in GET …/results/{id}.",
+    responses((status = 200, description = "One page", body = Object), (status = 400, description = "Invalid query", body = ErrorBody)))]
+pub async fn list_results(state: Arc<AppState>, caller: Principal, query: String) -> Result<impl Reply, ApiError> {
+    let params = ListingParams::parse(&query)?;
+    let (runs, total) = state.research.list(caller, params.deal_id, params.page, params.limit).await?;
+    Ok(warp::reply::json(&params.page_body("research", runs.iter().map(research_body).collect(), total)))
+}

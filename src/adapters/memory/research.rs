@@ -1,0 +1,169 @@
+//! The research queue in process memory, with the same lease semantics as PostgreSQL's: one lock
+//! per operation makes claiming, renewing and finishing atomic.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::domain::auth::UserId;
+use crate::domain::research_runs::{
+    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
+};
+use crate::ports::research::{LeaseError, ResearchRepository};
+use crate::ports::store::StoreError;
+
+struct Entry {
+    run: ResearchRun,
+    lease: Option<(WorkerId, OffsetDateTime)>,
+}
+
+#[derive(Default)]
+pub struct MemoryResearchStore {
+    runs: Mutex<HashMap<ResearchId, Entry>>,
+}
+
+impl MemoryResearchStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn runs(&self) -> MutexGuard<'_, HashMap<ResearchId, Entry>> {
+        // Every operation leaves whole entries behind, so a poisoned lock still holds consistent data.
+        self.runs.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn held<T>(&self, id: ResearchId, worker: WorkerId, change: impl FnOnce(&mut Entry) -> T) -> Result<T, LeaseError> {
+        let mut runs = self.runs();
+        let entry = runs.get_mut(&id).ok_or(LeaseError::Lost)?;
+        let holds = entry.run.status == ResearchStatus::Running && entry.lease.is_some_and(|(w, _)| w == worker);
+        if !holds {
+            return Err(LeaseError::Lost);
+        }
+        Ok(change(entry))
+    }
+}
+
+fn until(now: OffsetDateTime, lease: Duration) -> OffsetDateTime {
+    now + time::Duration::try_from(lease).unwrap_or(time::Duration::MAX)
+}
+
+#[async_trait]
+impl ResearchRepository for MemoryResearchStore {
+    async fn create(&self, run: ResearchRun) -> Result<(), StoreError> {
+        self.runs().insert(run.id, Entry { run, lease: None });
+        Ok(())
+    }
+
+    async fn claim(
+        &self,
+        worker: WorkerId,
+        now: OffsetDateTime,
+        lease: Duration,
+    ) -> Result<Option<ResearchRun>, StoreError> {
+        let mut runs = self.runs();
+        let claimable = |entry: &&mut Entry| match entry.run.status {
+            ResearchStatus::Pending => true,
+            ResearchStatus::Running => entry.lease.is_none_or(|(_, expires)| expires < now),
+            ResearchStatus::Completed | ResearchStatus::Failed => false,
+        };
+        let Some(entry) = runs.values_mut().filter(claimable).min_by_key(|entry| (entry.run.created_at, entry.run.id))
+        else {
+            return Ok(None);
+        };
+        entry.run.status = ResearchStatus::Running;
+        entry.run.attempts += 1;
+        entry.lease = Some((worker, until(now, lease)));
+        Ok(Some(entry.run.clone()))
+    }
+
+    async fn renew(
+        &self,
+        id: ResearchId,
+        worker: WorkerId,
+        now: OffsetDateTime,
+        lease: Duration,
+    ) -> Result<(), LeaseError> {
+        self.held(id, worker, |entry| entry.lease = Some((worker, until(now, lease))))
+    }
+
+    async fn save_progress(
+        &self,
+        id: ResearchId,
+        worker: WorkerId,
+        progress: ResearchProgress,
+        now: OffsetDateTime,
+        lease: Duration,
+    ) -> Result<(), LeaseError> {
+        self.held(id, worker, |entry| {
+            entry.run.progress = progress.progress;
+            entry.run.elapsed_ms = progress.elapsed_ms;
+            entry.lease = Some((worker, until(now, lease)));
+        })
+    }
+
+    async fn finish(
+        &self,
+        id: ResearchId,
+        worker: WorkerId,
+        outcome: ResearchOutcome,
+        progress: ResearchProgress,
+        closing_event: Value,
+        at: OffsetDateTime,
+    ) -> Result<ResearchRun, LeaseError> {
+        self.held(id, worker, |entry| {
+            let run = &mut entry.run;
+            match outcome {
+                ResearchOutcome::Completed { answer } => {
+                    run.status = ResearchStatus::Completed;
+                    run.answer = Some(answer);
+                }
+                ResearchOutcome::Failed { error } => {
+                    run.status = ResearchStatus::Failed;
+                    run.error = Some(error);
+                }
+            }
+            run.progress = progress.progress;
+            run.elapsed_ms = progress.elapsed_ms;
+            run.cdm_events.push(closing_event);
+            run.completed_at = Some(at);
+            entry.lease = None;
+            run.clone()
+        })
+    }
+
+    async fn find(&self, id: ResearchId) -> Result<Option<ResearchRun>, StoreError> {
+        Ok(self.runs().get(&id).map(|entry| entry.run.clone()))
+    }
+
+    async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
+        let runs = self.runs();
+        let mut matching: Vec<&ResearchRun> = runs
+            .values()
+            .map(|entry| &entry.run)
+            .filter(|run| query.owner.is_none_or(|owner| run.owner == owner))
+            .filter(|run| query.deal_id.is_none_or(|deal| run.deal_id == Some(deal)))
+            .collect();
+        matching.sort_by_key(|run| std::cmp::Reverse((run.created_at, run.id)));
+        let total = matching.len() as u64;
+        let page = matching
+            .into_iter()
+            .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
+            .take(query.limit as usize)
+            .cloned()
+            .collect();
+        Ok((page, total))
+    }
+
+    async fn count_in(&self, status: ResearchStatus, owner: Option<UserId>) -> Result<u64, StoreError> {
+        let runs = self.runs();
+        let count = runs
+            .values()
+            .filter(|entry| entry.run.status == status && owner.is_none_or(|owner| entry.run.owner == owner))
+            .count();
+        Ok(count as u64)
+    }
+}

@@ -1,0 +1,32 @@
+//! Iterative web research, as pure logic: plan → search → read → extract → reflect, repeated
+//! until the question's sub-questions are covered, the iteration budget is spent or nothing is
+//! left to ask. The async driver (elsewhere) calls the search and fetch ports, feeds every outcome
+//! into a [`ResearchState`], persists it as JSON between iterations, and ends with
+//! [`ResearchState::answer`] (or an LLM-written answer that passes [`citations_are_valid`]).
+//!
+//! - [`plan`]: the question → sub-questions, entities and queries, without an LLM.
+//! - [`state`]: the state machine; what counts as evidence and as coverage.
+//! - [`answer`]: the extractive answer with `[n]` citations, and the citation check.
+//! - [`bm25`], [`text`], [`urls`]: ranking, tokens and passages, canonical URLs.
+//!
+//! Nothing here performs I/O or reads the clock: retrieval times are passed in. Memory is bounded:
+//! passages live only within an iteration, and the state's lists are capped (see the constants in
+//! [`state`]).
+
+pub mod answer;
+pub mod bm25;
+pub mod plan;
+pub mod state;
+pub mod text;
+pub mod urls;
+
+pub use answer::citations_are_valid;
+pub use plan::{Entity, EntityKind, Facet, SubQuestion, extract_entities, plan_sub_questions};
+pub use state::{
+    ErrorStage, KnowledgeItem, PageCandidate, ProviderError, ResearchState, Source, SourceCitation, SourceOrigin,
+    Statistics,
+};
+pub use urls::canonical_url;
+
+#[cfg(test)]
+mod tests;
