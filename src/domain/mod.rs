@@ -4,10 +4,12 @@
 pub mod analyses;
 pub mod auth;
 pub mod cdm;
+pub mod chat;
 pub mod db_ssl;
 pub mod documents;
 pub mod extraction;
 pub mod llm_proposals;
+pub mod people;
 pub mod quant;
 pub mod ratelimit;
 pub mod research;

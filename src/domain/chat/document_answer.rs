@@ -1,0 +1,1581 @@
+//! Questions about the credit agreement under discussion ("what is the margin?", "who is the
+//! borrower?", "when does it mature?"), recognised by [`recognise_document_question`] and answered
+//! by [`answer_from_agreement`] straight from the extracted data, with the JSON paths of every value
+//! used, so the answer can be checked against the document and nothing is made up.
+//!
+//! The data may arrive in three shapes, all handled:
+//!
+//! - the `agreement` object of `POST /api/extract` and of a document version (CDM attribute names:
+//!   `agreementDate`, `legalAgreementIdentification.governingLaw`, `parties[]` with `name` and
+//!   `roles`, `facilities[]` with `commitment {value, currency}`, `floatingRateIndex`,
+//!   `indexTenor`, `spread`, `baseRateSpread`, `pricingGrid[]`, `floor`, `commitmentFee`,
+//!   `terminationDate`, `financialCovenants[]`), bare or wrapped (`{agreement: …}`, a document with
+//!   `versions[]`, whose latest version is read);
+//! - the CDM `WorkflowStep` proposing the `ContractFormation` (bare, in an array, or in a
+//!   `cdm_events` array): its `legalAgreement` (`agreementDate`, `governingLaw`), its executions'
+//!   parties (`Party1` the borrower, `Party2` the agent or sole lender), quantities, prices (spread
+//!   `Add`, floor `Max`), index and `terminationDate`. Covenants, fees and guarantors have no place
+//!   in that event, so they are reported as not in the document;
+//! - anything else: the first value under a telling key (`agreementDate`, `governingLaw`,
+//!   `terminationDate`, `spread`, …) anywhere in the object.
+//!
+//! Rates are fractions in the data (0.0275) and are written "2.75% (275 bps)"; dates are ISO 8601
+//! and written "15 March 2024"; amounts get thousands separators.
+
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::phrases::{compile, normalise, strip_framing};
+
+/// A term of a credit agreement that a chat question can ask about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgreementField {
+    /// The borrower(s).
+    Borrower,
+    /// The lenders.
+    Lenders,
+    /// The administrative, facility or collateral agent.
+    Agent,
+    /// The guarantors.
+    Guarantors,
+    /// Every party and its roles.
+    Parties,
+    /// The commitments, per facility and in total.
+    FacilityAmount,
+    /// The margin (spread) over the benchmark, flat or by pricing grid.
+    Margin,
+    /// The benchmark (floating rate index) and its tenor.
+    FloatingRateIndex,
+    /// The floor on the benchmark.
+    Floor,
+    /// The fee on undrawn commitments.
+    CommitmentFee,
+    /// Final maturity (termination date).
+    Maturity,
+    /// The date of the agreement.
+    AgreementDate,
+    /// The effective or closing date.
+    EffectiveDate,
+    /// The governing law.
+    GoverningLaw,
+    /// The currencies of the facilities.
+    Currency,
+    /// The financial covenants.
+    Covenants,
+}
+
+impl AgreementField {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Borrower => "borrower",
+            Self::Lenders => "lenders",
+            Self::Agent => "agent",
+            Self::Guarantors => "guarantors",
+            Self::Parties => "parties",
+            Self::FacilityAmount => "facility_amount",
+            Self::Margin => "margin",
+            Self::FloatingRateIndex => "floating_rate_index",
+            Self::Floor => "floor",
+            Self::CommitmentFee => "commitment_fee",
+            Self::Maturity => "maturity",
+            Self::AgreementDate => "agreement_date",
+            Self::EffectiveDate => "effective_date",
+            Self::GoverningLaw => "governing_law",
+            Self::Currency => "currency",
+            Self::Covenants => "covenants",
+        }
+    }
+
+    /// The term in words, as used in answers ("the governing law").
+    pub fn description(&self) -> &'static str {
+        match self {
+            Self::Borrower => "the borrower",
+            Self::Lenders => "the lenders",
+            Self::Agent => "an agent",
+            Self::Guarantors => "any guarantor",
+            Self::Parties => "the parties",
+            Self::FacilityAmount => "the facility amount",
+            Self::Margin => "the margin",
+            Self::FloatingRateIndex => "the benchmark rate",
+            Self::Floor => "a floor",
+            Self::CommitmentFee => "a commitment fee",
+            Self::Maturity => "the maturity date",
+            Self::AgreementDate => "the agreement date",
+            Self::EffectiveDate => "the effective date",
+            Self::GoverningLaw => "the governing law",
+            Self::Currency => "the currency",
+            Self::Covenants => "any financial covenant",
+        }
+    }
+}
+
+/// An answer read from the agreement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DocumentAnswer {
+    /// The answer in words.
+    pub text: String,
+    /// The JSON paths of the values used (`facilities[0].spread`), relative to the object given.
+    pub cited_fields: Vec<String>,
+    /// Whether the document states what was asked.
+    pub found: bool,
+}
+
+impl DocumentAnswer {
+    fn found(text: String, cited_fields: Vec<String>) -> Self {
+        Self { text, cited_fields, found: true }
+    }
+
+    fn absent(field: AgreementField) -> Self {
+        Self {
+            text: format!("Not in the document: the agreement does not state {}.", field.description()),
+            cited_fields: Vec::new(),
+            found: false,
+        }
+    }
+
+    fn absent_because(text: String) -> Self {
+        Self { text, cited_fields: Vec::new(), found: false }
+    }
+}
+
+// ---- recognising questions ---------------------------------------------------------------------
+
+/// Each field's nouns, most specific first (a phrase is tried against the fields in this order).
+const FIELD_NOUNS: &[(AgreementField, &str)] = &[
+    (AgreementField::CommitmentFee, r"(?:commitment|undrawn|ticking|unused(?:\s+line)?|facility)\s+fees?|fees"),
+    (
+        AgreementField::Floor,
+        r"(?:(?:sofr|sonia|euribor|libor|index|benchmark|base\s+rate|interest\s+rate|rate|zero)\s+)?floors?",
+    ),
+    (
+        AgreementField::FloatingRateIndex,
+        r"floating\s+rate\s+index|(?:benchmark|reference|base|floating|variable)(?:\s+interest)?\s+rates?|benchmarks?|(?:interest\s+)?rate\s+index|index",
+    ),
+    (
+        AgreementField::Margin,
+        r"(?:(?:applicable|interest|loan|credit|current|initial)\s+)?(?:margins?|spreads?)|(?:all-in\s+)?(?:interest\s+)?rates?|pricing|coupon|interest",
+    ),
+    (
+        AgreementField::GoverningLaw,
+        r"(?:governing|applicable|choice\s+of)\s+law|governing\s+jurisdiction|law|jurisdiction",
+    ),
+    (AgreementField::EffectiveDate, r"(?:effective|closing)\s+date|closing"),
+    (
+        AgreementField::AgreementDate,
+        r"(?:agreement|signing|execution|contract|signature)\s+date|date\s+of\s+(?:the\s+)?(?:agreement|contract|signing)|(?:agreement|contract)'s\s+date",
+    ),
+    (
+        AgreementField::Maturity,
+        r"(?:final\s+)?maturity(?:\s+date)?|maturities|termination\s+date|expiry(?:\s+date)?|expiration(?:\s+date)?|repayment\s+date|tenor|term",
+    ),
+    (AgreementField::Borrower, r"borrowers?|obligors?|borrowing\s+entity"),
+    (AgreementField::Guarantors, r"guarantors?|guarantees?"),
+    (AgreementField::Agent, r"(?:administrative|facility|collateral|security|loan)\s+agent|agents?"),
+    (AgreementField::Lenders, r"lenders?|lending\s+banks|banks|syndicate|lender\s+group"),
+    (AgreementField::Parties, r"parties(?:\s+involved)?|counterparties|counterparty|signatories"),
+    (AgreementField::Currency, r"currency|currencies|denomination"),
+    (
+        AgreementField::Covenants,
+        r"(?:(?:financial|maintenance|leverage|interest\s+cover(?:age)?|debt\s+service\s+cover(?:age)?)\s+)?covenants?|(?:leverage|coverage)\s+tests?",
+    ),
+    (
+        AgreementField::FacilityAmount,
+        r"(?:facility|loan|commitment|principal|total|aggregate|deal)\s+(?:amount|size)|size|amount|(?:total\s+|aggregate\s+)?commitments?|principal(?:\s+amount)?|facilities|facility|loan",
+    ),
+];
+
+const QUESTION: &str = r"(?:(?:what|which|who|when|where)\s+(?:is|are|was|were)|how\s+(?:much|big|large)\s+(?:is|are|was|were)|(?:tell|show|give|remind)\s+me(?:\s+(?:of|about|what|who|when|which)(?:\s+(?:is|are|was|were))?)?|list|explain|summari[sz]e|describe|confirm|check|find|get|(?:do|does)\s+you\s+(?:know|see)|i\s+(?:want|need)\s+to\s+know)";
+const EXISTENCE: &str = r"(?:(?:is|are)\s+there|(?:does|do)\s+(?:it|the\s+(?:agreement|facility|facilities|loan|deal|document))\s+(?:have|include|contain))\s+(?:a|an|any)";
+const TRANCHE: &str = r"(?:(?:term\s+loan(?:\s+[ab])?|revolver|revolving\s+(?:credit\s+)?facility|rcf|tl[ab]|facility|loan|deal|agreement|credit\s+agreement|document|contract)(?:'s)?\s+)";
+const SCOPE: &str = r"(?:\s+(?:(?:on|in|of|under|for|to|at)\s+(?:the|this|our|that)\s+(?:credit\s+)?(?:agreement|facility|facilities|loan|loans|deal|document|contract|term\s+loan(?:\s+[ab])?|revolver|revolving\s+(?:credit\s+)?facility|rcf|tranche|tl[ab])|(?:in|under)\s+(?:it|this|here)|here))";
+
+struct FieldPatterns {
+    field: AgreementField,
+    question: Regex,
+    existence: Regex,
+    bare: Regex,
+}
+
+static FIELD_PATTERNS: LazyLock<Vec<FieldPatterns>> = LazyLock::new(|| {
+    FIELD_NOUNS
+        .iter()
+        .map(|(field, nouns)| {
+            // "its margins" is more likely a company's than the document's; the other terms are
+            // the document's whoever "it" is.
+            let determiner =
+                if *field == AgreementField::Margin { r"(?:the|this|our|that)" } else { r"(?:the|this|our|that|its)" };
+            FieldPatterns {
+                field: *field,
+                question: compile(&format!(r"(?i)^{QUESTION}\s+{determiner}\s+{TRANCHE}?(?:{nouns}){SCOPE}?$")),
+                existence: compile(&format!(r"(?i)^{EXISTENCE}\s+{TRANCHE}?(?:{nouns}){SCOPE}?$")),
+                bare: compile(&format!(r"(?i)^(?:the\s+)?{TRANCHE}?(?:{nouns})$")),
+            }
+        })
+        .collect()
+});
+
+static VERB_QUESTIONS: LazyLock<Vec<(AgreementField, Regex)>> = LazyLock::new(|| {
+    const SUBJECT: &str = r"(?:it|this|the\s+(?:loan|facility|facilities|agreement|deal|debt|term\s+loan|revolver|credit\s+agreement|contract))";
+    [
+        (
+            AgreementField::Maturity,
+            format!(
+                r"(?i)^when\s+(?:does|will|did|do)\s+{SUBJECT}\s+(?:mature|expire|terminate|end|fall\s+due|come\s+due|run\s+out)$"
+            ),
+        ),
+        (AgreementField::Maturity, format!(r"(?i)^when\s+(?:is|are)\s+{SUBJECT}\s+(?:due|repayable|payable)$")),
+        (AgreementField::Maturity, r"(?i)^how\s+long\s+is\s+the\s+(?:loan|facility|term|tenor)$".to_owned()),
+        (
+            AgreementField::AgreementDate,
+            format!(r"(?i)^when\s+(?:was|is)\s+{SUBJECT}\s+(?:signed|dated|executed|entered\s+into|agreed|concluded)$"),
+        ),
+        (
+            AgreementField::EffectiveDate,
+            format!(r"(?i)^when\s+(?:does|did)\s+{SUBJECT}\s+(?:become\s+effective|take\s+effect|close)$"),
+        ),
+        (
+            AgreementField::GoverningLaw,
+            format!(
+                r"(?i)^(?:under\s+)?(?:which|what)\s+(?:law|laws|jurisdiction)\s+(?:governs|govern|applies\s+to|apply\s+to|applies|apply|is\s+{SUBJECT}\s+governed\s+by|is\s+{SUBJECT}\s+under|governs\s+{SUBJECT})(?:\s+{SUBJECT})?$"
+            ),
+        ),
+        (AgreementField::GoverningLaw, format!(r"(?i)^(?:which|what)\s+law\s+is\s+{SUBJECT}(?:\s+governed)?\s+(?:by|under)$")),
+        (
+            AgreementField::Borrower,
+            r"(?i)^who\s+(?:borrows|is\s+borrowing|is\s+the\s+borrowing\s+entity)(?:\s+(?:the\s+money|under\s+(?:it|this|the\s+\w+)))?$|^who\s+are\s+we\s+lending\s+to$".to_owned(),
+        ),
+        (
+            AgreementField::Lenders,
+            r"(?i)^who\s+(?:lends|is\s+lending|are\s+the\s+banks|provides\s+the\s+(?:loan|facility|money)|is\s+providing\s+the\s+(?:loan|facility|money))$".to_owned(),
+        ),
+        (
+            AgreementField::FacilityAmount,
+            r"(?i)^how\s+much\s+(?:is|was|has\s+been)\s+(?:being\s+)?(?:lent|borrowed|committed|available)$|^how\s+much\s+(?:can|could|may)\s+(?:they|the\s+borrower|it|the\s+company)\s+borrow$|^how\s+(?:big|large)\s+is\s+(?:it|the\s+deal)$".to_owned(),
+        ),
+        (
+            AgreementField::Currency,
+            format!(
+                r"(?i)^(?:in\s+)?(?:what|which)\s+currenc(?:y|ies)(?:\s+(?:is|are)\s+{SUBJECT}(?:\s+(?:in|denominated\s+in|drawn\s+in))?)?$"
+            ),
+        ),
+        (AgreementField::Margin, format!(r"(?i)^how\s+is\s+{SUBJECT}\s+priced$|^what\s+is\s+{SUBJECT}\s+priced\s+at$")),
+    ]
+    .into_iter()
+    .map(|(field, pattern)| (field, compile(&pattern)))
+    .collect()
+});
+
+/// The agreement term a question asks about, when it is a question about the document. The
+/// question must point at the document: a definite article or "this/our/its" before the term
+/// ("what is the margin?", "who are the lenders under the agreement?"), an existence question
+/// ("is there a floor?"), a loan verb ("when does it mature?", "which law governs the
+/// agreement?"), or the bare term alone ("governing law?"). "What is a margin?" or "what are
+/// Tesla's margins" are not about the document.
+///
+/// Takes a raw message: it is normalised and stripped of greetings and request frames as the chat
+/// grammar does (see [`super::intent`]), so "Hi, could you tell me what's the margin?" is a
+/// margin question.
+pub fn recognise_document_question(message: &str) -> Option<AgreementField> {
+    let request = strip_framing(&normalise(message));
+    let request = request.as_str();
+    if let Some((field, _)) = VERB_QUESTIONS.iter().find(|(_, pattern)| pattern.is_match(request)) {
+        return Some(*field);
+    }
+    FIELD_PATTERNS
+        .iter()
+        .find(|p| p.question.is_match(request) || p.existence.is_match(request) || p.bare.is_match(request))
+        .map(|p| p.field)
+}
+
+// ---- answering ---------------------------------------------------------------------------------
+
+/// Where the agreement's data sits in what the client sent.
+enum Source<'a> {
+    /// The extracted agreement object, at `path`.
+    Agreement(&'a Value, String),
+    /// A CDM `WorkflowStep` proposing the contract formation, at `path`.
+    Step(&'a Value, String),
+    /// Something else: searched by key.
+    Other(&'a Value),
+}
+
+const AGREEMENT_KEYS: &[&str] =
+    &["facilities", "parties", "legalAgreementIdentification", "agreementDate", "financialCovenants", "agreementName"];
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+}
+
+fn at(path: &str, index: usize) -> String {
+    format!("{path}[{index}]")
+}
+
+fn is_contract_formation_step(value: &Value) -> bool {
+    value.get("proposedEvent").is_some_and(|event| {
+        event.get("intent").and_then(Value::as_str) == Some("ContractFormation") || event.get("instruction").is_some()
+    })
+}
+
+fn locate(value: &Value) -> Source<'_> {
+    match value {
+        Value::Object(object) => {
+            if object.contains_key("proposedEvent") {
+                return Source::Step(value, String::new());
+            }
+            if AGREEMENT_KEYS.iter().any(|key| object.contains_key(*key)) {
+                return Source::Agreement(value, String::new());
+            }
+            if let Some(agreement @ Value::Object(_)) = object.get("agreement") {
+                return Source::Agreement(agreement, "agreement".to_owned());
+            }
+            if let Some(Value::Array(versions)) = object.get("versions") {
+                let latest = versions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, version)| version.get("agreement").is_some_and(Value::is_object))
+                    .max_by_key(|(i, version)| (version.get("version").and_then(Value::as_i64).unwrap_or(0), *i));
+                if let Some((i, version)) = latest {
+                    return Source::Agreement(&version["agreement"], join(&at("versions", i), "agreement"));
+                }
+            }
+            for key in ["cdm_events", "cdmEvents", "events"] {
+                if let Some(Value::Array(events)) = object.get(key)
+                    && let Some((i, step)) = events.iter().enumerate().find(|(_, e)| is_contract_formation_step(e))
+                {
+                    return Source::Step(step, at(key, i));
+                }
+            }
+            for key in ["workflowStep", "workflow_step", "contract_formation", "contractFormation"] {
+                if let Some(step) = object.get(key).filter(|step| is_contract_formation_step(step)) {
+                    return Source::Step(step, key.to_owned());
+                }
+            }
+            Source::Other(value)
+        }
+        Value::Array(items) => match items.iter().enumerate().find(|(_, item)| is_contract_formation_step(item)) {
+            Some((i, step)) => Source::Step(step, format!("[{i}]")),
+            None => Source::Other(value),
+        },
+        _ => Source::Other(value),
+    }
+}
+
+/// Answers a question about `field` from the agreement data the client holds (see the module
+/// documentation for the shapes read). The answer cites the JSON path of every value it uses, and
+/// says "not in the document" when the data does not state the term.
+pub fn answer_from_agreement(field: AgreementField, agreement: &Value) -> DocumentAnswer {
+    match locate(agreement) {
+        Source::Agreement(value, path) => answer_agreement(field, value, &path),
+        Source::Step(step, path) => answer_step(field, step, &path),
+        Source::Other(value) => answer_by_key(field, value),
+    }
+}
+
+// ---- value formatting --------------------------------------------------------------------------
+
+/// The scalar of a value: a string, a number, or the `@data`/`value` of a CDM wrapper.
+fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Object(object) => object.get("@data").or_else(|| object.get("value")).and_then(text_of),
+        _ => None,
+    }
+}
+
+fn decimal_of(value: &Value) -> Option<Decimal> {
+    let text = text_of(value)?;
+    Decimal::from_str(&text).or_else(|_| Decimal::from_scientific(&text)).ok()
+}
+
+/// A rate given as a fraction, as a percentage and in basis points: 0.0275 → "2.75% (275 bps)".
+/// A value too large to scale is shown as given.
+fn format_rate(rate: Decimal) -> String {
+    match (rate.checked_mul(Decimal::ONE_HUNDRED), rate.checked_mul(Decimal::from(10_000))) {
+        (Some(percent), Some(bps)) => format!("{}% ({} bps)", percent.normalize(), bps.normalize()),
+        _ => format!("{rate} (as a fraction)"),
+    }
+}
+
+fn with_thousands(integer: &str) -> String {
+    let (sign, digits) = integer.strip_prefix('-').map_or(("", integer), |rest| ("-", rest));
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}{grouped}")
+}
+
+/// An amount with thousands separators, and cents only when there are any: "250,000,000".
+fn format_amount(amount: Decimal) -> String {
+    let rounded = amount.round_dp(2).normalize();
+    let text = rounded.to_string();
+    match text.split_once('.') {
+        Some((integer, fraction)) => format!("{}.{fraction:0<2}", with_thousands(integer)),
+        None => with_thousands(&text),
+    }
+}
+
+fn format_money(value: &Value) -> Option<String> {
+    let amount = decimal_of(value.get("value")?).or_else(|| decimal_of(value))?;
+    let currency = value
+        .get("currency")
+        .and_then(text_of)
+        .or_else(|| value.get("unit").and_then(|unit| unit.get("currency")).and_then(text_of));
+    Some(match currency {
+        Some(currency) => format!("{currency} {}", format_amount(amount)),
+        None => format_amount(amount),
+    })
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// An ISO 8601 date in words ("2024-03-15" → "15 March 2024"); anything else as given.
+fn format_date(raw: &str) -> String {
+    let parts: Vec<&str> = raw.get(..10).unwrap_or(raw).split('-').collect();
+    if let [year, month, day] = parts.as_slice()
+        && let (Ok(month), Ok(day)) = (month.parse::<usize>(), day.parse::<u32>())
+        && year.len() == 4
+        && (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+    {
+        return format!("{day} {} {year}", MONTHS[month - 1]);
+    }
+    raw.to_owned()
+}
+
+/// A covenant level written as a ratio: 4.5 → "4.50:1.00".
+fn format_ratio(threshold: Decimal) -> String {
+    format!("{:.2}:1.00", threshold.round_dp(2))
+}
+
+fn governing_law_name(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "BE" => "Belgian law",
+        "CAAB" => "the law of Alberta",
+        "CABC" => "the law of British Columbia",
+        "CAMN" => "the law of Manitoba",
+        "CAON" => "the law of Ontario",
+        "CAQC" => "the law of Quebec",
+        "DE" => "German law",
+        "FR" => "French law",
+        "GBEN" => "English law",
+        "GBGY" => "the law of Guernsey",
+        "GBIM" => "the law of the Isle of Man",
+        "GBJY" => "the law of Jersey",
+        "GBSC" => "Scots law",
+        "IE" => "Irish law",
+        "JP" => "Japanese law",
+        "LU" => "Luxembourg law",
+        "USCA" => "California law",
+        "USDE" => "Delaware law",
+        "USIL" => "Illinois law",
+        "USNY" => "New York law",
+        _ => return None,
+    })
+}
+
+fn format_governing_law(code: &str) -> String {
+    match governing_law_name(code) {
+        Some(name) => format!("The agreement is governed by {name} ({code})."),
+        None => format!("The agreement is governed by {code}."),
+    }
+}
+
+/// A CDM period `{periodMultiplier, period}` as "3M".
+fn format_period(value: &Value) -> Option<String> {
+    let multiplier = text_of(value.get("periodMultiplier")?)?;
+    let unit = text_of(value.get("period")?)?;
+    Some(format!("{multiplier}{unit}"))
+}
+
+/// "A", "A and B", "A, B and C".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [only] => only.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// "AdministrativeAgent" → "administrative agent".
+fn role_words(role: &str) -> String {
+    let mut words = String::new();
+    for (i, c) in role.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            words.push(' ');
+        }
+        words.extend(c.to_lowercase());
+    }
+    words
+}
+
+// ---- the agreement object ----------------------------------------------------------------------
+
+struct PartyRef {
+    name: String,
+    roles: Vec<String>,
+    lei: Option<String>,
+    path: String,
+}
+
+fn parties(agreement: &Value, base: &str) -> Vec<PartyRef> {
+    let Some(list) = agreement.get("parties").and_then(Value::as_array) else { return Vec::new() };
+    let list_path = join(base, "parties");
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, party)| {
+            let name = party.get("name").and_then(text_of)?;
+            let roles = party
+                .get("roles")
+                .and_then(Value::as_array)
+                .map(|roles| roles.iter().filter_map(text_of).collect())
+                .unwrap_or_default();
+            let lei = party.get("partyId").and_then(text_of);
+            Some(PartyRef { name, roles, lei, path: at(&list_path, i) })
+        })
+        .collect()
+}
+
+fn parties_in(all: &[PartyRef], roles: &[&str]) -> Vec<(String, Vec<String>, String)> {
+    all.iter()
+        .filter_map(|party| {
+            let matched: Vec<String> =
+                party.roles.iter().filter(|role| roles.contains(&role.as_str())).map(|role| role_words(role)).collect();
+            (!matched.is_empty()).then(|| (party.name.clone(), matched, party.path.clone()))
+        })
+        .collect()
+}
+
+fn cite_parties(found: &[(String, Vec<String>, String)]) -> Vec<String> {
+    found.iter().flat_map(|(_, _, path)| [join(path, "name"), join(path, "roles")]).collect()
+}
+
+struct FacilityRef<'a> {
+    value: &'a Value,
+    label: String,
+    path: String,
+}
+
+fn facilities<'a>(agreement: &'a Value, base: &str) -> Vec<FacilityRef<'a>> {
+    let Some(list) = agreement.get("facilities").and_then(Value::as_array) else { return Vec::new() };
+    let list_path = join(base, "facilities");
+    list.iter()
+        .enumerate()
+        .map(|(i, facility)| {
+            let label = facility
+                .get("name")
+                .and_then(text_of)
+                .or_else(|| facility.get("facilityType").and_then(text_of).map(|t| role_words(&t)))
+                .unwrap_or_else(|| format!("Facility {}", i + 1));
+            FacilityRef { value: facility, label, path: at(&list_path, i) }
+        })
+        .collect()
+}
+
+/// One sentence per facility that states the attribute, with the paths used.
+fn per_facility(
+    facilities: &[FacilityRef<'_>],
+    describe: impl Fn(&FacilityRef<'_>) -> Option<(String, Vec<String>)>,
+) -> (Vec<String>, Vec<String>) {
+    let mut sentences = Vec::new();
+    let mut cited = Vec::new();
+    for facility in facilities {
+        if let Some((sentence, paths)) = describe(facility) {
+            sentences.push(sentence);
+            cited.extend(paths);
+        }
+    }
+    (sentences, cited)
+}
+
+fn answer_from_sentences(field: AgreementField, sentences: Vec<String>, cited: Vec<String>) -> DocumentAnswer {
+    if sentences.is_empty() { DocumentAnswer::absent(field) } else { DocumentAnswer::found(sentences.join(" "), cited) }
+}
+
+fn answer_agreement(field: AgreementField, agreement: &Value, base: &str) -> DocumentAnswer {
+    let facilities = facilities(agreement, base);
+    match field {
+        AgreementField::Borrower => {
+            let all = parties(agreement, base);
+            let borrowers = parties_in(&all, &["Borrower"]);
+            if borrowers.is_empty() {
+                return DocumentAnswer::absent(field);
+            }
+            let names: Vec<String> = borrowers
+                .iter()
+                .map(|(name, _, path)| match all.iter().find(|p| &p.path == path).and_then(|p| p.lei.as_deref()) {
+                    Some(lei) => format!("{name} (LEI {lei})"),
+                    None => name.clone(),
+                })
+                .collect();
+            let text = if names.len() == 1 {
+                format!("The borrower is {}.", names[0])
+            } else {
+                format!("The borrowers are {}.", and_list(&names))
+            };
+            DocumentAnswer::found(text, cite_parties(&borrowers))
+        }
+        AgreementField::Lenders => {
+            let all = parties(agreement, base);
+            let lenders = parties_in(&all, &["Lender"]);
+            if lenders.is_empty() {
+                let agents = parties_in(&all, &["AdministrativeAgent", "FacilityAgent"]);
+                return match agents.first() {
+                    Some((agent, roles, _)) => DocumentAnswer::absent_because(format!(
+                        "Not in the document: the agreement does not name the lenders individually; {agent} acts as {} for them.",
+                        roles.join(" and ")
+                    )),
+                    None => DocumentAnswer::absent(field),
+                };
+            }
+            let names: Vec<String> = lenders.iter().map(|(name, _, _)| name.clone()).collect();
+            let text = if names.len() == 1 {
+                format!("The lender named is {}.", names[0])
+            } else {
+                format!("The lenders named are {}.", and_list(&names))
+            };
+            DocumentAnswer::found(text, cite_parties(&lenders))
+        }
+        AgreementField::Agent => {
+            let all = parties(agreement, base);
+            let agents = parties_in(
+                &all,
+                &["AdministrativeAgent", "FacilityAgent", "CollateralAgent", "SyndicationAgent", "DocumentationAgent"],
+            );
+            if agents.is_empty() {
+                return DocumentAnswer::absent(field);
+            }
+            let described: Vec<String> =
+                agents.iter().map(|(name, roles, _)| format!("{name} ({})", roles.join(", "))).collect();
+            let text = match described.as_slice() {
+                [only] => format!("The agent is {only}."),
+                _ => format!("The agents are {}.", and_list(&described)),
+            };
+            DocumentAnswer::found(text, cite_parties(&agents))
+        }
+        AgreementField::Guarantors => {
+            let all = parties(agreement, base);
+            let guarantors = parties_in(&all, &["Guarantor"]);
+            if guarantors.is_empty() {
+                return DocumentAnswer::absent(field);
+            }
+            let names: Vec<String> = guarantors.iter().map(|(name, _, _)| name.clone()).collect();
+            DocumentAnswer::found(format!("Guarantors: {}.", and_list(&names)), cite_parties(&guarantors))
+        }
+        AgreementField::Parties => {
+            let all = parties(agreement, base);
+            if all.is_empty() {
+                return DocumentAnswer::absent(field);
+            }
+            let described: Vec<String> = all
+                .iter()
+                .map(|p| {
+                    let roles: Vec<String> = p.roles.iter().map(|r| role_words(r)).collect();
+                    if roles.is_empty() { p.name.clone() } else { format!("{} ({})", p.name, roles.join(", ")) }
+                })
+                .collect();
+            let cited = all.iter().flat_map(|p| [join(&p.path, "name"), join(&p.path, "roles")]).collect();
+            DocumentAnswer::found(format!("The parties are {}.", and_list(&described)), cited)
+        }
+        AgreementField::FacilityAmount => {
+            let mut totals: Vec<(String, Decimal)> = Vec::new();
+            let (sentences, cited) = per_facility(&facilities, |f| {
+                let commitment = f.value.get("commitment")?;
+                let text = format_money(commitment)?;
+                Some((format!("{}: {text}.", f.label), vec![join(&f.path, "commitment")]))
+            });
+            for facility in &facilities {
+                let Some(commitment) = facility.value.get("commitment") else { continue };
+                let (Some(amount), Some(currency)) =
+                    (commitment.get("value").and_then(decimal_of), commitment.get("currency").and_then(text_of))
+                else {
+                    continue;
+                };
+                match totals.iter_mut().find(|(c, _)| *c == currency) {
+                    Some((_, total)) => *total = total.checked_add(amount).unwrap_or(Decimal::MAX),
+                    None => totals.push((currency, amount)),
+                }
+            }
+            let mut sentences = sentences;
+            if sentences.len() > 1 && totals.len() == 1 {
+                let (currency, total) = &totals[0];
+                sentences.push(format!("Total commitments: {currency} {}.", format_amount(*total)));
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Margin => {
+            let (mut sentences, mut cited) = per_facility(&facilities, |f| {
+                let mut parts = Vec::new();
+                let mut paths = Vec::new();
+                let index = f.value.get("floatingRateIndex").and_then(text_of);
+                if let Some(spread) = f.value.get("spread").and_then(decimal_of) {
+                    let over = index.clone().unwrap_or_else(|| "the benchmark".to_owned());
+                    parts.push(format!("{over} + {}", format_rate(spread)));
+                    paths.push(join(&f.path, "spread"));
+                    if index.is_some() {
+                        paths.push(join(&f.path, "floatingRateIndex"));
+                    }
+                }
+                if let Some(spread) = f.value.get("baseRateSpread").and_then(decimal_of) {
+                    parts.push(format!("base rate + {}", format_rate(spread)));
+                    paths.push(join(&f.path, "baseRateSpread"));
+                }
+                if let Some(grid) = f.value.get("pricingGrid").and_then(Value::as_array) {
+                    let grid_path = join(&f.path, "pricingGrid");
+                    let levels: Vec<String> = grid
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, level)| {
+                            let spread = level.get("spread").and_then(decimal_of)?;
+                            paths.push(join(&at(&grid_path, j), "spread"));
+                            let name =
+                                level.get("level").and_then(text_of).unwrap_or_else(|| format!("level {}", j + 1));
+                            Some(match level.get("condition").and_then(text_of) {
+                                Some(condition) => format!("{name} ({condition}): {}", format_rate(spread)),
+                                None => format!("{name}: {}", format_rate(spread)),
+                            })
+                        })
+                        .collect();
+                    if !levels.is_empty() {
+                        parts.push(format!("by pricing grid: {}", levels.join("; ")));
+                    }
+                }
+                (!parts.is_empty()).then(|| (format!("{}: {}.", f.label, parts.join("; ")), paths))
+            });
+            let adjustment = agreement.get("sustainabilityLinked").and_then(|s| s.get("marginAdjustment"));
+            if let Some(rate) = adjustment.and_then(decimal_of) {
+                sentences.push(format!("Sustainability-linked margin adjustment: {}.", format_rate(rate)));
+                cited.push(join(&join(base, "sustainabilityLinked"), "marginAdjustment"));
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::FloatingRateIndex => {
+            let (sentences, cited) = per_facility(&facilities, |f| {
+                let index = f.value.get("floatingRateIndex").and_then(text_of)?;
+                let mut paths = vec![join(&f.path, "floatingRateIndex")];
+                let tenor = f.value.get("indexTenor").and_then(format_period);
+                if tenor.is_some() {
+                    paths.push(join(&f.path, "indexTenor"));
+                }
+                let sentence = match tenor {
+                    Some(tenor) => format!("{}: {index} ({tenor}).", f.label),
+                    None => format!("{}: {index}.", f.label),
+                };
+                Some((sentence, paths))
+            });
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Floor => {
+            let (sentences, cited) = per_facility(&facilities, |f| {
+                let floor = f.value.get("floor").and_then(decimal_of)?;
+                Some((
+                    format!("{}: the benchmark is floored at {}.", f.label, format_rate(floor)),
+                    vec![join(&f.path, "floor")],
+                ))
+            });
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::CommitmentFee => {
+            let (sentences, cited) = per_facility(&facilities, |f| {
+                let mut parts = Vec::new();
+                let mut paths = Vec::new();
+                if let Some(fee) = f.value.get("commitmentFee") {
+                    if let Some(rate) = fee.get("rate").and_then(decimal_of) {
+                        parts.push(format!("{} per annum on undrawn commitments", format_rate(rate)));
+                    } else if let Some(share) = fee.get("percentageOfMargin").and_then(decimal_of) {
+                        let percent = share.checked_mul(Decimal::ONE_HUNDRED).unwrap_or(share).normalize();
+                        parts.push(format!("{percent}% of the applicable margin on undrawn commitments"));
+                    }
+                    if !parts.is_empty() {
+                        paths.push(join(&f.path, "commitmentFee"));
+                    }
+                }
+                if let Some(grid) = f.value.get("pricingGrid").and_then(Value::as_array) {
+                    let grid_path = join(&f.path, "pricingGrid");
+                    let levels: Vec<String> = grid
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, level)| {
+                            let fee = level.get("commitmentFee").and_then(decimal_of)?;
+                            paths.push(join(&at(&grid_path, j), "commitmentFee"));
+                            let name =
+                                level.get("level").and_then(text_of).unwrap_or_else(|| format!("level {}", j + 1));
+                            Some(format!("{name}: {}", format_rate(fee)))
+                        })
+                        .collect();
+                    if !levels.is_empty() {
+                        parts.push(format!("by pricing grid: {}", levels.join("; ")));
+                    }
+                }
+                (!parts.is_empty()).then(|| (format!("{}: {}.", f.label, parts.join("; ")), paths))
+            });
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Maturity => {
+            let (sentences, cited) = per_facility(&facilities, |f| {
+                let date = f.value.get("terminationDate").and_then(text_of)?;
+                Some((
+                    format!("{} matures on {}.", f.label, format_date(&date)),
+                    vec![join(&f.path, "terminationDate")],
+                ))
+            });
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::AgreementDate => match agreement.get("agreementDate").and_then(text_of) {
+            Some(date) => DocumentAnswer::found(
+                format!("The agreement is dated {}.", format_date(&date)),
+                vec![join(base, "agreementDate")],
+            ),
+            None => DocumentAnswer::absent(field),
+        },
+        AgreementField::EffectiveDate => match agreement.get("effectiveDate").and_then(text_of) {
+            Some(date) => DocumentAnswer::found(
+                format!("The effective date is {}.", format_date(&date)),
+                vec![join(base, "effectiveDate")],
+            ),
+            None => DocumentAnswer::absent(field),
+        },
+        AgreementField::GoverningLaw => {
+            let law = agreement.get("legalAgreementIdentification").and_then(|id| id.get("governingLaw"));
+            match law.and_then(text_of) {
+                Some(code) => DocumentAnswer::found(
+                    format_governing_law(&code),
+                    vec![join(&join(base, "legalAgreementIdentification"), "governingLaw")],
+                ),
+                None => DocumentAnswer::absent(field),
+            }
+        }
+        AgreementField::Currency => {
+            let (sentences, cited) = per_facility(&facilities, |f| {
+                let currency = f.value.get("commitment").and_then(|c| c.get("currency")).and_then(text_of)?;
+                let mut paths = vec![join(&join(&f.path, "commitment"), "currency")];
+                let optional: Vec<String> = f
+                    .value
+                    .get("optionalCurrencies")
+                    .and_then(Value::as_array)
+                    .map(|list| list.iter().filter_map(text_of).collect())
+                    .unwrap_or_default();
+                let sentence = if optional.is_empty() {
+                    format!("{}: {currency}.", f.label)
+                } else {
+                    paths.push(join(&f.path, "optionalCurrencies"));
+                    format!("{}: {currency}, also available in {}.", f.label, and_list(&optional))
+                };
+                Some((sentence, paths))
+            });
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Covenants => {
+            let Some(covenants) = agreement.get("financialCovenants").and_then(Value::as_array) else {
+                return DocumentAnswer::absent(field);
+            };
+            let list_path = join(base, "financialCovenants");
+            let mut sentences = Vec::new();
+            let mut cited = Vec::new();
+            for (i, covenant) in covenants.iter().enumerate() {
+                let kind = covenant.get("covenantType").and_then(text_of).unwrap_or_default();
+                let Some(metric) =
+                    covenant.get("metric").and_then(text_of).or_else(|| (!kind.is_empty()).then(|| role_words(&kind)))
+                else {
+                    continue;
+                };
+                let test = if kind.starts_with("Maximum") { "must not exceed" } else { "must be at least" };
+                let levels: Vec<String> = covenant
+                    .get("levels")
+                    .and_then(Value::as_array)
+                    .map(|levels| {
+                        levels
+                            .iter()
+                            .filter_map(|level| {
+                                let threshold = format_ratio(level.get("threshold").and_then(decimal_of)?);
+                                Some(match level.get("period").and_then(text_of) {
+                                    Some(period) => format!("{threshold} ({period})"),
+                                    None => threshold,
+                                })
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if levels.is_empty() {
+                    sentences.push(format!("{metric} covenant (level not stated)."));
+                } else {
+                    sentences.push(format!("{metric} {test} {}.", levels.join(", then ")));
+                }
+                cited.push(at(&list_path, i));
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+    }
+}
+
+// ---- the CDM contract-formation step -----------------------------------------------------------
+
+struct Trade<'a> {
+    execution: Option<&'a Value>,
+    execution_path: String,
+    legal_agreement: Option<(&'a Value, String)>,
+}
+
+fn trades<'a>(step: &'a Value, base: &str) -> Vec<Trade<'a>> {
+    let event_path = join(base, "proposedEvent");
+    let instructions_path = join(&event_path, "instruction");
+    let Some(instructions) = step.get("proposedEvent").and_then(|e| e.get("instruction")).and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    instructions
+        .iter()
+        .enumerate()
+        .map(|(i, instruction)| {
+            let primitive_path = join(&at(&instructions_path, i), "primitiveInstruction");
+            let primitive = instruction.get("primitiveInstruction");
+            let execution = primitive.and_then(|p| p.get("execution"));
+            let legal_agreement = primitive
+                .and_then(|p| p.get("contractFormation"))
+                .and_then(|c| c.get("legalAgreement"))
+                .and_then(|l| l.get(0))
+                .map(|l| (l, at(&join(&join(&primitive_path, "contractFormation"), "legalAgreement"), 0)));
+            Trade { execution, execution_path: join(&primitive_path, "execution"), legal_agreement }
+        })
+        .collect()
+}
+
+/// The party playing `role` (Party1, Party2) in an execution, with its path.
+fn counterparty(execution: &Value, execution_path: &str, role: &str) -> Option<(String, String)> {
+    let parties = execution.get("parties").and_then(Value::as_array)?;
+    let reference = execution
+        .get("counterparty")
+        .and_then(Value::as_array)
+        .and_then(|list| list.iter().find(|c| c.get("role").and_then(Value::as_str) == Some(role)))
+        .and_then(|c| c.get("partyReference"))
+        .and_then(|r| r.get("@ref:external").or_else(|| r.get("globalReference")))
+        .and_then(Value::as_str);
+    let position = reference
+        .and_then(|key| parties.iter().position(|p| p.get("@key:external").and_then(Value::as_str) == Some(key)))
+        .or(match role {
+            "Party1" => Some(0),
+            "Party2" => Some(1),
+            _ => None,
+        })?;
+    let party = parties.get(position)?;
+    let path = at(&join(execution_path, "parties"), position);
+    let name = party.get("name").and_then(text_of).map(|name| (name, join(&path, "name"))).or_else(|| {
+        party
+            .get("partyId")
+            .and_then(|ids| ids.get(0))
+            .and_then(|id| id.get("identifier"))
+            .and_then(text_of)
+            .map(|id| (id, join(&path, "partyId")))
+    })?;
+    Some(name)
+}
+
+/// Every price of an execution whose `arithmeticOperator` is `operator` (`Add`: spread, `Max`:
+/// floor), with its path.
+fn prices(execution: &Value, execution_path: &str, operator: &str) -> Vec<(Decimal, String)> {
+    let Some(blocks) = execution.get("priceQuantity").and_then(Value::as_array) else { return Vec::new() };
+    let mut found = Vec::new();
+    for (j, block) in blocks.iter().enumerate() {
+        let Some(prices) = block.get("price").and_then(Value::as_array) else { continue };
+        for (k, price) in prices.iter().enumerate() {
+            if price.get("arithmeticOperator").and_then(Value::as_str) == Some(operator)
+                && let Some(value) = price.get("value").and_then(decimal_of)
+            {
+                let path = join(&at(&join(&at(&join(execution_path, "priceQuantity"), j), "price"), k), "value");
+                found.push((value, path));
+            }
+        }
+    }
+    found
+}
+
+fn quantity(execution: &Value, execution_path: &str) -> Option<(String, String)> {
+    let schedule = execution
+        .get("product")?
+        .get("economicTerms")?
+        .get("payout")?
+        .get(0)?
+        .get("InterestRatePayout")?
+        .get("priceQuantity")?
+        .get("quantitySchedule")?;
+    let path =
+        join(execution_path, "product.economicTerms.payout[0].InterestRatePayout.priceQuantity.quantitySchedule");
+    Some((format_money(schedule)?, path))
+}
+
+fn step_index(execution: &Value, execution_path: &str) -> Option<(String, String)> {
+    let blocks = execution.get("priceQuantity").and_then(Value::as_array)?;
+    blocks.iter().enumerate().find_map(|(j, block)| {
+        let index = block.get("observable")?.get("Index")?.get("InterestRateIndex")?.get("FloatingRateIndex")?;
+        let name = index.get("floatingRateIndex").and_then(text_of)?;
+        let tenor = index.get("indexTenor").and_then(format_period);
+        let path = join(
+            &at(&join(execution_path, "priceQuantity"), j),
+            "observable.Index.InterestRateIndex.FloatingRateIndex.floatingRateIndex",
+        );
+        Some((tenor.map_or(name.clone(), |tenor| format!("{name} ({tenor})")), path))
+    })
+}
+
+fn answer_step(field: AgreementField, step: &Value, base: &str) -> DocumentAnswer {
+    let trades = trades(step, base);
+    let executions: Vec<(usize, &Value, &str)> = trades
+        .iter()
+        .enumerate()
+        .filter_map(|(i, trade)| trade.execution.map(|e| (i, e, trade.execution_path.as_str())))
+        .collect();
+    let label = |i: usize| if executions.len() > 1 { format!("Facility {}", i + 1) } else { "The facility".to_owned() };
+    let legal_agreement = trades.iter().find_map(|trade| trade.legal_agreement.as_ref());
+    let not_in_event = |what: &str| {
+        DocumentAnswer::absent_because(format!(
+            "Not in the document: the CDM contract formation does not carry {what}, and no extracted agreement was given."
+        ))
+    };
+    match field {
+        AgreementField::AgreementDate => match legal_agreement {
+            Some((agreement, path)) => match agreement.get("agreementDate").and_then(text_of) {
+                Some(date) => DocumentAnswer::found(
+                    format!("The agreement is dated {}.", format_date(&date)),
+                    vec![join(path, "agreementDate")],
+                ),
+                None => DocumentAnswer::absent(field),
+            },
+            None => DocumentAnswer::absent(field),
+        },
+        AgreementField::GoverningLaw => {
+            let law = legal_agreement.and_then(|(agreement, path)| {
+                let code = agreement.get("legalAgreementIdentification")?.get("governingLaw").and_then(text_of)?;
+                Some((code, join(path, "legalAgreementIdentification.governingLaw")))
+            });
+            match law {
+                Some((code, path)) => DocumentAnswer::found(format_governing_law(&code), vec![path]),
+                None => DocumentAnswer::absent(field),
+            }
+        }
+        AgreementField::Borrower => match executions.first().and_then(|(_, e, p)| counterparty(e, p, "Party1")) {
+            Some((name, path)) => DocumentAnswer::found(
+                format!("The borrower (CDM counterparty Party1, the payer of interest) is {name}."),
+                vec![path],
+            ),
+            None => DocumentAnswer::absent(field),
+        },
+        AgreementField::Agent | AgreementField::Lenders => {
+            match executions.first().and_then(|(_, e, p)| counterparty(e, p, "Party2")) {
+                Some((name, path)) => DocumentAnswer::found(
+                    format!(
+                        "{name} is CDM counterparty Party2, the agent or sole lender; the contract formation does not list individual lenders."
+                    ),
+                    vec![path],
+                ),
+                None => DocumentAnswer::absent(field),
+            }
+        }
+        AgreementField::Parties => {
+            let Some((_, execution, path)) = executions.first() else { return DocumentAnswer::absent(field) };
+            let named: Vec<(String, String, &str)> = [("Party1", "borrower"), ("Party2", "agent or lender")]
+                .into_iter()
+                .filter_map(|(role, words)| counterparty(execution, path, role).map(|(n, p)| (n, p, words)))
+                .collect();
+            if named.is_empty() {
+                return DocumentAnswer::absent(field);
+            }
+            let described: Vec<String> = named.iter().map(|(name, _, words)| format!("{name} ({words})")).collect();
+            let cited = named.into_iter().map(|(_, path, _)| path).collect();
+            DocumentAnswer::found(format!("The parties are {}.", and_list(&described)), cited)
+        }
+        AgreementField::FacilityAmount | AgreementField::Currency => {
+            let mut sentences = Vec::new();
+            let mut cited = Vec::new();
+            for (i, execution, path) in &executions {
+                if let Some((amount, path)) = quantity(execution, path) {
+                    sentences.push(format!("{}: {amount}.", label(*i)));
+                    cited.push(path);
+                }
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Margin | AgreementField::Floor => {
+            let operator = if field == AgreementField::Margin { "Add" } else { "Max" };
+            let mut sentences = Vec::new();
+            let mut cited = Vec::new();
+            for (i, execution, path) in &executions {
+                for (rate, rate_path) in prices(execution, path, operator) {
+                    let sentence = if field == AgreementField::Margin {
+                        let index = step_index(execution, path);
+                        let over = index.as_ref().map_or("the benchmark".to_owned(), |(name, _)| name.clone());
+                        if let Some((_, index_path)) = index {
+                            cited.push(index_path);
+                        }
+                        format!("{}: {over} + {}.", label(*i), format_rate(rate))
+                    } else {
+                        format!("{}: the benchmark is floored at {}.", label(*i), format_rate(rate))
+                    };
+                    sentences.push(sentence);
+                    cited.push(rate_path);
+                }
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::FloatingRateIndex => {
+            let mut sentences = Vec::new();
+            let mut cited = Vec::new();
+            for (i, execution, path) in &executions {
+                if let Some((index, index_path)) = step_index(execution, path) {
+                    sentences.push(format!("{}: {index}.", label(*i)));
+                    cited.push(index_path);
+                }
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Maturity => {
+            let mut sentences = Vec::new();
+            let mut cited = Vec::new();
+            for (i, execution, path) in &executions {
+                let date = execution
+                    .get("product")
+                    .and_then(|p| p.get("economicTerms"))
+                    .and_then(|t| t.get("terminationDate"))
+                    .and_then(|d| d.get("adjustableDate").and_then(|a| a.get("unadjustedDate")).or(Some(d)))
+                    .and_then(text_of);
+                if let Some(date) = date {
+                    sentences.push(format!("{} matures on {}.", label(*i), format_date(&date)));
+                    cited.push(join(path, "product.economicTerms.terminationDate"));
+                }
+            }
+            answer_from_sentences(field, sentences, cited)
+        }
+        AgreementField::Covenants => not_in_event("financial covenants"),
+        AgreementField::CommitmentFee => not_in_event("fees"),
+        AgreementField::Guarantors => not_in_event("guarantors"),
+        AgreementField::EffectiveDate => not_in_event("an effective date"),
+    }
+}
+
+// ---- anything else -----------------------------------------------------------------------------
+
+/// Keys that hold the field in shapes this module does not know, most telling first.
+fn telling_keys(field: AgreementField) -> &'static [&'static str] {
+    match field {
+        AgreementField::AgreementDate => &["agreementDate", "agreement_date"],
+        AgreementField::EffectiveDate => &["effectiveDate", "effective_date"],
+        AgreementField::GoverningLaw => &["governingLaw", "governing_law"],
+        AgreementField::Maturity => &["terminationDate", "maturityDate", "termination_date", "maturity_date"],
+        AgreementField::FloatingRateIndex => &["floatingRateIndex", "floating_rate_index"],
+        AgreementField::Margin => &["spread", "margin"],
+        AgreementField::Floor => &["floor"],
+        AgreementField::Currency => &["currency"],
+        AgreementField::Borrower => &["borrower", "borrowerName", "borrower_name"],
+        AgreementField::FacilityAmount => &["totalCommitment", "total_commitment", "commitment", "facilityAmount"],
+        AgreementField::CommitmentFee => &["commitmentFee", "commitment_fee"],
+        AgreementField::Lenders
+        | AgreementField::Agent
+        | AgreementField::Guarantors
+        | AgreementField::Parties
+        | AgreementField::Covenants => &[],
+    }
+}
+
+/// The first value under `key` in a depth-first walk (objects in key order, arrays in order).
+fn find_key<'a>(value: &'a Value, key: &str, path: &str, depth: usize) -> Option<(&'a Value, String)> {
+    if depth > 16 {
+        return None;
+    }
+    match value {
+        Value::Object(object) => {
+            if let Some(found) = object.get(key).filter(|v| !v.is_null()) {
+                return Some((found, join(path, key)));
+            }
+            object.iter().find_map(|(k, v)| find_key(v, key, &join(path, k), depth + 1))
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| find_key(v, key, &at(path, i), depth + 1)),
+        _ => None,
+    }
+}
+
+fn answer_by_key(field: AgreementField, value: &Value) -> DocumentAnswer {
+    let found = telling_keys(field).iter().find_map(|key| find_key(value, key, "", 0));
+    let Some((found, path)) = found else { return DocumentAnswer::absent(field) };
+    let text = match field {
+        AgreementField::AgreementDate | AgreementField::EffectiveDate | AgreementField::Maturity => {
+            let date = found.get("adjustableDate").and_then(|a| a.get("unadjustedDate")).unwrap_or(found);
+            text_of(date).map(|d| format!("{}: {}.", capitalise(field.description()), format_date(&d)))
+        }
+        AgreementField::GoverningLaw => text_of(found).map(|code| format_governing_law(&code)),
+        AgreementField::Margin | AgreementField::Floor => {
+            decimal_of(found).map(|rate| format!("{}: {}.", capitalise(field.description()), format_rate(rate)))
+        }
+        AgreementField::FacilityAmount => {
+            format_money(found).map(|amount| format!("{}: {amount}.", capitalise(field.description())))
+        }
+        _ => text_of(found).map(|text| format!("{}: {text}.", capitalise(field.description()))),
+    };
+    match text {
+        Some(text) => DocumentAnswer::found(text, vec![path]),
+        None => DocumentAnswer::absent(field),
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let trimmed = text.strip_prefix("the ").or_else(|| text.strip_prefix("a ")).unwrap_or(text);
+    let mut chars = trimmed.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An agreement as `POST /api/extract` serialises it (decimals as strings, dates ISO 8601).
+    fn agreement() -> Value {
+        json!({
+            "agreementName": "CREDIT AGREEMENT",
+            "agreementDate": "2024-03-15",
+            "legalAgreementIdentification": { "governingLaw": "USNY" },
+            "parties": [
+                { "name": "ACME INDUSTRIAL HOLDINGS, INC.", "roles": ["Borrower"], "partyId": "5493001KJTIIGC8Y1R12" },
+                { "name": "FIRST NATIONAL BANK", "roles": ["AdministrativeAgent", "Lender"] },
+                { "name": "SECOND STATE BANK", "roles": ["Lender"] },
+                { "name": "ACME SUBSIDIARY LLC", "roles": ["Guarantor"] }
+            ],
+            "facilities": [
+                {
+                    "name": "Term Loan B",
+                    "facilityType": "TermLoanB",
+                    "commitment": { "value": "250000000", "currency": "USD" },
+                    "floatingRateIndex": "USD-SOFR CME Term",
+                    "indexTenor": { "periodMultiplier": 3, "period": "M" },
+                    "spread": "0.0275",
+                    "floor": "0.005",
+                    "terminationDate": "2031-11-20"
+                },
+                {
+                    "name": "Revolving Credit Facility",
+                    "facilityType": "RevolvingCredit",
+                    "commitment": { "value": "100000000", "currency": "USD" },
+                    "optionalCurrencies": ["EUR", "GBP"],
+                    "floatingRateIndex": "USD-SOFR CME Term",
+                    "pricingGrid": [
+                        { "level": "Level I", "condition": "< 2.00:1.00", "spread": "0.0175", "commitmentFee": "0.0025" },
+                        { "level": "Level II", "condition": ">= 2.00:1.00", "spread": "0.02", "commitmentFee": "0.00375" }
+                    ],
+                    "commitmentFee": { "percentageOfMargin": "0.35" },
+                    "terminationDate": "2029-11-20"
+                }
+            ],
+            "financialCovenants": [
+                {
+                    "covenantType": "MaximumLeverageRatio",
+                    "metric": "Consolidated Total Net Leverage Ratio",
+                    "levels": [ { "threshold": "4.5", "period": "through June 30, 2025" }, { "threshold": "4.25" } ]
+                },
+                { "covenantType": "MinimumInterestCoverageRatio", "metric": "Interest Coverage Ratio", "levels": [ { "threshold": "3" } ] }
+            ],
+            "provenance": {}
+        })
+    }
+
+    fn answer(field: AgreementField) -> DocumentAnswer {
+        answer_from_agreement(field, &agreement())
+    }
+
+    #[test]
+    fn questions_that_point_at_the_document_are_recognised() {
+        use AgreementField as F;
+        for (question, field) in [
+            ("what is the margin", F::Margin),
+            ("what is the margin on the term loan", F::Margin),
+            ("what is the term loan b margin", F::Margin),
+            ("who is the borrower", F::Borrower),
+            ("when does it mature", F::Maturity),
+            ("what is the governing law", F::GoverningLaw),
+            ("which law governs the agreement", F::GoverningLaw),
+            ("what are the financial covenants", F::Covenants),
+            ("is there a SOFR floor", F::Floor),
+            ("how big is the facility", F::FacilityAmount),
+            ("what are the total commitments", F::FacilityAmount),
+            ("who is the administrative agent", F::Agent),
+            ("who are the lenders under the agreement", F::Lenders),
+            ("who are the parties to the agreement", F::Parties),
+            ("what currency is the loan in", F::Currency),
+            ("what is the benchmark rate", F::FloatingRateIndex),
+            ("what is the commitment fee", F::CommitmentFee),
+            ("when was the agreement signed", F::AgreementDate),
+            ("what is the closing date", F::EffectiveDate),
+            ("governing law?", F::GoverningLaw),
+            ("tell me the maturity date", F::Maturity),
+            ("are there any guarantors", F::Guarantors),
+            ("Hi, could you tell me what's the margin?", F::Margin),
+        ] {
+            assert_eq!(recognise_document_question(question), Some(field), "{question}");
+        }
+    }
+
+    #[test]
+    fn definitions_and_other_subjects_are_not_document_questions() {
+        for question in [
+            "what is a margin",
+            "what are Tesla's margins",
+            "what is SOFR",
+            "what are the margins of Tesla",
+            "what is the deal",
+            "what is the date today",
+            "who is Mary Major",
+            "explain DSCR",
+            "what are its margins",
+        ] {
+            assert_eq!(recognise_document_question(question), None, "{question}");
+        }
+    }
+
+    #[test]
+    fn the_margin_is_given_in_percent_and_basis_points_with_its_paths() {
+        let margin = answer(AgreementField::Margin);
+        assert!(margin.found);
+        assert!(margin.text.contains("Term Loan B: USD-SOFR CME Term + 2.75% (275 bps)."), "{}", margin.text);
+        assert!(
+            margin.text.contains("Level I (< 2.00:1.00): 1.75% (175 bps); Level II (>= 2.00:1.00): 2% (200 bps)"),
+            "{}",
+            margin.text
+        );
+        assert!(margin.cited_fields.contains(&"facilities[0].spread".to_owned()));
+        assert!(margin.cited_fields.contains(&"facilities[1].pricingGrid[1].spread".to_owned()));
+    }
+
+    #[test]
+    fn parties_are_read_by_role() {
+        let borrower = answer(AgreementField::Borrower);
+        assert_eq!(borrower.text, "The borrower is ACME INDUSTRIAL HOLDINGS, INC. (LEI 5493001KJTIIGC8Y1R12).");
+        assert_eq!(borrower.cited_fields, vec!["parties[0].name", "parties[0].roles"]);
+        assert_eq!(
+            answer(AgreementField::Lenders).text,
+            "The lenders named are FIRST NATIONAL BANK and SECOND STATE BANK."
+        );
+        assert_eq!(answer(AgreementField::Agent).text, "The agent is FIRST NATIONAL BANK (administrative agent).");
+        assert_eq!(answer(AgreementField::Guarantors).text, "Guarantors: ACME SUBSIDIARY LLC.");
+        assert!(answer(AgreementField::Parties).text.contains("FIRST NATIONAL BANK (administrative agent, lender)"));
+    }
+
+    #[test]
+    fn amounts_dates_law_and_covenants_are_written_for_people() {
+        assert_eq!(
+            answer(AgreementField::FacilityAmount).text,
+            "Term Loan B: USD 250,000,000. Revolving Credit Facility: USD 100,000,000. Total commitments: USD 350,000,000."
+        );
+        assert_eq!(answer(AgreementField::AgreementDate).text, "The agreement is dated 15 March 2024.");
+        assert_eq!(answer(AgreementField::AgreementDate).cited_fields, vec!["agreementDate"]);
+        let law = answer(AgreementField::GoverningLaw);
+        assert_eq!(law.text, "The agreement is governed by New York law (USNY).");
+        assert_eq!(law.cited_fields, vec!["legalAgreementIdentification.governingLaw"]);
+        assert_eq!(
+            answer(AgreementField::Maturity).text,
+            "Term Loan B matures on 20 November 2031. Revolving Credit Facility matures on 20 November 2029."
+        );
+        assert_eq!(
+            answer(AgreementField::Covenants).text,
+            "Consolidated Total Net Leverage Ratio must not exceed 4.50:1.00 (through June 30, 2025), then 4.25:1.00. Interest Coverage Ratio must be at least 3.00:1.00."
+        );
+        assert_eq!(answer(AgreementField::Floor).text, "Term Loan B: the benchmark is floored at 0.5% (50 bps).");
+        assert_eq!(answer(AgreementField::FloatingRateIndex).cited_fields[1], "facilities[0].indexTenor");
+        assert!(answer(AgreementField::Currency).text.contains("USD, also available in EUR and GBP"));
+        assert!(answer(AgreementField::CommitmentFee).text.contains("35% of the applicable margin"));
+    }
+
+    #[test]
+    fn what_the_agreement_does_not_state_is_not_in_the_document() {
+        let bare = json!({ "parties": [], "facilities": [] , "legalAgreementIdentification": {} });
+        for field in
+            [AgreementField::GoverningLaw, AgreementField::Margin, AgreementField::Covenants, AgreementField::Borrower]
+        {
+            let answer = answer_from_agreement(field, &bare);
+            assert!(!answer.found);
+            assert!(answer.text.starts_with("Not in the document"), "{}", answer.text);
+            assert!(answer.cited_fields.is_empty());
+        }
+        assert!(!answer(AgreementField::EffectiveDate).found);
+        assert!(!answer_from_agreement(AgreementField::Margin, &Value::Null).found);
+    }
+
+    #[test]
+    fn a_wrapped_agreement_is_cited_from_the_object_given() {
+        let wrapped = json!({ "status": "success", "agreement": agreement(), "cdm_events": [] });
+        let margin = answer_from_agreement(AgreementField::Margin, &wrapped);
+        assert!(margin.cited_fields.contains(&"agreement.facilities[0].spread".to_owned()));
+        let document = json!({ "document_id": 7, "versions": [
+            { "version": 1, "agreement": { "agreementDate": "2023-01-01" } },
+            { "version": 2, "agreement": agreement() }
+        ]});
+        let date = answer_from_agreement(AgreementField::AgreementDate, &document);
+        assert_eq!(date.cited_fields, vec!["versions[1].agreement.agreementDate"]);
+    }
+
+    fn contract_formation_step() -> Value {
+        json!({
+            "proposedEvent": {
+                "intent": "ContractFormation",
+                "eventDate": "2024-03-15",
+                "instruction": [{ "primitiveInstruction": {
+                    "execution": {
+                        "product": { "economicTerms": {
+                            "terminationDate": { "adjustableDate": { "unadjustedDate": "2031-11-20" } },
+                            "payout": [{ "InterestRatePayout": {
+                                "payerReceiver": { "payer": "Party1", "receiver": "Party2" },
+                                "priceQuantity": { "quantitySchedule": { "value": 250000000, "unit": { "currency": { "@data": "USD" } } } }
+                            } }]
+                        } },
+                        "priceQuantity": [
+                            {
+                                "price": [{ "value": 0.0275, "priceType": "InterestRate", "arithmeticOperator": "Add", "@key:scoped": "spread-1" }],
+                                "observable": { "Index": { "InterestRateIndex": { "FloatingRateIndex": {
+                                    "floatingRateIndex": "USD-SOFR CME Term",
+                                    "indexTenor": { "periodMultiplier": 3, "period": "M" }
+                                } } } }
+                            },
+                            { "price": [{ "value": 0.005, "priceType": "InterestRate", "arithmeticOperator": "Max" }] }
+                        ],
+                        "counterparty": [
+                            { "role": "Party1", "partyReference": { "@ref:external": "party-borrower" } },
+                            { "role": "Party2", "partyReference": { "@ref:external": "party-agent" } }
+                        ],
+                        "parties": [
+                            { "@key:external": "party-agent", "partyId": [{ "identifier": { "@data": "FIRST NATIONAL BANK" } }], "name": { "@data": "FIRST NATIONAL BANK" } },
+                            { "@key:external": "party-borrower", "partyId": [{ "identifier": { "@data": "5493001KJTIIGC8Y1R12" } }], "name": { "@data": "ACME INDUSTRIAL HOLDINGS, INC." } }
+                        ]
+                    },
+                    "contractFormation": { "legalAgreement": [{
+                        "agreementDate": "2024-03-15",
+                        "legalAgreementIdentification": { "governingLaw": "GBEN", "agreementName": { "agreementType": "Other", "otherAgreement": "Credit Agreement" } }
+                    }] }
+                } }]
+            }
+        })
+    }
+
+    #[test]
+    fn the_contract_formation_step_is_read_where_cdm_puts_each_term() {
+        let step = contract_formation_step();
+        let date = answer_from_agreement(AgreementField::AgreementDate, &step);
+        assert_eq!(date.text, "The agreement is dated 15 March 2024.");
+        assert_eq!(
+            date.cited_fields,
+            vec!["proposedEvent.instruction[0].primitiveInstruction.contractFormation.legalAgreement[0].agreementDate"]
+        );
+        assert_eq!(
+            answer_from_agreement(AgreementField::GoverningLaw, &step).text,
+            "The agreement is governed by English law (GBEN)."
+        );
+        let borrower = answer_from_agreement(AgreementField::Borrower, &step);
+        assert!(borrower.text.contains("ACME INDUSTRIAL HOLDINGS, INC."), "{}", borrower.text);
+        assert_eq!(
+            borrower.cited_fields,
+            vec!["proposedEvent.instruction[0].primitiveInstruction.execution.parties[1].name"]
+        );
+        assert!(
+            answer_from_agreement(AgreementField::Agent, &step)
+                .text
+                .starts_with("FIRST NATIONAL BANK is CDM counterparty Party2")
+        );
+        assert_eq!(
+            answer_from_agreement(AgreementField::Margin, &step).text,
+            "The facility: USD-SOFR CME Term (3M) + 2.75% (275 bps)."
+        );
+        assert_eq!(
+            answer_from_agreement(AgreementField::Floor, &step).text,
+            "The facility: the benchmark is floored at 0.5% (50 bps)."
+        );
+        assert_eq!(answer_from_agreement(AgreementField::FacilityAmount, &step).text, "The facility: USD 250,000,000.");
+        assert_eq!(
+            answer_from_agreement(AgreementField::Maturity, &step).text,
+            "The facility matures on 20 November 2031."
+        );
+        let covenants = answer_from_agreement(AgreementField::Covenants, &step);
+        assert!(!covenants.found && covenants.text.starts_with("Not in the document"));
+    }
+
+    #[test]
+    fn a_step_inside_the_cdm_events_of_a_response_is_found() {
+        let response =
+            json!({ "cdm_events": [ { "proposedEvent": { "intent": "Other" }, "x": 1 }, contract_formation_step() ] });
+        // The first event is not a contract formation (no instruction); the second is.
+        let first_is_not = json!({ "cdm_events": [ { "other": true }, contract_formation_step() ] });
+        let date = answer_from_agreement(AgreementField::AgreementDate, &first_is_not);
+        assert!(date.cited_fields[0].starts_with("cdm_events[1].proposedEvent"), "{:?}", date.cited_fields);
+        assert!(answer_from_agreement(AgreementField::GoverningLaw, &response).found);
+    }
+
+    #[test]
+    fn an_unknown_shape_is_searched_by_key() {
+        let odd = json!({ "deal": { "terms": { "governing_law": "GBEN", "maturity_date": "2030-01-31" } } });
+        let law = answer_from_agreement(AgreementField::GoverningLaw, &odd);
+        assert_eq!(law.text, "The agreement is governed by English law (GBEN).");
+        assert_eq!(law.cited_fields, vec!["deal.terms.governing_law"]);
+        assert_eq!(answer_from_agreement(AgreementField::Maturity, &odd).text, "Maturity date: 31 January 2030.");
+        assert!(!answer_from_agreement(AgreementField::Covenants, &odd).found);
+    }
+
+    #[test]
+    fn any_question_is_recognised_or_not_without_panicking() {
+        for question in ["", "?", "the", "what is the", "é\u{a0}margin", "what is the margin on the the"] {
+            let _ = recognise_document_question(question);
+        }
+    }
+
+    #[test]
+    fn absurd_values_are_answered_without_panicking() {
+        let odd = json!({ "facilities": [
+            { "spread": "1e28", "floor": -5, "commitment": { "value": "79228162514264337593543950335", "currency": "USD" } },
+            { "commitment": { "value": "79228162514264337593543950335", "currency": "USD" }, "terminationDate": "2031-13-40" },
+            { "commitment": "lots", "spread": { "nested": true }, "pricingGrid": "none" }
+        ], "parties": "nobody", "financialCovenants": [ {} ] });
+        for field in [
+            AgreementField::Margin,
+            AgreementField::Floor,
+            AgreementField::FacilityAmount,
+            AgreementField::Maturity,
+            AgreementField::Parties,
+            AgreementField::Covenants,
+            AgreementField::Currency,
+        ] {
+            let _ = answer_from_agreement(field, &odd);
+        }
+        assert_eq!(answer_from_agreement(AgreementField::Maturity, &odd).text, "Facility 2 matures on 2031-13-40.");
+    }
+
+    #[test]
+    fn rates_and_amounts_format_exactly() {
+        assert_eq!(format_rate(Decimal::from_str("0.0275").expect("decimal")), "2.75% (275 bps)");
+        assert_eq!(format_rate(Decimal::from_str("0.00125").expect("decimal")), "0.125% (12.5 bps)");
+        assert_eq!(format_amount(Decimal::from_str("1234567.5").expect("decimal")), "1,234,567.50");
+        assert_eq!(format_amount(Decimal::from_str("999").expect("decimal")), "999");
+        assert_eq!(format_date("2024-02-29"), "29 February 2024");
+        assert_eq!(format_date("soon"), "soon");
+        assert_eq!(format_rate(Decimal::MAX), format!("{} (as a fraction)", Decimal::MAX));
+    }
+}

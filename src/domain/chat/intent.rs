@@ -1,0 +1,1248 @@
+//! Which workflow a chat message asks for, decided by a fixed grammar rather than a model.
+//!
+//! [`parse_intent`] reads one message (plus the last [`HISTORY_WINDOW`] turns, to resolve "it" and
+//! "and over 5Y?") and returns an [`Intent`]. A false launch costs an analysis run and confuses the
+//! user, a missed one costs a rephrasing, so every rule below errs towards [`Intent::None`].
+//!
+//! # How a message is read
+//!
+//! 1. **Normalised**: typographic quotes made ASCII, whitespace collapsed, contractions expanded
+//!    ("what's" → "what is", "don't" → "do not").
+//! 2. **Refused outright** (→ `None`) when the message is hedged, deferred, negated or meta:
+//!    - negation or cancellation at the start: "don't …", "do not …", "never …", "no …", "stop",
+//!      "cancel", "hold off", "wait", "not now";
+//!    - deferral anywhere: "later", "tomorrow", "next week", "at some point", "eventually",
+//!      "not yet", "another time" ("should I analyse this later?");
+//!    - advice questions: "should I / should we …" (except "should we lend …", which is a loan
+//!      request), "do you think", "would it make sense", "is it worth", "what if", "hypothetically",
+//!      "for example";
+//!    - how-to and capability questions: "how do I …", "how can we …", "how to …",
+//!      "what can you do", "who are you", "help".
+//! 3. **Framing peeled off**: greetings and fillers at the front ("hi", "ok", "thanks", "so",
+//!    "now", "please", "just"; "great," and the like only when followed by punctuation), request
+//!    frames ("can/could/would/will you (please)", "I'd like you to", "I want to", "let's",
+//!    "go ahead and"), and politeness at the end ("please", "for me", "thanks", "asap").
+//! 4. **Questions about the document** (→ [`Intent::DocumentQuestion`]), before anything else:
+//!    see [`recognise_document_question`]. They name an agreement
+//!    term with a definite article ("what is *the* margin?", "who is *the* borrower?", "what is
+//!    *the* governing law", "what are *the* covenants?") or use a loan verb ("when does it mature?",
+//!    "which law governs the agreement?"). "What is *a* covenant?" is a definition, not a question
+//!    about the document.
+//! 5. **Definitions** (→ `None`): "what is a/an …", "what does … mean", "explain …", "define …",
+//!    "meaning of …", "how is … calculated".
+//! 6. **Workflows**, first match wins, each pattern anchored at the start of the request, so that
+//!    "I analysed Apple last week" or "my boss asked me to look into Acme Corp" launch nothing:
+//!
+//! | order | workflow | patterns (after framing) | parameters |
+//! |---|---|---|---|
+//! | 1 | quant loan application | "assess / evaluate / review / analyse / underwrite / price / consider **a AMOUNT (TYPE) (loan/facility)** for/to BORROWER (as a TYPE)"; "(can/could/should we) lend / extend / provide / advance **AMOUNT** … to BORROWER (as a TYPE)"; "loan application(:) BORROWER, AMOUNT (TYPE)"; "BORROWER is requesting / wants / needs / has applied for / is seeking **a AMOUNT TYPE-or-loan**" | amount parsed exactly ("$5m", "2.5 million", "750k", "1.2bn", "$5,000,000", "EUR 750k"), > 0, and with a stated currency or at least 1,000 ("lend 500 to Bob" launches nothing); type: term loan / TLA / TLB → `term_loan`, revolver / revolving / RCF / credit line → `revolving`, bridge → `bridge`, mezzanine / ABL / asset-based / equipment → `other`, none stated → `None`; currency kept when stated |
+//! | 2 | quant market, follow-up | a message that is only a time range, optionally after "and", "what about", "how about", "same", "now" ("and over 5Y?", "what about the last 3 months?") | the query of the most recent market request in the history, with the new range; nothing when there is none |
+//! | 3 | quant market | "compare X and/with/to/vs Y"; "(how did) X vs Y (do/perform/fare)" (needs the verb or a time range); "(give me a) market/sector/industry view/outlook/analysis/update **on** X"; "how has/is X performed/doing" where X names a market (market, sector, index, stocks, bonds, yields, semiconductors, banks …) or is a company or ticker with a time range | the compared or named topic as `query`; a time range "over 1Y", "over the last 6 months", "past year", "last quarter", "5Y" → `1M/3M/6M/1Y/5Y`; a range the service does not offer stays in the query text |
+//! | 4 | people | "who is/was PERSON"; "(run a) background / character / reference / KYC / due diligence / credit check **on** PERSON"; "vet / screen PERSON" | `person_name`; `context` from "at/of/from …", ", CFO of …" or "(…)" |
+//! | 5 | people, quant company or research | "look into / dig into / investigate / deep dive into / check up on / find out about / do due diligence on X": a PERSON → people; a name with a corporate suffix or a ticker → company (comprehensive); any other topic → research with X as query |
+//! | 6 | research | "research (on) X"; "do (some) research on X"; "run a research (job) on X"; "deep research on X"; "find out X"; "figure out X"; "search the web for information on X" | X as `query` |
+//! | 7 | quant company | "analyse / analyze / assess / evaluate / review / rate / underwrite X"; "(run / do / give me) a (risk / financial / credit / stock) analysis / assessment / review / report **of/on/for** X"; "how risky / creditworthy / solvent / leveraged / profitable is X"; "is X creditworthy / risky / a good credit / likely to default / investment grade"; "what are X's margins" (and other financial, risk or market aspects); "what is the credit risk of X"; "what are its margins" | `company_name`, `ticker` from "(MSFT)", "$MSFT" or a bare ticker, `analysis_type`: risk words → `risk`, financial words (margins, revenue, leverage, debt, cash flow, balance sheet …) → `financial`, stock / share price / valuation / market position → `market`, else `comprehensive` |
+//!
+//! # Names, companies and people
+//!
+//! - A **company** in a question ("how risky is X") must look like one: a corporate suffix (Inc,
+//!   Corp, LLC, Ltd, plc, AG, SA, NV, GmbH, LP, Co, Bank, Group, Holdings, Partners, Capital …), a
+//!   ticker (two to five capitals, not a finance acronym such as SOFR, DSCR or EBITDA), or
+//!   capitalised words without a topic word ("Apple", "Bank of America"; not "High Yield").
+//!   After an explicit analysis verb a lower-case name of up to three plain words is accepted too
+//!   ("analyse apple").
+//! - A **person** is two to four capitalised name words (initials, particles such as "van",
+//!   "O'Brien" allowed, an honorific such as "Dr." in front) without any corporate or institution
+//!   word. One word is never a person.
+//! - **Person or company?** "look into Jane Doe" is a person, "look into Acme Corp" is a company
+//!   analysis because of the suffix, "look into Tesla" (one word, no suffix) is research. A
+//!   two-word company name without a suffix ("Goldman Sachs") looks like a person to the
+//!   "look into" rule: say "Goldman Sachs Group" or "analyse Goldman Sachs" instead.
+//! - **References**: "it", "them", "this/that company", "the firm" after an analysis verb or in a
+//!   company question resolve to the company most recently named in the history: a user turn that
+//!   requested a company or loan analysis, or that mentions a company (suffix, ticker, "about
+//!   Apple"); an assistant turn that mentions exactly one company by suffix or ticker. If the most
+//!   recent subject was a market, research topic or person, or an assistant turn names several
+//!   companies, the reference is ambiguous and nothing is launched. "analyse this" is never
+//!   resolved ("this" may be the document).
+//!
+//! # What never launches
+//!
+//! Greetings and thanks; capability questions; definitions ("what is a covenant?", "explain
+//! DSCR", "what is SOFR?"); questions about the document; hedged, deferred or negated requests;
+//! reports of past work; requests with a pronoun and nothing in the history to resolve it; topics
+//! that are not names ("how risky is lending to startups?").
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::amount::{AMOUNT, parse_amount};
+use super::document_answer::{AgreementField, recognise_document_question};
+use super::phrases::{
+    TimeRangeMention, company_mentions, compile, find_time_range, has_corporate_suffix, is_company_reference,
+    is_informal_company, is_person_name, is_proper_company, is_research_topic, normalise, person_with_context,
+    split_ticker, strip_framing, trim_sentence_end, without,
+};
+
+/// How many earlier turns the parser looks at; older turns are ignored even when passed.
+pub const HISTORY_WINDOW: usize = 10;
+
+/// Who said a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person chatting.
+    User,
+    /// The chatbot.
+    Assistant,
+}
+
+impl Role {
+    /// The role named `user` or `assistant` (any case); `None` for anything else.
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "user" => Some(Self::User),
+            "assistant" => Some(Self::Assistant),
+            _ => None,
+        }
+    }
+
+    /// The API name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
+/// One earlier message of the conversation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HistoryTurn {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub content: String,
+}
+
+impl HistoryTurn {
+    /// A turn by the user.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self { role: Role::User, content: content.into() }
+    }
+
+    /// A turn by the chatbot.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: Role::Assistant, content: content.into() }
+    }
+}
+
+/// The focus of a company analysis (the `analysis_type` of the company endpoint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompanyAnalysisType {
+    /// Everything.
+    Comprehensive,
+    /// Statements and ratios.
+    Financial,
+    /// Stock and market position.
+    Market,
+    /// Credit risk.
+    Risk,
+}
+
+impl CompanyAnalysisType {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Comprehensive => "comprehensive",
+            Self::Financial => "financial",
+            Self::Market => "market",
+            Self::Risk => "risk",
+        }
+    }
+}
+
+/// The window of a market analysis (the `time_range` of the market endpoint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum TimeRange {
+    /// One month.
+    #[serde(rename = "1M")]
+    OneMonth,
+    /// Three months.
+    #[serde(rename = "3M")]
+    ThreeMonths,
+    /// Six months.
+    #[serde(rename = "6M")]
+    SixMonths,
+    /// One year.
+    #[serde(rename = "1Y")]
+    OneYear,
+    /// Five years.
+    #[serde(rename = "5Y")]
+    FiveYears,
+}
+
+impl TimeRange {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::OneMonth => "1M",
+            Self::ThreeMonths => "3M",
+            Self::SixMonths => "6M",
+            Self::OneYear => "1Y",
+            Self::FiveYears => "5Y",
+        }
+    }
+
+    /// The range of exactly `months` months, when the service offers it.
+    pub fn from_months(months: u32) -> Option<Self> {
+        match months {
+            1 => Some(Self::OneMonth),
+            3 => Some(Self::ThreeMonths),
+            6 => Some(Self::SixMonths),
+            12 => Some(Self::OneYear),
+            60 => Some(Self::FiveYears),
+            _ => None,
+        }
+    }
+}
+
+/// The kind of loan (the `loan_type` of the loan-application endpoint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoanType {
+    /// Term loan (A, B, delayed draw).
+    TermLoan,
+    /// Revolving credit facility.
+    Revolving,
+    /// Bridge loan.
+    Bridge,
+    /// Anything else that was named (mezzanine, asset-based, equipment).
+    Other,
+}
+
+impl LoanType {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::TermLoan => "term_loan",
+            Self::Revolving => "revolving",
+            Self::Bridge => "bridge",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// A quantitative analysis to run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QuantRequest {
+    /// `POST /api/quantitative-analysis/company`.
+    Company {
+        /// The company as the user named it.
+        company_name: String,
+        /// The ticker, when the user gave one.
+        ticker: Option<String>,
+        /// The focus.
+        analysis_type: CompanyAnalysisType,
+    },
+    /// `POST /api/quantitative-analysis/market`.
+    Market {
+        /// What to analyse ("semiconductors and banks", "AAPL vs MSFT", "high yield").
+        query: String,
+        /// The window, when the user named one the service offers (the service defaults to 3M).
+        time_range: Option<TimeRange>,
+    },
+    /// `POST /api/quantitative-analysis/loan-application`.
+    LoanApplication {
+        /// The borrower as the user named it.
+        borrower_name: String,
+        /// The amount, > 0, in units of `currency`.
+        loan_amount: f64,
+        /// The kind of loan, when the user named it (the service defaults to a term loan).
+        loan_type: Option<LoanType>,
+        /// ISO 4217 code, when the user stated a currency. The service takes amounts in USD, so a
+        /// caller should mention (or convert) any other currency.
+        currency: Option<String>,
+    },
+}
+
+impl QuantRequest {
+    /// Which analysis endpoint: `company`, `market` or `loan_application`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Company { .. } => "company",
+            Self::Market { .. } => "market",
+            Self::LoanApplication { .. } => "loan_application",
+        }
+    }
+}
+
+/// What a chat message asks for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "intent", content = "params", rename_all = "snake_case")]
+pub enum Intent {
+    /// Launch a quantitative analysis.
+    Quant(QuantRequest),
+    /// Launch iterative web research.
+    Research {
+        /// The research question.
+        query: String,
+    },
+    /// Launch the people workflow.
+    People {
+        /// The person as the user named them.
+        person_name: String,
+        /// Where the person works or what they do, when stated ("Acme Corp", "CFO of Widget Ltd").
+        context: Option<String>,
+    },
+    /// Answer from the agreement under discussion; launches nothing.
+    DocumentQuestion(AgreementField),
+    /// Ordinary chat: launch nothing.
+    None,
+}
+
+impl Intent {
+    /// The workflow this intent launches (`quant`, `research`, `people`), if any.
+    pub fn workflow_type(&self) -> Option<&'static str> {
+        match self {
+            Self::Quant(_) => Some("quant"),
+            Self::Research { .. } => Some("research"),
+            Self::People { .. } => Some("people"),
+            Self::DocumentQuestion(_) | Self::None => None,
+        }
+    }
+}
+
+/// What `message` asks for, given the conversation so far (oldest first; only the last
+/// [`HISTORY_WINDOW`] turns are considered). The grammar is described in the [module
+/// documentation](self).
+pub fn parse_intent(message: &str, history: &[HistoryTurn]) -> Intent {
+    let window = &history[history.len().saturating_sub(HISTORY_WINDOW)..];
+    parse_message(message, window)
+}
+
+/// The grammar proper. `history` is empty while earlier turns are being read, so references in
+/// them stay unresolved instead of recursing.
+fn parse_message(message: &str, history: &[HistoryTurn]) -> Intent {
+    let normalised = normalise(message);
+    if normalised.is_empty() || is_hedged_or_meta(&normalised) {
+        return Intent::None;
+    }
+    let request = strip_framing(&normalised);
+    if request.is_empty() || is_hedged_or_meta(&request) {
+        return Intent::None;
+    }
+    if let Some(field) = recognise_document_question(&request) {
+        return Intent::DocumentQuestion(field);
+    }
+    if DEFINITION.is_match(&request) {
+        return Intent::None;
+    }
+    loan_application(&request)
+        .or_else(|| market_follow_up(&request, history))
+        .or_else(|| market(&request))
+        .or_else(|| people(&request))
+        .or_else(|| investigation(&request))
+        .or_else(|| research(&request))
+        .or_else(|| company(&request, history))
+        .unwrap_or(Intent::None)
+}
+
+// ---- refusals ----------------------------------------------------------------------------------
+
+static HEDGES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?i)^(?:please\s+)?(?:do\s+not|never|no\s+need|no|stop|cancel|hold\s+off|wait|not\s+now)\b",
+        r"(?i)\b(?:later|tomorrow|next\s+(?:week|month|time|quarter)|at\s+some\s+point|sometime|some\s+time|eventually|someday|one\s+day|in\s+a\s+(?:bit|while)|another\s+time|not\s+yet|not\s+now)\b",
+        r"(?i)^(?:\w+[\s,]+){0,3}?(?:should|shall|must|ought)\s+(?:i|we)\b(?:\s+(?:lend|loan|extend|provide|advance)\b)?",
+        r"(?i)\b(?:do\s+you\s+think|would\s+it\s+(?:make\s+sense|be\s+(?:worth|useful|wise|a\s+good\s+idea|possible))|is\s+it\s+(?:worth|possible|a\s+good\s+idea|wise)|what\s+if|what\s+would\s+happen|what\s+happens\s+(?:if|when)|in\s+theory|hypothetically|for\s+example|for\s+instance|such\s+as)\b",
+        r"(?i)^how\s+(?:do|can|could|would|should|might|may)\s+(?:i|we|you|one)\b|^how\s+to\b|^how\s+does\s+(?:it|this|that)\s+work",
+        r"(?i)^(?:what|which)\s+(?:can|could|do|would|will)\s+you\b|\b(?:who|what)\s+are\s+you\b|^help\b|\bhelp\s+me\s+understand\b|\bwhat\s+(?:workflows|tools|commands|features)\b|\byour\s+(?:capabilities|features|workflows)\b",
+    ]
+    .into_iter()
+    .map(compile)
+    .collect()
+});
+
+/// Whether the message is hedged, deferred, negated or about the chatbot itself. "should we
+/// lend …" is a loan request and not an advice question.
+fn is_hedged_or_meta(text: &str) -> bool {
+    HEDGES.iter().enumerate().any(|(i, pattern)| match pattern.captures(text) {
+        // The advice pattern: its optional tail marks the one exception, a loan request.
+        Some(captures) if i == 2 => {
+            let whole = captures.get(0).map_or("", |m| m.as_str()).to_ascii_lowercase();
+            !["lend", "loan", "extend", "provide", "advance"].iter().any(|verb| whole.ends_with(verb))
+        }
+        Some(_) => true,
+        None => false,
+    })
+}
+
+static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:what\s+(?:is|are|was|were)\s+(?:a|an)\s|what\s+does\s.+\s(?:mean|stand\s+for)$|what\s+is\s+meant\s+by\s|(?:explain|define|describe)\s|(?:the\s+)?meaning\s+of\s|(?:the\s+)?definition\s+of\s|tell\s+me\s+(?:what|how)\s|how\s+(?:is|are)\s.+\s(?:calculated|computed|defined|measured|determined)$|what\s+(?:is|are)\s+(?:the\s+)?differences?\s)",
+    )
+});
+
+// ---- loan applications -------------------------------------------------------------------------
+
+/// Kinds of loan as written; no capture groups so that it can be embedded twice.
+const LOAN_TYPE: &str = r"(?:term\s+loan(?:\s+[ab]\b)?|term\s+facility|tl[ab]\b|revolving(?:\s+credit)?(?:\s+(?:facility|line|loan))?|revolver|rcf\b|credit\s+line|line\s+of\s+credit|bridge(?:\s+(?:loan|facility|financing))?|mezzanine(?:\s+(?:loan|facility|financing))?|asset[-\s]based(?:\s+(?:loan|facility))?|abl\b|delayed[-\s]draw(?:\s+term\s+loan)?|equipment\s+(?:loan|financing))";
+/// Nouns that make an amount a loan.
+const LOAN_NOUN: &str = r"(?:credit\s+facility|loan|facility|financing|credit\s+line|request|application|deal)";
+
+struct LoanPattern {
+    pattern: Regex,
+    /// The pattern's verb does not say "loan" by itself: a loan type or noun must be stated.
+    needs_loan_word: bool,
+    /// The borrower comes first, unanchored by a preposition: only a proper company name counts.
+    strict_borrower: bool,
+}
+
+static LOAN_PATTERNS: LazyLock<Vec<LoanPattern>> = LazyLock::new(|| {
+    let assess = format!(
+        r"(?i)^(?:assess|evaluate|review|analy[sz]e|underwrite|consider|price|score|check|look\s+at)\s+(?:a|an|the|this)?\s*(?:(?:proposed|new|requested|potential)\s+)?(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?\s+(?:for|to)\s+(?P<b>.+?)(?:,?\s+(?:as|via|structured\s+as|in\s+the\s+form\s+of)\s+(?:a|an)\s+(?P<t2>{LOAN_TYPE}))?$"
+    );
+    let lend = format!(
+        r"(?i)^(?:(?:can|could|should|shall|would|will|do|may)\s+(?:we|i|you|the\s+bank)\s+)?(?:lend|loan|extend|provide|advance)\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?\s+to\s+(?P<b>.+?)(?:,?\s+(?:as|via|on|under|in|through|with)\s+(?:a|an)\s+(?P<t2>{LOAN_TYPE})(?:\s+basis)?)?$"
+    );
+    let application = format!(
+        r"(?i)^(?:new\s+)?loan\s+(?:application|request)(?:\s+(?:from|for|by))?\s*[:\-]?\s*(?P<b>[^,;:]+?)\s*(?:[,;:\-]|\s+for)\s*(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?$"
+    );
+    let requested = format!(
+        r"(?i)^(?P<b>.+?)\s+(?:is\s+requesting|requests|has\s+requested|wants|needs|is\s+asking\s+for|asks\s+for|has\s+applied\s+for|applied\s+for|is\s+applying\s+for|is\s+seeking|seeks)\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?$"
+    );
+    vec![
+        LoanPattern { pattern: compile(&assess), needs_loan_word: true, strict_borrower: false },
+        LoanPattern { pattern: compile(&lend), needs_loan_word: false, strict_borrower: false },
+        LoanPattern { pattern: compile(&application), needs_loan_word: false, strict_borrower: false },
+        LoanPattern { pattern: compile(&requested), needs_loan_word: true, strict_borrower: true },
+    ]
+});
+
+fn loan_type_of(text: &str) -> LoanType {
+    let text = text.to_ascii_lowercase();
+    if text.starts_with("bridge") {
+        LoanType::Bridge
+    } else if text.contains("revolv")
+        || text.starts_with("rcf")
+        || text.contains("credit line")
+        || text.contains("line of credit")
+    {
+        LoanType::Revolving
+    } else if text.contains("term") || text.starts_with("tl") || text.contains("delayed") {
+        LoanType::TermLoan
+    } else {
+        LoanType::Other
+    }
+}
+
+fn loan_application(request: &str) -> Option<Intent> {
+    LOAN_PATTERNS.iter().find_map(|rule| {
+        let captures = rule.pattern.captures(request)?;
+        let amount = parse_amount(captures.name("amt")?.as_str())?;
+        // "lend 500 to Bob" is not a credit request; a stated currency or a four-digit amount is.
+        if amount.currency.is_none() && amount.value < 1_000.0 {
+            return None;
+        }
+        let loan_type = captures.name("t1").or_else(|| captures.name("t2")).map(|m| loan_type_of(m.as_str()));
+        if rule.needs_loan_word && loan_type.is_none() && captures.name("noun").is_none() {
+            return None;
+        }
+        let borrower = trim_sentence_end(captures.name("b")?.as_str());
+        let acceptable = is_proper_company(borrower) || (!rule.strict_borrower && is_informal_company(borrower));
+        if !acceptable || is_company_reference(borrower) {
+            return None;
+        }
+        let (borrower_name, _) = split_ticker(borrower);
+        Some(Intent::Quant(QuantRequest::LoanApplication {
+            borrower_name,
+            loan_amount: amount.value,
+            loan_type,
+            currency: amount.currency.map(str::to_owned),
+        }))
+    })
+}
+
+// ---- market ------------------------------------------------------------------------------------
+
+static FOLLOW_UP_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:and\s+now|and|what\s+about|how\s+about|now|same\s+(?:thing|again|query|analysis)|same|but|ok|okay|also|then|try|do\s+it|run\s+it|redo\s+it|again|repeat(?:\s+it)?)\b[\s,]*)+",
+    )
+});
+static FOLLOW_UP_TAIL: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?i)(?:[\s,]+(?:instead|too|as\s+well|please|then|again|now))+$"));
+static STARTS_WITH_TIME_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    compile(r"(?i)^(?:over|for|across|in|during|within|from|the|last|past|previous|trailing|prior)\b")
+});
+
+/// The time range of a message that is nothing but a time range ("and over 5Y?", "what about the
+/// last 3 months").
+fn follow_up_time_range(request: &str) -> Option<TimeRangeMention> {
+    let lead = FOLLOW_UP_LEAD.find(request).map_or(0, |m| m.end());
+    let rest = &request[lead..];
+    let rest = FOLLOW_UP_TAIL.find(rest).map_or(rest, |m| &rest[..m.start()]).trim();
+    // "and 5 years?" reads as "over 5 years"; a bare number with a unit is otherwise not a range.
+    let candidate = if STARTS_WITH_TIME_WORD.is_match(rest) { rest.to_owned() } else { format!("over {rest}") };
+    let (mention, span) = find_time_range(&candidate)?;
+    let remainder = without(&candidate, span);
+    let remainder = remainder.trim_matches(|c: char| !c.is_alphanumeric());
+    (remainder.is_empty() || remainder.eq_ignore_ascii_case("over")).then_some(mention)
+}
+
+fn market_follow_up(request: &str, history: &[HistoryTurn]) -> Option<Intent> {
+    let mention = follow_up_time_range(request)?;
+    Some(match (mention, last_market_query(history)) {
+        (TimeRangeMention::Supported(range), Some(query)) => {
+            Intent::Quant(QuantRequest::Market { query, time_range: Some(range) })
+        }
+        _ => Intent::None,
+    })
+}
+
+/// The query of the most recent market request; `None` when a different request came after it.
+fn last_market_query(history: &[HistoryTurn]) -> Option<String> {
+    for turn in history.iter().rev().filter(|turn| turn.role == Role::User) {
+        let request = strip_framing(&normalise(&turn.content));
+        if follow_up_time_range(&request).is_some() {
+            continue;
+        }
+        match parse_message(&turn.content, &[]) {
+            Intent::Quant(QuantRequest::Market { query, .. }) => return Some(query),
+            Intent::None | Intent::DocumentQuestion(_) => continue,
+            _ => return None,
+        }
+    }
+    None
+}
+
+static COMPARE: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i)^compare\s+(?P<q>.+)$"));
+static COMPARISON_SEPARATOR: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?i)\s(?:and|with|to|vs\.?|versus|against)\s|,"));
+static VERSUS: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:how\s+(?P<how>did|does|do|has|have|is|are|were|was)\s+)?(?P<q>.+?\s(?:vs\.?|versus|v\.|against|compared\s+(?:to|with))\s.+?)(?:\s+(?P<verb>do|did|done|doing|perform|performed|performing|fare|fared|trade|traded|trading|compare|stack\s+up|move|moved))?$",
+    )
+});
+static MARKET_VIEW: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:give\s+me|get\s+me|share|send\s+me|i\s+would\s+like|i\s+want|i\s+need|what\s+is|do\s+you\s+have|run|do|prepare|produce|start)\s+)?(?:a\s+|an\s+|your\s+|the\s+|some\s+)?(?:quick\s+|brief\s+|short\s+)?(?:market|sector|industry)\s+(?:view|outlook|analysis|overview|update|read|take|commentary|snapshot|performance|review|report|check)\s+(?:on|for|of|about|in|regarding)\s+(?P<q>.+)$",
+    )
+});
+static PERFORMANCE: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^how\s+(?:did|does|do|has|have|is|are|were|was)\s+(?P<q>.+?)\s+(?:do|did|done|doing|perform|performed|performing|fare|fared|trade|traded|trading|move|moved|moving|behave|behaved|been\s+doing|been\s+performing)$",
+    )
+});
+static MARKET_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)\b(?:markets?|sectors?|industry|industries|index|indices|stocks|shares|bonds|equities|yields?|spreads|treasuries|gilts|bunds|etfs?|semis|semiconductors?|banks|banking|high\s+yield|investment\s+grade|leveraged\s+loans|s&p|nasdaq|dow|ftse|dax|stoxx|nikkei|commodities|oil|gold|crypto|bitcoin|reits|small\s+caps|large\s+caps|tech|energy|utilities|financials)\b",
+    )
+});
+static DOCUMENT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)\b(?:facility|facilities|tranche|tranches|covenants?|margins?|agreement|clauses?|term\s+loan|revolver|drafts?|versions?|documents?)\b",
+    )
+});
+
+fn market_query(raw: &str) -> Option<String> {
+    let query = trim_sentence_end(raw);
+    let query = query.strip_prefix("the ").or_else(|| query.strip_prefix("The ")).unwrap_or(query);
+    (is_research_topic(query) && !is_company_reference(query) && !DOCUMENT_WORDS.is_match(query))
+        .then(|| query.to_owned())
+}
+
+fn market(request: &str) -> Option<Intent> {
+    let (mention, span) = match find_time_range(request) {
+        Some((mention, span)) => (Some(mention), Some(span)),
+        None => (None, None),
+    };
+    let rest = match &span {
+        Some(span) => without(request, span.clone()),
+        None => request.to_owned(),
+    };
+    let rest = trim_sentence_end(&rest);
+    let has_range = mention.is_some();
+    let query = if let Some(captures) = COMPARE.captures(rest) {
+        let q = captures.name("q")?.as_str();
+        if !COMPARISON_SEPARATOR.is_match(q) {
+            return None;
+        }
+        q
+    } else if let Some(captures) = VERSUS.captures(rest) {
+        let asked = captures.name("how").is_some() && captures.name("verb").is_some();
+        if !(asked || has_range) {
+            return None;
+        }
+        captures.name("q")?.as_str()
+    } else if let Some(captures) = MARKET_VIEW.captures(rest) {
+        captures.name("q")?.as_str()
+    } else if let Some(captures) = PERFORMANCE.captures(rest) {
+        let q = captures.name("q")?.as_str();
+        if !(MARKET_WORDS.is_match(q) || has_range && is_proper_company(q)) {
+            return None;
+        }
+        q
+    } else {
+        return None;
+    };
+    let mut query = market_query(query)?;
+    let time_range = match (mention, span) {
+        (Some(TimeRangeMention::Supported(range)), _) => Some(range),
+        // A window the service does not offer stays in the words of the query.
+        (Some(TimeRangeMention::Unsupported), Some(span)) => {
+            query = format!("{query} {}", request[span].trim());
+            None
+        }
+        _ => None,
+    };
+    Some(Intent::Quant(QuantRequest::Market { query, time_range }))
+}
+
+// ---- people, investigations, research ----------------------------------------------------------
+
+static WHO_IS: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i)^who\s+(?:is|was)\s+(?P<obj>.+)$"));
+static PERSON_CHECK: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:run|do|perform|get|order|start|launch|prepare|i\s+need|i\s+want|we\s+need|give\s+me)\s+)?(?:a\s+|an\s+|the\s+|some\s+)?(?:(?:full|quick|thorough)\s+)?(?P<kind>background|character|reference|integrity|people|person|kyc|credit|due\s+diligence|fit\s+and\s+proper|adverse\s+media|psychometric|personality)\s+(?:check|checks|screen|screening|review|search|assessment|profile|report|investigation)\s+(?:on|of|for|into|about)\s+(?P<obj>.+)$",
+    )
+});
+static VET: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?i)^(?:vet|screen|background[-\s]check|profile)\s+(?P<obj>.+)$"));
+static PERSON_POSSESSIVE: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?P<p>.+?)(?:'s|')\s+(?:background|history|track\s+record|reputation|record|career|past|character|integrity)$",
+    )
+});
+
+fn people_intent(person_name: String, context: Option<String>) -> Intent {
+    Intent::People { person_name, context }
+}
+
+fn person_of(phrase: &str) -> Option<Intent> {
+    if let Some((name, context)) = person_with_context(phrase) {
+        return Some(people_intent(name, context));
+    }
+    let captures = PERSON_POSSESSIVE.captures(phrase)?;
+    let name = captures.name("p")?.as_str();
+    is_person_name(name).then(|| people_intent(name.to_owned(), None))
+}
+
+/// A company named unmistakably: a ticker, or a capitalised name with a corporate suffix.
+fn unmistakable_company(phrase: &str) -> Option<(String, Option<String>)> {
+    let (name, ticker) = split_ticker(phrase);
+    (ticker.is_some() || has_corporate_suffix(&name) && is_proper_company(&name)).then_some((name, ticker))
+}
+
+fn company_intent(company_name: String, ticker: Option<String>, analysis_type: CompanyAnalysisType) -> Intent {
+    Intent::Quant(QuantRequest::Company { company_name, ticker, analysis_type })
+}
+
+fn people(request: &str) -> Option<Intent> {
+    if let Some(captures) = WHO_IS.captures(request) {
+        let obj = captures.name("obj")?.as_str();
+        return Some(person_of(obj).unwrap_or(Intent::None));
+    }
+    if let Some(captures) = PERSON_CHECK.captures(request) {
+        let obj = trim_sentence_end(captures.name("obj")?.as_str());
+        if let Some(person) = person_of(obj) {
+            return Some(person);
+        }
+        let analysis_type = match captures.name("kind").map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
+            Some("credit") => CompanyAnalysisType::Risk,
+            _ => CompanyAnalysisType::Comprehensive,
+        };
+        return Some(match unmistakable_company(obj) {
+            Some((name, ticker)) => company_intent(name, ticker, analysis_type),
+            None => Intent::None,
+        });
+    }
+    if let Some(captures) = VET.captures(request) {
+        let obj = trim_sentence_end(captures.name("obj")?.as_str());
+        return Some(person_of(obj).unwrap_or(Intent::None));
+    }
+    None
+}
+
+static INVESTIGATE: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:look\s+into|look\s+in\s+to|dig\s+(?:deeper\s+)?into|dig\s+in\s+to|(?:do\s+a\s+)?deep[-\s]?dive\s+(?:into|on)|investigate|check\s+up\s+on|find\s+out\s+about|do\s+(?:some\s+)?(?:digging|homework|due\s+diligence)\s+on|run\s+due\s+diligence\s+on|dig\s+up\s+(?:anything|something|dirt|whatever\s+you\s+can)\s+on)\s+(?P<obj>.+)$",
+    )
+});
+
+fn investigation(request: &str) -> Option<Intent> {
+    let captures = INVESTIGATE.captures(request)?;
+    let obj = trim_sentence_end(captures.name("obj")?.as_str());
+    if let Some(person) = person_of(obj) {
+        return Some(person);
+    }
+    if is_company_reference(obj) {
+        return Some(Intent::None);
+    }
+    if let Some((name, ticker)) = unmistakable_company(obj) {
+        return Some(company_intent(name, ticker, CompanyAnalysisType::Comprehensive));
+    }
+    Some(if is_research_topic(obj) { Intent::Research { query: obj.to_owned() } } else { Intent::None })
+}
+
+static RESEARCH: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:research(?:\s+(?:on|into|about|regarding))?\s*:?|do\s+(?:some\s+|a\s+bit\s+of\s+|more\s+|a\s+little\s+|some\s+deep\s+|deep\s+)?research\s+(?:on|into|about|regarding)|(?:run|start|launch|kick\s+off|begin)\s+(?:a\s+|some\s+)?(?:deep\s+|web\s+)?research(?:\s+(?:run|job|task|query|workflow))?\s+(?:on|into|about|regarding)|deep\s+research(?:\s+(?:on|into|about))?|find\s+out|figure\s+out|search\s+(?:the\s+web\s+|online\s+)?for\s+(?:information|info|news)\s+(?:on|about|regarding))\s+(?P<q>.+)$",
+    )
+});
+
+fn research(request: &str) -> Option<Intent> {
+    let captures = RESEARCH.captures(request)?;
+    let query = trim_sentence_end(captures.name("q")?.as_str());
+    Some(if is_research_topic(query) && !is_company_reference(query) {
+        Intent::Research { query: query.to_owned() }
+    } else {
+        Intent::None
+    })
+}
+
+// ---- companies ---------------------------------------------------------------------------------
+
+static HOW_ADJECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^how\s+(?P<adj>risky|creditworthy|credit-worthy|safe|solvent|stable|leveraged|indebted|profitable|liquid|healthy)\s+(?:is|are|was)\s+(?P<obj>.+?)(?:\s+(?:right\s+now|now|today|these\s+days|at\s+the\s+moment|currently))?$",
+    )
+});
+static IS_RISKY: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:is|are)\s+(?P<obj>.+?)\s+(?:creditworthy|credit-worthy|a\s+good\s+credit(?:\s+risk)?|a\s+(?:good|bad|high|low|big|safe)\s+(?:credit\s+)?risk|a\s+credit\s+risk|risky|too\s+risky|likely\s+to\s+default|at\s+risk\s+of\s+default(?:ing)?|in\s+financial\s+trouble|investment[-\s]grade|solvent|insolvent|a\s+safe\s+bet)$",
+    )
+});
+static POSSESSIVE_ASPECT_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:what|how|show\s+me|give\s+me|tell\s+me\s+about)\s+(?:(?:is|are|were|was|about)\s+)?(?P<obj>.+?)(?:'s|')\s+(?P<aspect>.+?)(?:\s+(?:like|looking|doing|trending|now|lately|these\s+days|right\s+now))?$",
+    )
+});
+static ITS_ASPECT_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:what|how)\s+(?:is|are|were|was)\s+(?:its|their)\s+(?P<aspect>.+?)(?:\s+(?:like|looking|doing|trending))?$",
+    )
+});
+static ASPECT_OF_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    compile(r"(?i)^(?:what|how)\s+(?:is|are|were|was)\s+the\s+(?P<aspect>.+?)\s+(?:of|for|at)\s+(?P<obj>.+)$")
+});
+static ANALYSIS_NOUN: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:run|do|perform|prepare|produce|start|kick\s+off|launch|create|generate|build|give\s+me|get\s+me|show\s+me|send\s+me|i\s+would\s+like|i\s+want|i\s+need|we\s+need|we\s+would\s+like|let\s+us\s+(?:do|run|see|get))\s+)?(?:a\s+|an\s+|the\s+|me\s+a\s+|me\s+an\s+|us\s+a\s+|us\s+an\s+)?(?:(?:full|quick|detailed|complete|thorough|new|deep|proper)\s+)?(?P<kind>(?:credit\s+risk|risk|financial|credit|comprehensive|fundamental|quantitative|quant|company|stock|equity)\s+)?(?:analysis|assessment|review|report|evaluation|workup|work-up|deep[-\s]dive)\s+(?:on|of|for|about|into)\s+(?P<obj>.+)$",
+    )
+});
+static ANALYSE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:analy[sz]e|assess|evaluate|review|rate|score|underwrite|examine|appraise|(?:run|crunch)\s+(?:the\s+)?numbers\s+on)\s+(?P<obj>.+)$",
+    )
+});
+static OBJECT_POSSESSIVE_ASPECT: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?i)^(?P<obj>.+?)(?:'s|')\s+(?P<aspect>.+)$"));
+static ASPECT_OF_OBJECT: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?i)^(?:the\s+)?(?P<aspect>.+?)\s+(?:of|for|at)\s+(?P<obj>.+)$"));
+static OBJECT_FOR_ASPECT: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?P<obj>.+?)\s+(?:for|focusing\s+on|with\s+a\s+focus\s+on|from\s+an?|in\s+terms\s+of|on)\s+(?P<aspect>.+?)(?:\s+(?:perspective|angle|standpoint|basis|grounds|side))?$",
+    )
+});
+static MARKET_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+    compile(r"(?i)^(?:the\s+)?(?P<m>.+?\s+(?:market|markets|sector|sectors|industry|space|segment))$")
+});
+static IMPACT_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
+    compile(r"(?i)^(?:the\s+)?(?:impact|effect|effects|implications|consequences|drivers|causes)\s+(?:of|on|for)\s+\S")
+});
+static FINANCIAL_ASPECT: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:gross|operating|net|ebitda|ebit|profit|pre-tax)\s+)?margins?$|^(?:revenues?|sales|earnings|profits?|profitability|leverage|debt|debt\s+load|indebtedness|cash\s+flows?|free\s+cash\s+flow|balance\s+sheet|financials|financial\s+(?:position|health|statements|ratios|performance)|ratios|ebitda|(?:net\s+)?income|liquidity|interest\s+cover(?:age)?|capex|growth|fundamentals|numbers|results|accounts)$",
+    )
+});
+static RISK_ASPECT: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:risks?|credit\s+risk|default\s+risk|risk\s+profile|credit\s+profile|credit\s+quality|credit\s*worthiness|credit\s+rating|ratings?|probability\s+of\s+default|pd|solvency|downside|credit)$",
+    )
+});
+static MARKET_ASPECT: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:stock|shares|share\s+price|stock\s+price|valuation|market\s+cap(?:itali[sz]ation)?|market\s+position|market\s+share|competitive\s+position|stock\s+performance|share\s+performance)$",
+    )
+});
+static ASPECT_QUALIFIER: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?i)^(?:(?:current|latest|recent|overall|last|reported|recent)\s+)+"));
+
+/// The analysis focus named by an aspect ("margins" → financial, "credit risk" → risk).
+fn aspect_type(aspect: &str) -> Option<CompanyAnalysisType> {
+    let aspect = trim_sentence_end(aspect);
+    let aspect = ASPECT_QUALIFIER.find(aspect).map_or(aspect, |m| &aspect[m.end()..]);
+    if RISK_ASPECT.is_match(aspect) {
+        Some(CompanyAnalysisType::Risk)
+    } else if FINANCIAL_ASPECT.is_match(aspect) {
+        Some(CompanyAnalysisType::Financial)
+    } else if MARKET_ASPECT.is_match(aspect) {
+        Some(CompanyAnalysisType::Market)
+    } else {
+        None
+    }
+}
+
+/// The company a reference points back to: see "References" in the module documentation.
+fn last_company(history: &[HistoryTurn]) -> Option<(String, Option<String>)> {
+    for turn in history.iter().rev() {
+        match turn.role {
+            Role::User => match parse_message(&turn.content, &[]) {
+                Intent::Quant(QuantRequest::Company { company_name, ticker, .. }) => {
+                    return Some((company_name, ticker));
+                }
+                Intent::Quant(QuantRequest::LoanApplication { borrower_name, .. }) => {
+                    return Some((borrower_name, None));
+                }
+                Intent::Quant(QuantRequest::Market { .. }) | Intent::People { .. } | Intent::Research { .. } => {
+                    return None;
+                }
+                Intent::DocumentQuestion(_) | Intent::None => {
+                    let mentions = company_mentions(&turn.content, true);
+                    match mentions.as_slice() {
+                        [] => continue,
+                        [only] => return Some((only.name.clone(), only.ticker.clone())),
+                        _ => return None,
+                    }
+                }
+            },
+            Role::Assistant => {
+                let mentions = company_mentions(&turn.content, false);
+                match mentions.as_slice() {
+                    [] => continue,
+                    [only] => return Some((only.name.clone(), only.ticker.clone())),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The company `phrase` names (or refers back to), analysed with `analysis_type`. `informal`
+/// admits lower-case names, which only an explicit analysis verb justifies. `Some(Intent::None)`
+/// when the phrase is a reference that the history cannot resolve.
+fn resolve_company(
+    phrase: &str,
+    analysis_type: CompanyAnalysisType,
+    history: &[HistoryTurn],
+    informal: bool,
+) -> Option<Intent> {
+    let phrase = trim_sentence_end(phrase);
+    if is_company_reference(phrase) {
+        return Some(match last_company(history) {
+            Some((name, ticker)) => company_intent(name, ticker, analysis_type),
+            None => Intent::None,
+        });
+    }
+    if is_proper_company(phrase) || informal && is_informal_company(phrase) {
+        let (name, ticker) = split_ticker(phrase);
+        return Some(company_intent(name, ticker, analysis_type));
+    }
+    None
+}
+
+/// What the object of an analysis verb or noun names: a company (with the focus its aspect
+/// implies), a market, or a research topic.
+fn analysis_target(object: &str, default_type: CompanyAnalysisType, history: &[HistoryTurn]) -> Option<Intent> {
+    let object = trim_sentence_end(object);
+    for pattern in [&*OBJECT_POSSESSIVE_ASPECT, &*ASPECT_OF_OBJECT, &*OBJECT_FOR_ASPECT] {
+        if let Some(captures) = pattern.captures(object) {
+            let (Some(obj), Some(aspect)) = (captures.name("obj"), captures.name("aspect")) else { continue };
+            if let Some(analysis_type) = aspect_type(aspect.as_str())
+                && let Some(intent) = resolve_company(obj.as_str(), analysis_type, history, true)
+            {
+                return Some(intent);
+            }
+        }
+    }
+    if let Some((mention, span)) = find_time_range(object) {
+        let rest = without(object, span);
+        if is_proper_company(&rest) || MARKET_WORDS.is_match(&rest) {
+            let time_range = match mention {
+                TimeRangeMention::Supported(range) => Some(range),
+                TimeRangeMention::Unsupported => None,
+            };
+            let query = market_query(&rest)?;
+            return Some(Intent::Quant(QuantRequest::Market { query, time_range }));
+        }
+    }
+    if let Some(captures) = MARKET_SUBJECT.captures(object) {
+        let query = market_query(captures.name("m")?.as_str())?;
+        return Some(Intent::Quant(QuantRequest::Market { query, time_range: None }));
+    }
+    if IMPACT_TOPIC.is_match(object) {
+        return Some(Intent::Research { query: object.to_owned() });
+    }
+    resolve_company(object, default_type, history, true)
+}
+
+fn company(request: &str, history: &[HistoryTurn]) -> Option<Intent> {
+    if let Some(captures) = HOW_ADJECTIVE.captures(request) {
+        let analysis_type = match captures.name("adj")?.as_str().to_ascii_lowercase().as_str() {
+            "leveraged" | "indebted" | "profitable" | "liquid" | "healthy" => CompanyAnalysisType::Financial,
+            _ => CompanyAnalysisType::Risk,
+        };
+        return resolve_company(captures.name("obj")?.as_str(), analysis_type, history, false);
+    }
+    if let Some(captures) = IS_RISKY.captures(request) {
+        return resolve_company(captures.name("obj")?.as_str(), CompanyAnalysisType::Risk, history, false);
+    }
+    if let Some(captures) = ITS_ASPECT_QUESTION.captures(request) {
+        let analysis_type = aspect_type(captures.name("aspect")?.as_str())?;
+        return resolve_company("it", analysis_type, history, false);
+    }
+    if let Some(captures) = POSSESSIVE_ASPECT_QUESTION.captures(request) {
+        let analysis_type = aspect_type(captures.name("aspect")?.as_str())?;
+        return resolve_company(captures.name("obj")?.as_str(), analysis_type, history, false);
+    }
+    if let Some(captures) = ASPECT_OF_QUESTION.captures(request) {
+        let analysis_type = aspect_type(captures.name("aspect")?.as_str())?;
+        return resolve_company(captures.name("obj")?.as_str(), analysis_type, history, false);
+    }
+    if let Some(captures) = ANALYSIS_NOUN.captures(request) {
+        let analysis_type = match captures.name("kind").map(|m| m.as_str().trim().to_ascii_lowercase()).as_deref() {
+            Some("credit risk" | "risk") => CompanyAnalysisType::Risk,
+            Some("financial") => CompanyAnalysisType::Financial,
+            Some("stock" | "equity") => CompanyAnalysisType::Market,
+            _ => CompanyAnalysisType::Comprehensive,
+        };
+        return analysis_target(captures.name("obj")?.as_str(), analysis_type, history);
+    }
+    if let Some(captures) = ANALYSE_VERB.captures(request) {
+        return analysis_target(captures.name("obj")?.as_str(), CompanyAnalysisType::Comprehensive, history);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CompanyAnalysisType::{Comprehensive, Financial, Risk};
+
+    fn company(name: &str, ticker: Option<&str>, analysis_type: CompanyAnalysisType) -> Intent {
+        Intent::Quant(QuantRequest::Company {
+            company_name: name.to_owned(),
+            ticker: ticker.map(str::to_owned),
+            analysis_type,
+        })
+    }
+
+    fn market(query: &str, time_range: Option<TimeRange>) -> Intent {
+        Intent::Quant(QuantRequest::Market { query: query.to_owned(), time_range })
+    }
+
+    fn loan(borrower: &str, amount: f64, loan_type: Option<LoanType>, currency: Option<&str>) -> Intent {
+        Intent::Quant(QuantRequest::LoanApplication {
+            borrower_name: borrower.to_owned(),
+            loan_amount: amount,
+            loan_type,
+            currency: currency.map(str::to_owned),
+        })
+    }
+
+    fn research(query: &str) -> Intent {
+        Intent::Research { query: query.to_owned() }
+    }
+
+    fn person(name: &str, context: Option<&str>) -> Intent {
+        Intent::People { person_name: name.to_owned(), context: context.map(str::to_owned) }
+    }
+
+    fn document(field: AgreementField) -> Intent {
+        Intent::DocumentQuestion(field)
+    }
+
+    /// Phrasings read without history: (message, expected intent).
+    fn phrasings() -> Vec<(&'static str, Intent)> {
+        use AgreementField as F;
+        vec![
+            // Company analyses.
+            ("analyse Apple", company("Apple", None, Comprehensive)),
+            ("analyze Apple Inc.", company("Apple Inc.", None, Comprehensive)),
+            ("run a credit analysis on Microsoft (MSFT)", company("Microsoft", Some("MSFT"), Comprehensive)),
+            ("how risky is MSFT?", company("MSFT", Some("MSFT"), Risk)),
+            ("what are Tesla's margins", company("Tesla", None, Financial)),
+            ("Can you please do a risk analysis of Boeing?", company("Boeing", None, Risk)),
+            ("give me a financial analysis for Nvidia Corp", company("Nvidia Corp", None, Financial)),
+            ("look into Acme Corp", company("Acme Corp", None, Comprehensive)),
+            ("is Ford creditworthy?", company("Ford", None, Risk)),
+            ("what's the credit risk of Intel?", company("Intel", None, Risk)),
+            ("Hi! Please analyse Siemens AG", company("Siemens AG", None, Comprehensive)),
+            ("review Tesla's balance sheet", company("Tesla", None, Financial)),
+            ("analyse apple", company("apple", None, Comprehensive)),
+            ("how leveraged is Carnival Corp?", company("Carnival Corp", None, Financial)),
+            ("ok analyse Microsoft then", company("Microsoft", None, Comprehensive)),
+            ("evaluate Ford for risk", company("Ford", None, Risk)),
+            // Market analyses.
+            ("compare semiconductors and banks over 1Y", market("semiconductors and banks", Some(TimeRange::OneYear))),
+            ("how did AAPL vs MSFT do over the last 6 months", market("AAPL vs MSFT", Some(TimeRange::SixMonths))),
+            ("market view on high yield", market("high yield", None)),
+            (
+                "give me a market outlook for European banks over the past year",
+                market("European banks", Some(TimeRange::OneYear)),
+            ),
+            (
+                "how has the energy sector performed over the last 3 months?",
+                market("energy sector", Some(TimeRange::ThreeMonths)),
+            ),
+            ("compare Apple with Microsoft over 5 years", market("Apple with Microsoft", Some(TimeRange::FiveYears))),
+            ("analyse the leveraged loan market", market("leveraged loan market", None)),
+            ("compare gold and oil over 2 years", market("gold and oil over 2 years", None)),
+            ("how has high yield performed this year?", market("high yield this year", None)),
+            // Research.
+            ("research the impact of SOFR on leveraged loans", research("the impact of SOFR on leveraged loans")),
+            ("find out what happened to Silicon Valley Bank", research("what happened to Silicon Valley Bank")),
+            ("dig into covenant-lite trends", research("covenant-lite trends")),
+            ("can you do some research on private credit default rates?", research("private credit default rates")),
+            ("look into the rise of payment-in-kind toggles", research("the rise of payment-in-kind toggles")),
+            ("research: what drives CLO spreads", research("what drives CLO spreads")),
+            // People.
+            ("look into Jane Doe", person("Jane Doe", None)),
+            ("background check on John Smith at Acme Corp", person("John Smith", Some("Acme Corp"))),
+            ("who is Mary Major?", person("Mary Major", None)),
+            (
+                "run a background check on Dr. Ahmed Khan, CFO of Widget Ltd",
+                person("Dr. Ahmed Khan", Some("CFO of Widget Ltd")),
+            ),
+            ("dig into Jane Doe's track record", person("Jane Doe", None)),
+            // Loan applications.
+            (
+                "assess a $5m term loan for Acme Corp",
+                loan("Acme Corp", 5_000_000.0, Some(LoanType::TermLoan), Some("USD")),
+            ),
+            (
+                "can we lend 2.5 million to Widget Ltd as a revolver?",
+                loan("Widget Ltd", 2_500_000.0, Some(LoanType::Revolving), None),
+            ),
+            (
+                "loan application: Beta LLC, EUR 750k bridge",
+                loan("Beta LLC", 750_000.0, Some(LoanType::Bridge), Some("EUR")),
+            ),
+            (
+                "evaluate a 1.2bn revolving credit facility for Gamma Holdings",
+                loan("Gamma Holdings", 1_200_000_000.0, Some(LoanType::Revolving), None),
+            ),
+            (
+                "Delta plc is requesting a $5,000,000 term loan",
+                loan("Delta plc", 5_000_000.0, Some(LoanType::TermLoan), Some("USD")),
+            ),
+            ("underwrite a £300k loan to Epsilon Ltd", loan("Epsilon Ltd", 300_000.0, None, Some("GBP"))),
+            ("should we lend $40mm to Zeta Corp?", loan("Zeta Corp", 40_000_000.0, None, Some("USD"))),
+            (
+                "Next plc is seeking a £20m revolver",
+                loan("Next plc", 20_000_000.0, Some(LoanType::Revolving), Some("GBP")),
+            ),
+            // Questions about the document.
+            ("what is the margin?", document(F::Margin)),
+            ("who is the borrower?", document(F::Borrower)),
+            ("when does it mature?", document(F::Maturity)),
+            ("what's the governing law", document(F::GoverningLaw)),
+            ("what are the financial covenants?", document(F::Covenants)),
+            ("is there a SOFR floor?", document(F::Floor)),
+            ("how big is the facility?", document(F::FacilityAmount)),
+            ("who are the lenders under the agreement?", document(F::Lenders)),
+            ("can you explain the covenants?", document(F::Covenants)),
+            ("what's the interest rate on the term loan", document(F::Margin)),
+            // Nothing to launch.
+            ("hello", Intent::None),
+            ("thanks!", Intent::None),
+            ("what can you do?", Intent::None),
+            ("what is a covenant?", Intent::None),
+            ("explain DSCR", Intent::None),
+            ("should I analyse this later?", Intent::None),
+            ("don't analyse Apple yet", Intent::None),
+            ("I analysed Apple last week", Intent::None),
+            ("how do I run a market analysis?", Intent::None),
+            ("my manager asked me to look into Acme Corp", Intent::None),
+            ("what is SOFR?", Intent::None),
+            ("analyse this", Intent::None),
+            ("who is the best lender for startups?", Intent::None),
+            ("Good morning, how are you?", Intent::None),
+            ("what does leverage mean?", Intent::None),
+            ("look into it", Intent::None),
+            ("who is Apple?", Intent::None),
+            ("research", Intent::None),
+            ("maybe research SOFR tomorrow", Intent::None),
+            ("how risky is lending to startups?", Intent::None),
+            ("how is Apple doing?", Intent::None),
+            ("SOFR vs LIBOR", Intent::None),
+            ("would it make sense to analyse Tesla?", Intent::None),
+            ("what if we lent $5m to Acme Corp?", Intent::None),
+            ("analyse it", Intent::None),
+            ("and over 5Y?", Intent::None),
+            ("how risky is High Yield?", Intent::None),
+            ("can we lend 500 to Bob?", Intent::None),
+            ("what's the date today?", Intent::None),
+            ("I think Tesla is risky", Intent::None),
+            ("Tesla's margins are thin", Intent::None),
+        ]
+    }
+
+    #[test]
+    fn each_phrasing_gets_its_documented_intent() {
+        let table = phrasings();
+        let failures: Vec<String> = table
+            .iter()
+            .filter_map(|(message, expected)| {
+                let actual = parse_intent(message, &[]);
+                (actual != *expected)
+                    .then(|| format!("{message:?}\n    expected {expected:?}\n    got      {actual:?}"))
+            })
+            .collect();
+        assert!(
+            failures.is_empty(),
+            "{} of {} phrasings misread:\n{}",
+            failures.len(),
+            table.len(),
+            failures.join("\n")
+        );
+        let launching_nothing = table.iter().filter(|(_, intent)| *intent == Intent::None).count();
+        assert!(table.len() >= 45 && launching_nothing >= 10);
+    }
+
+    #[test]
+    fn analyse_it_resolves_to_the_company_a_user_turn_named() {
+        let history = [
+            HistoryTurn::user("What do you know about Apple Inc.?"),
+            HistoryTurn::assistant("It designs consumer electronics and services."),
+        ];
+        assert_eq!(parse_intent("analyse it", &history), company("Apple Inc.", None, Comprehensive));
+    }
+
+    #[test]
+    fn how_risky_is_it_resolves_to_the_company_analysed_before() {
+        let history = [
+            HistoryTurn::user("run a credit analysis on Microsoft (MSFT)"),
+            HistoryTurn::assistant("I have launched a comprehensive analysis; it will take a minute."),
+        ];
+        assert_eq!(parse_intent("how risky is it?", &history), company("Microsoft", Some("MSFT"), Risk));
+        assert_eq!(parse_intent("what are its margins?", &history), company("Microsoft", Some("MSFT"), Financial));
+    }
+
+    #[test]
+    fn a_reference_follows_a_chain_of_references_back_to_the_name() {
+        let history = [
+            HistoryTurn::user("tell me about Boeing"),
+            HistoryTurn::assistant("Boeing builds aircraft."),
+            HistoryTurn::user("analyse it"),
+            HistoryTurn::assistant("Launched."),
+        ];
+        assert_eq!(parse_intent("how risky is it?", &history[..2]), company("Boeing", None, Risk));
+        // "analyse it" in the history names no company itself; the turn before it does.
+        assert_eq!(parse_intent("how risky is it?", &history), company("Boeing", None, Risk));
+    }
+
+    #[test]
+    fn a_reference_is_not_resolved_across_a_change_of_subject() {
+        let history = [
+            HistoryTurn::user("analyse Apple"),
+            HistoryTurn::assistant("Launched."),
+            HistoryTurn::user("research the impact of SOFR on leveraged loans"),
+            HistoryTurn::assistant("Researching."),
+        ];
+        assert_eq!(parse_intent("analyse it", &history), Intent::None);
+    }
+
+    #[test]
+    fn an_assistant_turn_naming_several_companies_makes_a_reference_ambiguous() {
+        let history = [HistoryTurn::assistant("Apple Inc. (AAPL) and Microsoft Corp. (MSFT) both reported.")];
+        assert_eq!(parse_intent("analyse it", &history), Intent::None);
+        let history = [HistoryTurn::assistant("Apple Inc. (AAPL) reported strong results.")];
+        assert_eq!(parse_intent("analyse it", &history), company("Apple Inc.", Some("AAPL"), Comprehensive));
+    }
+
+    #[test]
+    fn a_time_range_follow_up_repeats_the_last_market_request() {
+        let history = [
+            HistoryTurn::user("compare semiconductors and banks over 1Y"),
+            HistoryTurn::assistant("Semiconductors outperformed."),
+        ];
+        let five_years = market("semiconductors and banks", Some(TimeRange::FiveYears));
+        assert_eq!(parse_intent("and over 5Y?", &history), five_years);
+        assert_eq!(
+            parse_intent("what about the last 3 months?", &history),
+            market("semiconductors and banks", Some(TimeRange::ThreeMonths))
+        );
+
+        let chained = [
+            HistoryTurn::user("compare semiconductors and banks over 1Y"),
+            HistoryTurn::assistant("Semiconductors outperformed."),
+            HistoryTurn::user("and over 5Y?"),
+            HistoryTurn::assistant("Over five years too."),
+            HistoryTurn::user("thanks"),
+        ];
+        assert_eq!(parse_intent("and 1M?", &chained), market("semiconductors and banks", Some(TimeRange::OneMonth)));
+    }
+
+    #[test]
+    fn a_time_range_follow_up_after_a_company_request_launches_nothing() {
+        let history = [HistoryTurn::user("analyse Apple"), HistoryTurn::assistant("Launched.")];
+        assert_eq!(parse_intent("and over 5Y?", &history), Intent::None);
+        let market_history = [HistoryTurn::user("market view on high yield")];
+        assert_eq!(parse_intent("and over 2 years?", &market_history), Intent::None);
+    }
+
+    #[test]
+    fn only_the_last_ten_turns_are_considered() {
+        let mut history = vec![HistoryTurn::user("analyse Apple")];
+        history.extend((0..10).map(|i| HistoryTurn::assistant(format!("note {i}"))));
+        assert_eq!(parse_intent("analyse it", &history), Intent::None);
+        assert_eq!(parse_intent("analyse it", &history[..10]), company("Apple", None, Comprehensive));
+    }
+
+    #[test]
+    fn intents_serialise_with_snake_case_names_and_api_values() {
+        let value = serde_json::to_value(company("Microsoft", Some("MSFT"), Risk)).expect("serialises");
+        assert_eq!(
+            value,
+            serde_json::json!({"intent": "quant", "params": {"kind": "company", "company_name": "Microsoft", "ticker": "MSFT", "analysis_type": "risk"}})
+        );
+        let value = serde_json::to_value(market("high yield", Some(TimeRange::SixMonths))).expect("serialises");
+        assert_eq!(value["params"]["time_range"], "6M");
+        let value = serde_json::to_value(document(AgreementField::GoverningLaw)).expect("serialises");
+        assert_eq!(value, serde_json::json!({"intent": "document_question", "params": "governing_law"}));
+        assert_eq!(serde_json::to_value(Intent::None).expect("serialises"), serde_json::json!({"intent": "none"}));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_message_and_history_parse_without_panicking(
+            message in "\\PC{0,80}",
+            earlier in proptest::collection::vec("\\PC{0,60}", 0..4),
+        ) {
+            let history: Vec<HistoryTurn> = earlier.into_iter().map(HistoryTurn::user).collect();
+            let _ = parse_intent(&message, &history);
+        }
+
+        #[test]
+        fn any_message_with_request_words_parses_without_panicking(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "analyse", "look into", "Acme Corp", "Jane Doe", "$5m", "over", "1Y", "the", "margin", "it",
+                    "compare", "and", "vs", "who is", "lend", "to", "as a", "revolver", "(MSFT)", "\u{a0}", "é", ",", "?",
+                ]),
+                0..10,
+            ),
+        ) {
+            let _ = parse_intent(&words.join(" "), &[HistoryTurn::user(words.concat())]);
+        }
+    }
+
+    #[test]
+    fn workflow_types_name_the_three_workflows() {
+        assert_eq!(company("Apple", None, Comprehensive).workflow_type(), Some("quant"));
+        assert_eq!(research("x y").workflow_type(), Some("research"));
+        assert_eq!(person("Jane Doe", None).workflow_type(), Some("people"));
+        assert_eq!(document(AgreementField::Margin).workflow_type(), None);
+        assert_eq!(Intent::None.workflow_type(), None);
+        assert_eq!(Role::parse("Assistant"), Some(Role::Assistant));
+        assert_eq!(Role::parse("system"), None);
+    }
+}
