@@ -34,6 +34,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
 use reqwest::{StatusCode, Url, redirect};
 use tokio::sync::Semaphore;
 
+use crate::adapters::retry::{CONNECT_TIMEOUT_CAP, error_chain};
 use crate::adapters::search::html_fragment_text;
 use crate::config::ResearchConfig;
 use crate::ports::page_fetch::{FetchError, FetchedPage, PageFetcher};
@@ -42,8 +43,6 @@ use crate::ports::page_fetch::{FetchError, FetchedPage, PageFetcher};
 pub const DEFAULT_FETCH_USER_AGENT: &str =
     concat!("creditflow/", env!("CARGO_PKG_VERSION"), " (credit research; page reader)");
 
-/// Longest time opening a connection may take, whatever the fetch timeout.
-const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
 /// What pages are asked for: the two media types that can be read.
 const ACCEPTED_TYPES: &str = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
@@ -326,17 +325,6 @@ fn request_error(error: reqwest::Error) -> FetchError {
     if error.is_timeout() { FetchError::Timeout } else { FetchError::Unreachable(error_chain(&error.without_url())) }
 }
 
-/// The error's text followed by its sources', as reqwest's own text is terse ("error sending request").
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
 
 /// A host name that resolved to an address the policy refuses.
 #[derive(Debug, thiserror::Error)]

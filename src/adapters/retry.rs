@@ -1,10 +1,58 @@
-//! Retrying calls to external HTTP providers (language models, market data): one backoff policy
-//! and one reader of the provider's wait hint, shared by every client adapter.
+//! What every client adapter of an external HTTP provider (language models, market data, web
+//! search, page fetching) shares: one backoff policy, one reader of the provider's wait hint, the
+//! configured-endpoint check, the client builder and the error-chain text used in messages.
 
 use std::time::Duration;
 
+use anyhow::{anyhow, bail};
 use rand::Rng;
+use reqwest::Url;
 use reqwest::header::HeaderMap;
+
+/// Longest wait for a TCP/TLS connection, whatever the whole request may take.
+pub const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
+
+/// A provider's HTTP client: `timeout` limits each attempt as a whole; `what` names the provider in
+/// the error.
+///
+/// # Errors
+/// When the TLS backend cannot be initialised.
+pub fn provider_client(what: &str, user_agent: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout.min(CONNECT_TIMEOUT_CAP))
+        .user_agent(user_agent)
+        .build()
+        .map_err(|e| anyhow!("cannot build the HTTP client of {what}: {}", error_chain(&e.without_url())))
+}
+
+/// Parses a configured endpoint (http or https, no credentials); `variable` names it in errors,
+/// which never echo a password.
+///
+/// # Errors
+/// When `raw` is not such a URL.
+pub fn endpoint_url(variable: &str, raw: &str) -> anyhow::Result<Url> {
+    let url = Url::parse(raw.trim()).map_err(|e| anyhow!("invalid {variable}: '{raw}' is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        bail!("invalid {variable}: '{raw}' is not an http(s) URL");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        bail!("invalid {variable}: must not contain credentials");
+    }
+    Ok(url)
+}
+
+/// An error and its causes, `: `-separated (reqwest hides the cause, e.g. "connection refused").
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
 
 /// How transient failures (429, 5xx, connection errors) are retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

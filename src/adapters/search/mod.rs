@@ -21,12 +21,12 @@ mod fake_server;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::Context;
 use bytes::Bytes;
 use reqwest::{RequestBuilder, StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::adapters::retry::retry_after;
+use crate::adapters::retry::{endpoint_url, error_chain, provider_client, retry_after};
 use crate::config::{ResearchConfig, SearchProviderKind};
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
 
@@ -46,8 +46,6 @@ pub const DEFAULT_SEARCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// Sent on every search request; Wikimedia asks API clients to identify themselves.
 const USER_AGENT: &str = concat!("creditflow/", env!("CARGO_PKG_VERSION"), " (credit research; web-search adapter)");
 
-/// Longest time opening a connection may take, whatever the request timeout.
-const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
 /// The providers `config.providers` lists, in that order, each with the default [`RetryPolicy`].
 ///
@@ -94,25 +92,9 @@ pub fn search_providers_from_config(config: &ResearchConfig) -> anyhow::Result<V
 
 /// Builds the HTTP client of a search provider: `timeout` limits each attempt as a whole.
 fn http_client(provider: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout.min(CONNECT_TIMEOUT_CAP))
-        .user_agent(USER_AGENT)
-        .build()
-        .map_err(|e| anyhow!("cannot build the HTTP client of {provider}: {}", error_chain(&e.without_url())))
+    provider_client(provider, USER_AGENT, timeout)
 }
 
-/// Parses a configured endpoint (http or https, no credentials); `variable` names it in errors.
-fn endpoint_url(variable: &str, raw: &str) -> anyhow::Result<Url> {
-    let url = Url::parse(raw.trim()).map_err(|e| anyhow!("invalid {variable}: '{raw}' is not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
-        bail!("invalid {variable}: '{raw}' is not an http(s) URL");
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        bail!("invalid {variable}: must not contain credentials");
-    }
-    Ok(url)
-}
 
 /// `endpoint` with `pairs` appended to its query string, form-encoded (`&`, `=`, `+`, spaces and
 /// non-ASCII in a query cannot break out of their parameter).
@@ -197,17 +179,6 @@ fn transport_error(provider: &str, attempt: u32, error: reqwest::Error) -> Searc
     SearchError::Unavailable { provider: provider.to_owned(), reason }
 }
 
-/// The error's text followed by its sources', as reqwest's own text is terse ("error sending request").
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
 
 /// Parses a 2xx body as the provider's documented JSON.
 fn parse_json<T: DeserializeOwned>(provider: &str, body: &[u8]) -> Result<T, SearchError> {

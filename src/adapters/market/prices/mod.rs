@@ -19,11 +19,10 @@ mod fake_server;
 
 use std::time::Duration;
 
-use anyhow::{anyhow, bail};
 use bytes::Bytes;
 use reqwest::header::CONTENT_TYPE;
 
-use crate::adapters::retry::retry_after;
+use crate::adapters::retry::{endpoint_url as base_url, error_chain, provider_client, retry_after};
 use reqwest::{StatusCode, Url};
 
 use crate::ports::price_history::PriceHistoryError;
@@ -32,8 +31,6 @@ pub use alpha_vantage::{AlphaVantage, AlphaVantageSettings, DEFAULT_ALPHAVANTAGE
 pub use csv_mirror::CsvMirrorPrices;
 pub use yahoo::{DEFAULT_BROWSER_USER_AGENT, DEFAULT_YAHOO_CHART_URL, YahooChart, YahooSettings};
 
-/// Longest time opening a connection may take, whatever the request timeout.
-const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
 pub use crate::adapters::retry::RetryPolicy;
 
@@ -43,25 +40,9 @@ pub const DEFAULT_RETRY: RetryPolicy =
 
 /// Builds the HTTP client of a price provider.
 fn http_client(user_agent: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout.min(CONNECT_TIMEOUT_CAP))
-        .user_agent(user_agent)
-        .build()
-        .map_err(|e| anyhow!("cannot build the HTTP client of a price provider: {}", error_chain(&e.without_url())))
+    provider_client("a price provider", user_agent, timeout)
 }
 
-/// Parses a configured base URL (http or https, no credentials); `variable` names it in errors.
-fn base_url(variable: &str, raw: &str) -> anyhow::Result<Url> {
-    let url = Url::parse(raw.trim()).map_err(|e| anyhow!("invalid {variable}: '{raw}' is not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
-        bail!("invalid {variable}: '{raw}' is not an http(s) URL");
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        bail!("invalid {variable}: must not contain credentials");
-    }
-    Ok(url)
-}
 
 /// A final answer of the provider: a 2xx, or a 4xx other than 429.
 struct Answer {
@@ -127,17 +108,6 @@ fn transport_error(provider: &'static str, error: reqwest::Error) -> PriceHistor
     PriceHistoryError::Unavailable { provider, reason }
 }
 
-/// The error's text followed by its sources', as reqwest's own text is terse ("error sending request").
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
 
 /// Whether a body is an HTML page rather than JSON or CSV.
 fn looks_like_html(body: &[u8]) -> bool {
