@@ -51,6 +51,7 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::cached_responses_are_served_while_fresh(store(cluster).await).await;
     store_contract::the_corpus_search_finds_any_word_ranked_and_per_owner(store(cluster).await).await;
     store_contract::research_runs_are_claimed_once_leased_and_resumed(store(cluster).await).await;
+    store_contract::chat_sessions_are_owned_and_append_in_order(store(cluster).await).await;
 }
 
 #[tokio::test]

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use creditflow::adapters::memory::{
-    MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResearchStore, MemoryStore,
+    MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResearchStore,
+    MemoryStore,
 };
 use creditflow::domain::analyses::{
     AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
@@ -23,6 +24,7 @@ use creditflow::domain::research_runs::{
 };
 use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::cache::ResponseCache;
+use creditflow::ports::conversations::{AppendError, ConversationRepository, StoredMessage};
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::rate_limit::RateLimiter;
 use creditflow::ports::research::{LeaseError, ResearchRepository};
@@ -601,4 +603,71 @@ pub async fn research_runs_are_claimed_once_leased_and_resumed(store: Arc<dyn Re
 #[tokio::test]
 async fn the_memory_research_queue_honours_the_contract() {
     research_runs_are_claimed_once_leased_and_resumed(Arc::new(MemoryResearchStore::new())).await;
+}
+
+fn said(role: &str, content: &str, minutes: i64) -> StoredMessage {
+    StoredMessage {
+        role: role.into(),
+        content: content.into(),
+        workflow_launched: None,
+        workflow_result: None,
+        at: NOW + Duration::minutes(minutes),
+    }
+}
+
+pub async fn chat_sessions_are_owned_and_append_in_order(store: Arc<dyn ConversationRepository>) {
+    let (owner, stranger) = (UserId::new_random(), UserId::new_random());
+    let first = vec![said("user", "Analyse Acme", 0), said("assistant", "Which facility?", 0)];
+    store.append("session-a", owner, first.clone(), NOW).await.expect("first append creates the session");
+    let launched = StoredMessage {
+        workflow_launched: Some("quant".into()),
+        workflow_result: Some(json!({"analysis_id": Uuid::new_v4().to_string(), "status": "pending"})),
+        ..said("assistant", "Running the quant analysis.", 1)
+    };
+    let second = vec![said("user", "The term loan", 1), launched];
+    store.append("session-a", owner, second.clone(), NOW + Duration::minutes(1)).await.expect("second append");
+
+    let session = store.find("session-a").await.expect("find").expect("the session exists");
+    assert_eq!((session.id.as_str(), session.owner), ("session-a", owner));
+    assert_eq!(session.messages, [first.clone(), second.clone()].concat(), "order and workflow fields kept");
+    assert_eq!((session.created_at, session.updated_at), (NOW, NOW + Duration::minutes(1)));
+
+    assert!(matches!(
+        store.append("session-a", stranger, vec![said("user", "Let me in", 2)], NOW + Duration::minutes(2)).await,
+        Err(AppendError::OwnedByAnother)
+    ));
+    let unchanged = store.find("session-a").await.expect("find").expect("the session exists");
+    assert_eq!(unchanged, session, "the refused append stored nothing");
+    assert_eq!(store.find("no-such-session").await.expect("find"), None);
+
+    let appends = (0..10).map(|call| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            let pair =
+                vec![said("user", &format!("question {call}"), 3), said("assistant", &format!("answer {call}"), 3)];
+            store.append("session-b", owner, pair, NOW + Duration::minutes(3)).await
+        })
+    });
+    for append in appends.collect::<Vec<_>>() {
+        append.await.expect("join").expect("concurrent append");
+    }
+    let busy = store.find("session-b").await.expect("find").expect("the session exists");
+    assert_eq!(busy.messages.len(), 20);
+    let mut calls: Vec<String> = busy
+        .messages
+        .chunks(2)
+        .map(|pair| {
+            let call = pair[0].content.strip_prefix("question ").expect("a question opens each pair");
+            assert_eq!(pair[1].content, format!("answer {call}"), "each call's pair is adjacent and in order");
+            call.to_owned()
+        })
+        .collect();
+    calls.sort();
+    calls.dedup();
+    assert_eq!(calls.len(), 10, "every call's pair is stored once");
+}
+
+#[tokio::test]
+async fn the_memory_conversation_store_honours_the_contract() {
+    chat_sessions_are_owned_and_append_in_order(Arc::new(MemoryConversationStore::new())).await;
 }

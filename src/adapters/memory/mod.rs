@@ -3,6 +3,7 @@
 
 mod analyses;
 mod cache;
+mod conversations;
 mod documents;
 mod rate_limit;
 mod research;
@@ -10,6 +11,7 @@ mod store;
 
 pub use analyses::MemoryAnalysisStore;
 pub use cache::MemoryResponseCache;
+pub use conversations::MemoryConversationStore;
 pub use documents::MemoryDocumentStore;
 pub use rate_limit::MemoryRateLimiter;
 pub use research::MemoryResearchStore;

@@ -31,6 +31,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration { version: 4, name: "rate_limits", sql: include_str!("migrations/0004_rate_limits.sql") },
     Migration { version: 5, name: "provider_cache", sql: include_str!("migrations/0005_provider_cache.sql") },
     Migration { version: 6, name: "research_runs", sql: include_str!("migrations/0006_research_runs.sql") },
+    Migration { version: 7, name: "chat_sessions", sql: include_str!("migrations/0007_chat_sessions.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

@@ -6,6 +6,7 @@ pub mod analyses;
 pub mod cache;
 pub mod certs;
 pub mod connection;
+pub mod conversations;
 pub mod documents;
 pub mod embedded;
 mod listing;
