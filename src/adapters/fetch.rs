@@ -43,7 +43,6 @@ use crate::ports::page_fetch::{FetchError, FetchedPage, PageFetcher};
 pub const DEFAULT_FETCH_USER_AGENT: &str =
     concat!("creditflow/", env!("CARGO_PKG_VERSION"), " (credit research; page reader)");
 
-
 /// What pages are asked for: the two media types that can be read.
 const ACCEPTED_TYPES: &str = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1";
 
@@ -324,7 +323,6 @@ fn request_error(error: reqwest::Error) -> FetchError {
     }
     if error.is_timeout() { FetchError::Timeout } else { FetchError::Unreachable(error_chain(&error.without_url())) }
 }
-
 
 /// A host name that resolved to an address the policy refuses.
 #[derive(Debug, thiserror::Error)]

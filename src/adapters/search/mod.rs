@@ -46,7 +46,6 @@ pub const DEFAULT_SEARCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// Sent on every search request; Wikimedia asks API clients to identify themselves.
 const USER_AGENT: &str = concat!("creditflow/", env!("CARGO_PKG_VERSION"), " (credit research; web-search adapter)");
 
-
 /// The providers `config.providers` lists, in that order, each with the default [`RetryPolicy`].
 ///
 /// # Errors
@@ -94,7 +93,6 @@ pub fn search_providers_from_config(config: &ResearchConfig) -> anyhow::Result<V
 fn http_client(provider: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
     provider_client(provider, USER_AGENT, timeout)
 }
-
 
 /// `endpoint` with `pairs` appended to its query string, form-encoded (`&`, `=`, `+`, spaces and
 /// non-ASCII in a query cannot break out of their parameter).
@@ -178,7 +176,6 @@ fn transport_error(provider: &str, attempt: u32, error: reqwest::Error) -> Searc
     };
     SearchError::Unavailable { provider: provider.to_owned(), reason }
 }
-
 
 /// Parses a 2xx body as the provider's documented JSON.
 fn parse_json<T: DeserializeOwned>(provider: &str, body: &[u8]) -> Result<T, SearchError> {

@@ -31,7 +31,6 @@ pub use alpha_vantage::{AlphaVantage, AlphaVantageSettings, DEFAULT_ALPHAVANTAGE
 pub use csv_mirror::CsvMirrorPrices;
 pub use yahoo::{DEFAULT_BROWSER_USER_AGENT, DEFAULT_YAHOO_CHART_URL, YahooChart, YahooSettings};
 
-
 pub use crate::adapters::retry::RetryPolicy;
 
 /// 3 attempts, waits of about 500 ms then 1 s, at most 5 s when the provider asks for more.
@@ -42,7 +41,6 @@ pub const DEFAULT_RETRY: RetryPolicy =
 fn http_client(user_agent: &str, timeout: Duration) -> anyhow::Result<reqwest::Client> {
     provider_client("a price provider", user_agent, timeout)
 }
-
 
 /// A final answer of the provider: a 2xx, or a 4xx other than 429.
 struct Answer {
@@ -107,7 +105,6 @@ fn transport_error(provider: &'static str, error: reqwest::Error) -> PriceHistor
     };
     PriceHistoryError::Unavailable { provider, reason }
 }
-
 
 /// Whether a body is an HTML page rather than JSON or CSV.
 fn looks_like_html(body: &[u8]) -> bool {
