@@ -1,12 +1,16 @@
-//! Domain compute time of a company analysis: six fiscal years of statements and five years of
-//! daily prices (plus the benchmark's), through the credit analytics, the market statistics, the
-//! correlation matrix and both sets of findings — everything but fetching and storing.
+//! Domain compute time of a company analysis: six fiscal years of statements, eight quarters and
+//! five years of daily prices (plus the benchmark's), through the credit analytics, the
+//! trailing-twelve-month figures, the market statistics, the correlation matrix and both sets of
+//! findings — everything but fetching and storing.
 //! Run: `cargo bench --bench quant`.
 
 use creditflow::domain::quant::credit::{MarketInputs, analyse_credit};
 use creditflow::domain::quant::findings::{FindingThresholds, credit_findings};
 use creditflow::domain::quant::market::{
     PricePoint, PriceSeries, TimeRange, correlation_matrix, instrument_statistics, market_findings,
+};
+use creditflow::domain::quant::quarterly::{
+    QuarterSource, QuarterStatement, QuarterlyStatements, trailing_twelve_months,
 };
 use creditflow::domain::quant::statements::{CompanyFinancials, FiscalYearStatement};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -46,6 +50,27 @@ fn statements() -> CompanyFinancials {
     CompanyFinancials::new("Bench Industries", Some("BNCH".into()), years)
 }
 
+/// Eight calendar quarters after the latest fiscal year (2024), so the TTM runs over the last four.
+fn quarters() -> QuarterlyStatements {
+    let mut start = Date::from_calendar_date(2023, Month::July, 1).expect("date");
+    let mut quarters = Vec::new();
+    for i in 0..8 {
+        let end = start.replace_month(start.month().nth_next(2)).expect("month");
+        let end = end.replace_day(time::util::days_in_month(end.month(), end.year())).expect("day");
+        let mut quarter = QuarterStatement::empty(start, end, QuarterSource::QuarterlyReport);
+        let scale = 1.0 + 0.01 * f64::from(i);
+        quarter.lines.revenue = Some(12_500.0 * scale);
+        quarter.lines.operating_income = Some(2_000.0 * scale);
+        quarter.lines.depreciation_amortization = Some(500.0);
+        quarter.lines.net_income = Some(1_250.0 * scale);
+        quarter.lines.long_term_debt = Some(20_000.0);
+        quarter.lines.cash = Some(6_000.0);
+        quarters.push(quarter);
+        start = end.next_day().expect("date");
+    }
+    QuarterlyStatements::new(quarters)
+}
+
 /// ~5 years of weekday closes following a deterministic wave, so every statistic has data.
 fn prices(symbol: &str, drift: f64, amplitude: f64) -> PriceSeries {
     let start = Date::from_calendar_date(2020, Month::January, 1).expect("date");
@@ -65,6 +90,7 @@ fn prices(symbol: &str, drift: f64, amplitude: f64) -> PriceSeries {
 
 fn company_analysis(c: &mut Criterion) {
     let company = statements();
+    let quarters = quarters();
     let (stock, benchmark) = (prices("BNCH", 0.0004, 0.012), prices("SPY", 0.0003, 0.008));
     let thresholds = FindingThresholds::default();
     c.bench_function("quant/company_analysis_6y_statements_5y_prices", |b| {
@@ -78,11 +104,12 @@ fn company_analysis(c: &mut Criterion) {
                 equity_return: stock_stats.value("cagr").unwrap_or(0.0),
             };
             let credit = analyse_credit(&company, Some(market));
+            let ttm = trailing_twelve_months(&quarters, credit.fiscal_year_end).expect("ttm");
             let correlations =
                 correlation_matrix(&[stock.clone(), benchmark.clone()], TimeRange::FiveYears).expect("matrix");
             let findings = credit_findings(&credit, &thresholds);
             let market_findings = market_findings(std::slice::from_ref(&stock_stats), Some(&benchmark_stats));
-            (credit.metrics.len(), correlations.observations, findings.len(), market_findings.len())
+            (credit.metrics.len(), ttm.metrics.len(), correlations.observations, findings.len(), market_findings.len())
         });
     });
 }

@@ -1,14 +1,16 @@
 //! Company financial statements from a data provider: resolve a company by ticker or name, then fetch
-//! its normalised annual statements with the provenance of every number (which XBRL tag, which filing,
-//! which period), so an analysis can show where each input came from. The SEC EDGAR and local-mirror
-//! adapters live in [`crate::adapters::market`].
+//! its normalised annual and quarterly statements with the provenance of every number (which XBRL
+//! tag, which filing, which period), so an analysis can show where each input came from. The SEC
+//! EDGAR and local-mirror adapters live in [`crate::adapters::market`].
 //!
 //! Nothing is invented: a line the filer did not report stays `None` in the statements and has no
-//! provenance entry.
+//! provenance entry; a quarter that cannot be had from reported facts is left out and
+//! [`QuarterlyStatementsWithProvenance::left_out`] says why.
 
 use async_trait::async_trait;
 use time::Date;
 
+use crate::domain::quant::quarterly::QuarterlyStatements;
 use crate::domain::quant::statements::CompanyFinancials;
 
 /// What the caller knows about the company: a name (or a ticker typed as a name) and, optionally, a
@@ -52,7 +54,8 @@ impl ResolvedCompany {
     }
 }
 
-/// A line of [`crate::domain::quant::statements::FiscalYearStatement`], named as its field.
+/// A line of [`crate::domain::quant::statements::FiscalYearStatement`] (the lines of a quarter are
+/// the same), named as its field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StatementLine {
     Revenue,
@@ -120,7 +123,9 @@ impl StatementLine {
 /// Where one number of the statements came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineProvenance {
-    pub fiscal_year_end: Date,
+    /// The last day of the statement the number belongs to: the fiscal year end for annual
+    /// statements, the quarter end for quarterly ones.
+    pub statement_end: Date,
     pub line: StatementLine,
     /// The XBRL concept used, with its taxonomy (`us-gaap:Revenues`, `dei:EntityCommonStockSharesOutstanding`).
     /// For a derived value, the formula (`us-gaap:LiabilitiesAndStockholdersEquity - us-gaap:StockholdersEquity`).
@@ -128,18 +133,22 @@ pub struct LineProvenance {
     pub value: f64,
     /// Accession number of the filing that reported the fact (`0000320193-23-000106`).
     pub accession_number: String,
-    /// The filing's form (`10-K`, `10-K/A`).
+    /// The filing's form (`10-K`, `10-K/A`, `10-Q`, `10-Q/A`).
     pub form: String,
-    /// First day of the period for flows; `None` for balance-sheet instants.
+    /// First day of the period the value covers for flows (for a derived quarter, the quarter's
+    /// first day); `None` for balance-sheet instants.
     pub period_start: Option<Date>,
-    /// Last day of the period, or the instant.
+    /// Last day of the period the value covers, or the instant.
     pub period_end: Date,
     /// When the filing was filed.
     pub filed: Date,
     /// Where the facts were read (the `companyfacts` URL, or the mirror file as a `file://` URL).
     pub source_url: String,
     /// How a value that is not a single reported fact was obtained (derivation, sum of share
-    /// classes), with the inputs; `None` for a fact taken as reported.
+    /// classes, difference of year-to-date figures, fourth quarter from the fiscal year), with the
+    /// inputs and their accession numbers; `None` for a fact taken as reported. For a derived value
+    /// `accession_number`, `form` and `filed` are those of the fact the derivation starts from
+    /// (the longer year-to-date figure, the fiscal year).
     pub derivation: Option<String>,
 }
 
@@ -154,8 +163,34 @@ pub struct StatementsWithProvenance {
 impl StatementsWithProvenance {
     /// The provenance of `line` in the fiscal year ending `fiscal_year_end`, if that line has a value.
     pub fn provenance_of(&self, fiscal_year_end: Date, line: StatementLine) -> Option<&LineProvenance> {
-        self.provenance.iter().find(|p| p.fiscal_year_end == fiscal_year_end && p.line == line)
+        self.provenance.iter().find(|p| p.statement_end == fiscal_year_end && p.line == line)
     }
+}
+
+/// Quarterly statements, the provenance of each reported line, and the quarters that could not be
+/// had.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuarterlyStatementsWithProvenance {
+    pub statements: QuarterlyStatements,
+    /// One entry per (quarter, line) that has a value, newest quarter first.
+    pub provenance: Vec<LineProvenance>,
+    /// Quarters left out of the window because reported facts do not give them (a fourth quarter
+    /// whose Q1–Q3 are not all reported, a company without 10-Q facts), one sentence each.
+    pub left_out: Vec<String>,
+}
+
+impl QuarterlyStatementsWithProvenance {
+    /// The provenance of `line` in the quarter ending `quarter_end`, if that line has a value.
+    pub fn provenance_of(&self, quarter_end: Date, line: StatementLine) -> Option<&LineProvenance> {
+        self.provenance.iter().find(|p| p.statement_end == quarter_end && p.line == line)
+    }
+}
+
+/// A company's annual and quarterly statements, read from one copy of the provider's data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompanyStatements {
+    pub annual: StatementsWithProvenance,
+    pub quarterly: QuarterlyStatementsWithProvenance,
 }
 
 /// Most candidates an [`FinancialDataError::Ambiguous`] lists.
@@ -175,16 +210,22 @@ pub enum FinancialDataError {
     /// (an HTTP 502 naming the provider). Transient.
     #[error("{provider} unavailable: {reason}")]
     Unavailable { provider: &'static str, reason: String },
-    /// The provider answered, but not with usable data: a malformed document, a company without
-    /// XBRL facts, a missing mirror file (an HTTP 502 naming the provider). Not transient.
+    /// The provider answered, but not with usable data: a malformed document, a missing mirror file
+    /// (an HTTP 502 naming the provider). Not transient.
     #[error("{provider} returned unusable data: {reason}")]
     InvalidData { provider: &'static str, reason: String },
+    /// The provider knows the company but has no annual statements for it: SEC has no XBRL company
+    /// facts for it, or they hold no 10-K. The company has no public financials — the caller's
+    /// problem where statements are required (a loan application: an HTTP 400 naming the borrower).
+    #[error("{provider} has no annual financial statements for {company}: {reason}")]
+    NoStatements { provider: &'static str, company: String, reason: String },
 }
 
 impl FinancialDataError {
-    /// Whether the caller's query is at fault (unknown or ambiguous company) rather than the provider.
+    /// Whether the caller's query is at fault (unknown or ambiguous company, a company without public
+    /// financials) rather than the provider.
     pub fn is_client_error(&self) -> bool {
-        matches!(self, Self::UnknownCompany { .. } | Self::Ambiguous { .. })
+        matches!(self, Self::UnknownCompany { .. } | Self::Ambiguous { .. } | Self::NoStatements { .. })
     }
 }
 
@@ -203,16 +244,35 @@ pub trait FinancialData: Send + Sync + 'static {
     /// - [`FinancialDataError::InvalidData`] when the company list is malformed or missing.
     async fn resolve(&self, query: &CompanyQuery) -> Result<ResolvedCompany, FinancialDataError>;
 
-    /// The company's latest `years` fiscal years of annual (10-K) statements, newest first (at most
-    /// [`crate::domain::quant::statements::MAX_FISCAL_YEARS`]), with provenance.
+    /// The company's latest `years` fiscal years of annual (10-K) statements and its latest
+    /// `quarters` fiscal quarters (10-Q, and fourth quarters derived from the 10-K), both newest
+    /// first (at most [`crate::domain::quant::statements::MAX_FISCAL_YEARS`] years and
+    /// [`crate::domain::quant::quarterly::MAX_QUARTERS`] quarters), with provenance, from one read
+    /// of the provider's data. `quarters == 0` skips the quarterly normalisation.
     ///
     /// # Errors
     /// - [`FinancialDataError::Unavailable`] when the provider cannot be reached or keeps failing;
-    /// - [`FinancialDataError::InvalidData`] when its answer is malformed, or the company has no
-    ///   annual facts at all (no XBRL data, no 10-K).
+    /// - [`FinancialDataError::InvalidData`] when its answer is malformed;
+    /// - [`FinancialDataError::NoStatements`] when the company has no annual facts at all (no XBRL
+    ///   data, no 10-K). A company without quarterly facts is not an error: its quarterly
+    ///   statements are empty and say so.
+    async fn statements(
+        &self,
+        company: &ResolvedCompany,
+        years: usize,
+        quarters: usize,
+    ) -> Result<CompanyStatements, FinancialDataError>;
+
+    /// The company's latest `years` fiscal years of annual statements: [`Self::statements`] without
+    /// quarters.
+    ///
+    /// # Errors
+    /// As [`Self::statements`].
     async fn annual_statements(
         &self,
         company: &ResolvedCompany,
         years: usize,
-    ) -> Result<StatementsWithProvenance, FinancialDataError>;
+    ) -> Result<StatementsWithProvenance, FinancialDataError> {
+        Ok(self.statements(company, years, 0).await?.annual)
+    }
 }

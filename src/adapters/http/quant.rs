@@ -92,13 +92,40 @@ impl From<QuantError> for ApiError {
     }
 }
 
+// The wire enums deserialise through a string so that a value of the wrong type (a number, a
+// list) is reported as invalid *for its field*, like any other type error: serde_json reports a
+// non-string enum as a JSON syntax error, without a path.
+
 #[derive(Clone, Copy, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum ApiCompanyAnalysisType {
     Comprehensive,
     Financial,
     Market,
     Risk,
+}
+
+impl TryFrom<String> for ApiCompanyAnalysisType {
+    type Error = String;
+    fn try_from(raw: String) -> Result<Self, String> {
+        variant(
+            &raw,
+            &[
+                ("comprehensive", Self::Comprehensive),
+                ("financial", Self::Financial),
+                ("market", Self::Market),
+                ("risk", Self::Risk),
+            ],
+        )
+    }
+}
+
+/// The variant spelled `raw`, or serde's "unknown variant" message listing the spellings.
+fn variant<T: Copy>(raw: &str, variants: &[(&str, T)]) -> Result<T, String> {
+    variants.iter().find(|(name, _)| *name == raw).map(|(_, value)| *value).ok_or_else(|| {
+        let expected: Vec<String> = variants.iter().map(|(name, _)| format!("`{name}`")).collect();
+        format!("unknown variant `{raw}`, expected one of {}", expected.join(", "))
+    })
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -130,7 +157,9 @@ pub struct AnalysisCreated {
 #[utoipa::path(post, path = "/api/quantitative-analysis/company", tag = "quantitative-analysis",
     request_body = CompanyAnalysisRequest,
     description = "Analyses a company from its SEC filings and daily prices: ratios, Altman Z, Piotroski F, synthetic \
-                   rating and PD, Merton distance to default, market statistics. With `stream: true` the answer is \
+                   rating and PD, Merton distance to default, market statistics; the latest eight quarters and, when \
+                   four consecutive quarters end after the last fiscal year, trailing-twelve-month revenue, EBITDA, \
+                   net income and leverage (`ttm_*` metrics). With `stream: true` the answer is \
                    `text/event-stream`: `started`, `progress` (increasing percent), then `completed` or `error`. \
                    Counts against the per-user workflow rate limit.",
     responses(
@@ -160,6 +189,7 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
 }
 
 #[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(try_from = "String")]
 pub enum ApiTimeRange {
     #[serde(rename = "1M")]
     OneMonth,
@@ -171,6 +201,22 @@ pub enum ApiTimeRange {
     OneYear,
     #[serde(rename = "5Y")]
     FiveYears,
+}
+
+impl TryFrom<String> for ApiTimeRange {
+    type Error = String;
+    fn try_from(raw: String) -> Result<Self, String> {
+        variant(
+            &raw,
+            &[
+                ("1M", Self::OneMonth),
+                ("3M", Self::ThreeMonths),
+                ("6M", Self::SixMonths),
+                ("1Y", Self::OneYear),
+                ("5Y", Self::FiveYears),
+            ],
+        )
+    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -186,12 +232,27 @@ pub struct MarketAnalysisRequest {
 }
 
 #[derive(Clone, Copy, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", try_from = "String")]
 pub enum ApiLoanType {
     TermLoan,
     Revolving,
     Bridge,
     Other,
+}
+
+impl TryFrom<String> for ApiLoanType {
+    type Error = String;
+    fn try_from(raw: String) -> Result<Self, String> {
+        variant(
+            &raw,
+            &[
+                ("term_loan", Self::TermLoan),
+                ("revolving", Self::Revolving),
+                ("bridge", Self::Bridge),
+                ("other", Self::Other),
+            ],
+        )
+    }
 }
 
 #[derive(Deserialize, ToSchema)]

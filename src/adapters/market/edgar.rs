@@ -1,9 +1,10 @@
 //! [`EdgarClient`]: the [`FinancialData`] port over SEC EDGAR's keyless JSON APIs (DOMAIN.md §3), and
-//! the pure SEC-format parsing both SEC adapters share ([`TickerIndex`], [`annual_statements_from_facts`]).
+//! the pure SEC-format parsing both SEC adapters share ([`TickerIndex`], [`statements_from_facts`]).
 //!
 //! - Company resolution reads `company_tickers.json` (`{"0":{"cik_str":320193,"ticker":"AAPL","title":"Apple Inc."},…}`)
 //!   once and keeps it in memory for [`EdgarSettings::tickers_ttl`].
-//! - Statements read `companyfacts/CIK##########.json` and keep, per fiscal year, one fact per line.
+//! - Statements read `companyfacts/CIK##########.json` and keep, per fiscal year and per fiscal
+//!   quarter, one fact per line.
 //!
 //! SEC asks for a `User-Agent` naming the application and a contact e-mail and for at most ten
 //! requests per second: every request carries [`EdgarSettings::user_agent`], and every attempt,
@@ -34,8 +35,25 @@
 //! - Lines the DOMAIN.md list does not name but the statements hold: gross profit (`GrossProfit`),
 //!   short-term investments (`ShortTermInvestments` | `MarketableSecuritiesCurrent`) and finance
 //!   leases (`FinanceLeaseLiability`).
+//!
+//! # Quarters
+//! The same lines, tags, fallbacks and "latest filed wins" rule, over fiscal quarters:
+//! - Quarters are the periods of three-month flows (duration 80–100 days) reported in forms `10-Q`
+//!   and `10-Q/A`. A quarter's flow is that three-month fact; when the filer reports the line only
+//!   year to date (cash-flow lines and often D&A are), it is the difference of two 10-Q year-to-date
+//!   facts of the same tag and start, one ending on the quarter end and one the day before the
+//!   quarter starts (six months − three months, nine − six). Provenance records the derivation.
+//! - No 10-Q covers a fiscal fourth quarter, and three-month facts in a 10-K are not read. A fourth
+//!   quarter is derived, line by line and within one tag, as FY − Q1 − Q2 − Q3, only when the 10-K's
+//!   fiscal year and all of Q1, Q2 and Q3 are there: Q1 starting on the fiscal year's first day, each
+//!   quarter starting the day after the previous one ends, and the remainder 80–100 days long.
+//!   Otherwise the fourth quarter is left out and [`QuarterlyStatementsWithProvenance::left_out`]
+//!   says why; no fourth quarter is ever estimated.
+//! - Balance-sheet lines are the instants dated on the quarter end from any 10-Q or 10-K (a fourth
+//!   quarter's balance sheet is the fiscal year's), latest filed first.
+//! - Shares outstanding are not read for quarters.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -51,11 +69,12 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use crate::adapters::retry::retry_after;
+use crate::domain::quant::quarterly::{MAX_QUARTERS, QuarterSource, QuarterStatement, QuarterlyStatements};
 use crate::domain::quant::statements::{CompanyFinancials, FiscalYearStatement, MAX_FISCAL_YEARS};
 use crate::ports::cache::ResponseCache;
 use crate::ports::financial_data::{
-    CompanyQuery, FinancialData, FinancialDataError, LineProvenance, MAX_CANDIDATES, ResolvedCompany, StatementLine,
-    StatementsWithProvenance,
+    CompanyQuery, CompanyStatements, FinancialData, FinancialDataError, LineProvenance, MAX_CANDIDATES,
+    QuarterlyStatementsWithProvenance, ResolvedCompany, StatementLine, StatementsWithProvenance,
 };
 
 /// The provider name errors carry.
@@ -272,19 +291,20 @@ impl FinancialData for EdgarClient {
         self.ticker_index().await?.resolve(query)
     }
 
-    #[tracing::instrument(name = "edgar.annual_statements", skip_all, fields(cik = company.cik))]
-    async fn annual_statements(
+    #[tracing::instrument(name = "edgar.statements", skip_all, fields(cik = company.cik))]
+    async fn statements(
         &self,
         company: &ResolvedCompany,
         years: usize,
-    ) -> Result<StatementsWithProvenance, FinancialDataError> {
+        quarters: usize,
+    ) -> Result<CompanyStatements, FinancialDataError> {
         let url = self.facts_url(company);
         let parsed = Url::parse(&url).map_err(|e| FinancialDataError::InvalidData {
             provider: PROVIDER,
             reason: format!("cannot build the company-facts URL '{url}': {e}"),
         })?;
         if let Some(body) = self.cached_facts(&url).await {
-            return annual_statements_from_facts(&body, company, years, &url, PROVIDER);
+            return statements_from_facts(&body, company, years, quarters, &url, PROVIDER);
         }
         let body = match self.get(parsed).await {
             Ok(body) => {
@@ -292,18 +312,15 @@ impl FinancialData for EdgarClient {
                 body
             }
             Err(Failure::Status { status: StatusCode::NOT_FOUND, .. }) => {
-                return Err(FinancialDataError::InvalidData {
+                return Err(FinancialDataError::NoStatements {
                     provider: PROVIDER,
-                    reason: format!(
-                        "no XBRL company facts for {} (CIK {}) at {url}",
-                        company.name,
-                        company.padded_cik()
-                    ),
+                    company: company.name.clone(),
+                    reason: format!("no XBRL company facts for CIK {} at {url}", company.padded_cik()),
                 });
             }
             Err(failure) => return Err(failure.into_error(&url)),
         };
-        annual_statements_from_facts(&body, company, years, &url, PROVIDER)
+        statements_from_facts(&body, company, years, quarters, &url, PROVIDER)
     }
 }
 
@@ -675,14 +692,64 @@ impl Fact {
         matches!(self.form.as_str(), "10-K" | "10-K/A")
     }
 
+    fn is_quarterly_filing(&self) -> bool {
+        matches!(self.form.as_str(), "10-Q" | "10-Q/A")
+    }
+
+    /// Days from the first to the last day of a flow's period (a 91-day quarter is 90); `None` for
+    /// an instant.
+    fn duration_days(&self) -> Option<i64> {
+        self.start.map(|start| (self.end - start).whole_days())
+    }
+
     fn is_annual_flow(&self) -> bool {
-        self.is_annual_filing()
-            && self.start.is_some_and(|start| (350..=380).contains(&(self.end - start).whole_days()))
+        self.is_annual_filing() && self.duration_days().is_some_and(|days| ANNUAL_DAYS.contains(&days))
     }
 
     fn is_annual_instant(&self) -> bool {
         self.is_annual_filing() && self.start.is_none()
     }
+
+    /// A three-month flow of a 10-Q.
+    fn is_quarter_flow(&self) -> bool {
+        self.is_quarterly_filing() && self.duration_days().is_some_and(|days| QUARTER_DAYS.contains(&days))
+    }
+
+    /// A balance-sheet fact of a 10-K or a 10-Q.
+    fn is_periodic_instant(&self) -> bool {
+        (self.is_annual_filing() || self.is_quarterly_filing()) && self.start.is_none()
+    }
+
+    /// Whether `self` was filed after `other` (the accession number breaks ties), so it wins.
+    fn supersedes(&self, other: &Fact) -> bool {
+        (self.filed, &self.accn) > (other.filed, &other.accn)
+    }
+}
+
+/// Duration of an annual flow, in days from first to last day.
+const ANNUAL_DAYS: std::ops::RangeInclusive<i64> = 350..=380;
+/// Duration of a quarterly flow, in days from first to last day (13 weeks is 90, 14 weeks 97).
+const QUARTER_DAYS: std::ops::RangeInclusive<i64> = 80..=100;
+
+/// The latest-filed of `facts`.
+fn latest_filed<'a>(facts: impl Iterator<Item = &'a Fact>) -> Option<&'a Fact> {
+    facts.reduce(|best, fact| if fact.supersedes(best) { fact } else { best })
+}
+
+/// For each period end, the start most facts give (ties: the later start); `facts` are flows.
+fn periods<'a>(facts: impl Iterator<Item = &'a Fact>) -> BTreeMap<Date, Date> {
+    let mut starts: BTreeMap<Date, HashMap<Date, usize>> = BTreeMap::new();
+    for fact in facts {
+        if let Some(start) = fact.start {
+            *starts.entry(fact.end).or_default().entry(start).or_default() += 1;
+        }
+    }
+    starts
+        .into_iter()
+        .filter_map(|(end, counts)| {
+            counts.into_iter().max_by_key(|(start, count)| (*count, *start)).map(|(start, _)| (end, start))
+        })
+        .collect()
 }
 
 fn parse_date(text: &str) -> Option<Date> {
@@ -805,6 +872,130 @@ impl FactTable {
             self.shares.iter().filter(in_window).filter(|f| f.accn == chosen.accn && f.end == chosen.end).collect();
         Some((classes.iter().map(|fact| fact.val).sum(), classes))
     }
+
+    /// Every fact of the flow lines' tags.
+    fn flow_facts(&self) -> impl Iterator<Item = &Fact> {
+        LINES
+            .iter()
+            .filter(|(_, kind, _)| *kind == Kind::Flow)
+            .flat_map(|(_, _, tags)| tags.iter())
+            .flat_map(|tag| self.tag(tag).iter())
+    }
+
+    /// Fiscal years as `end → start`, from the annual flows of the flow lines.
+    fn fiscal_year_periods(&self) -> BTreeMap<Date, Date> {
+        periods(self.flow_facts().filter(|fact| fact.is_annual_flow()))
+    }
+
+    /// Quarters reported in 10-Qs as `end → start`, from the three-month flows of the flow lines.
+    fn quarter_periods(&self) -> BTreeMap<Date, Date> {
+        periods(self.flow_facts().filter(|fact| fact.is_quarter_flow()))
+    }
+
+    /// The latest-filed annual fact of `tag` for exactly the fiscal year `start..=end`.
+    fn fiscal_year_flow(&self, tag: &str, start: Date, end: Date) -> Option<&Fact> {
+        latest_filed(self.tag(tag).iter().filter(|f| f.is_annual_flow() && f.start == Some(start) && f.end == end))
+    }
+
+    /// The latest-filed 10-Q fact of `tag` for exactly the period `start..=end`.
+    fn quarterly_report_flow(&self, tag: &str, start: Date, end: Date) -> Option<&Fact> {
+        latest_filed(self.tag(tag).iter().filter(|f| f.is_quarterly_filing() && f.start == Some(start) && f.end == end))
+    }
+
+    /// `tag` over the 10-Q quarter `start..=end`: the three-month fact, else the difference of two
+    /// year-to-date facts with the same start, ending on `end` and on the day before `start`.
+    fn quarter_flow(&self, tag: &str, start: Date, end: Date) -> Option<QuarterFlow<'_>> {
+        if let Some(fact) = self.quarterly_report_flow(tag, start, end) {
+            return Some(QuarterFlow {
+                value: fact.val,
+                fact,
+                derivation: None,
+                citation: format!("{} (accn {})", fact.val, fact.accn),
+            });
+        }
+        let before = start.previous_day()?;
+        let year_starts: BTreeSet<Date> = self
+            .tag(tag)
+            .iter()
+            .filter(|f| f.is_quarterly_filing() && f.end == end)
+            .filter_map(|f| f.start)
+            .filter(|year_start| *year_start < start)
+            .collect();
+        // The latest common start is the fiscal year's (an older one would be a longer cumulation).
+        year_starts.iter().rev().find_map(|&year_start| {
+            let longer = self.quarterly_report_flow(tag, year_start, end)?;
+            let shorter = self.quarterly_report_flow(tag, year_start, before)?;
+            let value = longer.val - shorter.val;
+            let derivation = format!(
+                "year to date {year_start} to {end} {} (accn {}) - year to date {year_start} to {before} {} (accn {})",
+                longer.val, longer.accn, shorter.val, shorter.accn
+            );
+            Some(QuarterFlow {
+                value,
+                fact: longer,
+                citation: format!("{value} ({derivation})"),
+                derivation: Some(derivation),
+            })
+        })
+    }
+
+    /// `tag` over a derived fourth quarter: FY − Q1 − Q2 − Q3, all four of this tag.
+    fn fourth_quarter_flow(&self, tag: &str, fourth: &FourthQuarter) -> Option<QuarterFlow<'_>> {
+        let year = self.fiscal_year_flow(tag, fourth.year_start, fourth.year_end)?;
+        let mut first_three = Vec::with_capacity(3);
+        for &(start, end) in &fourth.first_three {
+            first_three.push(self.quarter_flow(tag, start, end)?);
+        }
+        let value = year.val - first_three.iter().map(|q| q.value).sum::<f64>();
+        let quarters: Vec<String> =
+            first_three.iter().enumerate().map(|(i, q)| format!(" - Q{} {}", i + 1, q.citation)).collect();
+        let derivation = format!(
+            "fourth quarter = fiscal year {} to {} {} ({} accn {}){}",
+            fourth.year_start,
+            fourth.year_end,
+            year.val,
+            year.form,
+            year.accn,
+            quarters.concat()
+        );
+        Some(QuarterFlow { value, fact: year, citation: value.to_string(), derivation: Some(derivation) })
+    }
+
+    /// The latest-filed balance-sheet fact of `tag` dated `end`, from a 10-K or a 10-Q.
+    fn periodic_instant(&self, tag: &str, end: Date) -> Option<&Fact> {
+        latest_filed(self.tag(tag).iter().filter(|f| f.is_periodic_instant() && f.end == end))
+    }
+
+    /// The quarters to report, newest first (at most `limit`), and the fiscal fourth quarters left
+    /// out, each with its reason.
+    fn quarter_plans(&self, limit: usize) -> (Vec<QuarterPlan>, Vec<String>) {
+        let reported = self.quarter_periods();
+        let by_start: BTreeMap<Date, Date> = reported.iter().map(|(&end, &start)| (start, end)).collect();
+        let mut plans: Vec<QuarterPlan> =
+            reported.iter().map(|(&end, &start)| QuarterPlan { start, end, fourth: None }).collect();
+        let mut left_out: Vec<(Date, String)> = Vec::new();
+        for (&year_end, &year_start) in &self.fiscal_year_periods() {
+            if reported.contains_key(&year_end) {
+                continue;
+            }
+            match FourthQuarter::of(&by_start, year_start, year_end) {
+                Ok(fourth) => plans.push(QuarterPlan { start: fourth.start, end: year_end, fourth: Some(fourth) }),
+                Err(reason) => left_out.push((
+                    year_end,
+                    format!(
+                        "the fourth quarter of the fiscal year {year_start} to {year_end} is left out: {reason};                          it is derived only as FY - Q1 - Q2 - Q3 when all are reported"
+                    ),
+                )),
+            }
+        }
+        plans.sort_by_key(|plan| std::cmp::Reverse(plan.end));
+        plans.truncate(limit.min(MAX_QUARTERS));
+        let Some(oldest) = plans.last().map(|plan| plan.end) else {
+            return (plans, vec!["no quarterly (10-Q) facts of three-month periods are reported".to_owned()]);
+        };
+        let notes = left_out.into_iter().rev().filter(|(end, _)| *end > oldest).map(|(_, note)| note).collect();
+        (plans, notes)
+    }
 }
 
 fn field_mut(year: &mut FiscalYearStatement, line: StatementLine) -> &mut Option<f64> {
@@ -838,20 +1029,147 @@ fn field_mut(year: &mut FiscalYearStatement, line: StatementLine) -> &mut Option
     }
 }
 
+/// One quarter's value of a flow line, with the fact it rests on.
+struct QuarterFlow<'a> {
+    value: f64,
+    /// The reported fact, or the one a derivation starts from (the longer year-to-date figure, the
+    /// fiscal year).
+    fact: &'a Fact,
+    derivation: Option<String>,
+    /// The value with its source, as a fourth-quarter derivation cites it.
+    citation: String,
+}
+
+/// A quarter to fill in.
+struct QuarterPlan {
+    start: Date,
+    end: Date,
+    /// Set for a fiscal fourth quarter, derived from its fiscal year and first three quarters.
+    fourth: Option<FourthQuarter>,
+}
+
+/// A fiscal fourth quarter and what it is derived from.
+struct FourthQuarter {
+    year_start: Date,
+    year_end: Date,
+    /// Q1, Q2 and Q3 as `(start, end)`.
+    first_three: [(Date, Date); 3],
+    /// The day after Q3 ends.
+    start: Date,
+}
+
+impl FourthQuarter {
+    /// The fourth quarter of the fiscal year `year_start..=year_end`, when the 10-Q quarters
+    /// (`by_start`: start → end) hold its Q1 (starting on `year_start`), Q2 and Q3, each starting
+    /// the day after the previous one ends, and what remains is 80–100 days long.
+    fn of(by_start: &BTreeMap<Date, Date>, year_start: Date, year_end: Date) -> Result<Self, String> {
+        let mut first_three = [(year_start, year_start); 3];
+        let mut next_start = year_start;
+        for (index, slot) in first_three.iter_mut().enumerate() {
+            let number = index + 1;
+            let end = *by_start
+                .get(&next_start)
+                .ok_or_else(|| format!("no 10-Q reports its Q{number} (a quarter starting {next_start})"))?;
+            *slot = (next_start, end);
+            next_start = end.next_day().ok_or_else(|| format!("Q{number} ends on the last representable day"))?;
+        }
+        let remaining = (year_end - next_start).whole_days();
+        if !QUARTER_DAYS.contains(&remaining) {
+            return Err(format!(
+                "its first three quarters end {}, leaving {} days, not a quarter",
+                first_three[2].1,
+                remaining + 1
+            ));
+        }
+        Ok(Self { year_start, year_end, first_three, start: next_start })
+    }
+}
+
+/// Sets lines of one statement and records their provenance.
+struct Recorder<'a> {
+    source_url: &'a str,
+    provenance: Vec<LineProvenance>,
+}
+
+impl Recorder<'_> {
+    /// `lines.<line> = value`, read from `fact` (or derived from it) over `period` (`None` start for
+    /// an instant).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        lines: &mut FiscalYearStatement,
+        statement_end: Date,
+        line: StatementLine,
+        tag: String,
+        value: f64,
+        fact: &Fact,
+        period: (Option<Date>, Date),
+        derivation: Option<String>,
+    ) {
+        *field_mut(lines, line) = Some(value);
+        self.provenance.push(LineProvenance {
+            statement_end,
+            line,
+            tag,
+            value,
+            accession_number: fact.accn.clone(),
+            form: fact.form.clone(),
+            period_start: period.0,
+            period_end: period.1,
+            filed: fact.filed,
+            source_url: self.source_url.to_owned(),
+            derivation,
+        });
+    }
+
+    /// `Liabilities`, when not reported, as `LiabilitiesAndStockholdersEquity − StockholdersEquity`
+    /// of the instants `instant(tag)` gives.
+    fn derive_liabilities<'f>(
+        &mut self,
+        lines: &mut FiscalYearStatement,
+        statement_end: Date,
+        instant: impl Fn(&str) -> Option<&'f Fact>,
+    ) {
+        if lines.total_liabilities.is_some() {
+            return;
+        }
+        let (Some(total), Some(equity)) = (instant(LIABILITIES_AND_EQUITY), instant(STOCKHOLDERS_EQUITY)) else {
+            return;
+        };
+        let derivation = format!(
+            "Liabilities not reported: us-gaap:{LIABILITIES_AND_EQUITY} {} (accn {}) - us-gaap:{STOCKHOLDERS_EQUITY} {} (accn {})",
+            total.val, total.accn, equity.val, equity.accn
+        );
+        self.record(
+            lines,
+            statement_end,
+            StatementLine::TotalLiabilities,
+            format!("us-gaap:{LIABILITIES_AND_EQUITY} - us-gaap:{STOCKHOLDERS_EQUITY}"),
+            total.val - equity.val,
+            total,
+            (None, total.end),
+            Some(derivation),
+        );
+    }
+}
+
 /// Normalises a `companyfacts` document into the latest `years` fiscal years (at most
-/// [`MAX_FISCAL_YEARS`]) of annual statements with provenance, following the rules in the module
-/// documentation. `source_url` is recorded in every provenance entry. `years == 0` yields no years.
+/// [`MAX_FISCAL_YEARS`]) and the latest `quarters` fiscal quarters (at most [`MAX_QUARTERS`]; `0`
+/// skips them) with provenance, following the rules in the module documentation. `source_url` is
+/// recorded in every provenance entry.
 ///
 /// # Errors
 /// [`FinancialDataError::InvalidData`] naming `provider` when the document is not a companyfacts
-/// document, belongs to another CIK, or holds no annual (10-K) `us-gaap` facts at all.
-pub fn annual_statements_from_facts(
+/// document or belongs to another CIK; [`FinancialDataError::NoStatements`] when it holds no annual
+/// (10-K) `us-gaap` facts at all.
+pub fn statements_from_facts(
     json: &[u8],
     company: &ResolvedCompany,
     years: usize,
+    quarters: usize,
     source_url: &str,
     provider: &'static str,
-) -> Result<StatementsWithProvenance, FinancialDataError> {
+) -> Result<CompanyStatements, FinancialDataError> {
     let invalid = |reason: String| FinancialDataError::InvalidData { provider, reason };
     let mut deserializer = serde_json::Deserializer::from_slice(json);
     let document: CompanyFactsDocument = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
@@ -863,57 +1181,54 @@ pub fn annual_statements_from_facts(
     let table = FactTable::from_document(&document);
     let year_ends = table.fiscal_year_ends();
     if year_ends.is_empty() {
-        return Err(invalid(format!(
-            "no annual (10-K) us-gaap facts for {} (CIK {}) in {source_url}",
-            company.name,
-            company.padded_cik()
-        )));
+        return Err(FinancialDataError::NoStatements {
+            provider,
+            company: company.name.clone(),
+            reason: format!("no annual (10-K) us-gaap facts for CIK {} in {source_url}", company.padded_cik()),
+        });
     }
+    let annual = annual_statements(&table, company, &year_ends, years, source_url);
+    let quarterly = if quarters == 0 {
+        QuarterlyStatementsWithProvenance::default()
+    } else {
+        quarterly_statements(&table, quarters, source_url)
+    };
+    Ok(CompanyStatements { annual, quarterly })
+}
+
+/// [`statements_from_facts`] without quarters.
+///
+/// # Errors
+/// As [`statements_from_facts`].
+pub fn annual_statements_from_facts(
+    json: &[u8],
+    company: &ResolvedCompany,
+    years: usize,
+    source_url: &str,
+    provider: &'static str,
+) -> Result<StatementsWithProvenance, FinancialDataError> {
+    statements_from_facts(json, company, years, 0, source_url, provider).map(|statements| statements.annual)
+}
+
+fn annual_statements(
+    table: &FactTable,
+    company: &ResolvedCompany,
+    year_ends: &[Date],
+    years: usize,
+    source_url: &str,
+) -> StatementsWithProvenance {
+    let mut recorder = Recorder { source_url, provenance: Vec::new() };
     let mut statements = Vec::new();
-    let mut provenance = Vec::new();
     for &year_end in year_ends.iter().take(years.min(MAX_FISCAL_YEARS)) {
         let mut year = FiscalYearStatement::empty(year_end);
-        let mut record = |year: &mut FiscalYearStatement, line, tag: String, value, fact: &Fact, derivation| {
-            *field_mut(year, line) = Some(value);
-            provenance.push(LineProvenance {
-                fiscal_year_end: year_end,
-                line,
-                tag,
-                value,
-                accession_number: fact.accn.clone(),
-                form: fact.form.clone(),
-                period_start: fact.start,
-                period_end: fact.end,
-                filed: fact.filed,
-                source_url: source_url.to_owned(),
-                derivation,
-            });
-        };
         for &(line, kind, tags) in LINES {
             let found = tags.iter().find_map(|tag| table.pick(tag, kind, year_end).map(|fact| (tag, fact)));
             if let Some((tag, fact)) = found {
-                record(&mut year, line, format!("us-gaap:{tag}"), fact.val, fact, None);
+                let period = (fact.start, fact.end);
+                recorder.record(&mut year, year_end, line, format!("us-gaap:{tag}"), fact.val, fact, period, None);
             }
         }
-        if year.total_liabilities.is_none()
-            && let (Some(total), Some(equity)) = (
-                table.pick(LIABILITIES_AND_EQUITY, Kind::Instant, year_end),
-                table.pick(STOCKHOLDERS_EQUITY, Kind::Instant, year_end),
-            )
-        {
-            let derivation = format!(
-                "Liabilities not reported: us-gaap:{LIABILITIES_AND_EQUITY} {} (accn {}) - us-gaap:{STOCKHOLDERS_EQUITY} {} (accn {})",
-                total.val, total.accn, equity.val, equity.accn
-            );
-            record(
-                &mut year,
-                StatementLine::TotalLiabilities,
-                format!("us-gaap:{LIABILITIES_AND_EQUITY} - us-gaap:{STOCKHOLDERS_EQUITY}"),
-                total.val - equity.val,
-                total,
-                Some(derivation),
-            );
-        }
+        recorder.derive_liabilities(&mut year, year_end, |tag| table.pick(tag, Kind::Instant, year_end));
         if let Some((shares, classes)) = table.shares_outstanding(year_end)
             && let Some(first) = classes.first()
         {
@@ -921,21 +1236,82 @@ pub fn annual_statements_from_facts(
                 let parts: Vec<String> = classes.iter().map(|fact| fact.val.to_string()).collect();
                 format!("sum of {} share classes: {}", classes.len(), parts.join(" + "))
             });
-            record(
+            recorder.record(
                 &mut year,
+                year_end,
                 StatementLine::SharesOutstanding,
                 format!("dei:{SHARES_OUTSTANDING}"),
                 shares,
                 first,
+                (None, first.end),
                 derivation,
             );
         }
         statements.push(year);
     }
-    Ok(StatementsWithProvenance {
+    StatementsWithProvenance {
         financials: CompanyFinancials::new(company.name.clone(), company.ticker.clone(), statements),
-        provenance,
-    })
+        provenance: recorder.provenance,
+    }
+}
+
+fn quarterly_statements(table: &FactTable, quarters: usize, source_url: &str) -> QuarterlyStatementsWithProvenance {
+    let (plans, left_out) = table.quarter_plans(quarters);
+    let mut recorder = Recorder { source_url, provenance: Vec::new() };
+    let mut statements = Vec::with_capacity(plans.len());
+    for plan in &plans {
+        let source =
+            if plan.fourth.is_some() { QuarterSource::DerivedFourthQuarter } else { QuarterSource::QuarterlyReport };
+        let mut quarter = QuarterStatement::empty(plan.start, plan.end, source);
+        for &(line, kind, tags) in LINES {
+            match kind {
+                Kind::Flow => {
+                    let found = tags.iter().find_map(|tag| {
+                        let flow = match &plan.fourth {
+                            Some(fourth) => table.fourth_quarter_flow(tag, fourth),
+                            None => table.quarter_flow(tag, plan.start, plan.end),
+                        };
+                        flow.map(|flow| (tag, flow))
+                    });
+                    if let Some((tag, flow)) = found {
+                        recorder.record(
+                            &mut quarter.lines,
+                            plan.end,
+                            line,
+                            format!("us-gaap:{tag}"),
+                            flow.value,
+                            flow.fact,
+                            (Some(plan.start), plan.end),
+                            flow.derivation,
+                        );
+                    }
+                }
+                Kind::Instant => {
+                    let found = tags.iter().find_map(|tag| table.periodic_instant(tag, plan.end).map(|f| (tag, f)));
+                    if let Some((tag, fact)) = found {
+                        let period = (None, fact.end);
+                        recorder.record(
+                            &mut quarter.lines,
+                            plan.end,
+                            line,
+                            format!("us-gaap:{tag}"),
+                            fact.val,
+                            fact,
+                            period,
+                            None,
+                        );
+                    }
+                }
+            }
+        }
+        recorder.derive_liabilities(&mut quarter.lines, plan.end, |tag| table.periodic_instant(tag, plan.end));
+        statements.push(quarter);
+    }
+    QuarterlyStatementsWithProvenance {
+        statements: QuarterlyStatements::new(statements),
+        provenance: recorder.provenance,
+        left_out,
+    }
 }
 
 #[cfg(test)]
@@ -1309,20 +1685,22 @@ pub(crate) mod tests {
 
         let ends: Vec<Date> = result.financials.years().iter().map(|y| y.fiscal_year_end).collect();
         assert_eq!(ends, vec![date!(2023 - 09 - 30)]);
-        assert!(result.provenance.iter().all(|p| p.fiscal_year_end == date!(2023 - 09 - 30)));
+        assert!(result.provenance.iter().all(|p| p.statement_end == date!(2023 - 09 - 30)));
     }
 
     #[tokio::test]
-    async fn market_edgar_company_without_facts_is_invalid_data() {
+    async fn market_edgar_company_without_facts_has_no_statements() {
         let sec = FakeSec::start().await;
 
         let error =
             sec.client().annual_statements(&company(1900005, "No XBRL Shell Co", "NOXB"), 5).await.expect_err("404");
 
         assert!(
-            matches!(&error, FinancialDataError::InvalidData { provider: "SEC EDGAR", reason } if reason.contains("CIK 0001900005")),
+            matches!(&error, FinancialDataError::NoStatements { provider: "SEC EDGAR", company, reason }
+                if company == "No XBRL Shell Co" && reason.contains("CIK 0001900005")),
             "{error:?}"
         );
+        assert!(error.is_client_error());
         assert_eq!(sec.received().len(), 1, "a 404 is not retried");
     }
 
@@ -1449,7 +1827,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn market_facts_of_another_company_or_without_annual_facts_are_invalid_data() {
+    fn market_facts_of_another_company_are_invalid_data_and_without_annual_facts_no_statements() {
         let (_, apple_facts) = FACTS[0];
         let other = company(1900001, "Leverco", "LVRG");
         let error = annual_statements_from_facts(apple_facts.as_bytes(), &other, 5, "u", PROVIDER).expect_err("cik");
@@ -1459,7 +1837,7 @@ pub(crate) mod tests {
             {"start":"2023-01-01","end":"2023-03-31","val":5,"accn":"a","form":"10-Q","filed":"2023-05-01"}]}}}}}"#;
         let error = annual_statements_from_facts(quarterly_only.as_bytes(), &company(1, "Q", "Q"), 5, "u", PROVIDER)
             .expect_err("no annual facts");
-        assert!(matches!(error, FinancialDataError::InvalidData { .. }));
+        assert!(matches!(error, FinancialDataError::NoStatements { .. }), "{error:?}");
 
         let broken = r#"{"cik":1,"facts":{"us-gaap":{"Revenues":{"units":{"USD":[{"end":"2023-03-31","val":"x"}]}}}}}"#;
         let error = annual_statements_from_facts(broken.as_bytes(), &company(1, "Q", "Q"), 5, "u", PROVIDER)
@@ -1486,5 +1864,296 @@ pub(crate) mod tests {
             .expect("statements");
         let [year] = result.financials.years() else { panic!("{:?}", result.financials) };
         assert_eq!((year.revenue, year.total_assets), (Some(100.0), Some(50.0)));
+    }
+
+    // ---- quarters ----
+
+    const ONE: fn() -> ResolvedCompany = || company(1, "Q", "Q");
+
+    fn quarters_of(json: &str, quarters: usize) -> QuarterlyStatementsWithProvenance {
+        statements_from_facts(json.as_bytes(), &ONE(), 6, quarters, "u", PROVIDER).expect("statements").quarterly
+    }
+
+    fn ends(quarterly: &QuarterlyStatementsWithProvenance) -> Vec<Date> {
+        quarterly.statements.quarters().iter().map(|q| q.period_end).collect()
+    }
+
+    fn quarter(quarterly: &QuarterlyStatementsWithProvenance, end: Date) -> &QuarterStatement {
+        quarterly
+            .statements
+            .quarters()
+            .iter()
+            .find(|q| q.period_end == end)
+            .unwrap_or_else(|| panic!("no quarter {end}"))
+    }
+
+    #[test]
+    fn market_quarters_are_three_month_10q_flows_and_the_latest_filing_wins() {
+        let facts = r#"{"cik":1,"facts":{"us-gaap":{
+            "Revenues":{"units":{"USD":[
+              {"start":"2023-01-01","end":"2023-12-31","val":1000,"accn":"k23","form":"10-K","filed":"2024-02-01"},
+              {"start":"2024-01-01","end":"2024-03-31","val":240,"accn":"q1","form":"10-Q","filed":"2024-05-01"},
+              {"start":"2024-01-01","end":"2024-03-31","val":230,"accn":"q1a","form":"10-Q/A","filed":"2024-06-01"},
+              {"start":"2024-04-01","end":"2024-06-30","val":250,"accn":"q2","form":"10-Q","filed":"2024-08-01"},
+              {"start":"2024-01-01","end":"2024-06-30","val":490,"accn":"q2","form":"10-Q","filed":"2024-08-01"},
+              {"start":"2024-04-16","end":"2024-06-30","val":1,"accn":"75-days","form":"10-Q","filed":"2024-08-01"},
+              {"start":"2024-07-01","end":"2024-10-15","val":2,"accn":"106-days","form":"10-Q","filed":"2024-11-01"},
+              {"start":"2024-07-01","end":"2024-09-30","val":3,"accn":"three-months-in-a-10-K","form":"10-K","filed":"2024-11-01"},
+              {"start":"2024-07-01","end":"2024-09-30","val":4,"accn":"8k","form":"8-K","filed":"2024-11-01"}]}},
+            "Assets":{"units":{"USD":[
+              {"end":"2024-03-31","val":900,"accn":"q1","form":"10-Q","filed":"2024-05-01"},
+              {"end":"2024-03-31","val":905,"accn":"q1a","form":"10-Q/A","filed":"2024-06-01"},
+              {"end":"2024-06-30","val":910,"accn":"q2","form":"10-Q","filed":"2024-08-01"},
+              {"end":"2024-06-30","val":999,"accn":"8k","form":"8-K","filed":"2024-09-01"}]}}}}}"#;
+
+        let quarterly = quarters_of(facts, 8);
+
+        assert_eq!(
+            ends(&quarterly),
+            vec![date!(2024 - 06 - 30), date!(2024 - 03 - 31)],
+            "75 and 106 days are no quarter"
+        );
+        let q1 = quarter(&quarterly, date!(2024 - 03 - 31));
+        assert_eq!((q1.period_start, q1.source), (date!(2024 - 01 - 01), QuarterSource::QuarterlyReport));
+        assert_eq!((q1.lines.revenue, q1.lines.total_assets), (Some(230.0), Some(905.0)), "the 10-Q/A restates");
+        let revenue = quarterly.provenance_of(q1.period_end, StatementLine::Revenue).expect("provenance");
+        assert_eq!((revenue.accession_number.as_str(), revenue.form.as_str()), ("q1a", "10-Q/A"));
+        assert_eq!((revenue.period_start, revenue.period_end), (Some(date!(2024 - 01 - 01)), date!(2024 - 03 - 31)));
+        assert_eq!(revenue.derivation, None);
+        let q2 = quarter(&quarterly, date!(2024 - 06 - 30));
+        assert_eq!(q2.lines.revenue, Some(250.0), "the three-month fact, not the half year less Q1");
+        assert_eq!(q2.lines.total_assets, Some(910.0), "an 8-K is not a periodic report");
+        assert!(quarterly.left_out.is_empty(), "{:?}", quarterly.left_out);
+
+        let annual = statements_from_facts(facts.as_bytes(), &ONE(), 6, 8, "u", PROVIDER).expect("statements").annual;
+        assert_eq!(annual.financials.latest().and_then(|y| y.revenue), Some(1000.0), "annual figures are unchanged");
+        assert_eq!(ends(&quarters_of(facts, 1)), vec![date!(2024 - 06 - 30)], "the latest `quarters`");
+        assert!(quarters_of(facts, 0).statements.is_empty());
+    }
+
+    #[test]
+    fn market_a_fourth_quarter_is_the_fiscal_year_less_three_reported_quarters_of_one_tag() {
+        let facts = r#"{"cik":1,"facts":{"us-gaap":{
+            "Revenues":{"units":{"USD":[
+              {"start":"2022-01-01","end":"2022-12-31","val":900,"accn":"k22","form":"10-K","filed":"2023-02-01"},
+              {"start":"2022-01-01","end":"2022-03-31","val":200,"accn":"q1-22","form":"10-Q","filed":"2022-05-01"},
+              {"start":"2022-07-01","end":"2022-09-30","val":220,"accn":"q3-22","form":"10-Q","filed":"2022-11-01"},
+              {"start":"2023-01-01","end":"2023-12-31","val":1000,"accn":"k23","form":"10-K","filed":"2024-02-01"},
+              {"start":"2023-01-01","end":"2023-03-31","val":230,"accn":"q1","form":"10-Q","filed":"2023-05-01"},
+              {"start":"2023-04-01","end":"2023-06-30","val":240,"accn":"q2","form":"10-Q","filed":"2023-08-01"},
+              {"start":"2023-07-01","end":"2023-09-30","val":250,"accn":"q3","form":"10-Q","filed":"2023-11-01"}]}},
+            "NetIncomeLoss":{"units":{"USD":[
+              {"start":"2023-01-01","end":"2023-12-31","val":100,"accn":"k23","form":"10-K","filed":"2024-02-01"},
+              {"start":"2023-01-01","end":"2023-12-31","val":90,"accn":"k23a","form":"10-K/A","filed":"2024-04-01"},
+              {"start":"2023-01-01","end":"2023-03-31","val":20,"accn":"q1","form":"10-Q","filed":"2023-05-01"},
+              {"start":"2023-01-01","end":"2023-06-30","val":45,"accn":"q2","form":"10-Q","filed":"2023-08-01"},
+              {"start":"2023-07-01","end":"2023-09-30","val":30,"accn":"q3","form":"10-Q","filed":"2023-11-01"}]}},
+            "DepreciationDepletionAndAmortization":{"units":{"USD":[
+              {"start":"2023-01-01","end":"2023-03-31","val":5,"accn":"q1","form":"10-Q","filed":"2023-05-01"},
+              {"start":"2023-04-01","end":"2023-06-30","val":5,"accn":"q2","form":"10-Q","filed":"2023-08-01"},
+              {"start":"2023-07-01","end":"2023-09-30","val":5,"accn":"q3","form":"10-Q","filed":"2023-11-01"}]}},
+            "DepreciationAndAmortization":{"units":{"USD":[
+              {"start":"2023-01-01","end":"2023-12-31","val":21,"accn":"k23","form":"10-K","filed":"2024-02-01"}]}},
+            "Assets":{"units":{"USD":[
+              {"end":"2023-12-31","val":700,"accn":"k23","form":"10-K","filed":"2024-02-01"}]}}}}}"#;
+
+        let quarterly = quarters_of(facts, 8);
+
+        let expected_ends = [(2023, 12, 31), (2023, 9, 30), (2023, 6, 30), (2023, 3, 31), (2022, 9, 30), (2022, 3, 31)]
+            .map(|(y, m, d)| Date::from_calendar_date(y, time::Month::try_from(m).expect("month"), d).expect("date"));
+        assert_eq!(ends(&quarterly), expected_ends.to_vec());
+        let q4 = quarter(&quarterly, date!(2023 - 12 - 31));
+        assert_eq!((q4.period_start, q4.source), (date!(2023 - 10 - 01), QuarterSource::DerivedFourthQuarter));
+        assert_eq!(q4.lines.revenue, Some(1000.0 - 230.0 - 240.0 - 250.0));
+        assert_eq!(
+            q4.lines.net_income,
+            Some(90.0 - 20.0 - (45.0 - 20.0) - 30.0),
+            "the 10-K/A, and Q2 from year to date"
+        );
+        assert_eq!(q4.lines.depreciation_amortization, None, "no tag holds the year and all three quarters");
+        assert_eq!(q4.lines.total_assets, Some(700.0), "the fiscal year's balance sheet");
+        let revenue = quarterly.provenance_of(q4.period_end, StatementLine::Revenue).expect("provenance");
+        assert_eq!((revenue.accession_number.as_str(), revenue.form.as_str()), ("k23", "10-K"));
+        assert_eq!((revenue.period_start, revenue.period_end), (Some(date!(2023 - 10 - 01)), date!(2023 - 12 - 31)));
+        let derivation = revenue.derivation.as_deref().expect("derivation");
+        for part in
+            ["fiscal year 2023-01-01 to 2023-12-31 1000", "Q1 230 (accn q1)", "Q2 240 (accn q2)", "Q3 250 (accn q3)"]
+        {
+            assert!(derivation.contains(part), "{part}: {derivation}");
+        }
+        let net_income = quarterly.provenance_of(q4.period_end, StatementLine::NetIncome).expect("provenance");
+        assert_eq!(net_income.form, "10-K/A");
+
+        let [note] = quarterly.left_out.as_slice() else { panic!("{:?}", quarterly.left_out) };
+        assert!(
+            note.contains("2022-01-01 to 2022-12-31") && note.contains("Q2 (a quarter starting 2022-04-01)"),
+            "{note}"
+        );
+        assert!(!ends(&quarterly).contains(&date!(2022 - 12 - 31)), "no fourth quarter is estimated");
+    }
+
+    #[test]
+    fn market_quarters_reported_only_year_to_date_are_the_difference_of_two_cumulations() {
+        let facts = r#"{"cik":1,"facts":{"us-gaap":{
+            "Revenues":{"units":{"USD":[
+              {"start":"2023-01-01","end":"2023-12-31","val":1000,"accn":"k23","form":"10-K","filed":"2024-02-01"},
+              {"start":"2024-01-01","end":"2024-03-31","val":230,"accn":"q1","form":"10-Q","filed":"2024-05-01"},
+              {"start":"2024-04-01","end":"2024-06-30","val":240,"accn":"q2","form":"10-Q","filed":"2024-08-01"},
+              {"start":"2024-07-01","end":"2024-09-30","val":250,"accn":"q3","form":"10-Q","filed":"2024-11-01"}]}},
+            "NetCashProvidedByUsedInOperatingActivities":{"units":{"USD":[
+              {"start":"2024-01-01","end":"2024-03-31","val":50,"accn":"q1","form":"10-Q","filed":"2024-05-01"},
+              {"start":"2024-01-01","end":"2024-06-30","val":120,"accn":"q2","form":"10-Q","filed":"2024-08-01"},
+              {"start":"2024-01-01","end":"2024-09-30","val":160,"accn":"q3","form":"10-Q","filed":"2024-11-01"}]}},
+            "PaymentsToAcquirePropertyPlantAndEquipment":{"units":{"USD":[
+              {"start":"2024-01-01","end":"2024-06-30","val":30,"accn":"q2","form":"10-Q","filed":"2024-08-01"}]}}}}}"#;
+
+        let quarterly = quarters_of(facts, 8);
+
+        let cfo = |end| quarter(&quarterly, end).lines.cash_from_operations;
+        assert_eq!(cfo(date!(2024 - 03 - 31)), Some(50.0));
+        assert_eq!(cfo(date!(2024 - 06 - 30)), Some(70.0));
+        assert_eq!(cfo(date!(2024 - 09 - 30)), Some(40.0));
+        let q3 = quarterly.provenance_of(date!(2024 - 09 - 30), StatementLine::CashFromOperations).expect("provenance");
+        assert_eq!(q3.accession_number, "q3", "the quarter's own 10-Q");
+        assert_eq!(
+            q3.derivation.as_deref(),
+            Some(
+                "year to date 2024-01-01 to 2024-09-30 160 (accn q3) - year to date 2024-01-01 to 2024-06-30 120 (accn q2)"
+            )
+        );
+        assert_eq!(
+            quarter(&quarterly, date!(2024 - 06 - 30)).lines.capital_expenditure,
+            None,
+            "a half year without its first quarter gives no second quarter"
+        );
+    }
+
+    #[test]
+    fn market_a_fourth_quarter_needs_q1_from_the_first_day_and_a_quarter_length_remainder() {
+        let day = |y, m: u8, d| Date::from_calendar_date(y, time::Month::try_from(m).expect("month"), d).expect("date");
+        let quarters =
+            |list: &[(Date, Date)]| list.iter().map(|&(start, end)| (start, end)).collect::<BTreeMap<_, _>>();
+        let tiled = quarters(&[
+            (day(2023, 1, 1), day(2023, 3, 31)),
+            (day(2023, 4, 1), day(2023, 6, 30)),
+            (day(2023, 7, 1), day(2023, 9, 30)),
+        ]);
+        let fourth = FourthQuarter::of(&tiled, day(2023, 1, 1), day(2023, 12, 31)).expect("fourth");
+        assert_eq!(fourth.start, day(2023, 10, 1));
+
+        let error = FourthQuarter::of(&tiled, day(2023, 1, 1), day(2024, 1, 31)).err().expect("too long");
+        assert!(error.contains("leaving 123 days"), "{error}");
+        let error = FourthQuarter::of(&tiled, day(2022, 12, 25), day(2023, 12, 24)).err().expect("other start");
+        assert!(error.contains("Q1 (a quarter starting 2022-12-25)"), "{error}");
+        let gap = quarters(&[(day(2023, 1, 1), day(2023, 3, 31)), (day(2023, 4, 2), day(2023, 6, 30))]);
+        let error = FourthQuarter::of(&gap, day(2023, 1, 1), day(2023, 12, 31)).err().expect("gap");
+        assert!(error.contains("Q2 (a quarter starting 2023-04-01)"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn market_edgar_healthy_company_quarters_with_a_derived_fourth_quarter() {
+        let sec = FakeSec::start().await;
+
+        let statements = sec.client().statements(&apple(), 6, 8).await.expect("statements");
+
+        let quarterly = &statements.quarterly;
+        let expected: Vec<Date> = vec![
+            date!(2023 - 12 - 30),
+            date!(2023 - 09 - 30),
+            date!(2023 - 07 - 01),
+            date!(2023 - 04 - 01),
+            date!(2022 - 12 - 31),
+        ];
+        assert_eq!(ends(quarterly), expected);
+        let q4 = quarter(quarterly, date!(2023 - 09 - 30));
+        assert_eq!((q4.period_start, q4.source), (date!(2023 - 07 - 02), QuarterSource::DerivedFourthQuarter));
+        let billions = |v: f64| v * 1e6;
+        assert_eq!(q4.lines.revenue, Some(billions(383_285.0 - 117_154.0 - 94_836.0 - 81_797.0)));
+        assert_eq!(q4.lines.depreciation_amortization, Some(billions(11_519.0 - 8_866.0)), "FY less nine months");
+        assert_eq!(q4.lines.equity, Some(billions(62_146.0)));
+        let q2 = quarter(quarterly, date!(2023 - 04 - 01));
+        assert_eq!(q2.lines.depreciation_amortization, Some(billions(5_814.0 - 2_916.0)));
+        assert_eq!(q2.lines.revenue, Some(billions(94_836.0)));
+        let latest = quarter(quarterly, date!(2023 - 12 - 30));
+        assert_eq!(latest.lines.revenue, Some(119_575_000_000.0));
+        assert_eq!(latest.lines.interest_expense, None, "not reported that quarter, not invented");
+        assert_eq!(latest.lines.total_debt(), Some(billions(95_088.0 + 10_954.0 + 1_998.0)));
+        let q1_revenue =
+            quarterly.provenance_of(date!(2022 - 12 - 31), StatementLine::Revenue).expect("provenance of Q1 FY2023");
+        assert_eq!(q1_revenue.accession_number, "0000320193-24-000006", "the later comparative wins");
+        assert_eq!(q1_revenue.source_url, format!("http://{}{}CIK0000320193.json", sec.addr, FACTS_PREFIX));
+        assert!(quarterly.left_out.is_empty(), "{:?}", quarterly.left_out);
+        assert_eq!(statements.annual.financials.latest().and_then(|y| y.revenue), Some(383_285_000_000.0));
+        assert_eq!(sec.received().len(), 1, "annual and quarterly statements from one fetch");
+    }
+
+    #[tokio::test]
+    async fn market_edgar_leveraged_company_quarters_take_the_amended_10q_and_10k() {
+        let sec = FakeSec::start().await;
+
+        let statements = sec
+            .client()
+            .statements(&company(1900001, "Leverco Holdings Corp.", "LVRG"), 6, 8)
+            .await
+            .expect("statements");
+
+        let quarterly = &statements.quarterly;
+        let q1 = quarter(quarterly, date!(2024 - 03 - 31));
+        assert_eq!(q1.lines.revenue, Some(476_000_000.0), "the 10-Q/A restates the 10-Q");
+        let revenue = quarterly.provenance_of(q1.period_end, StatementLine::Revenue).expect("provenance");
+        assert_eq!((revenue.form.as_str(), revenue.accession_number.as_str()), ("10-Q/A", "0001900001-24-000025"));
+        let q4 = quarter(quarterly, date!(2023 - 12 - 31));
+        assert_eq!(q4.lines.net_income, Some(2_000_000.0), "8 (10-K/A) - 1 - 2 - 3, in millions");
+        let net_income = quarterly.provenance_of(q4.period_end, StatementLine::NetIncome).expect("provenance");
+        assert_eq!(net_income.form, "10-K/A");
+        assert_eq!(ends(quarterly).len(), 6);
+    }
+
+    #[tokio::test]
+    async fn market_edgar_missing_second_quarter_leaves_the_fourth_out_and_says_so() {
+        let sec = FakeSec::start().await;
+
+        let statements = sec
+            .client()
+            .statements(&company(1900002, "Fallback Widgets, Inc.", "FBWG"), 6, 8)
+            .await
+            .expect("statements");
+
+        let quarterly = &statements.quarterly;
+        let expected: Vec<Date> =
+            vec![date!(2023 - 12 - 31), date!(2023 - 09 - 30), date!(2023 - 03 - 31), date!(2022 - 09 - 30)];
+        assert_eq!(ends(quarterly), expected);
+        let [note] = quarterly.left_out.as_slice() else { panic!("{:?}", quarterly.left_out) };
+        assert!(note.contains("2022-07-01 to 2023-06-30") && note.contains("Q2"), "{note}");
+        let tag = |end, line| quarterly.provenance_of(end, line).map(|p| p.tag.clone());
+        assert_eq!(tag(date!(2022 - 09 - 30), StatementLine::Revenue).as_deref(), Some("us-gaap:SalesRevenueNet"));
+        assert_eq!(
+            tag(date!(2023 - 12 - 31), StatementLine::Revenue).as_deref(),
+            Some("us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax")
+        );
+        assert_eq!(
+            tag(date!(2023 - 12 - 31), StatementLine::InterestExpense).as_deref(),
+            Some("us-gaap:InterestExpenseNonoperating")
+        );
+        let latest = quarter(quarterly, date!(2023 - 12 - 31));
+        assert_eq!(latest.lines.total_liabilities, Some(785_000_000.0 - 465_000_000.0), "derived at the quarter end");
+    }
+
+    #[tokio::test]
+    async fn market_edgar_company_without_10q_facts_has_no_quarters_and_says_so() {
+        let sec = FakeSec::start().await;
+
+        let statements = sec
+            .client()
+            .statements(&company(1900003, "Lossmaker Therapeutics, Inc.", "LOSS"), 6, 8)
+            .await
+            .expect("statements");
+
+        assert!(statements.quarterly.statements.is_empty());
+        assert_eq!(
+            statements.quarterly.left_out,
+            vec!["no quarterly (10-Q) facts of three-month periods are reported".to_owned()]
+        );
+        assert_eq!(statements.annual.financials.years().len(), 1);
     }
 }

@@ -6,8 +6,8 @@
 //! <dir>/companyfacts/CIK##########.json    the files of companyfacts.zip, unchanged
 //! ```
 //!
-//! Resolution and normalisation are those of the EDGAR adapter ([`TickerIndex`],
-//! [`annual_statements_from_facts`]). The ticker file is read on every resolution, so a mirror
+//! Resolution and normalisation (annual and quarterly) are those of the EDGAR adapter
+//! ([`TickerIndex`], [`statements_from_facts`]). The ticker file is read on every resolution, so a mirror
 //! refreshed in place is picked up without a restart.
 
 use std::io::ErrorKind;
@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 
-use super::edgar::{TickerIndex, annual_statements_from_facts};
+use super::edgar::{TickerIndex, statements_from_facts};
 use crate::ports::financial_data::{
-    CompanyQuery, FinancialData, FinancialDataError, ResolvedCompany, StatementsWithProvenance,
+    CompanyQuery, CompanyStatements, FinancialData, FinancialDataError, ResolvedCompany,
 };
 
 /// The provider name errors carry.
@@ -74,15 +74,16 @@ impl FinancialData for MirrorFinancialData {
         TickerIndex::parse(&json, PROVIDER)?.resolve(query)
     }
 
-    async fn annual_statements(
+    async fn statements(
         &self,
         company: &ResolvedCompany,
         years: usize,
-    ) -> Result<StatementsWithProvenance, FinancialDataError> {
+        quarters: usize,
+    ) -> Result<CompanyStatements, FinancialDataError> {
         let path = self.facts_path(company);
         let what = format!("no company facts for {} (CIK {}) in the mirror", company.name, company.padded_cik());
         let json = read(&path, &what).await?;
-        annual_statements_from_facts(&json, company, years, &file_url(&path), PROVIDER)
+        statements_from_facts(&json, company, years, quarters, &file_url(&path), PROVIDER)
     }
 }
 
@@ -152,6 +153,25 @@ mod tests {
                 .provenance_of(year.fiscal_year_end, StatementLine::TotalLiabilities)
                 .is_some_and(|p| p.derivation.is_some())
         );
+    }
+
+    #[tokio::test]
+    async fn market_mirror_reads_quarters_with_the_edgar_rules() {
+        let mirror = TempMirror::with_fixtures();
+        let adapter = mirror.adapter();
+
+        let statements = adapter.statements(&apple(), 6, 8).await.expect("statements");
+
+        let quarters = statements.quarterly.statements.quarters();
+        assert_eq!(quarters.len(), 5);
+        let q4 = quarters.iter().find(|q| q.period_end == date!(2023 - 09 - 30)).expect("derived fourth quarter");
+        assert_eq!(q4.lines.revenue, Some((383_285.0 - 117_154.0 - 94_836.0 - 81_797.0) * 1e6));
+        let provenance = statements.quarterly.provenance_of(q4.period_end, StatementLine::Revenue).expect("provenance");
+        let expected_path = mirror.dir.join("companyfacts").join("CIK0000320193.json");
+        assert_eq!(provenance.source_url, format!("file://{}", expected_path.display()));
+        assert!(provenance.derivation.as_deref().is_some_and(|d| d.starts_with("fourth quarter = fiscal year")));
+        let annual_only = adapter.annual_statements(&apple(), 6).await.expect("annual");
+        assert_eq!(annual_only, statements.annual, "the annual statements do not depend on the quarters");
     }
 
     #[tokio::test]

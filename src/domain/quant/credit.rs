@@ -116,6 +116,7 @@ pub struct CreditAnalysis {
     pub company: String,
     pub ticker: Option<String>,
     /// End of the fiscal year the figures describe (the latest reported).
+    #[serde(serialize_with = "super::serialize_optional_iso_date")]
     pub fiscal_year_end: Option<Date>,
     pub metrics: Vec<Metric>,
     pub altman: Option<AltmanZ>,

@@ -8,11 +8,13 @@ pub mod findings;
 pub mod loan;
 pub mod market;
 pub mod narrative;
+pub mod quarterly;
 pub mod rating;
 pub mod service;
 pub mod statements;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use time::Date;
 
 /// What a metric's value measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -63,4 +65,25 @@ impl Metric {
                 .collect(),
         }
     }
+}
+
+/// Serialises a date as ISO 8601 `YYYY-MM-DD` (time's own serde form is a `[year, ordinal]` pair).
+pub(crate) fn serialize_iso_date<S: Serializer>(date: &Date, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(date)
+}
+
+/// [`serialize_iso_date`] for an optional date (`null` when absent).
+pub(crate) fn serialize_optional_iso_date<S: Serializer>(
+    date: &Option<Date>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match date {
+        Some(date) => serializer.collect_str(date),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// [`serialize_iso_date`] for a list of dates.
+pub(crate) fn serialize_iso_dates<S: Serializer>(dates: &[Date], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(dates.iter().map(ToString::to_string))
 }

@@ -18,6 +18,7 @@ use super::market::{
     market_findings, parse_market_query,
 };
 use super::narrative::{cited_numbers, uncited_numbers};
+use super::quarterly::{QUARTERS_METHOD, QuarterStatement, TTM_METHOD, TrailingTwelveMonths, trailing_twelve_months};
 use super::statements::FiscalYearStatement;
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::{Principal, Role};
@@ -27,7 +28,8 @@ use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::{
-    CompanyQuery, FinancialData, FinancialDataError, ResolvedCompany, StatementsWithProvenance,
+    CompanyQuery, CompanyStatements, FinancialData, FinancialDataError, LineProvenance,
+    QuarterlyStatementsWithProvenance, ResolvedCompany, StatementsWithProvenance,
 };
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel};
 use crate::ports::price_history::{PriceHistory, PriceHistoryError};
@@ -43,6 +45,9 @@ const RISK_FREE_RATE: f64 = 0.0;
 
 /// Fiscal years of statements an analysis reads: the latest and up to five prior.
 const STATEMENT_YEARS: usize = 6;
+/// Fiscal quarters a company analysis reads: two years, for the trailing twelve months and the
+/// same quarters a year earlier.
+const STATEMENT_QUARTERS: usize = 8;
 /// The price window of a company analysis.
 const PRICE_RANGE: TimeRange = TimeRange::OneYear;
 
@@ -584,16 +589,21 @@ impl QuantService {
                 message: format!("names {} instruments; at most {MAX_INSTRUMENTS} are compared", symbols.len()),
             });
         }
+        // All series at once (a remote provider's latency is paid once, not per symbol); failures are
+        // then reported in the query's order, the benchmark's last.
+        let fetches = symbols
+            .iter()
+            .chain(std::iter::once(&self.benchmark))
+            .map(|symbol| closes_if_known(prices.as_ref(), symbol, request.time_range));
+        let mut fetched = futures_util::future::join_all(fetches).await.into_iter();
         let mut instruments = Vec::with_capacity(symbols.len());
-        for symbol in &symbols {
-            let series = closes_if_known(prices.as_ref(), symbol, request.time_range).await.map_err(unavailable)?;
-            instruments.push(series.ok_or_else(|| QuantError::Validation {
+        for (symbol, series) in symbols.iter().zip(fetched.by_ref()) {
+            instruments.push(series.map_err(unavailable)?.ok_or_else(|| QuantError::Validation {
                 field: "query",
                 message: format!("{symbol} has no price history at {}", prices.provider()),
             })?);
         }
-        let benchmark =
-            closes_if_known(prices.as_ref(), &self.benchmark, request.time_range).await.map_err(unavailable)?;
+        let benchmark = fetched.next().transpose().map_err(unavailable)?.flatten();
         Ok(PreparedMarket { caller, request, instruments, benchmark, resolution })
     }
 
@@ -703,10 +713,13 @@ impl QuantService {
             })?
             .company;
         let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
-        let statements = financial
-            .annual_statements(&company, STATEMENT_YEARS)
-            .await
-            .map_err(|e| unavailable(statements_failure(&e)))?;
+        let statements = financial.annual_statements(&company, STATEMENT_YEARS).await.map_err(|error| match error {
+            FinancialDataError::NoStatements { company, reason, .. } => QuantError::Validation {
+                field: "borrower_name",
+                message: format!("{company} has no public annual financial statements ({reason})"),
+            },
+            other => unavailable(statements_failure(&other)),
+        })?;
         if statements.financials.years().is_empty() {
             return Err(QuantError::Validation {
                 field: "borrower_name",
@@ -838,15 +851,21 @@ impl QuantService {
         step: &Step<'_>,
     ) -> Result<Value, (String, String)> {
         let mut missing = Vec::new();
-        let statements = if analysis_type.needs_statements() {
-            step("fetch_statements", 20, format!("reading {}'s annual statements", company.name));
+        let fetched = if analysis_type.needs_statements() {
+            step("fetch_statements", 20, format!("reading {}'s annual and quarterly statements", company.name));
             let financial =
                 self.financial.as_ref().ok_or_else(|| ("market data".to_owned(), "not configured".to_owned()))?;
-            let statements =
-                financial.annual_statements(company, STATEMENT_YEARS).await.map_err(|e| statements_failure(&e))?;
+            let statements = financial
+                .statements(company, STATEMENT_YEARS, STATEMENT_QUARTERS)
+                .await
+                .map_err(|e| statements_failure(&e))?;
             Some(statements)
         } else {
             None
+        };
+        let (statements, quarterly) = match fetched {
+            Some(CompanyStatements { annual, quarterly }) => (Some(annual), Some(quarterly)),
+            None => (None, None),
         };
         let (stock, benchmark) = if analysis_type.needs_prices() {
             step("fetch_prices", 45, "reading daily prices".into());
@@ -867,6 +886,10 @@ impl QuantService {
                 stock_stats.as_ref().and_then(|stats| market_inputs(s.financials.latest(), stock.as_ref(), stats));
             analyse_credit(&s.financials, market)
         });
+        let ttm = quarterly.as_ref().map(|q| {
+            let last_year_end = statements.as_ref().and_then(|s| s.financials.latest()).map(|y| y.fiscal_year_end);
+            trailing_twelve_months(&q.statements, last_year_end)
+        });
         step("rate", 85, "rating and findings".into());
         let thresholds = FindingThresholds::default();
         let mut findings: Vec<Value> = credit
@@ -879,14 +902,32 @@ impl QuantService {
             );
         }
         step("narrate", 95, "writing the summary".into());
-        let summary = narrate(company, credit.as_ref(), stock_stats.as_ref(), &self.benchmark);
+        let computed_ttm = ttm.as_ref().and_then(|t| t.as_ref().ok());
+        let summary = narrate(company, credit.as_ref(), computed_ttm, stock_stats.as_ref(), &self.benchmark);
         let mut metrics: Vec<Value> = Vec::new();
         if let Some(credit) = &credit {
             metrics.extend(credit.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
         }
+        if let Some(ttm) = computed_ttm {
+            metrics.extend(ttm.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
+        }
         if let Some(stats) = &stock_stats {
             metrics.extend(stats.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
         }
+        let mut methodology = credit.as_ref().map(|c| c.methodology.clone()).unwrap_or_default();
+        let mut missing_inputs = credit.as_ref().map(|c| c.missing_inputs.clone()).unwrap_or_default();
+        match &ttm {
+            Some(Ok(ttm)) => {
+                methodology.extend([QUARTERS_METHOD.to_owned(), TTM_METHOD.to_owned()]);
+                missing_inputs.extend(ttm.missing_inputs.iter().cloned());
+            }
+            Some(Err(reason)) => {
+                methodology.push(QUARTERS_METHOD.to_owned());
+                missing_inputs.push(format!("ttm_*: {reason}"));
+            }
+            None => {}
+        }
+        missing_inputs.extend(missing);
         Ok(json!({
             "summary": summary,
             "findings": findings,
@@ -896,10 +937,15 @@ impl QuantService {
                 "analysis_type": analysis_type.as_str(),
                 "statements": statements.as_ref().map(|s| s.financials.years().iter().map(statement_json).collect::<Vec<_>>()),
                 "provenance": statements.as_ref().map(provenance_json),
+                "quarterly": quarterly.as_ref().map(quarterly_json),
+                "ttm": ttm.as_ref().map(|t| match t {
+                    Ok(ttm) => json!(ttm),
+                    Err(reason) => json!({ "computed": false, "reason": reason }),
+                }),
                 "credit": credit,
                 "price_statistics": { "instrument": stock_stats, "benchmark": benchmark_stats },
-                "methodology": credit.as_ref().map(|c| c.methodology.clone()).unwrap_or_default(),
-                "missing_inputs": credit.as_ref().map(|c| c.missing_inputs.clone()).unwrap_or_default().into_iter().chain(missing).collect::<Vec<_>>(),
+                "methodology": methodology,
+                "missing_inputs": missing_inputs,
             },
         }))
     }
@@ -918,11 +964,16 @@ impl QuantService {
             return Ok((None, None));
         };
         // A symbol the provider does not know leaves the market section out; it is not a failure.
-        let stock = closes_if_known(prices.as_ref(), ticker, PRICE_RANGE).await?;
+        // Both series are fetched at once; the stock's failure is reported first.
+        let (stock, benchmark) = futures_util::future::join(
+            closes_if_known(prices.as_ref(), ticker, PRICE_RANGE),
+            closes_if_known(prices.as_ref(), &self.benchmark, PRICE_RANGE),
+        )
+        .await;
+        let (stock, benchmark) = (stock?, benchmark?);
         if stock.is_none() {
             missing.push(format!("prices: {} has no price history at {}", ticker, prices.provider()));
         }
-        let benchmark = closes_if_known(prices.as_ref(), &self.benchmark, PRICE_RANGE).await?;
         if benchmark.is_none() {
             missing.push(format!("prices: benchmark {} has no price history", self.benchmark));
         }
@@ -935,9 +986,9 @@ type ProviderFailure = (String, String);
 
 fn statements_failure(error: &FinancialDataError) -> ProviderFailure {
     match error {
-        FinancialDataError::Unavailable { provider, reason } | FinancialDataError::InvalidData { provider, reason } => {
-            ((*provider).to_owned(), reason.clone())
-        }
+        FinancialDataError::Unavailable { provider, reason }
+        | FinancialDataError::InvalidData { provider, reason }
+        | FinancialDataError::NoStatements { provider, reason, .. } => ((*provider).to_owned(), reason.clone()),
         other => ("SEC EDGAR".to_owned(), other.to_string()),
     }
 }
@@ -983,8 +1034,35 @@ fn market_inputs(
 }
 
 fn statement_json(year: &FiscalYearStatement) -> Value {
+    let mut value = lines_json(year);
+    if let Some(object) = value.as_object_mut() {
+        object.insert("fiscal_year_end".into(), json!(year.fiscal_year_end.to_string()));
+    }
+    value
+}
+
+/// A quarter's period, how it was obtained, and its lines as [`statement_json`] has them.
+fn quarter_json(quarter: &QuarterStatement) -> Value {
+    let mut value = lines_json(&quarter.lines);
+    if let Some(object) = value.as_object_mut() {
+        object.insert("period_start".into(), json!(quarter.period_start.to_string()));
+        object.insert("period_end".into(), json!(quarter.period_end.to_string()));
+        object.insert("source".into(), json!(quarter.source));
+    }
+    value
+}
+
+fn quarterly_json(quarterly: &QuarterlyStatementsWithProvenance) -> Value {
     json!({
-        "fiscal_year_end": year.fiscal_year_end.to_string(),
+        "quarters": quarterly.statements.quarters().iter().map(quarter_json).collect::<Vec<_>>(),
+        "provenance": quarterly.provenance.iter().map(|p| line_provenance_json("quarter_end", p)).collect::<Vec<_>>(),
+        "left_out": quarterly.left_out,
+    })
+}
+
+/// The lines of a fiscal year or a quarter, with total debt.
+fn lines_json(year: &FiscalYearStatement) -> Value {
+    json!({
         "revenue": year.revenue,
         "gross_profit": year.gross_profit,
         "operating_income": year.operating_income,
@@ -1006,25 +1084,24 @@ fn statement_json(year: &FiscalYearStatement) -> Value {
 }
 
 fn provenance_json(statements: &StatementsWithProvenance) -> Vec<Value> {
-    statements
-        .provenance
-        .iter()
-        .map(|p| {
-            json!({
-                "fiscal_year_end": p.fiscal_year_end.to_string(),
-                "line": p.line.as_str(),
-                "tag": p.tag,
-                "value": p.value,
-                "accession_number": p.accession_number,
-                "form": p.form,
-                "period_start": p.period_start.map(|d| d.to_string()),
-                "period_end": p.period_end.to_string(),
-                "filed": p.filed.to_string(),
-                "source_url": p.source_url,
-                "derivation": p.derivation,
-            })
-        })
-        .collect()
+    statements.provenance.iter().map(|p| line_provenance_json("fiscal_year_end", p)).collect()
+}
+
+/// One provenance entry; `statement_key` names the statement's end (`fiscal_year_end`, `quarter_end`).
+fn line_provenance_json(statement_key: &str, p: &LineProvenance) -> Value {
+    json!({
+        statement_key: p.statement_end.to_string(),
+        "line": p.line.as_str(),
+        "tag": p.tag,
+        "value": p.value,
+        "accession_number": p.accession_number,
+        "form": p.form,
+        "period_start": p.period_start.map(|d| d.to_string()),
+        "period_end": p.period_end.to_string(),
+        "filed": p.filed.to_string(),
+        "source_url": p.source_url,
+        "derivation": p.derivation,
+    })
 }
 
 /// How the margins the deal's agreements set compare with the spread the bank needs (the grade's
@@ -1133,6 +1210,7 @@ fn narrate_loan(
 fn narrate(
     company: &ResolvedCompany,
     credit: Option<&CreditAnalysis>,
+    ttm: Option<&TrailingTwelveMonths>,
     stock: Option<&InstrumentStatistics>,
     benchmark: &str,
 ) -> String {
@@ -1157,6 +1235,18 @@ fn narrate(
                 rating.grade,
                 rating.pd * 100.0
             ));
+        }
+        if let Some(ttm) = ttm {
+            let mut parts = Vec::new();
+            if let Some(revenue) = ttm.value("ttm_revenue") {
+                parts.push(format!("revenue was {revenue:.0}"));
+            }
+            if let Some(leverage) = ttm.value("ttm_debt_to_ebitda") {
+                parts.push(format!("debt was {leverage:.2}x EBITDA"));
+            }
+            if !parts.is_empty() {
+                sentences.push(format!("Over the twelve months to {}, {}.", ttm.period_end, parts.join(" and ")));
+            }
         }
     } else {
         sentences.push(format!("{}: market view only.", company.name));
