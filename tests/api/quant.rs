@@ -1,5 +1,9 @@
-//! `POST /api/quantitative-analysis/company` (JSON and Server-Sent Events) and the stored results,
-//! over the local-mirror market-data adapters with SEC-format fixtures and generated prices.
+//! The three quantitative analyses (JSON and Server-Sent Events, read by a spec-following SSE
+//! client) and the stored results: over the local-mirror adapters with SEC-format fixtures and
+//! generated prices, and over the SEC EDGAR, Yahoo and Alpha Vantage adapters talking HTTP to local
+//! fake providers (failures, timeouts, five years of daily prices). Expected figures are computed
+//! here from the fixtures and the generated series, by other formulas where one exists (TTM as the
+//! fiscal year plus this year's quarters less last year's).
 
 use std::path::PathBuf;
 use std::sync::Arc;

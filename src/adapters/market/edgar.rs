@@ -613,7 +613,7 @@ static STATE_TAG: LazyLock<Regex> = LazyLock::new(|| {
 /// A company name for comparison: lower case; `/DE/`-style tags removed; apostrophes dropped
 /// (`McDonald's` = `mcdonalds`); any other punctuation a word break (`Amazon.com` = `amazon com`,
 /// `AT&T` = `at t`); the word `and` and a leading `the` dropped; legal-form suffixes
-/// ([`LEGAL_SUFFIXES`]: inc, corp, co, ltd, plc, …) dropped from the end, keeping at least one word.
+/// (`LEGAL_SUFFIXES`: inc, corp, co, ltd, plc, …) dropped from the end, keeping at least one word.
 pub fn normalise_company_name(raw: &str) -> String {
     let lower = raw.to_lowercase();
     let untagged = STATE_TAG.replace_all(&lower, " ");

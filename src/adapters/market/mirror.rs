@@ -7,8 +7,12 @@
 //! ```
 //!
 //! Resolution and normalisation (annual and quarterly) are those of the EDGAR adapter
-//! ([`TickerIndex`], [`statements_from_facts`]). The ticker file is read on every resolution, so a mirror
-//! refreshed in place is picked up without a restart.
+//! ([`TickerIndex`], [`statements_from_facts`]). The ticker file is read on every resolution, so a
+//! mirror refreshed in place is picked up without a restart.
+//!
+//! A company without a facts file is reported as unusable data naming the file (a 502), not as a
+//! company without public financials: a mirror may be incomplete, and only SEC can say that a
+//! company files no XBRL data.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
