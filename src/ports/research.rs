@@ -10,9 +10,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::domain::auth::UserId;
 use crate::domain::research_runs::{
-    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
+    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, WorkerId,
 };
 use crate::ports::store::StoreError;
 
@@ -97,10 +96,4 @@ pub trait ResearchRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError>;
-
-    /// How many runs are in `status`, for the queue's metrics and tests.
-    ///
-    /// # Errors
-    /// [`StoreError::Unavailable`] when the store cannot answer.
-    async fn count_in(&self, status: ResearchStatus, owner: Option<UserId>) -> Result<u64, StoreError>;
 }

@@ -516,8 +516,6 @@ pub async fn research_runs_are_claimed_once_leased_and_resumed(store: Arc<dyn Re
     assert!(winners.iter().all(|(_, run)| run.status == ResearchStatus::Running && run.attempts == 1));
     let (worker, _) = winners[0];
     let (other_worker, _) = winners[1];
-    assert_eq!(store.count_in(ResearchStatus::Running, None).await.expect("count"), 2);
-    assert_eq!(store.count_in(ResearchStatus::Running, Some(alice)).await.expect("count"), 1);
 
     // Progress is saved by the holder only.
     let at = NOW + Duration::seconds(10);

@@ -8,7 +8,6 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use time::format_description::well_known::Rfc3339;
 use utoipa::ToSchema;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -19,6 +18,7 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::paging::{ListingParams, rfc3339};
 use crate::domain::analyses::{AnalysisId, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::Principal;
 use crate::domain::quant::loan::LoanType;
@@ -389,10 +389,6 @@ fn tokio_stream_from<T: Send + 'static>(
     futures_util::stream::poll_fn(move |context| receiver.poll_recv(context))
 }
 
-fn rfc3339(at: time::OffsetDateTime) -> String {
-    at.format(&Rfc3339).unwrap_or_default()
-}
-
 fn created(record: &AnalysisRecord) -> impl Reply + use<> {
     warp::reply::json(&AnalysisCreated {
         status: "success",
@@ -450,25 +446,7 @@ pub async fn get_result(raw_id: String, state: Arc<AppState>, caller: Principal)
     description = "The caller's analyses (everyone's for admins), newest first.",
     responses((status = 200, description = "One page", body = Object), (status = 400, description = "Invalid query", body = ErrorBody)))]
 pub async fn list_results(state: Arc<AppState>, caller: Principal, query: String) -> Result<impl Reply, ApiError> {
-    let pairs: Vec<(String, String)> =
-        serde_urlencoded::from_str(&query).map_err(|e| ApiError::invalid_field("query", e.to_string()))?;
-    let (mut deal_id, mut page, mut limit) = (None, 1u32, 50u32);
-    for (name, value) in pairs {
-        let invalid = |field: &str| ApiError::invalid_field(field, format!("'{value}' is not a whole number"));
-        match name.as_str() {
-            "deal_id" => deal_id = Some(value.parse::<i64>().map_err(|_| invalid("deal_id"))?),
-            "page" => page = value.parse().map_err(|_| invalid("page"))?,
-            "limit" => limit = value.parse().map_err(|_| invalid("limit"))?,
-            other => return Err(ApiError::invalid_field(other, "unknown parameter: expected deal_id, page or limit")),
-        }
-    }
-    let (records, total) = state.quant.list(caller, deal_id, page, limit).await?;
-    Ok(warp::reply::json(&json!({
-        "status": "success",
-        "analyses": records.iter().map(stored).collect::<Vec<_>>(),
-        "page": page,
-        "limit": limit,
-        "total": total,
-        "total_pages": total.div_ceil(u64::from(limit)),
-    })))
+    let params = ListingParams::parse(&query)?;
+    let (records, total) = state.quant.list(caller, params.deal_id, params.page, params.limit).await?;
+    Ok(warp::reply::json(&params.page_body("analyses", records.iter().map(stored).collect(), total)))
 }

@@ -9,7 +9,6 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::domain::auth::UserId;
 use crate::domain::research_runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
 };
@@ -156,14 +155,5 @@ impl ResearchRepository for MemoryResearchStore {
             .cloned()
             .collect();
         Ok((page, total))
-    }
-
-    async fn count_in(&self, status: ResearchStatus, owner: Option<UserId>) -> Result<u64, StoreError> {
-        let runs = self.runs();
-        let count = runs
-            .values()
-            .filter(|entry| entry.run.status == status && owner.is_none_or(|owner| entry.run.owner == owner))
-            .count();
-        Ok(count as u64)
     }
 }

@@ -1,6 +1,6 @@
 //! Paged listings: a `WHERE` clause made of only the conditions in use — so each combination gets a
 //! plan on its own index, where a generic `$1 IS NULL OR …` plan would scan and sort every row —
-//! with the total count and the `LIMIT`/`OFFSET` placeholders.
+//! with the total count and the `LIMIT`/`OFFSET` bind parameters.
 
 use deadpool_postgres::Object;
 use tokio_postgres::types::ToSql;
@@ -19,7 +19,7 @@ impl<'a> Listing<'a> {
         Self { conditions: Vec::new(), params: Vec::new() }
     }
 
-    /// Adds `condition`, whose `$?` stands for `value`'s placeholder.
+    /// Adds `condition`, whose `$?` stands for the bind parameter of `value`.
     pub(super) fn with(mut self, condition: &str, value: Option<&'a (dyn ToSql + Sync)>) -> Self {
         if let Some(value) = value {
             self.params.push(value);

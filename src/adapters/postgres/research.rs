@@ -233,16 +233,6 @@ impl ResearchRepository for PostgresStore {
         let runs = rows.iter().map(run_from_row).collect::<Result<Vec<_>, _>>()?;
         Ok((runs, total))
     }
-
-    async fn count_in(&self, status: ResearchStatus, owner: Option<UserId>) -> Result<u64, StoreError> {
-        let client = self.connection().await?;
-        let owner = owner.map(|owner| owner.as_uuid());
-        let status = status.as_str();
-        let listing = Listing::new()
-            .with("status = $?", Some(&status as &(dyn ToSql + Sync)))
-            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)));
-        listing.count(&client, "research_runs").await
-    }
 }
 
 #[cfg(test)]
