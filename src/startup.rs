@@ -20,7 +20,8 @@ use crate::adapters::market::{
     YahooSettings,
 };
 use crate::adapters::memory::{
-    MemoryAnalysisStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResearchStore, MemoryResponseCache, MemoryStore,
+    MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
+    MemoryResearchStore, MemoryResponseCache, MemoryStore,
 };
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::search::search_providers_from_config;
@@ -28,18 +29,23 @@ use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings};
+use crate::domain::chat_service::ChatService;
 use crate::domain::documents::DocumentService;
+use crate::domain::people_service::{PeopleService, PeopleSettings};
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::domain::research_service::{ResearchService, ResearchSettings};
+use crate::domain::workflows::WorkflowLauncher;
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::cache::ResponseCache;
 use crate::ports::clock::Clock;
+use crate::ports::conversations::ConversationRepository;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::FinancialData;
 use crate::ports::llm::LanguageModel;
 use crate::ports::page_fetch::PageFetcher;
 use crate::ports::password::PasswordHasher;
+use crate::ports::people::PeopleRepository;
 use crate::ports::price_history::PriceHistory;
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::research::ResearchRepository;
@@ -61,6 +67,10 @@ pub struct Adapters {
     pub analyses: Arc<dyn AnalysisRepository>,
     /// The research queue.
     pub research: Arc<dyn ResearchRepository>,
+    /// Chatbot sessions and their messages.
+    pub conversations: Arc<dyn ConversationRepository>,
+    /// Finished people-workflow results.
+    pub people: Arc<dyn PeopleRepository>,
     /// Web search providers the research loop asks (none: only the stored documents).
     pub web_search: Vec<Arc<dyn WebSearch>>,
     /// Reads result pages; `None`: the research loop uses the providers' snippets.
@@ -91,6 +101,8 @@ impl Adapters {
             Arc::new(MemoryDocumentStore::new()),
             Arc::new(MemoryAnalysisStore::new()),
             Arc::new(MemoryResearchStore::new()),
+            Arc::new(MemoryConversationStore::new()),
+            Arc::new(MemoryPeopleStore::new()),
             Arc::new(MemoryResponseCache::new()),
         )
     }
@@ -102,6 +114,8 @@ impl Adapters {
         documents: Arc<dyn DocumentRepository>,
         analyses: Arc<dyn AnalysisRepository>,
         research: Arc<dyn ResearchRepository>,
+        conversations: Arc<dyn ConversationRepository>,
+        people: Arc<dyn PeopleRepository>,
         response_cache: Arc<dyn ResponseCache>,
     ) -> Self
     where
@@ -115,6 +129,8 @@ impl Adapters {
             documents,
             analyses,
             research,
+            conversations,
+            people,
             web_search: Vec::new(),
             page_fetcher: None,
             response_cache,
@@ -150,8 +166,15 @@ impl Adapters {
         rate_limits: RateLimitStore,
     ) -> anyhow::Result<Self> {
         let store = Arc::new(PostgresStore::open(target, pool_size).await?);
-        let mut adapters =
-            Self::around_store(store.clone(), store.clone(), store.clone(), store.clone(), store.clone());
+        let mut adapters = Self::around_store(
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            store.clone(),
+        );
         if rate_limits == RateLimitStore::Postgres {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
@@ -348,44 +371,7 @@ impl Application {
             }
         }
 
-        let research = Arc::new(
-            ResearchService::new(
-                adapters.research.clone(),
-                adapters.documents.clone(),
-                adapters.web_search.clone(),
-                adapters.page_fetcher.clone(),
-                adapters.clock.clone(),
-                ResearchSettings { time_budget: config.research.time_budget, ..ResearchSettings::default() },
-            )
-            .with_language_model(adapters.llm.clone()),
-        );
-        let state = Arc::new(AppState {
-            auth,
-            documents: DocumentService::new(
-                adapters.documents.clone(),
-                adapters.analyses.clone(),
-                adapters.clock.clone(),
-                adapters.llm.clone(),
-            ),
-            extract_max_bytes: config.extract_max_bytes,
-            quant: QuantService::new(
-                adapters.analyses.clone(),
-                adapters.financial_data.clone(),
-                adapters.prices.clone(),
-                adapters.clock.clone(),
-                config.market_data.benchmark.clone(),
-            )
-            .with_language_model(adapters.llm.clone())
-            .with_documents(adapters.documents.clone()),
-            research,
-            research_wake: Arc::new(tokio::sync::Notify::new()),
-            rate_limiter: adapters.workflow_rate_limiter.clone(),
-            rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
-            store_health: adapters.store_health.clone(),
-            clock: adapters.clock.clone(),
-            max_body_bytes: config.max_body_bytes,
-            database: adapters.database.clone(),
-        });
+        let state = Arc::new(use_cases(&config, &adapters, auth));
         Ok(Self {
             listener,
             port,
@@ -467,5 +453,75 @@ async fn shutdown_signal() {
     tokio::select! {
         () = interrupt => tracing::info!("SIGINT received"),
         () = terminate => tracing::info!("SIGTERM received"),
+    }
+}
+
+/// The use cases over the adapters, as the HTTP layer shares them.
+pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService) -> AppState {
+    let documents = Arc::new(DocumentService::new(
+        adapters.documents.clone(),
+        adapters.analyses.clone(),
+        adapters.clock.clone(),
+        adapters.llm.clone(),
+    ));
+    let quant = Arc::new(
+        QuantService::new(
+            adapters.analyses.clone(),
+            adapters.financial_data.clone(),
+            adapters.prices.clone(),
+            adapters.clock.clone(),
+            config.market_data.benchmark.clone(),
+        )
+        .with_language_model(adapters.llm.clone())
+        .with_documents(adapters.documents.clone()),
+    );
+    let research = Arc::new(
+        ResearchService::new(
+            adapters.research.clone(),
+            adapters.documents.clone(),
+            adapters.web_search.clone(),
+            adapters.page_fetcher.clone(),
+            adapters.clock.clone(),
+            ResearchSettings { time_budget: config.research.time_budget, ..ResearchSettings::default() },
+        )
+        .with_language_model(adapters.llm.clone()),
+    );
+    let people = Arc::new(
+        PeopleService::new(
+            research.clone(),
+            adapters.people.clone(),
+            adapters.clock.clone(),
+            PeopleSettings::default(),
+        )
+        .with_language_model(adapters.llm.clone()),
+    );
+    let research_wake = Arc::new(tokio::sync::Notify::new());
+    let wake = research_wake.clone();
+    let launcher = Arc::new(WorkflowLauncher::new(
+        quant.clone(),
+        research.clone(),
+        people.clone(),
+        Arc::new(move || wake.notify_one()),
+        adapters.clock.clone(),
+    ));
+    let chat = Arc::new(
+        ChatService::new(adapters.conversations.clone(), documents.clone(), launcher, adapters.clock.clone())
+            .with_language_model(adapters.llm.clone()),
+    );
+    AppState {
+        auth,
+        documents,
+        extract_max_bytes: config.extract_max_bytes,
+        quant,
+        research,
+        people,
+        chat,
+        research_wake,
+        rate_limiter: adapters.workflow_rate_limiter.clone(),
+        rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
+        store_health: adapters.store_health.clone(),
+        clock: adapters.clock.clone(),
+        max_body_bytes: config.max_body_bytes,
+        database: adapters.database.clone(),
     }
 }

@@ -287,8 +287,44 @@ impl ResearchService {
         self.finish(&run, worker, &state, elapsed(self.clock.now()), outcome).await
     }
 
-    /// One iteration: search, consult the user's documents, read new pages, reflect.
+    /// Researches `question` inline for `owner`, without the queue or the store (nothing is saved):
+    /// at most `iterations` iterations (capped like a run's), stopping after the iteration that
+    /// reaches `time_budget` as measured by the clock port. Returns the final state and every passage
+    /// pooled during the run, which [`ResearchState::finish_iteration`] would otherwise discard.
+    pub async fn investigate(
+        &self,
+        owner: UserId,
+        question: &str,
+        iterations: u32,
+        time_budget: Duration,
+    ) -> Investigation {
+        let mut state = ResearchState::new(question, iterations);
+        let mut passages = Vec::new();
+        let started = self.clock.now();
+        let budget_ms = u64::try_from(time_budget.as_millis()).unwrap_or(u64::MAX);
+        let mut stopped_by_time_budget = false;
+        while !state.is_finished() {
+            if millis_between(started, self.clock.now()) >= budget_ms {
+                stopped_by_time_budget = true;
+                break;
+            }
+            self.gather(&mut state, owner).await;
+            passages.extend(state.pooled_passages().map(|(text, source)| (text.to_owned(), source)));
+            state.finish_iteration();
+        }
+        let elapsed = Duration::from_millis(millis_between(started, self.clock.now()));
+        Investigation { state, passages, stopped_by_time_budget, elapsed }
+    }
+
+    /// One iteration: gather, then reflect.
     async fn iterate(&self, state: &mut ResearchState, owner: UserId) {
+        self.gather(state, owner).await;
+        state.finish_iteration();
+    }
+
+    /// The gathering half of an iteration: search, consult the user's documents, read new pages.
+    /// What was read is left in the state's pool for [`ResearchState::finish_iteration`].
+    async fn gather(&self, state: &mut ResearchState, owner: UserId) {
         let queries = state.queries_for_iteration();
         let limit = self.settings.results_per_query;
         let searches = queries.iter().flat_map(|query| {
@@ -326,7 +362,6 @@ impl ResearchService {
                 }
             }
         }
-        state.finish_iteration();
     }
 
     /// The language model's answer when it cites only the run's sources, else the extractive one.
@@ -458,6 +493,19 @@ impl ResearchReport {
     }
 }
 
+/// What an inline [`ResearchService::investigate`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Investigation {
+    /// The state after the last iteration: sources, knowledge items, statistics.
+    pub state: ResearchState,
+    /// Every passage read, as `(text, source index)`, the index 0-based into the state's sources.
+    pub passages: Vec<(String, usize)>,
+    /// Whether the time budget ended the loop before the state was finished.
+    pub stopped_by_time_budget: bool,
+    /// Time taken, by the clock port.
+    pub elapsed: Duration,
+}
+
 /// An answer and how it was written (`{source: llm|extractive, model?, reason?}`).
 #[derive(Clone, Debug)]
 struct AnswerText {
@@ -523,6 +571,90 @@ mod tests {
             }
         }
         assert!(ResearchRequest::new(&"x".repeat(MAX_QUERY_CHARS + 1), None, None).is_err());
+    }
+
+    /// A clock that moves on `step` every time it is read.
+    struct SteppingClock {
+        reads: std::sync::atomic::AtomicI64,
+        step: time::Duration,
+    }
+
+    impl Clock for SteppingClock {
+        fn now(&self) -> OffsetDateTime {
+            let reads = self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            time::macros::datetime!(2026-01-15 09:00 UTC) + self.step * i32::try_from(reads).unwrap_or(i32::MAX)
+        }
+    }
+
+    fn inline_service(clock: Arc<dyn Clock>) -> ResearchService {
+        use crate::ports::documents::MockDocumentRepository;
+        use crate::ports::page_fetch::{FetchedPage, MockPageFetcher};
+        use crate::ports::research::MockResearchRepository;
+        use crate::ports::web_search::{MockWebSearch, SearchHit};
+
+        let mut search = MockWebSearch::new();
+        search.expect_name().return_const("fakeweb".to_owned());
+        search.expect_search().returning(|query, _| {
+            let slug: String = query.chars().filter(char::is_ascii_alphanumeric).collect();
+            Ok(vec![SearchHit {
+                title: query.to_owned(),
+                url: format!("https://example.com/{slug}"),
+                snippet: String::new(),
+                published_at: None,
+                score: None,
+                provider: "fakeweb".to_owned(),
+            }])
+        });
+        let mut fetcher = MockPageFetcher::new();
+        fetcher.expect_fetch().returning(|url| {
+            Ok(FetchedPage {
+                requested_url: url.to_owned(),
+                final_url: url.to_owned(),
+                title: None,
+                text: format!("Jane Doe founded Widget Ltd; this page is {url}."),
+                content_type: "text/html".to_owned(),
+            })
+        });
+        let mut documents = MockDocumentRepository::new();
+        documents.expect_search_corpus().returning(|_, _, _| Ok(Vec::new()));
+        // No expectations: an inline investigation must not touch the run store.
+        let runs = MockResearchRepository::new();
+        ResearchService::new(
+            Arc::new(runs),
+            Arc::new(documents),
+            vec![Arc::new(search)],
+            Some(Arc::new(fetcher)),
+            clock,
+            ResearchSettings::default(),
+        )
+    }
+
+    #[tokio::test]
+    async fn an_investigation_keeps_every_pooled_passage_and_stores_nothing() {
+        let clock = SteppingClock { reads: 0.into(), step: time::Duration::ZERO };
+        let service = inline_service(Arc::new(clock));
+
+        let found = service.investigate(UserId::new_random(), "Who is Jane Doe?", 2, Duration::from_secs(20)).await;
+
+        assert_eq!(found.state.iterations_done(), 2);
+        assert!(!found.stopped_by_time_budget);
+        assert_eq!(found.passages.len(), found.state.sources().len());
+        for (text, source) in &found.passages {
+            assert!(text.ends_with(&format!("this page is {}.", found.state.sources()[*source].url())), "{text}");
+        }
+        assert_eq!(found.state.pooled_passages().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_investigation_stops_after_the_iteration_that_reaches_its_time_budget() {
+        let clock = SteppingClock { reads: 0.into(), step: time::Duration::seconds(15) };
+        let service = inline_service(Arc::new(clock));
+
+        let found = service.investigate(UserId::new_random(), "Who is Jane Doe?", 5, Duration::from_secs(20)).await;
+
+        assert_eq!(found.state.iterations_done(), 1);
+        assert!(found.stopped_by_time_budget);
+        assert!(!found.passages.is_empty());
     }
 
     #[test]

@@ -63,4 +63,11 @@ pub trait ConversationRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn find(&self, session_id: &str) -> Result<Option<ChatSession>, StoreError>;
+
+    /// The session with only its last `limit` messages (oldest first; none for 0): what a chat turn
+    /// needs, read without loading a long session. Unknown is `Ok(None)`.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn recent(&self, session_id: &str, limit: usize) -> Result<Option<ChatSession>, StoreError>;
 }

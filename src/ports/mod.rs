@@ -12,6 +12,7 @@ pub mod financial_data;
 pub mod llm;
 pub mod page_fetch;
 pub mod password;
+pub mod people;
 pub mod price_history;
 pub mod rate_limit;
 pub mod research;

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use creditflow::adapters::memory::{
-    MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryRateLimiter, MemoryResearchStore,
-    MemoryStore,
+    MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
+    MemoryResearchStore, MemoryStore,
 };
 use creditflow::domain::analyses::{
     AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
@@ -18,6 +18,7 @@ use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserCh
 use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
+use creditflow::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
 use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::domain::research_runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
@@ -26,6 +27,7 @@ use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::cache::ResponseCache;
 use creditflow::ports::conversations::{AppendError, ConversationRepository, StoredMessage};
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
+use creditflow::ports::people::PeopleRepository;
 use creditflow::ports::rate_limit::RateLimiter;
 use creditflow::ports::research::{LeaseError, ResearchRepository};
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
@@ -663,9 +665,86 @@ pub async fn chat_sessions_are_owned_and_append_in_order(store: Arc<dyn Conversa
     calls.sort();
     calls.dedup();
     assert_eq!(calls.len(), 10, "every call's pair is stored once");
+
+    let last_three = store.recent("session-b", 3).await.expect("recent").expect("the session exists");
+    assert_eq!(last_three.messages, busy.messages[17..], "the last messages, oldest first");
+    assert_eq!((last_three.id.as_str(), last_three.owner), ("session-b", owner));
+    let bare = store.recent("session-a", 0).await.expect("recent").expect("the session exists");
+    assert_eq!((bare.owner, bare.messages.len(), bare.updated_at), (owner, 0, NOW + Duration::minutes(1)));
+    let all = store.recent("session-a", 100).await.expect("recent").expect("the session exists");
+    assert_eq!(all, session, "a limit above the length gives every message");
+    assert_eq!(store.recent("no-such-session", 10).await.expect("recent"), None);
 }
 
 #[tokio::test]
 async fn the_memory_conversation_store_honours_the_contract() {
     chat_sessions_are_owned_and_append_in_order(Arc::new(MemoryConversationStore::new())).await;
+}
+
+fn person(owner: UserId, name: &str, deal_id: Option<i64>, created: OffsetDateTime) -> PeopleRecord {
+    PeopleRecord {
+        id: PeopleId::new_random(),
+        owner,
+        person_name: name.into(),
+        context: Some(format!("{name}, CFO of Acme")),
+        deal_id,
+        session_id: Some("session-people".into()),
+        result: json!({
+            "person_name": name,
+            "research_summary": "Twenty years in corporate finance.",
+            "psychometric_profile": { "conscientiousness": 0.8 },
+            "sources": ["https://example.com/profile"],
+        }),
+        cdm_events: vec![json!({ "@type": "cdm.event.workflow.WorkflowStep", "step": "PersonResearchCompleted" })],
+        created_at: created,
+        completed_at: created + Duration::seconds(40),
+    }
+}
+
+pub async fn people_results_are_stored_found_and_listed(store: Arc<dyn PeopleRepository>) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let first = person(alice, "Ada Lovelace", Some(7), NOW);
+    let second = PeopleRecord {
+        context: None,
+        session_id: None,
+        ..person(alice, "Alan Turing", None, NOW + Duration::minutes(1))
+    };
+    let theirs = person(bob, "Grace Hopper", Some(7), NOW + Duration::minutes(2));
+    // Created at the same instant as `second`: the tie is broken by id, highest first.
+    let twin = person(alice, "Edsger Dijkstra", None, NOW + Duration::minutes(1));
+    for record in [&first, &second, &theirs, &twin] {
+        store.create(record.clone()).await.expect("create");
+    }
+
+    assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&first), "every field kept");
+    assert_eq!(store.find(second.id).await.expect("find").as_ref(), Some(&second), "absent fields stay absent");
+    assert_eq!(store.find(PeopleId::new_random()).await.expect("find"), None);
+
+    let ids = |records: &[PeopleRecord]| records.iter().map(|r| r.id).collect::<Vec<_>>();
+    let (later, earlier) = if twin.id > second.id { (twin.id, second.id) } else { (second.id, twin.id) };
+    let query = |owner, deal_id, page, limit| PeopleQuery { owner, deal_id, page, limit };
+    let (all, total) = store.list(&query(None, None, 1, 10)).await.expect("list");
+    assert_eq!((ids(&all), total), (vec![theirs.id, later, earlier, first.id], 4), "every owner's, newest first");
+    let (alices, total) = store.list(&query(Some(alice), None, 1, 10)).await.expect("list");
+    assert_eq!((ids(&alices), total), (vec![later, earlier, first.id], 3), "another owner's is not listed");
+    let (bobs, total) = store.list(&query(Some(bob), None, 1, 10)).await.expect("list");
+    assert_eq!((ids(&bobs), total), (vec![theirs.id], 1));
+    let (deal, total) = store.list(&query(None, Some(7), 1, 10)).await.expect("list");
+    assert_eq!((ids(&deal), total), (vec![theirs.id, first.id], 2));
+    let (alices_deal, total) = store.list(&query(Some(alice), Some(7), 1, 10)).await.expect("list");
+    assert_eq!((ids(&alices_deal), total), (vec![first.id], 1));
+    let (none, total) = store.list(&query(Some(alice), Some(8), 1, 10)).await.expect("list");
+    assert_eq!((none.len(), total), (0, 0));
+
+    let (page_one, total) = store.list(&query(Some(alice), None, 1, 2)).await.expect("list");
+    assert_eq!((ids(&page_one), total), (vec![later, earlier], 3));
+    let (page_two, total) = store.list(&query(Some(alice), None, 2, 2)).await.expect("list");
+    assert_eq!((ids(&page_two), total), (vec![first.id], 3));
+    let (beyond, total) = store.list(&query(Some(alice), None, 3, 2)).await.expect("list");
+    assert_eq!((beyond.len(), total), (0, 3), "a page past the end is empty but still counts");
+}
+
+#[tokio::test]
+async fn the_memory_people_store_honours_the_contract() {
+    people_results_are_stored_found_and_listed(Arc::new(MemoryPeopleStore::new())).await;
 }

@@ -24,6 +24,7 @@ use crate::domain::documents::{
     AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
     DocumentQuery, DocumentVersion, ExtractionRecord, ReviewAction, ReviewEvent, analyse_text,
 };
+use crate::domain::people_runs::PeopleRecord;
 use crate::domain::ratelimit::RateDecision;
 use crate::domain::research_runs::ResearchRun;
 
@@ -274,6 +275,8 @@ pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principa
     if let Some(deal_id) = document.deal_id {
         let (runs, _) = state.research.list(caller, Some(deal_id), 1, LINKED_RUNS_LIMIT).await?;
         body.workflow_data.research = runs.iter().map(linked_research).collect();
+        let (people, _) = state.people.list(caller, Some(deal_id), 1, LINKED_RUNS_LIMIT).await?;
+        body.workflow_data.people = people.iter().map(linked_person).collect();
     }
     Ok(warp::reply::json(&DocumentResponse { status: "success", document: body }))
 }
@@ -286,6 +289,17 @@ fn linked_analysis(record: &AnalysisRecord) -> Value {
         "status": record.status.as_str(),
         "created_at": rfc3339(record.created_at),
         "completed_at": record.completed_at.map(rfc3339),
+    })
+}
+
+/// A people-workflow result as listed beside a document.
+fn linked_person(record: &PeopleRecord) -> Value {
+    serde_json::json!({
+        "people_id": record.id.to_string(),
+        "person_name": record.person_name,
+        "status": "completed",
+        "score_band": record.result["credit_assessment"]["score_band"],
+        "created_at": rfc3339(record.created_at),
     })
 }
 
@@ -533,8 +547,8 @@ pub struct WorkflowBody {
 }
 
 /// Agent workflow runs linked to the document's deal that the caller may see. `analyses` lists the
-/// quantitative analyses with the same `deal_id`; `research` and `people` stay empty until those
-/// workflows store runs.
+/// quantitative analyses, `research` the research runs and `people` the people-workflow results with
+/// the same `deal_id`.
 #[derive(Serialize, ToSchema)]
 pub struct WorkflowDataBody {
     #[schema(value_type = Vec<Object>)]

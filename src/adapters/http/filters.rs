@@ -164,38 +164,13 @@ mod tests {
                 login_attempts: RatePolicy::per_minute(5),
             },
         );
-        Arc::new(AppState {
-            auth,
-            documents: crate::domain::documents::DocumentService::new(
-                Arc::new(crate::adapters::memory::MemoryDocumentStore::new()),
-                Arc::new(crate::adapters::memory::MemoryAnalysisStore::new()),
-                Arc::new(SystemClock),
-                None,
-            ),
-            extract_max_bytes: 1024,
-            quant: crate::domain::quant::service::QuantService::new(
-                Arc::new(crate::adapters::memory::MemoryAnalysisStore::new()),
-                None,
-                None,
-                Arc::new(SystemClock),
-                "SPY".into(),
-            ),
-            research: Arc::new(crate::domain::research_service::ResearchService::new(
-                Arc::new(crate::adapters::memory::MemoryResearchStore::new()),
-                Arc::new(crate::adapters::memory::MemoryDocumentStore::new()),
-                Vec::new(),
-                None,
-                Arc::new(SystemClock),
-                crate::domain::research_service::ResearchSettings::default(),
-            )),
-            research_wake: Arc::new(tokio::sync::Notify::new()),
-            rate_limiter: Arc::new(MemoryRateLimiter::new()),
-            rate_policy: RatePolicy::per_minute(LIMIT),
-            store_health: store,
-            clock: Arc::new(SystemClock),
-            max_body_bytes: 1024,
-            database: None,
-        })
+        let config = crate::config::Config::for_tests(&[]).expect("test configuration");
+        let mut state = crate::startup::use_cases(&config, &crate::startup::Adapters::in_memory(), auth);
+        state.rate_policy = RatePolicy::per_minute(LIMIT);
+        state.store_health = store;
+        state.max_body_bytes = 1024;
+        state.extract_max_bytes = 1024;
+        Arc::new(state)
     }
 
     async fn token(state: &AppState, email: &str) -> String {

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod chatbot;
 pub mod documents;
 pub mod dto;
 pub mod error;
@@ -10,6 +11,7 @@ pub mod filters;
 pub mod health;
 pub mod openapi;
 pub mod paging;
+pub mod people;
 pub mod quant;
 pub mod research;
 pub mod server;
@@ -21,8 +23,10 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::domain::auth::AuthService;
+use crate::domain::chat_service::ChatService;
 use crate::domain::db_ssl::DbSslExpectation;
 use crate::domain::documents::DocumentService;
+use crate::domain::people_service::PeopleService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::domain::research_service::ResearchService;
@@ -34,9 +38,12 @@ use crate::ports::store::StoreHealth;
 /// What the handlers share: the use cases and the few ports the HTTP layer uses itself.
 pub struct AppState {
     pub auth: AuthService,
-    pub documents: DocumentService,
-    pub quant: QuantService,
+    pub documents: Arc<DocumentService>,
+    pub quant: Arc<QuantService>,
     pub research: Arc<ResearchService>,
+    pub people: Arc<PeopleService>,
+    /// Chat turns, workflow launches and sessions.
+    pub chat: Arc<ChatService>,
     /// Wakes an idle research worker of this instance when a run is queued.
     pub research_wake: Arc<tokio::sync::Notify>,
     /// Longest text accepted for extraction and documents (`EXTRACT_MAX_BYTES`).
@@ -70,7 +77,11 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .unify()
         .or(quant::routes(state.clone()))
         .unify()
-        .or(research::routes(state))
+        .or(research::routes(state.clone()))
+        .unify()
+        .or(people::routes(state.clone()))
+        .unify()
+        .or(chatbot::routes(state))
         .unify()
         .recover(error::recover)
         .unify()

@@ -15,7 +15,7 @@ use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
 
 use super::error::ErrorBody;
-use super::{admin, auth, documents, health, quant, research};
+use super::{admin, auth, chatbot, documents, health, people, quant, research};
 use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
 use crate::domain::ratelimit::is_workflow_request;
 
@@ -55,6 +55,11 @@ use crate::domain::ratelimit::is_workflow_request;
         research::submit,
         research::get_result,
         research::list_results,
+        chatbot::chat,
+        chatbot::launch_workflow,
+        chatbot::get_session,
+        people::get_result,
+        people::list_results,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),
@@ -63,6 +68,8 @@ use crate::domain::ratelimit::is_workflow_request;
         (name = "admin", description = "User administration (admin role)"),
         (name = "quantitative-analysis", description = "Company analysis from SEC filings and prices; stored results"),
         (name = "research", description = "Iterative research over web search providers and your stored documents: queued runs, results with cited sources"),
+        (name = "chatbot", description = "Chat turns that answer, launch workflows and read the agreement in context; direct workflow launches; stored sessions"),
+        (name = "people", description = "People-workflow results: cited research summary, psychometric profile (IPIP-50 or none), character assessment for human review"),
         (name = "documents", description = "Credit agreement extraction (CDM), documents, versions, review workflow"),
         (name = "health", description = "Probes (no token)"),
     )

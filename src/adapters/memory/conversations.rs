@@ -55,4 +55,17 @@ impl ConversationRepository for MemoryConversationStore {
     async fn find(&self, session_id: &str) -> Result<Option<ChatSession>, StoreError> {
         Ok(self.sessions().get(session_id).cloned())
     }
+
+    async fn recent(&self, session_id: &str, limit: usize) -> Result<Option<ChatSession>, StoreError> {
+        let sessions = self.sessions();
+        let Some(session) = sessions.get(session_id) else { return Ok(None) };
+        let messages = &session.messages[session.messages.len().saturating_sub(limit)..];
+        Ok(Some(ChatSession {
+            id: session.id.clone(),
+            owner: session.owner,
+            messages: messages.to_vec(),
+            created_at: session.created_at,
+            updated_at: session.updated_at,
+        }))
+    }
 }

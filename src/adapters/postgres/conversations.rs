@@ -1,25 +1,40 @@
-//! Chatbot sessions over PostgreSQL. An append is one transaction that creates the session if it is
-//! new and then locks its row (`FOR UPDATE`): concurrent appends to one session queue behind each
-//! other, so each numbers its messages after the previous one's and a call's messages stay together.
+//! Chatbot sessions over PostgreSQL. An append is one statement that creates the session or locks
+//! its row while counting the new messages, then inserts them numbered: concurrent appends to one
+//! session queue behind each other, so each numbers its messages after the previous one's and a
+//! call's messages stay together. A chat turn reads only the last messages it needs.
 
 use async_trait::async_trait;
 use time::OffsetDateTime;
-use tokio_postgres::Row;
 
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};
 use crate::ports::store::StoreError;
 
-fn message_from_row(row: &Row) -> Result<StoredMessage, StoreError> {
-    Ok(StoredMessage {
-        role: column(row, "role")?,
-        content: column(row, "content")?,
-        workflow_launched: column(row, "workflow_launched")?,
-        workflow_result: column(row, "workflow_result")?,
-        at: column(row, "created_at")?,
-    })
-}
+/// Creates the session or, when it is the owner's, counts the new messages in it — locking its row,
+/// so concurrent appends to one session take turns and number their messages one after the
+/// other — then inserts the messages numbered from the counter. Another owner's session matches no
+/// row, so nothing is inserted. One statement: one round trip, atomic without a transaction block.
+const APPEND: &str = "WITH session AS ( \
+       INSERT INTO chat_sessions AS s (id, owner_id, created_at, updated_at, last_seq) \
+       VALUES ($1, $2, $3, $3, $4) \
+       ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at, last_seq = s.last_seq + EXCLUDED.last_seq \
+       WHERE s.owner_id = EXCLUDED.owner_id \
+       RETURNING s.last_seq) \
+     INSERT INTO chat_messages (session_id, seq, role, content, workflow_launched, workflow_result, created_at) \
+     SELECT $1, (session.last_seq - $4 + m.ord)::integer, m.role, m.content, m.workflow_launched, \
+            m.workflow_result, m.created_at \
+       FROM session, unnest($5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[]) \
+            WITH ORDINALITY AS m(role, content, workflow_launched, workflow_result, created_at, ord)";
+
+/// The session and its last `$2` messages, newest first (a session without messages, or asked for
+/// none, is one row with null message columns).
+const RECENT: &str = "SELECT s.id, s.owner_id, s.created_at, s.updated_at, \
+            m.role, m.content, m.workflow_launched, m.workflow_result, m.created_at AS message_at \
+       FROM chat_sessions s \
+       LEFT JOIN LATERAL (SELECT * FROM chat_messages WHERE session_id = s.id ORDER BY seq DESC LIMIT $2) m ON true \
+      WHERE s.id = $1 \
+      ORDER BY m.seq DESC";
 
 #[async_trait]
 impl ConversationRepository for PostgresStore {
@@ -30,85 +45,62 @@ impl ConversationRepository for PostgresStore {
         messages: Vec<StoredMessage>,
         at: OffsetDateTime,
     ) -> Result<(), AppendError> {
-        let mut client = self.connection().await?;
-        let tx = client.transaction().await.map_err(unavailable)?;
-        let create = tx
-            .prepare_cached(
-                "INSERT INTO chat_sessions (id, owner_id, created_at, updated_at) VALUES ($1, $2, $3, $3) \
-                 ON CONFLICT (id) DO NOTHING",
+        if messages.is_empty() {
+            return match self.recent(session_id, 0).await? {
+                Some(session) if session.owner != owner => Err(AppendError::OwnedByAnother),
+                _ => Ok(()),
+            };
+        }
+        let count = i32::try_from(messages.len())
+            .map_err(|_| StoreError::Unavailable(anyhow::anyhow!("too many messages in one append")))?;
+        let roles: Vec<&str> = messages.iter().map(|m| m.role.as_str()).collect();
+        let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let launched: Vec<Option<&str>> = messages.iter().map(|m| m.workflow_launched.as_deref()).collect();
+        let results: Vec<Option<&serde_json::Value>> = messages.iter().map(|m| m.workflow_result.as_ref()).collect();
+        let times: Vec<OffsetDateTime> = messages.iter().map(|m| m.at).collect();
+        let client = self.connection().await?;
+        let append = client.prepare_cached(APPEND).await.map_err(unavailable)?;
+        let inserted = client
+            .execute(
+                &append,
+                &[&session_id, &owner.as_uuid(), &at, &count, &roles, &contents, &launched, &results, &times],
             )
             .await
             .map_err(unavailable)?;
-        tx.execute(&create, &[&session_id, &owner.as_uuid(), &at]).await.map_err(unavailable)?;
-        let lock = tx
-            .prepare_cached("SELECT owner_id FROM chat_sessions WHERE id = $1 FOR UPDATE")
-            .await
-            .map_err(unavailable)?;
-        let row = tx.query_one(&lock, &[&session_id]).await.map_err(unavailable)?;
-        if UserId::from_uuid(column(&row, "owner_id")?) != owner {
-            // Dropping the transaction rolls it back; the other user's session is untouched.
+        if inserted == 0 {
             return Err(AppendError::OwnedByAnother);
         }
-        let last = tx
-            .prepare_cached("SELECT coalesce(max(seq), 0) AS last FROM chat_messages WHERE session_id = $1")
-            .await
-            .map_err(unavailable)?;
-        let mut seq: i32 = column(&tx.query_one(&last, &[&session_id]).await.map_err(unavailable)?, "last")?;
-        let insert = tx
-            .prepare_cached(
-                "INSERT INTO chat_messages \
-                 (session_id, seq, role, content, workflow_launched, workflow_result, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .await
-            .map_err(unavailable)?;
-        for message in &messages {
-            seq += 1;
-            tx.execute(
-                &insert,
-                &[
-                    &session_id,
-                    &seq,
-                    &message.role,
-                    &message.content,
-                    &message.workflow_launched,
-                    &message.workflow_result,
-                    &message.at,
-                ],
-            )
-            .await
-            .map_err(unavailable)?;
-        }
-        let touch =
-            tx.prepare_cached("UPDATE chat_sessions SET updated_at = $2 WHERE id = $1").await.map_err(unavailable)?;
-        tx.execute(&touch, &[&session_id, &at]).await.map_err(unavailable)?;
-        tx.commit().await.map_err(unavailable)?;
         Ok(())
     }
 
     async fn find(&self, session_id: &str) -> Result<Option<ChatSession>, StoreError> {
+        self.recent(session_id, usize::MAX).await
+    }
+
+    async fn recent(&self, session_id: &str, limit: usize) -> Result<Option<ChatSession>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let client = self.connection().await?;
-        let session = client
-            .prepare_cached("SELECT id, owner_id, created_at, updated_at FROM chat_sessions WHERE id = $1")
-            .await
-            .map_err(unavailable)?;
-        let Some(row) = client.query_opt(&session, &[&session_id]).await.map_err(unavailable)? else {
-            return Ok(None);
-        };
-        let messages = client
-            .prepare_cached(
-                "SELECT role, content, workflow_launched, workflow_result, created_at FROM chat_messages \
-                 WHERE session_id = $1 ORDER BY seq",
-            )
-            .await
-            .map_err(unavailable)?;
-        let rows = client.query(&messages, &[&session_id]).await.map_err(unavailable)?;
+        let recent = client.prepare_cached(RECENT).await.map_err(unavailable)?;
+        let rows = client.query(&recent, &[&session_id, &limit]).await.map_err(unavailable)?;
+        let Some(first) = rows.first() else { return Ok(None) };
+        let mut messages = Vec::with_capacity(rows.len());
+        for row in rows.iter().rev() {
+            if let Some(role) = column::<Option<String>>(row, "role")? {
+                messages.push(StoredMessage {
+                    role,
+                    content: column(row, "content")?,
+                    workflow_launched: column(row, "workflow_launched")?,
+                    workflow_result: column(row, "workflow_result")?,
+                    at: column(row, "message_at")?,
+                });
+            }
+        }
         Ok(Some(ChatSession {
-            id: column(&row, "id")?,
-            owner: UserId::from_uuid(column(&row, "owner_id")?),
-            messages: rows.iter().map(message_from_row).collect::<Result<Vec<_>, _>>()?,
-            created_at: column(&row, "created_at")?,
-            updated_at: column(&row, "updated_at")?,
+            id: column(first, "id")?,
+            owner: UserId::from_uuid(column(first, "owner_id")?),
+            messages,
+            created_at: column(first, "created_at")?,
+            updated_at: column(first, "updated_at")?,
         }))
     }
 }

@@ -23,7 +23,7 @@ impl Migration {
     }
 }
 
-/// In version order; later issues append (analyses, research runs, documents, chat sessions).
+/// In version order; later issues append (analyses, research runs, documents, chat sessions, people results).
 const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, name: "auth", sql: include_str!("migrations/0001_auth.sql") },
     Migration { version: 2, name: "documents", sql: include_str!("migrations/0002_documents.sql") },
@@ -32,6 +32,12 @@ const MIGRATIONS: &[Migration] = &[
     Migration { version: 5, name: "provider_cache", sql: include_str!("migrations/0005_provider_cache.sql") },
     Migration { version: 6, name: "research_runs", sql: include_str!("migrations/0006_research_runs.sql") },
     Migration { version: 7, name: "chat_sessions", sql: include_str!("migrations/0007_chat_sessions.sql") },
+    Migration { version: 8, name: "people_results", sql: include_str!("migrations/0008_people_results.sql") },
+    Migration {
+        version: 9,
+        name: "chat_session_counter",
+        sql: include_str!("migrations/0009_chat_session_counter.sql"),
+    },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

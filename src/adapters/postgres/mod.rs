@@ -11,6 +11,7 @@ pub mod documents;
 pub mod embedded;
 mod listing;
 pub mod migrations;
+pub mod people;
 pub mod rate_limit;
 pub mod research;
 pub mod store;

@@ -71,6 +71,31 @@ pub enum AgreementField {
 }
 
 impl AgreementField {
+    /// Every field, in the order above.
+    pub const ALL: [AgreementField; 16] = [
+        Self::Borrower,
+        Self::Lenders,
+        Self::Agent,
+        Self::Guarantors,
+        Self::Parties,
+        Self::FacilityAmount,
+        Self::Margin,
+        Self::FloatingRateIndex,
+        Self::Floor,
+        Self::CommitmentFee,
+        Self::Maturity,
+        Self::AgreementDate,
+        Self::EffectiveDate,
+        Self::GoverningLaw,
+        Self::Currency,
+        Self::Covenants,
+    ];
+
+    /// The field whose API value is `raw`.
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|field| field.as_str() == raw)
+    }
+
     /// The API value.
     pub fn as_str(&self) -> &'static str {
         match self {

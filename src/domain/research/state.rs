@@ -502,6 +502,14 @@ impl ResearchState {
         self.pool_passages(source, split_passages(text));
     }
 
+    /// This iteration's pooled passages as `(text, source index)`, in the order they were read; the
+    /// index is 0-based into [`Self::sources`] (citation `[n]` is index `n − 1`). Passages live only
+    /// within an iteration: a driver that wants them reads them after the `record_*` calls and before
+    /// [`Self::finish_iteration`], which empties the pool (between iterations this yields nothing).
+    pub fn pooled_passages(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.pool.iter().map(|passage| (passage.text.as_str(), passage.source))
+    }
+
     /// Records that searching the stored documents failed (provider `internal`, stage `corpus`).
     pub fn record_corpus_error(&mut self, message: &str) {
         self.push_error(INTERNAL_PROVIDER, ErrorStage::Corpus, message);
@@ -679,5 +687,28 @@ impl ResearchState {
                 iteration: self.iterations_done + 1,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod pooled_passages_tests {
+    use time::macros::datetime;
+
+    use super::*;
+
+    #[test]
+    fn pooled_passages_name_their_source_until_the_iteration_ends() {
+        let mut state = ResearchState::new("Who is Jane Doe?", 2);
+        let at = datetime!(2025-03-01 12:00 UTC);
+        state.record_internal_document(7, "Memo", "Jane Doe founded Widget Ltd in 2004.", at);
+        state.record_internal_document(9, "Note", "Widget Ltd repaid its loans in 2010.", at);
+        let pooled: Vec<(&str, usize)> = state.pooled_passages().collect();
+        assert_eq!(
+            pooled,
+            vec![("Jane Doe founded Widget Ltd in 2004.", 0), ("Widget Ltd repaid its loans in 2010.", 1)]
+        );
+        assert_eq!(state.sources()[1].url(), "/api/documents/9");
+        state.finish_iteration();
+        assert_eq!(state.pooled_passages().count(), 0);
     }
 }

@@ -1,0 +1,261 @@
+//! `/api/digitizer-chatbot/*`: a chat turn (which may launch a workflow), a direct workflow launch,
+//! and the stored sessions.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::{Reply, Response};
+
+use super::AppState;
+use super::auth::respond;
+use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
+use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::paging::rfc3339;
+use crate::domain::auth::Principal;
+use crate::domain::chat_service::{ChatError, ChatTurn};
+use crate::domain::ratelimit::RateDecision;
+use crate::domain::workflows::LaunchError;
+use crate::ports::conversations::ChatSession;
+
+pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
+    let chat = warp::path!("api" / "digitizer-chatbot" / "chat")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(|state, caller, decision: RateDecision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(chat(state, caller, request_id, body).await))
+        });
+    let launch = warp::path!("api" / "digitizer-chatbot" / "launch-workflow")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(|state, caller, decision: RateDecision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(launch_workflow(state, caller, request_id, body).await))
+        });
+    let session = warp::path!("api" / "digitizer-chatbot" / "sessions" / String)
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .then(get_session);
+    chat.or(launch).unify().or(session.map(respond)).unify().boxed()
+}
+
+impl From<LaunchError> for ApiError {
+    fn from(error: LaunchError) -> Self {
+        match error {
+            LaunchError::Validation { field, message } => ApiError::invalid_field(&field, message),
+            LaunchError::Quant(error) => ApiError::from(error),
+            LaunchError::Store(error) => ApiError::internal(error.into()),
+        }
+    }
+}
+
+impl From<ChatError> for ApiError {
+    fn from(error: ChatError) -> Self {
+        match error {
+            ChatError::Validation { field, message } => ApiError::invalid_field(&field, message),
+            ChatError::SessionNotFound => ApiError::not_found("session not found"),
+            ChatError::DocumentNotFound => ApiError::not_found("document not found"),
+            ChatError::Launch(error) => ApiError::from(error),
+            ChatError::Store(error) => ApiError::internal(error.into()),
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChatRequestBody {
+    /// 1–4000 characters; may ask for a workflow ("analyse Apple Inc") or about the document.
+    pub message: String,
+    /// Chosen by the client (1–128 letters, digits, `-_.:`); the first turn makes the caller its owner.
+    pub session_id: String,
+    /// Linked to any workflow the turn launches.
+    pub deal_id: Option<i64>,
+    /// A stored document the caller may read: its current agreement answers document questions.
+    pub document_id: Option<i64>,
+    /// Earlier messages `{role: user|assistant, content}`, oldest first; only the last 10 are used (a
+    /// longer history is accepted). Absent: the session's stored messages are the history.
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub conversation_history: Option<Value>,
+    /// Extracted CDM data of the document (the `agreement` of `POST /api/extract`); takes precedence
+    /// over the stored agreement of `document_id`.
+    #[schema(value_type = Option<Object>)]
+    pub document_context: Option<Value>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ChatResponseBody {
+    pub status: &'static str,
+    pub response: String,
+    /// `quant`, `research` or `people`, when the turn launched a workflow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workflow_launched: Option<&'static str>,
+    /// As in the launch-workflow answer, when the turn launched a workflow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub workflow_result: Option<Value>,
+    #[schema(value_type = Vec<Object>)]
+    pub cdm_events: Vec<Value>,
+    /// `{engine: llm|deterministic, model?, fallback_reason?, intent?, history_messages_used,
+    /// document?: {source, document_id, field?, cited_fields}, usage?: {prompt_tokens,
+    /// completion_tokens, total_tokens, calls}, launch_error?, tool_errors?}`.
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+}
+
+/// POST /api/digitizer-chatbot/chat
+#[utoipa::path(post, path = "/api/digitizer-chatbot/chat", tag = "chatbot",
+    request_body = ChatRequestBody,
+    description = "One chat turn. A request to launch a workflow (\"analyse Apple Inc\", \"compare semiconductors and \
+                   banks over 1Y\", \"research the impact of SOFR on leveraged loans\", \"look into Jane Doe\", \"assess \
+                   a $5m term loan for Acme Corp\") launches it through the same use cases as launch-workflow and \
+                   answers with `workflow_launched` and `workflow_result`; a question about the agreement in \
+                   `document_context` or `document_id` is answered from its fields, cited in \
+                   `metadata.document.cited_fields`. With `LLM_BASE_URL` set a language model answers and launches \
+                   by tool calling (`metadata.engine: llm`, token usage in `metadata.usage`); without one — or when \
+                   it fails before launching — the deterministic grammar does (`metadata.engine: deterministic`, \
+                   `metadata.fallback_reason`). A launch that cannot run (unknown company, provider down) is \
+                   explained in `response` and `metadata.launch_error`, with status 200. The user's message and the \
+                   reply are stored in the session. Counts against the per-user workflow rate limit.",
+    responses(
+        (status = 200, description = "The reply", body = ChatResponseBody),
+        (status = 400, description = "Blank message, malformed session id, history role other than user/assistant, invalid field", body = ErrorBody),
+        (status = 404, description = "The session belongs to another user, or the document is not readable by the caller", body = ErrorBody),
+    ))]
+pub async fn chat(
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let body: ChatRequestBody = body.parse()?;
+    let turn = ChatTurn::new(
+        &body.message,
+        &body.session_id,
+        body.deal_id,
+        body.document_id,
+        body.conversation_history.as_ref(),
+        body.document_context.as_ref(),
+    )?;
+    let reply = state.chat.chat(caller, turn, &request_id).await?;
+    Ok(warp::reply::json(&ChatResponseBody {
+        status: "success",
+        response: reply.response,
+        workflow_launched: reply.workflow_launched,
+        workflow_result: reply.workflow_result,
+        cdm_events: reply.cdm_events,
+        metadata: reply.metadata,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchWorkflowRequest {
+    /// `people`, `research` or `quant`.
+    pub workflow_type: String,
+    /// The chatbot session the launch is recorded in (created for the caller when new).
+    pub session_id: String,
+    /// people: `person_name` (required), `context`, `ipip_responses` (50 answers 1–5: an array in item
+    /// order or an object keyed "1"…"50"). research: `query` (required), `max_iterations` (1–20).
+    /// quant: `analysis_type` (required) `company` with `company_name` (required), `ticker`, `focus`
+    /// (`comprehensive`, `financial`, `market`, `risk`); `market` with `query` (required), `time_range`
+    /// (`1M`…`5Y`); `loan_application` with `borrower_name`, `loan_amount` (USD > 0; both required),
+    /// `loan_type`, `currency` (`USD` only). Unknown parameters are refused.
+    #[schema(value_type = Object)]
+    pub workflow_params: Value,
+    pub deal_id: Option<i64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct LaunchWorkflowResponse {
+    pub status: &'static str,
+    pub workflow_type: &'static str,
+    pub message: String,
+    /// quant: `{analysis_id, status, analysis_type, deal_id, result}`; research: `{research_id, status}`
+    /// (queued); people: `{people_id, status, person_name, research_summary, psychometric_profile,
+    /// credit_assessment, …}`.
+    #[schema(value_type = Object)]
+    pub workflow_result: Value,
+    #[schema(value_type = Vec<Object>)]
+    pub cdm_events: Vec<Value>,
+}
+
+/// POST /api/digitizer-chatbot/launch-workflow
+#[utoipa::path(post, path = "/api/digitizer-chatbot/launch-workflow", tag = "chatbot",
+    request_body = LaunchWorkflowRequest,
+    description = "Launches a workflow with explicit parameters through the same use cases as the dedicated endpoints: \
+                   a quantitative analysis runs to completion and is stored (as POST /api/quantitative-analysis/*); \
+                   research is queued and completes in the background (poll /api/deep-research/results/{id}); the \
+                   people workflow researches the person, scores IPIP-50 answers when given, assesses the character \
+                   dimension, and stores the result (GET /api/people/results/{id}). The launch is recorded in the \
+                   session. Counts against the per-user workflow rate limit.",
+    responses(
+        (status = 200, description = "Launched", body = LaunchWorkflowResponse),
+        (status = 400, description = "Unknown workflow_type, missing or wrong workflow_params (named in `detail.field`, e.g. `workflow_params.company_name`), unknown company", body = ErrorBody),
+        (status = 404, description = "The session belongs to another user", body = ErrorBody),
+        (status = 502, description = "A market data provider failed", body = ErrorBody),
+    ))]
+pub async fn launch_workflow(
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let body: LaunchWorkflowRequest = body.parse()?;
+    let launch = state
+        .chat
+        .launch(caller, &body.session_id, &body.workflow_type, &body.workflow_params, body.deal_id, &request_id)
+        .await?;
+    Ok(warp::reply::json(&LaunchWorkflowResponse {
+        status: "success",
+        workflow_type: launch.workflow_type,
+        message: launch.message,
+        workflow_result: launch.workflow_result,
+        cdm_events: launch.cdm_events,
+    }))
+}
+
+fn session_body(session: &ChatSession) -> Value {
+    let messages: Vec<Value> = session
+        .messages
+        .iter()
+        .map(|message| {
+            json!({
+                "role": message.role,
+                "content": message.content,
+                "workflow_launched": message.workflow_launched,
+                "workflow_result": message.workflow_result,
+                "at": rfc3339(message.at),
+            })
+        })
+        .collect();
+    json!({
+        "status": "success",
+        "session_id": session.id,
+        "created_at": rfc3339(session.created_at),
+        "updated_at": rfc3339(session.updated_at),
+        "messages": messages,
+    })
+}
+
+/// GET /api/digitizer-chatbot/sessions/{session_id}
+#[utoipa::path(get, path = "/api/digitizer-chatbot/sessions/{session_id}", tag = "chatbot",
+    params(("session_id" = String, Path, description = "The id the client chose")),
+    description = "The session's stored messages, oldest first: `{role, content, workflow_launched, workflow_result \
+                   ({analysis_id|research_id|people_id, status}), at}`. Another user's (or unknown) session: 404.",
+    responses(
+        (status = 200, description = "The session", body = Object),
+        (status = 404, description = "No such session", body = ErrorBody),
+    ))]
+pub async fn get_session(session_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let session = state.chat.session(caller, &session_id).await?;
+    Ok(warp::reply::json(&session_body(&session)))
+}

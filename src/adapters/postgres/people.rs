@@ -1,0 +1,106 @@
+//! Finished people-workflow results over PostgreSQL: one `INSERT` per result, read by id, and
+//! listed newest first through the shared paged listing.
+
+use anyhow::anyhow;
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::listing::Listing;
+use super::store::{PostgresStore, column, unavailable};
+use crate::domain::auth::UserId;
+use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::ports::people::PeopleRepository;
+use crate::ports::store::StoreError;
+
+const COLUMNS: &str = "id, owner_id, person_name, context, deal_id, session_id, result, cdm_events, created_at, \
+                       completed_at";
+
+fn record_from_row(row: &Row) -> Result<PeopleRecord, StoreError> {
+    let events: Value = column(row, "cdm_events")?;
+    Ok(PeopleRecord {
+        id: PeopleId::from_uuid(column(row, "id")?),
+        owner: UserId::from_uuid(column(row, "owner_id")?),
+        person_name: column(row, "person_name")?,
+        context: column(row, "context")?,
+        deal_id: column(row, "deal_id")?,
+        session_id: column(row, "session_id")?,
+        result: column(row, "result")?,
+        cdm_events: match events {
+            Value::Array(events) => events,
+            _ => return Err(StoreError::Unavailable(anyhow!("unreadable cdm_events in the database: not an array"))),
+        },
+        created_at: column(row, "created_at")?,
+        completed_at: column(row, "completed_at")?,
+    })
+}
+
+#[async_trait]
+impl PeopleRepository for PostgresStore {
+    async fn create(&self, record: PeopleRecord) -> Result<(), StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "INSERT INTO people_results ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let events = Value::Array(record.cdm_events);
+        client
+            .execute(
+                &statement,
+                &[
+                    &record.id.as_uuid(),
+                    &record.owner.as_uuid(),
+                    &record.person_name,
+                    &record.context,
+                    &record.deal_id,
+                    &record.session_id,
+                    &record.result,
+                    &events,
+                    &record.created_at,
+                    &record.completed_at,
+                ],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn find(&self, id: PeopleId) -> Result<Option<PeopleRecord>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM people_results WHERE id = $1"))
+            .await
+            .map_err(unavailable)?;
+        client
+            .query_opt(&statement, &[&id.as_uuid()])
+            .await
+            .map_err(unavailable)?
+            .as_ref()
+            .map(record_from_row)
+            .transpose()
+    }
+
+    async fn list(&self, query: &PeopleQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
+        let client = self.connection().await?;
+        let owner = query.owner.map(|owner| owner.as_uuid());
+        let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
+        let listing = Listing::new()
+            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
+            .with("deal_id = $?", query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)));
+        let total = listing.count(&client, "people_results").await?;
+        let filter = listing.filter();
+        let (bounds, params) = listing.page(&limit, &offset);
+        let page = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM people_results {filter} ORDER BY created_at DESC, id DESC {bounds}"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let rows = client.query(&page, &params).await.map_err(unavailable)?;
+        let results = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
+        Ok((results, total))
+    }
+}
