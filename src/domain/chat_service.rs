@@ -205,8 +205,8 @@ pub struct ChatReply {
     pub workflow_result: Option<Value>,
     /// The launched workflow's steps and `WorkflowLaunched`, then the `ChatbotInteraction` step.
     pub cdm_events: Vec<Value>,
-    /// `{engine, model?, fallback_reason?, intent?, history_messages_used, document?, usage?,
-    /// launch_error?, tool_errors?}`.
+    /// `{engine, model?, fallback_reason?, model_error?, intent?, history_messages_used, document?,
+    /// usage?, launch_error?, tool_errors?}`.
     pub metadata: Value,
 }
 
@@ -507,7 +507,8 @@ impl ChatService {
         answer.metadata.insert("model".into(), json!(llm.model()));
         answer.metadata.insert("usage".into(), usage_json);
         if let Some(reason) = failure {
-            answer.metadata.insert("fallback_reason".into(), json!(reason));
+            // The launch stands; the model failed only while writing about it.
+            answer.metadata.insert("model_error".into(), json!(reason));
         }
         session.annotate(&mut answer.metadata);
         answer.response = if text.is_empty() {
@@ -650,7 +651,9 @@ impl ToolSession {
 
 fn lookup(call: &ToolCall, document: Option<&DocumentInContext>, session: &mut ToolSession) -> Value {
     let Some(document) = document else {
-        return json!({ "error": "no document is in context" });
+        let message = "no document is in context";
+        session.errors.push(json!({ "tool": LOOKUP_TOOL, "error": message }));
+        return json!({ "error": message });
     };
     let requested = call.arguments.get("field").and_then(Value::as_str).unwrap_or_default();
     let Some(field) = AgreementField::parse(requested) else {

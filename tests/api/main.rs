@@ -3,12 +3,14 @@
 mod admin;
 mod auth;
 mod cdm_events;
+mod chatbot;
 mod documents;
 mod errors;
 mod fake_llm;
 mod health;
 mod helpers;
 mod openapi;
+mod people;
 mod postgres;
 mod quant;
 mod research;

@@ -184,7 +184,8 @@ async fn app_on_web(vars: &[(String, String)]) -> TestApp {
     app_on_web_around(Adapters::in_memory(), vars).await
 }
 
-async fn app_on_web_around(adapters: Adapters, vars: &[(String, String)]) -> TestApp {
+/// As [`app_on_web`], around `adapters` (a PostgreSQL store, market data, a language model…).
+pub(crate) async fn app_on_web_around(adapters: Adapters, vars: &[(String, String)]) -> TestApp {
     let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let config = Config::for_tests(&pairs).expect("configuration");
     let providers = search_providers_from_config(&config.research).expect("providers");

@@ -12,34 +12,24 @@ use warp::reply::{Reply, Response};
 
 use super::AppState;
 use super::auth::respond;
-use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
-use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::error::{ApiError, ErrorBody, RawJson};
+use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::rfc3339;
 use crate::domain::auth::Principal;
 use crate::domain::chat_service::{ChatError, ChatTurn};
-use crate::domain::ratelimit::RateDecision;
 use crate::domain::workflows::LaunchError;
 use crate::ports::conversations::ChatSession;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
-    let chat = warp::path!("api" / "digitizer-chatbot" / "chat")
-        .and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(|state, caller, decision: RateDecision, request_id, body| async move {
-            decorate_with_rate_limit(decision, respond(chat(state, caller, request_id, body).await))
+    let chat =
+        workflow_post(&state, warp::path!("api" / "digitizer-chatbot" / "chat").boxed(), |s, c, r, b| async move {
+            respond(chat(s, c, r, b).await)
         });
-    let launch = warp::path!("api" / "digitizer-chatbot" / "launch-workflow")
-        .and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(|state, caller, decision: RateDecision, request_id, body| async move {
-            decorate_with_rate_limit(decision, respond(launch_workflow(state, caller, request_id, body).await))
-        });
+    let launch = workflow_post(
+        &state,
+        warp::path!("api" / "digitizer-chatbot" / "launch-workflow").boxed(),
+        |s, c, r, b| async move { respond(launch_workflow(s, c, r, b).await) },
+    );
     let session = warp::path!("api" / "digitizer-chatbot" / "sessions" / String)
         .and(warp::get())
         .and(with_state(state.clone()))
@@ -104,7 +94,8 @@ pub struct ChatResponseBody {
     pub workflow_result: Option<Value>,
     #[schema(value_type = Vec<Object>)]
     pub cdm_events: Vec<Value>,
-    /// `{engine: llm|deterministic, model?, fallback_reason?, intent?, history_messages_used,
+    /// `{engine: llm|deterministic, model?, fallback_reason? (why the grammar answered although a
+    /// model is configured), model_error? (the model failed after it launched), intent?, history_messages_used,
     /// document?: {source, document_id, field?, cited_fields}, usage?: {prompt_tokens,
     /// completion_tokens, total_tokens, calls}, launch_error?, tool_errors?}`.
     #[schema(value_type = Object)]

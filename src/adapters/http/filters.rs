@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
+use warp::filters::BoxedFilter;
 use warp::filters::path::FullPath;
 use warp::http::{HeaderValue, Method};
 use warp::reply::{Reply, Response};
 use warp::{Filter, Rejection};
 
 use super::AppState;
-use super::error::{ApiError, reject};
+use super::error::{ApiError, RawJson, raw_json_body, reject};
 use crate::domain::auth::{Access, Operation, Principal, required_access};
 use crate::domain::ratelimit::RateDecision;
 
@@ -23,6 +24,26 @@ pub fn with_state(
 /// The request's id (set by the server loop on every request), for the CDM events' message id.
 pub fn request_id() -> impl Filter<Extract = (String,), Error = Rejection> + Clone {
     warp::header::optional::<String>("x-request-id").map(|id: Option<String>| id.unwrap_or_default())
+}
+
+/// `POST <path>` of a workflow: authenticated, one slot of the caller's workflow budget (whose
+/// `X-RateLimit-*` headers every answer carries, streams included), the request id, and the raw
+/// JSON body, handed to `handler`.
+pub fn workflow_post<F, Fut>(state: &Arc<AppState>, path: BoxedFilter<()>, handler: F) -> BoxedFilter<(Response,)>
+where
+    F: Fn(Arc<AppState>, Principal, String, RawJson) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Response> + Send + 'static,
+{
+    path.and(warp::post())
+        .and(with_state(state.clone()))
+        .and(rate_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(move |state, caller, decision: RateDecision, request_id, body| {
+            let handler = handler.clone();
+            async move { decorate_with_rate_limit(decision, handler(state, caller, request_id, body).await) }
+        })
+        .boxed()
 }
 
 /// The caller, from `Authorization: Bearer <access token>`, allowed by the access table for this

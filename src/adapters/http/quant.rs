@@ -16,8 +16,8 @@ use warp::reply::{Reply, Response};
 
 use super::AppState;
 use super::auth::respond;
-use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
-use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::error::{ApiError, ErrorBody, RawJson};
+use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::{ListingParams, rfc3339};
 use crate::domain::analyses::{AnalysisId, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::Principal;
@@ -26,15 +26,14 @@ use crate::domain::quant::market::TimeRange;
 use crate::domain::quant::service::{
     CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, Progress, QuantError,
 };
-use crate::domain::ratelimit::RateDecision;
 
 /// Comment lines that keep idle proxies from closing a stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
-    let company = analysis_post(&state, warp::path!("api" / "quantitative-analysis" / "company").boxed(), company);
-    let market = analysis_post(&state, warp::path!("api" / "quantitative-analysis" / "market").boxed(), market);
-    let loan = analysis_post(
+    let company = workflow_post(&state, warp::path!("api" / "quantitative-analysis" / "company").boxed(), company);
+    let market = workflow_post(&state, warp::path!("api" / "quantitative-analysis" / "market").boxed(), market);
+    let loan = workflow_post(
         &state,
         warp::path!("api" / "quantitative-analysis" / "loan-application").boxed(),
         loan_application,
@@ -51,25 +50,6 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .then(list_results);
     company.or(market).unify().or(loan).unify().or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
-}
-
-/// `POST <path>`: authenticated, one slot of the caller's workflow budget (whose `X-RateLimit-*`
-/// headers every answer carries, streams included), the request id, and the raw JSON body.
-fn analysis_post<F, Fut>(state: &Arc<AppState>, path: BoxedFilter<()>, handler: F) -> BoxedFilter<(Response,)>
-where
-    F: Fn(Arc<AppState>, Principal, String, RawJson) -> Fut + Clone + Send + Sync + 'static,
-    Fut: std::future::Future<Output = Response> + Send + 'static,
-{
-    path.and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(move |state, caller, decision: RateDecision, request_id, body| {
-            let handler = handler.clone();
-            async move { decorate_with_rate_limit(decision, handler(state, caller, request_id, body).await) }
-        })
-        .boxed()
 }
 
 impl From<QuantError> for ApiError {

@@ -13,23 +13,17 @@ use warp::reply::{Reply, Response};
 
 use super::AppState;
 use super::auth::respond;
-use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
-use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::error::{ApiError, ErrorBody, RawJson};
+use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::{ListingParams, rfc3339};
 use crate::domain::auth::Principal;
-use crate::domain::ratelimit::RateDecision;
 use crate::domain::research_runs::{ResearchId, ResearchRun, ResearchStatus};
 use crate::domain::research_service::{ResearchError, ResearchReport, ResearchRequest};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
-    let query = warp::path!("api" / "deep-research" / "query")
-        .and(warp::post())
-        .and(with_state(state.clone()))
-        .and(rate_limited(state.clone()))
-        .and(request_id())
-        .and(raw_json_body(state.max_body_bytes))
-        .then(|state, caller, decision: RateDecision, request_id, body| async move {
-            decorate_with_rate_limit(decision, respond(submit(state, caller, request_id, body).await))
+    let query =
+        workflow_post(&state, warp::path!("api" / "deep-research" / "query").boxed(), |s, c, r, b| async move {
+            respond(submit(s, c, r, b).await)
         });
     let result = warp::path!("api" / "deep-research" / "results" / String)
         .and(warp::get())
