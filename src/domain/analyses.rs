@@ -7,37 +7,12 @@ use std::str::FromStr;
 
 use serde_json::Value;
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use super::auth::UserId;
 
-/// Identifier of an analysis, as the API exposes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AnalysisId(Uuid);
-
-impl AnalysisId {
-    pub fn new_random() -> Self {
-        Self(Uuid::new_v4())
-    }
-    pub fn from_uuid(id: Uuid) -> Self {
-        Self(id)
-    }
-    pub fn as_uuid(&self) -> Uuid {
-        self.0
-    }
-}
-
-impl fmt::Display for AnalysisId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl FromStr for AnalysisId {
-    type Err = uuid::Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Uuid::parse_str(s).map(Self)
-    }
+uuid_id! {
+    /// Identifier of an analysis, as the API exposes it.
+    AnalysisId
 }
 
 macro_rules! named {

@@ -2,42 +2,14 @@
 //! workflow found (research summary, psychometric profile, character assessment). A result is
 //! written once, complete, when the workflow has finished; it is never updated.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde_json::Value;
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use super::auth::UserId;
 
-/// Identifier of a people-workflow result, as the API exposes it (`people_id`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PeopleId(Uuid);
-
-impl PeopleId {
-    pub fn new_random() -> Self {
-        Self(Uuid::new_v4())
-    }
-    pub fn from_uuid(id: Uuid) -> Self {
-        Self(id)
-    }
-    pub fn as_uuid(&self) -> Uuid {
-        self.0
-    }
-}
-
-impl fmt::Display for PeopleId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl FromStr for PeopleId {
-    type Err = uuid::Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Uuid::parse_str(s).map(Self)
-    }
+uuid_id! {
+    /// Identifier of a people-workflow result, as the API exposes it (`people_id`).
+    PeopleId
 }
 
 /// One finished people-workflow run as stored.

@@ -20,33 +20,9 @@ pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
 /// How many times a run is claimed (its worker dying each time) before it is failed for good.
 pub const MAX_ATTEMPTS: u32 = 3;
 
-/// Identifier of a research run, as the API exposes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ResearchId(Uuid);
-
-impl ResearchId {
-    pub fn new_random() -> Self {
-        Self(Uuid::new_v4())
-    }
-    pub fn from_uuid(id: Uuid) -> Self {
-        Self(id)
-    }
-    pub fn as_uuid(&self) -> Uuid {
-        self.0
-    }
-}
-
-impl fmt::Display for ResearchId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl FromStr for ResearchId {
-    type Err = uuid::Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Uuid::parse_str(s).map(Self)
-    }
+uuid_id! {
+    /// Identifier of a research run, as the API exposes it.
+    ResearchId
 }
 
 /// Identifies one worker (a task of one service instance) holding leases.

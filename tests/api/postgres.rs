@@ -1,6 +1,6 @@
 //! The PostgreSQL adapter against real servers: the repository contract, migrations, every TLS
 //! mode as libpq means it, mutual TLS, the start-up checks, and `/health/database/ssl` reporting
-//! what the server says, through an outage and back.
+//! what the server says, through an outage and back; and the chatbot and people flows over HTTP.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -286,4 +286,44 @@ async fn instances_sharing_a_database_share_each_users_workflow_budget() {
     }
 
     assert_eq!(statuses, [200, 200, 200, 200, 429, 429], "one budget across both instances");
+}
+
+#[tokio::test]
+async fn chat_turns_launches_and_people_results_are_kept_on_postgres() {
+    let cluster = test_cluster::shared().await;
+    // No web search: the people workflow consults only the caller's documents (none here).
+    let app = spawn_app_around(cluster.fresh_adapters().await, &[], |adapters| adapters.web_search = Vec::new()).await;
+    let token = app.token_for("analyst").await;
+
+    let ipip: Vec<u8> = vec![3; 50];
+    let params = serde_json::json!({ "person_name": "Jane Doe", "ipip_responses": ipip });
+    let launched = crate::people::launch_people(&app, &token, params, Some(31)).await;
+    let people_id = launched["workflow_result"]["people_id"].as_str().expect("people id").to_owned();
+    assert_eq!(launched["workflow_result"]["psychometric_profile"]["traits"]["openness"]["score"], 50.0);
+    assert_eq!(launched["workflow_result"]["research_summary"]["found"], false, "{launched}");
+
+    let stored = app.get(&format!("/api/people/results/{people_id}"), Some(&token)).await;
+    assert_eq!(stored.status(), 200);
+    let stored: Value = stored.json().await.expect("json");
+    assert_eq!(stored["psychometric_profile"], launched["workflow_result"]["psychometric_profile"]);
+    let listed: Value = app.get("/api/people/results?deal_id=31", Some(&token)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 1, "{listed}");
+
+    for message in ["thanks", "what can you do?"] {
+        let turn = serde_json::json!({ "message": message, "session_id": "people-tests" });
+        let reply = app.post("/api/digitizer-chatbot/chat", Some(&token), &turn).await;
+        assert_eq!(reply.status(), 200);
+        crate::cdm_events::record(&reply.json::<Value>().await.expect("json"));
+    }
+    let session: Value =
+        app.get("/api/digitizer-chatbot/sessions/people-tests", Some(&token)).await.json().await.expect("json");
+    let messages = session["messages"].as_array().expect("messages");
+    let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
+    assert_eq!(roles, ["assistant", "user", "assistant", "user", "assistant"], "{session}");
+    assert_eq!(messages[0]["workflow_result"]["people_id"], people_id.as_str());
+    assert_eq!(messages[3]["content"], "what can you do?");
+
+    let stranger = app.token_for("analyst").await;
+    let foreign = serde_json::json!({ "message": "thanks", "session_id": "people-tests" });
+    assert_error(app.post("/api/digitizer-chatbot/chat", Some(&stranger), &foreign).await, 404).await;
 }

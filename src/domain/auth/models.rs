@@ -6,38 +6,14 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use super::ethereum::EthAddress;
 
-/// Identifier of a user.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct UserId(Uuid);
-
-impl UserId {
-    pub fn new_random() -> Self {
-        Self(Uuid::new_v4())
-    }
-    pub fn from_uuid(id: Uuid) -> Self {
-        Self(id)
-    }
-    pub fn as_uuid(&self) -> Uuid {
-        self.0
-    }
-}
-
-impl fmt::Display for UserId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl FromStr for UserId {
-    type Err = uuid::Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Uuid::parse_str(s).map(Self)
-    }
+uuid_id! {
+    /// Identifier of a user.
+    #[derive(Serialize, Deserialize)]
+    #[serde(transparent)]
+    UserId
 }
 
 /// Roles, ordered by what they may do: a higher role may do everything a lower one may.
