@@ -36,8 +36,9 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-use crate::domain::auth::{Principal, Role};
+use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::people::{
     BigFiveScores, CharacterAssessment, Finding, IPIP50_INSTRUMENT, PositiveSignal, ScoreBand, TraitScore,
     assess_character, score_ipip50, score_ipip50_items,
@@ -356,13 +357,8 @@ impl PeopleService {
         page: u32,
         limit: u32,
     ) -> Result<(Vec<PeopleRecord>, u64), PeopleError> {
-        if page == 0 {
-            return Err(invalid("page", "must be 1 or more"));
-        }
-        if !(1..=200).contains(&limit) {
-            return Err(invalid("limit", "must be between 1 and 200"));
-        }
-        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        check_page(page, limit).map_err(|e| invalid(e.field, e.message))?;
+        let owner = listed_owner(caller);
         Ok(self.people.list(&PeopleQuery { owner, deal_id, page, limit }).await?)
     }
 
@@ -905,6 +901,7 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
+    use crate::domain::auth::Role;
     use crate::domain::auth::UserId;
     use crate::domain::people::CHARACTER_NOTICE;
     use crate::domain::research_service::ResearchSettings;

@@ -12,9 +12,10 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::domain::auth::{Principal, Role, UserId};
+use crate::domain::auth::{Principal, UserId};
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::documents::search_terms;
+use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::research::text::is_stop_word;
 use crate::domain::research::{ResearchState, citations_are_valid};
 use crate::domain::research_runs::{
@@ -211,13 +212,8 @@ impl ResearchService {
         page: u32,
         limit: u32,
     ) -> Result<(Vec<ResearchRun>, u64), ResearchError> {
-        if page == 0 {
-            return Err(ResearchError::Validation { field: "page", message: "must be 1 or more".into() });
-        }
-        if !(1..=200).contains(&limit) {
-            return Err(ResearchError::Validation { field: "limit", message: "must be between 1 and 200".into() });
-        }
-        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        check_page(page, limit).map_err(|e| ResearchError::Validation { field: e.field, message: e.message.into() })?;
+        let owner = listed_owner(caller);
         Ok(self.runs.list(&ResearchQuery { owner, deal_id, page, limit }).await?)
     }
 

@@ -15,7 +15,7 @@ use super::{
     ReviewEvent, ReviewState, TransitionError,
 };
 use crate::domain::analyses::{AnalysisQuery, AnalysisRecord};
-use crate::domain::auth::{Principal, Role};
+use crate::domain::auth::Principal;
 use crate::domain::cdm::{
     self, CdmAmount, CdmFacility, CdmParty, CdmTenor, ContractFormation, EventContext, EventKind, ObservationStep,
     TenorUnit, WorkflowStatus,
@@ -23,6 +23,7 @@ use crate::domain::cdm::{
 use crate::domain::extraction::{
     CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
 };
+use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::llm_proposals::{
     chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
 };
@@ -589,7 +590,7 @@ impl DocumentService {
         document: &Document,
     ) -> Result<Vec<AnalysisRecord>, DocumentError> {
         let Some(deal_id) = document.deal_id else { return Ok(Vec::new()) };
-        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        let owner = listed_owner(caller);
         let query = AnalysisQuery { owner, deal_id: Some(deal_id), page: 1, limit: LINKED_RUNS_LIMIT };
         Ok(self.analyses.list(&query).await?.0)
     }
@@ -606,18 +607,10 @@ impl DocumentService {
         limit: u32,
         search: Option<String>,
     ) -> Result<DocumentPage, DocumentError> {
-        if page == 0 {
-            return Err(DocumentError::Validation { field: "page", message: "must be 1 or more".into() });
-        }
-        if !(1..=DocumentQuery::MAX_LIMIT).contains(&limit) {
-            return Err(DocumentError::Validation {
-                field: "limit",
-                message: format!("must be between 1 and {}", DocumentQuery::MAX_LIMIT),
-            });
-        }
+        check_page(page, limit).map_err(|e| DocumentError::Validation { field: e.field, message: e.message.into() })?;
         // A search without any word matches everything, as no search does.
         let search = search.filter(|s| !super::search_terms(s).is_empty());
-        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        let owner = listed_owner(caller);
         Ok(self.documents.list(&DocumentQuery { owner, search, deal_id: None, page, limit }).await?)
     }
 

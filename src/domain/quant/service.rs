@@ -21,9 +21,10 @@ use super::narrative::{cited_numbers, uncited_numbers};
 use super::quarterly::{QUARTERS_METHOD, QuarterStatement, TTM_METHOD, TrailingTwelveMonths, trailing_twelve_months};
 use super::statements::FiscalYearStatement;
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
-use crate::domain::auth::{Principal, Role};
+use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::documents::DocumentQuery;
+use crate::domain::listing::{check_page, listed_owner};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
@@ -247,7 +248,7 @@ impl QuantService {
     /// own documents; all for administrators): `[{document_id, title, version, facilities:[…]}]`.
     async fn deal_terms(&self, caller: Principal, deal_id: i64) -> Result<Vec<Value>, QuantError> {
         let Some(documents) = &self.documents else { return Ok(Vec::new()) };
-        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        let owner = listed_owner(caller);
         let query = DocumentQuery { owner, search: None, deal_id: Some(deal_id), page: 1, limit: 20 };
         let mut terms = Vec::new();
         for listing in documents.list(&query).await?.documents {
@@ -822,13 +823,8 @@ impl QuantService {
         page: u32,
         limit: u32,
     ) -> Result<(Vec<AnalysisRecord>, u64), QuantError> {
-        if page == 0 {
-            return Err(QuantError::Validation { field: "page", message: "must be 1 or more".into() });
-        }
-        if !(1..=200).contains(&limit) {
-            return Err(QuantError::Validation { field: "limit", message: "must be between 1 and 200".into() });
-        }
-        let owner = (caller.role != Role::Admin).then_some(caller.user_id);
+        check_page(page, limit).map_err(|e| QuantError::Validation { field: e.field, message: e.message.into() })?;
+        let owner = listed_owner(caller);
         Ok(self.analyses.list(&AnalysisQuery { owner, deal_id, page, limit }).await?)
     }
 
