@@ -137,6 +137,17 @@ pub async fn chat(
         body.document_context.as_ref(),
     )?;
     let reply = state.chat.chat(caller, turn, &request_id).await?;
+    let metadata = &reply.metadata;
+    let tokens = |key: &str| metadata["usage"][key].as_u64().unwrap_or(0);
+    // Token usage goes to the log as well, for cost accounting per request.
+    tracing::info!(
+        engine = metadata["engine"].as_str().unwrap_or_default(),
+        model = metadata["model"].as_str().unwrap_or_default(),
+        prompt_tokens = tokens("prompt_tokens"),
+        completion_tokens = tokens("completion_tokens"),
+        workflow_launched = reply.workflow_launched.unwrap_or_default(),
+        "chat turn answered"
+    );
     Ok(warp::reply::json(&ChatResponseBody {
         status: "success",
         response: reply.response,
