@@ -6,9 +6,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
 
-use super::listing::Listing;
+use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::UserId;
@@ -17,6 +16,8 @@ use crate::ports::store::StoreError;
 
 const COLUMNS: &str =
     "id, owner_id, kind, request, deal_id, status, result, error, cdm_events, created_at, completed_at";
+
+const TABLE: RunTable<AnalysisRecord> = RunTable { name: "analyses", columns: COLUMNS, map: record_from_row };
 
 fn unreadable(what: &str, error: String) -> StoreError {
     StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
@@ -134,39 +135,12 @@ impl AnalysisRepository for PostgresStore {
     }
 
     async fn find(&self, id: AnalysisId) -> Result<Option<AnalysisRecord>, StoreError> {
-        let client = self.connection().await?;
-        let statement = client
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM analyses WHERE id = $1"))
-            .await
-            .map_err(unavailable)?;
-        client
-            .query_opt(&statement, &[&id.as_uuid()])
-            .await
-            .map_err(unavailable)?
-            .as_ref()
-            .map(record_from_row)
-            .transpose()
+        TABLE.find(&self.connection().await?, id.as_uuid()).await
     }
 
     async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
-        let client = self.connection().await?;
         let owner = query.owner.map(|owner| owner.as_uuid());
-        let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
-        let listing = Listing::new()
-            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
-            .with("deal_id = $?", query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)));
-        let total = listing.count(&client, "analyses").await?;
-        let filter = listing.filter();
-        let (bounds, params) = listing.page(&limit, &offset);
-        let page = client
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM analyses {filter} ORDER BY created_at DESC, id DESC {bounds}"
-            ))
-            .await
-            .map_err(unavailable)?;
-        let rows = client.query(&page, &params).await.map_err(unavailable)?;
-        let records = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
-        Ok((records, total))
+        TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }
 }
 

@@ -1,9 +1,12 @@
 //! Paged listings: a `WHERE` clause made of only the conditions in use — so each combination gets a
 //! plan on its own index, where a generic `$1 IS NULL OR …` plan would scan and sort every row —
-//! with the total count and the `LIMIT`/`OFFSET` bind parameters.
+//! with the total count and the `LIMIT`/`OFFSET` bind parameters; and the lookups every table of
+//! workflow runs shares ([`RunTable`]).
 
 use deadpool_postgres::Object;
+use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
+use uuid::Uuid;
 
 use super::store::{column, unavailable};
 use crate::ports::store::StoreError;
@@ -49,5 +52,53 @@ impl<'a> Listing<'a> {
         self.params.push(offset);
         let bounds = format!("LIMIT ${} OFFSET ${}", self.params.len() - 1, self.params.len());
         (bounds, self.params)
+    }
+}
+
+/// A table of workflow runs (analyses, research runs, people results): a uuid `id`, an `owner_id`,
+/// an optional `deal_id` and `created_at`; rows are read as `columns` and mapped by `map`.
+pub(super) struct RunTable<T> {
+    pub(super) name: &'static str,
+    pub(super) columns: &'static str,
+    pub(super) map: fn(&Row) -> Result<T, StoreError>,
+}
+
+impl<T> RunTable<T> {
+    /// The run with this id.
+    pub(super) async fn find(&self, client: &Object, id: Uuid) -> Result<Option<T>, StoreError> {
+        let statement = client
+            .prepare_cached(&format!("SELECT {} FROM {} WHERE id = $1", self.columns, self.name))
+            .await
+            .map_err(unavailable)?;
+        client.query_opt(&statement, &[&id]).await.map_err(unavailable)?.as_ref().map(self.map).transpose()
+    }
+
+    /// One page of the runs of `owner` (everyone's for `None`) and of `deal_id` (any for `None`),
+    /// newest first (ties by id), and how many match in all.
+    pub(super) async fn page(
+        &self,
+        client: &Object,
+        owner: Option<Uuid>,
+        deal_id: Option<i64>,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<T>, u64), StoreError> {
+        let (limit, offset) = (i64::from(limit), i64::try_from(offset).unwrap_or(i64::MAX));
+        let listing = Listing::new()
+            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
+            .with("deal_id = $?", deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)));
+        let total = listing.count(client, self.name).await?;
+        let filter = listing.filter();
+        let (bounds, params) = listing.page(&limit, &offset);
+        let page = client
+            .prepare_cached(&format!(
+                "SELECT {} FROM {} {filter} ORDER BY created_at DESC, id DESC {bounds}",
+                self.columns, self.name
+            ))
+            .await
+            .map_err(unavailable)?;
+        let rows = client.query(&page, &params).await.map_err(unavailable)?;
+        let runs = rows.iter().map(self.map).collect::<Result<Vec<_>, _>>()?;
+        Ok((runs, total))
     }
 }

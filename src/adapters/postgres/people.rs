@@ -5,9 +5,8 @@ use anyhow::anyhow;
 use async_trait::async_trait;
 use serde_json::Value;
 use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
 
-use super::listing::Listing;
+use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
@@ -16,6 +15,8 @@ use crate::ports::store::StoreError;
 
 const COLUMNS: &str = "id, owner_id, person_name, context, deal_id, session_id, result, cdm_events, created_at, \
                        completed_at";
+
+const TABLE: RunTable<PeopleRecord> = RunTable { name: "people_results", columns: COLUMNS, map: record_from_row };
 
 fn record_from_row(row: &Row) -> Result<PeopleRecord, StoreError> {
     let events: Value = column(row, "cdm_events")?;
@@ -69,38 +70,11 @@ impl PeopleRepository for PostgresStore {
     }
 
     async fn find(&self, id: PeopleId) -> Result<Option<PeopleRecord>, StoreError> {
-        let client = self.connection().await?;
-        let statement = client
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM people_results WHERE id = $1"))
-            .await
-            .map_err(unavailable)?;
-        client
-            .query_opt(&statement, &[&id.as_uuid()])
-            .await
-            .map_err(unavailable)?
-            .as_ref()
-            .map(record_from_row)
-            .transpose()
+        TABLE.find(&self.connection().await?, id.as_uuid()).await
     }
 
     async fn list(&self, query: &PeopleQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
-        let client = self.connection().await?;
         let owner = query.owner.map(|owner| owner.as_uuid());
-        let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
-        let listing = Listing::new()
-            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
-            .with("deal_id = $?", query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)));
-        let total = listing.count(&client, "people_results").await?;
-        let filter = listing.filter();
-        let (bounds, params) = listing.page(&limit, &offset);
-        let page = client
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM people_results {filter} ORDER BY created_at DESC, id DESC {bounds}"
-            ))
-            .await
-            .map_err(unavailable)?;
-        let rows = client.query(&page, &params).await.map_err(unavailable)?;
-        let results = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
-        Ok((results, total))
+        TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }
 }

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::listing::Listing;
+use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::research_runs::{
@@ -23,6 +23,8 @@ use crate::ports::store::StoreError;
 
 const COLUMNS: &str = "id, owner_id, query, deal_id, max_iterations, status, progress, answer, error, cdm_events, \
                        attempts, elapsed_ms, created_at, completed_at";
+
+const TABLE: RunTable<ResearchRun> = RunTable { name: "research_runs", columns: COLUMNS, map: run_from_row };
 
 fn unreadable(what: &str, error: String) -> StoreError {
     StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
@@ -199,39 +201,12 @@ impl ResearchRepository for PostgresStore {
     }
 
     async fn find(&self, id: ResearchId) -> Result<Option<ResearchRun>, StoreError> {
-        let client = self.connection().await?;
-        let statement = client
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM research_runs WHERE id = $1"))
-            .await
-            .map_err(unavailable)?;
-        client
-            .query_opt(&statement, &[&id.as_uuid()])
-            .await
-            .map_err(unavailable)?
-            .as_ref()
-            .map(run_from_row)
-            .transpose()
+        TABLE.find(&self.connection().await?, id.as_uuid()).await
     }
 
     async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
-        let client = self.connection().await?;
         let owner = query.owner.map(|owner| owner.as_uuid());
-        let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
-        let listing = Listing::new()
-            .with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)))
-            .with("deal_id = $?", query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)));
-        let total = listing.count(&client, "research_runs").await?;
-        let filter = listing.filter();
-        let (bounds, params) = listing.page(&limit, &offset);
-        let page = client
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM research_runs {filter} ORDER BY created_at DESC, id DESC {bounds}"
-            ))
-            .await
-            .map_err(unavailable)?;
-        let rows = client.query(&page, &params).await.map_err(unavailable)?;
-        let runs = rows.iter().map(run_from_row).collect::<Result<Vec<_>, _>>()?;
-        Ok((runs, total))
+        TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }
 }
 
