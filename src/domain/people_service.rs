@@ -294,9 +294,15 @@ impl PeopleService {
         let created_at = self.clock.now();
         let id = PeopleId::new_random();
         let question = research_question(&request.person_name, request.context.as_deref());
+        // Stored documents are chosen by the person's name (and context), not by the adverse-media
+        // words of the question, which most credit agreements contain.
+        let focus = match &request.context {
+            Some(context) => format!("{} {context}", request.person_name),
+            None => request.person_name.clone(),
+        };
         let investigation = self
             .research
-            .investigate(caller.user_id, &question, self.settings.iterations, self.settings.time_budget)
+            .investigate(caller.user_id, &question, Some(&focus), self.settings.iterations, self.settings.time_budget)
             .await;
         let passages: Vec<(&str, usize)> =
             investigation.passages.iter().map(|(text, source)| (text.as_str(), source + 1)).collect();

@@ -287,13 +287,18 @@ impl ResearchService {
     /// at most `iterations` iterations (capped like a run's), stopping after the iteration that
     /// reaches `time_budget` as measured by the clock port. Returns the final state and every passage
     /// pooled during the run, which [`ResearchState::finish_iteration`] would otherwise discard.
+    /// `corpus_focus`, when given, chooses the stored documents consulted by its content words
+    /// instead of the question's and the queries' (for a person: their name, not "fraud" or
+    /// "bankruptcy", which most credit agreements contain).
     pub async fn investigate(
         &self,
         owner: UserId,
         question: &str,
+        corpus_focus: Option<&str>,
         iterations: u32,
         time_budget: Duration,
     ) -> Investigation {
+        let focus = corpus_focus.map(|focus| corpus_terms(focus, &[]));
         let mut state = ResearchState::new(question, iterations);
         let mut passages = Vec::new();
         let started = self.clock.now();
@@ -304,7 +309,7 @@ impl ResearchService {
                 stopped_by_time_budget = true;
                 break;
             }
-            self.gather(&mut state, owner).await;
+            self.gather(&mut state, owner, focus.as_deref()).await;
             passages.extend(state.pooled_passages().map(|(text, source)| (text.to_owned(), source)));
             state.finish_iteration();
         }
@@ -314,13 +319,14 @@ impl ResearchService {
 
     /// One iteration: gather, then reflect.
     async fn iterate(&self, state: &mut ResearchState, owner: UserId) {
-        self.gather(state, owner).await;
+        self.gather(state, owner, None).await;
         state.finish_iteration();
     }
 
     /// The gathering half of an iteration: search, consult the user's documents, read new pages.
-    /// What was read is left in the state's pool for [`ResearchState::finish_iteration`].
-    async fn gather(&self, state: &mut ResearchState, owner: UserId) {
+    /// What was read is left in the state's pool for [`ResearchState::finish_iteration`]. Stored
+    /// documents are chosen by `corpus_focus` when given, else by the question and the queries.
+    async fn gather(&self, state: &mut ResearchState, owner: UserId, corpus_focus: Option<&[String]>) {
         let queries = state.queries_for_iteration();
         let limit = self.settings.results_per_query;
         let searches = queries.iter().flat_map(|query| {
@@ -328,7 +334,10 @@ impl ResearchService {
                 (provider.name().to_owned(), query.clone(), provider.search(query, limit).await)
             })
         });
-        let corpus_terms = corpus_terms(state.question(), &queries);
+        let corpus_terms = match corpus_focus {
+            Some(focus) => focus.to_vec(),
+            None => corpus_terms(state.question(), &queries),
+        };
         let corpus = self.documents.search_corpus(Some(owner), &corpus_terms, self.settings.corpus_documents);
         let (results, corpus) = futures_util::join!(join_all(searches), corpus);
         let retrieved_at = self.clock.now();
@@ -630,7 +639,8 @@ mod tests {
         let clock = SteppingClock { reads: 0.into(), step: time::Duration::ZERO };
         let service = inline_service(Arc::new(clock));
 
-        let found = service.investigate(UserId::new_random(), "Who is Jane Doe?", 2, Duration::from_secs(20)).await;
+        let found =
+            service.investigate(UserId::new_random(), "Who is Jane Doe?", None, 2, Duration::from_secs(20)).await;
 
         assert_eq!(found.state.iterations_done(), 2);
         assert!(!found.stopped_by_time_budget);
@@ -646,11 +656,41 @@ mod tests {
         let clock = SteppingClock { reads: 0.into(), step: time::Duration::seconds(15) };
         let service = inline_service(Arc::new(clock));
 
-        let found = service.investigate(UserId::new_random(), "Who is Jane Doe?", 5, Duration::from_secs(20)).await;
+        let found =
+            service.investigate(UserId::new_random(), "Who is Jane Doe?", None, 5, Duration::from_secs(20)).await;
 
         assert_eq!(found.state.iterations_done(), 1);
         assert!(found.stopped_by_time_budget);
         assert!(!found.passages.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_investigation_with_a_corpus_focus_searches_the_stored_documents_by_it_alone() {
+        use crate::ports::documents::MockDocumentRepository;
+        use crate::ports::research::MockResearchRepository;
+
+        let mut documents = MockDocumentRepository::new();
+        documents
+            .expect_search_corpus()
+            .withf(|_, terms, _| terms == ["acme", "doe", "jane"])
+            .times(1)
+            .returning(|_, _, _| Ok(Vec::new()));
+        let clock = Arc::new(SteppingClock { reads: 0.into(), step: time::Duration::ZERO });
+        let service = ResearchService::new(
+            Arc::new(MockResearchRepository::new()),
+            Arc::new(documents),
+            Vec::new(),
+            None,
+            clock,
+            ResearchSettings::default(),
+        );
+
+        let question = "Who is Jane Doe? Jane Doe fraud lawsuit bankruptcy";
+        let found = service
+            .investigate(UserId::new_random(), question, Some("Jane Doe Acme"), 1, Duration::from_secs(20))
+            .await;
+
+        assert_eq!(found.state.iterations_done(), 1);
     }
 
     #[test]
