@@ -812,3 +812,40 @@ async fn at_most_one_workflow_is_launched_per_message() {
     let people: Value = app.get("/api/people/results", Some(&token)).await.json().await.expect("json");
     assert_eq!(people["total"], 1, "{people}");
 }
+
+#[tokio::test]
+async fn a_research_tool_call_queues_the_run_with_the_models_question() {
+    let llm = FakeLlm::scripted(vec![
+        Scripted::tool_call("launch_research", &json!({ "query": "SOFR and leveraged loans", "max_iterations": 2 })),
+        Scripted::text("I queued research on SOFR and leveraged loans."),
+    ])
+    .await;
+    let model = OpenAiCompatible::new(&llm.base_url, "fake-model", None, Duration::from_secs(5))
+        .expect("adapter")
+        .with_retry_policy(FAST_RETRY);
+    // No web provider and no documents: the queued run fails for want of sources without asking the
+    // model anything, so the fake's script is the chat's alone.
+    let app = spawn_app_around(creditflow::Adapters::in_memory(), &[], |adapters| {
+        adapters.llm = Some(Arc::new(model));
+        adapters.web_search = Vec::new();
+        adapters.page_fetcher = None;
+    })
+    .await;
+    let token = app.token_for("analyst").await;
+
+    let reply = say(&app, &token, "llm-research", "look up how SOFR affects leveraged loans").await;
+
+    assert_eq!(
+        (reply["workflow_launched"].as_str(), reply["metadata"]["engine"].as_str()),
+        (Some("research"), Some("llm"))
+    );
+    let id = reply["workflow_result"]["research_id"].as_str().expect("research_id").to_owned();
+    assert_eq!(reply["workflow_result"]["status"], "pending", "{reply}");
+    let run: Value =
+        app.get(&format!("/api/deep-research/results/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!((run["query"].as_str(), run["max_iterations"].as_u64()), (Some("SOFR and leveraged loans"), Some(2)));
+    let requests = chat_requests(&llm);
+    assert_eq!(requests.len(), 2, "the call that queued the run, then the answer");
+    let told: Value = serde_json::from_str(&tool_results(&requests[1])[0]).expect("a JSON tool result");
+    assert_eq!(told["workflow_result"]["research_id"], id.as_str());
+}
