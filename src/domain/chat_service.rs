@@ -25,6 +25,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::domain::auth::Principal;
@@ -34,6 +35,7 @@ use crate::domain::chat::{
 };
 use crate::domain::documents::{DocumentError, DocumentId, DocumentService};
 use crate::domain::quant::service::QuantError;
+use crate::domain::research::text::truncate_at_word;
 use crate::domain::workflows::{Launch, LaunchError, WorkflowLauncher, intent_params, parse_workflow_params};
 use crate::ports::clock::Clock;
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};
@@ -254,7 +256,7 @@ impl ChatService {
     /// The session, if the caller may read it (its owner and administrators).
     ///
     /// # Errors
-    /// [`ChatError::SessionNotFound`] otherwise; [`ChatError::Validation`] for a malformed id.
+    /// [`ChatError::SessionNotFound`] otherwise (a malformed id included); [`ChatError::Store`].
     pub async fn session(&self, caller: Principal, session_id: &str) -> Result<ChatSession, ChatError> {
         let session_id = validate_session_id(session_id).map_err(|_| ChatError::SessionNotFound)?;
         match self.conversations.find(&session_id).await? {
@@ -282,14 +284,9 @@ impl ChatService {
         let params = parse_workflow_params(workflow_type, params, deal_id)?;
         self.usable_session(caller, &session_id, 0).await?;
         let launch = self.launcher.launch(caller, &session_id, params, request_id).await?;
-        let record = StoredMessage {
-            role: Role::Assistant.as_str().to_owned(),
-            content: launch.message.clone(),
-            workflow_launched: Some(launch.workflow_type.to_owned()),
-            workflow_result: Some(launch.reference.clone()),
-            at: self.clock.now(),
-        };
-        self.conversations.append(&session_id, caller.user_id, vec![record], self.clock.now()).await?;
+        let now = self.clock.now();
+        let record = reply_message(&launch.message, Some(&launch), now);
+        self.conversations.append(&session_id, caller.user_id, vec![record], now).await?;
         Ok(launch)
     }
 
@@ -303,16 +300,20 @@ impl ChatService {
         // Stored messages are read only when the client sent no history, and only the last few.
         let stored_needed = if turn.history.is_some() { 0 } else { HISTORY_WINDOW };
         let session = self.usable_session(caller, &turn.session_id, stored_needed).await?;
-        let history = match &turn.history {
-            Some(history) => history.clone(),
-            None => stored_history(session.as_ref()),
+        let stored;
+        let history: &[HistoryTurn] = match &turn.history {
+            Some(history) => history,
+            None => {
+                stored = stored_history(session.as_ref());
+                &stored
+            }
         };
         let document = self.document_in_context(caller, &turn).await?;
         let mut answer = match &self.llm {
             Some(llm) => {
-                self.answer_with_model(llm.as_ref(), caller, &turn, &history, document.as_ref(), request_id).await?
+                self.answer_with_model(llm.as_ref(), caller, &turn, history, document.as_ref(), request_id).await?
             }
-            None => self.answer_by_grammar(caller, &turn, &history, document.as_ref(), request_id).await?,
+            None => self.answer_by_grammar(caller, &turn, history, document.as_ref(), request_id).await?,
         };
         answer.metadata.insert("history_messages_used".into(), json!(history.len()));
         if let Some(document) = &document {
@@ -323,17 +324,14 @@ impl ChatService {
             }
         }
         self.store_turn(caller, &turn, &answer).await?;
-        let mut cdm_events = answer.launch.as_ref().map(|launch| launch.cdm_events.clone()).unwrap_or_default();
-        if let Some(event) = self.interaction_event(&turn, &answer, cdm_events.last(), request_id) {
-            cdm_events.push(event);
-        }
-        Ok(ChatReply {
-            response: answer.response,
-            workflow_launched: answer.launch.as_ref().map(|launch| launch.workflow_type),
-            workflow_result: answer.launch.map(|launch| launch.workflow_result),
-            cdm_events,
-            metadata: Value::Object(answer.metadata),
-        })
+        let interaction = self.interaction_event(&turn, &answer, request_id);
+        let Answer { response, launch, metadata } = answer;
+        let (workflow_launched, workflow_result, mut cdm_events) = match launch {
+            Some(launch) => (Some(launch.workflow_type), Some(launch.workflow_result), launch.cdm_events),
+            None => (None, None, Vec::new()),
+        };
+        cdm_events.extend(interaction);
+        Ok(ChatReply { response, workflow_launched, workflow_result, cdm_events, metadata: Value::Object(metadata) })
     }
 
     /// The session, with its last `messages` messages, when it exists and is the caller's; `None`
@@ -532,7 +530,9 @@ impl ChatService {
     ) -> Result<Value, ChatError> {
         if let Some(raw) = call.malformed_arguments() {
             let message = "the arguments were not a JSON object; call the tool again with a JSON object";
-            session.errors.push(json!({ "tool": call.name, "error": message, "arguments": truncate(raw, 200) }));
+            session
+                .errors
+                .push(json!({ "tool": call.name, "error": message, "arguments": truncate_at_word(raw, 200) }));
             return Ok(json!({ "error": message }));
         }
         let workflow = match call.name.as_str() {
@@ -579,24 +579,14 @@ impl ChatService {
             workflow_result: None,
             at: now,
         };
-        let reply = StoredMessage {
-            role: Role::Assistant.as_str().to_owned(),
-            content: answer.response.clone(),
-            workflow_launched: answer.launch.as_ref().map(|launch| launch.workflow_type.to_owned()),
-            workflow_result: answer.launch.as_ref().map(|launch| launch.reference.clone()),
-            at: now,
-        };
+        let reply = reply_message(&answer.response, answer.launch.as_ref(), now);
         self.conversations.append(&turn.session_id, caller.user_id, vec![user, reply], now).await?;
         Ok(())
     }
 
-    fn interaction_event(
-        &self,
-        turn: &ChatTurn,
-        answer: &Answer,
-        previous: Option<&Value>,
-        request_id: &str,
-    ) -> Option<Value> {
+    /// The turn's `ChatbotInteraction` step, linked to the last step of the workflow it launched.
+    fn interaction_event(&self, turn: &ChatTurn, answer: &Answer, request_id: &str) -> Option<Value> {
+        let previous = answer.launch.as_ref().and_then(|launch| launch.cdm_events.last());
         let engine = answer.metadata.get("engine").and_then(Value::as_str).unwrap_or("deterministic");
         let launched = answer.launch.as_ref().map(|launch| launch.workflow_type);
         let comment = match launched {
@@ -717,6 +707,18 @@ fn launch_refusal(workflow_type: &str, error: &LaunchError) -> (String, Value) {
     (text.clone(), json!({ "workflow_type": workflow_type, "status": status, "message": text, "field": field }))
 }
 
+/// The assistant's message as a session keeps it: its text and, when it launched a workflow, the
+/// workflow and its identifiers.
+fn reply_message(content: &str, launch: Option<&Launch>, at: OffsetDateTime) -> StoredMessage {
+    StoredMessage {
+        role: Role::Assistant.as_str().to_owned(),
+        content: content.to_owned(),
+        workflow_launched: launch.map(|launch| launch.workflow_type.to_owned()),
+        workflow_result: launch.map(|launch| launch.reference.clone()),
+        at,
+    }
+}
+
 fn intent_name(intent: &Intent) -> &'static str {
     match intent {
         Intent::Quant(_) => "quant",
@@ -738,10 +740,6 @@ fn stored_history(session: Option<&ChatSession>) -> Vec<HistoryTurn> {
         })
         .collect();
     turns[turns.len().saturating_sub(HISTORY_WINDOW)..].to_vec()
-}
-
-fn truncate(text: &str, max_chars: usize) -> String {
-    text.chars().take(max_chars).collect()
 }
 
 /// The tools the model may call: the three launches, and the agreement lookup when a document is

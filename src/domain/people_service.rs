@@ -45,7 +45,7 @@ use crate::domain::people::{
 };
 use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::domain::research::ResearchState;
-use crate::domain::research::text::split_sentences;
+use crate::domain::research::text::{split_sentences, truncate_at_word};
 use crate::domain::research_service::{Investigation, ResearchService};
 use crate::ports::clock::Clock;
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
@@ -891,12 +891,10 @@ fn normalise(text: &str) -> String {
 
 /// `text` cut at a word to at most `max_chars` characters, with an ellipsis when cut.
 fn cut(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_owned();
+    match truncate_at_word(text, max_chars) {
+        whole if whole.len() == text.len() => text.to_owned(),
+        prefix => format!("{prefix}…"),
     }
-    let prefix: String = text.chars().take(max_chars).collect();
-    let at_word = prefix.rfind(char::is_whitespace).map_or(prefix.as_str(), |i| &prefix[..i]);
-    format!("{}…", at_word.trim_end())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::{RunKey, page_of_runs};
 use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::store::StoreError;
@@ -81,15 +82,13 @@ impl AnalysisRepository for MemoryAnalysisStore {
     }
 
     async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
+        let key = |r: &AnalysisRecord| RunKey {
+            owner: r.owner,
+            deal_id: r.deal_id,
+            created_at: r.created_at,
+            id: r.id.as_uuid(),
+        };
         let runs = self.runs();
-        let mut matching: Vec<&AnalysisRecord> = runs
-            .values()
-            .filter(|r| query.owner.is_none_or(|owner| r.owner == owner))
-            .filter(|r| query.deal_id.is_none_or(|deal| r.deal_id == Some(deal)))
-            .collect();
-        matching.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| b.id.cmp(&a.id)));
-        let total = matching.len() as u64;
-        let offset = usize::try_from(query.offset()).unwrap_or(usize::MAX);
-        Ok((matching.into_iter().skip(offset).take(query.limit as usize).cloned().collect(), total))
+        Ok(page_of_runs(runs.values(), key, (query.owner, query.deal_id), (query.offset(), query.limit)))
     }
 }

@@ -18,3 +18,36 @@ pub use people::MemoryPeopleStore;
 pub use rate_limit::MemoryRateLimiter;
 pub use research::MemoryResearchStore;
 pub use store::MemoryStore;
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::domain::auth::UserId;
+
+/// What a listing needs of a stored workflow run (analysis, research run, people result).
+struct RunKey {
+    owner: UserId,
+    deal_id: Option<i64>,
+    created_at: OffsetDateTime,
+    id: Uuid,
+}
+
+/// One page of `runs` owned by `owner` (any for `None`) in deal `deal_id` (any for `None`), newest
+/// first with ties by id as PostgreSQL orders them, and how many match in all.
+fn page_of_runs<'a, T: Clone + 'a>(
+    runs: impl Iterator<Item = &'a T>,
+    key: impl Fn(&T) -> RunKey,
+    (owner, deal_id): (Option<UserId>, Option<i64>),
+    (offset, limit): (u64, u32),
+) -> (Vec<T>, u64) {
+    let mut matching: Vec<(RunKey, &T)> = runs
+        .map(|run| (key(run), run))
+        .filter(|(key, _)| owner.is_none_or(|owner| key.owner == owner))
+        .filter(|(key, _)| deal_id.is_none_or(|deal| key.deal_id == Some(deal)))
+        .collect();
+    matching.sort_by_key(|(key, _)| std::cmp::Reverse((key.created_at, key.id)));
+    let total = matching.len() as u64;
+    let offset = usize::try_from(offset).unwrap_or(usize::MAX);
+    let page = matching.into_iter().skip(offset).take(limit as usize).map(|(_, run)| run.clone()).collect();
+    (page, total)
+}

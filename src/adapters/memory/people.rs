@@ -5,6 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use super::{RunKey, page_of_runs};
 use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::ports::people::PeopleRepository;
 use crate::ports::store::StoreError;
@@ -37,20 +38,13 @@ impl PeopleRepository for MemoryPeopleStore {
     }
 
     async fn list(&self, query: &PeopleQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
+        let key = |r: &PeopleRecord| RunKey {
+            owner: r.owner,
+            deal_id: r.deal_id,
+            created_at: r.created_at,
+            id: r.id.as_uuid(),
+        };
         let results = self.results();
-        let mut matching: Vec<&PeopleRecord> = results
-            .values()
-            .filter(|record| query.owner.is_none_or(|owner| record.owner == owner))
-            .filter(|record| query.deal_id.is_none_or(|deal| record.deal_id == Some(deal)))
-            .collect();
-        matching.sort_by_key(|record| std::cmp::Reverse((record.created_at, record.id)));
-        let total = matching.len() as u64;
-        let page = matching
-            .into_iter()
-            .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
-            .take(query.limit as usize)
-            .cloned()
-            .collect();
-        Ok((page, total))
+        Ok(page_of_runs(results.values(), key, (query.owner, query.deal_id), (query.offset(), query.limit)))
     }
 }

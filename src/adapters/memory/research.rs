@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::{RunKey, page_of_runs};
 use crate::domain::research_runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
 };
@@ -139,21 +140,14 @@ impl ResearchRepository for MemoryResearchStore {
     }
 
     async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
+        let key = |r: &ResearchRun| RunKey {
+            owner: r.owner,
+            deal_id: r.deal_id,
+            created_at: r.created_at,
+            id: r.id.as_uuid(),
+        };
         let runs = self.runs();
-        let mut matching: Vec<&ResearchRun> = runs
-            .values()
-            .map(|entry| &entry.run)
-            .filter(|run| query.owner.is_none_or(|owner| run.owner == owner))
-            .filter(|run| query.deal_id.is_none_or(|deal| run.deal_id == Some(deal)))
-            .collect();
-        matching.sort_by_key(|run| std::cmp::Reverse((run.created_at, run.id)));
-        let total = matching.len() as u64;
-        let page = matching
-            .into_iter()
-            .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
-            .take(query.limit as usize)
-            .cloned()
-            .collect();
-        Ok((page, total))
+        let stored = runs.values().map(|entry| &entry.run);
+        Ok(page_of_runs(stored, key, (query.owner, query.deal_id), (query.offset(), query.limit)))
     }
 }
