@@ -721,11 +721,8 @@ fn reply_message(content: &str, launch: Option<&Launch>, at: OffsetDateTime) -> 
 
 fn intent_name(intent: &Intent) -> &'static str {
     match intent {
-        Intent::Quant(_) => "quant",
-        Intent::Research { .. } => "research",
-        Intent::People { .. } => "people",
         Intent::DocumentQuestion(_) => "document_question",
-        Intent::None => "none",
+        launching => launching.workflow_type().unwrap_or("none"),
     }
 }
 

@@ -129,16 +129,6 @@ pub enum WorkflowParams {
     Quant(QuantParams),
 }
 
-impl WorkflowParams {
-    pub fn workflow_type(&self) -> &'static str {
-        match self {
-            Self::People(_) => "people",
-            Self::Research(_) => "research",
-            Self::Quant(_) => "quant",
-        }
-    }
-}
-
 /// Validates `params` for `workflow_type` (see the [module documentation](self)).
 ///
 /// # Errors
@@ -587,7 +577,12 @@ mod tests {
             let (kind, params) = intent_params(&intent).expect("a launch");
             assert_eq!(kind, workflow_type, "{message}");
             let parsed = parse_workflow_params(kind, &params, None).expect(message);
-            assert_eq!(parsed.workflow_type(), workflow_type);
+            let parsed_type = match parsed {
+                WorkflowParams::People(_) => "people",
+                WorkflowParams::Research(_) => "research",
+                WorkflowParams::Quant(_) => "quant",
+            };
+            assert_eq!(parsed_type, workflow_type, "{message}");
         }
         let euro = parse_intent("assess a EUR 750k term loan for Acme Corp", &[]);
         let (kind, params) = intent_params(&euro).expect("a launch");
