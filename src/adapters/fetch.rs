@@ -230,7 +230,8 @@ impl PageFetcher for HttpPageFetcher {
         // library becomes an unsupported page instead of taking the caller down.
         let (title, text) = tokio::task::spawn_blocking(move || kind.read(&body))
             .await
-            .map_err(|_| FetchError::Unsupported(format!("{content_type} that cannot be converted to text")))?
+            .ok()
+            .flatten()
             .ok_or_else(|| FetchError::Unsupported(format!("{content_type} that cannot be converted to text")))?;
         tracing::debug!(chars = text.len(), "page fetched");
         Ok(FetchedPage { requested_url: url.to_owned(), final_url: final_url.into(), title, text, content_type })

@@ -7,15 +7,14 @@
 
 use std::time::Duration;
 
-use anyhow::anyhow;
 use async_trait::async_trait;
 use reqwest::Url;
 use reqwest::header::{ACCEPT, HeaderValue};
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client, parse_json,
-    send_with_retries, with_query,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, endpoint_url, hit, html_fragment_text,
+    http_client, send_with_retries, with_query,
 };
 use crate::config::Secret;
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -64,13 +63,7 @@ impl BraveSearch {
     /// be sent in a header (the error does not show it), or an HTTP client that cannot be built.
     pub fn new(settings: &BraveSettings) -> anyhow::Result<Self> {
         let endpoint = endpoint_url("BRAVE_URL", &settings.base_url)?;
-        let key = settings.api_key.expose().trim();
-        if key.is_empty() {
-            return Err(anyhow!("invalid BRAVE_API_KEY: must not be empty"));
-        }
-        let mut token = HeaderValue::from_str(key)
-            .map_err(|_| anyhow!("invalid BRAVE_API_KEY: holds characters that cannot be sent in a header"))?;
-        token.set_sensitive(true);
+        let token = api_key_header("BRAVE_API_KEY", &settings.api_key, "")?;
         let client = http_client(PROVIDER, settings.timeout)?;
         Ok(Self { client, endpoint, token, retry: settings.retry })
     }
@@ -92,8 +85,7 @@ impl WebSearch for BraveSearch {
                 .header("x-subscription-token", self.token.clone())
         })
         .await?;
-        let body = answer.success_body(PROVIDER)?;
-        let wire: WireAnswer = parse_json(PROVIDER, &body)?;
+        let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.web.and_then(|web| web.results).unwrap_or_default();
         Ok(results
             .into_iter()
@@ -115,27 +107,20 @@ impl WebSearch for BraveSearch {
 
 #[derive(Deserialize)]
 struct WireAnswer {
-    #[serde(default)]
     web: Option<WireWeb>,
 }
 
 #[derive(Deserialize)]
 struct WireWeb {
-    #[serde(default)]
     results: Option<Vec<WireResult>>,
 }
 
 #[derive(Deserialize)]
 struct WireResult {
-    #[serde(default)]
     title: Option<String>,
-    #[serde(default)]
     url: Option<String>,
-    #[serde(default)]
     description: Option<String>,
-    #[serde(default)]
     age: Option<String>,
-    #[serde(default)]
     page_age: Option<String>,
 }
 

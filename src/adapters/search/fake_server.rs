@@ -27,7 +27,7 @@ pub(super) struct Scripted {
 
 impl Scripted {
     pub fn json(status: u16, body: Value) -> Self {
-        Self { status, headers: Vec::new(), body: body.to_string(), delay: Duration::ZERO }
+        Self::text(status, &body.to_string())
     }
 
     pub fn text(status: u16, body: &str) -> Self {

@@ -21,13 +21,14 @@ mod fake_server;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, anyhow};
 use bytes::Bytes;
+use reqwest::header::HeaderValue;
 use reqwest::{RequestBuilder, StatusCode, Url};
 use serde::de::DeserializeOwned;
 
 use crate::adapters::retry::{endpoint_url, error_chain, provider_client, retry_after};
-use crate::config::{ResearchConfig, SearchProviderKind};
+use crate::config::{ResearchConfig, SearchProviderKind, Secret};
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
 
 pub use crate::adapters::retry::RetryPolicy;
@@ -94,6 +95,22 @@ fn http_client(provider: &str, timeout: Duration) -> anyhow::Result<reqwest::Cli
     provider_client(provider, USER_AGENT, timeout)
 }
 
+/// `prefix` followed by the trimmed `api_key`, as a sensitive header value (hidden from `Debug`
+/// output). `variable` names the key in errors, which never show it.
+///
+/// # Errors
+/// An empty key, or one that cannot be sent in a header.
+fn api_key_header(variable: &str, api_key: &Secret, prefix: &str) -> anyhow::Result<HeaderValue> {
+    let key = api_key.expose().trim();
+    if key.is_empty() {
+        return Err(anyhow!("invalid {variable}: must not be empty"));
+    }
+    let mut value = HeaderValue::from_str(&format!("{prefix}{key}"))
+        .map_err(|_| anyhow!("invalid {variable}: holds characters that cannot be sent in a header"))?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
 /// `endpoint` with `pairs` appended to its query string, form-encoded (`&`, `=`, `+`, spaces and
 /// non-ASCII in a query cannot break out of their parameter).
 fn with_query(endpoint: &Url, pairs: &[(&str, &str)]) -> Url {
@@ -109,13 +126,15 @@ struct Answer {
 }
 
 impl Answer {
-    /// The body of a 2xx answer; any other status is [`SearchError::Status`].
-    fn success_body(self, provider: &str) -> Result<Bytes, SearchError> {
-        if self.status.is_success() {
-            Ok(self.body)
-        } else {
-            Err(SearchError::Status { provider: provider.to_owned(), status: self.status.as_u16() })
+    /// The body of a 2xx answer parsed as the provider's documented JSON; any other status is
+    /// [`SearchError::Status`].
+    fn json<T: DeserializeOwned>(self, provider: &str) -> Result<T, SearchError> {
+        if !self.status.is_success() {
+            return Err(SearchError::Status { provider: provider.to_owned(), status: self.status.as_u16() });
         }
+        // serde_json's message names the position and the expected shape, never the input.
+        serde_json::from_slice(&self.body)
+            .map_err(|e| invalid_response(provider, format!("not the documented JSON: {e}")))
     }
 }
 
@@ -177,13 +196,9 @@ fn transport_error(provider: &str, attempt: u32, error: reqwest::Error) -> Searc
     SearchError::Unavailable { provider: provider.to_owned(), reason }
 }
 
-/// Parses a 2xx body as the provider's documented JSON.
-fn parse_json<T: DeserializeOwned>(provider: &str, body: &[u8]) -> Result<T, SearchError> {
-    serde_json::from_slice(body).map_err(|e| SearchError::InvalidResponse {
-        provider: provider.to_owned(),
-        // serde_json's message names the position and the expected shape, never the input.
-        reason: format!("not the documented JSON: {e}"),
-    })
+/// A success answer that is not `provider`'s documented format.
+fn invalid_response(provider: &str, reason: impl Into<String>) -> SearchError {
+    SearchError::InvalidResponse { provider: provider.to_owned(), reason: reason.into() }
 }
 
 /// Plain text of an HTML fragment (Wikipedia's `<span class="searchmatch">`, Brave's `<strong>`, a

@@ -13,8 +13,8 @@ use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client, parse_json,
-    send_with_retries, with_query,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client,
+    invalid_response, send_with_retries, with_query,
 };
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
 
@@ -70,19 +70,14 @@ impl WebSearch for SearxngSearch {
         let url = with_query(&self.endpoint, &[("q", query), ("format", "json"), ("pageno", "1")]);
         let answer = send_with_retries(PROVIDER, &self.retry, || self.client.get(url.clone())).await?;
         if answer.status == StatusCode::FORBIDDEN {
-            return Err(SearchError::InvalidResponse {
-                provider: PROVIDER.to_owned(),
-                reason: "answered 403 Forbidden: JSON output must be enabled on the server \
-                         (list json under search.formats in its settings.yml)"
-                    .to_owned(),
-            });
+            return Err(invalid_response(
+                PROVIDER,
+                "answered 403 Forbidden: JSON output must be enabled on the server \
+                 (list json under search.formats in its settings.yml)",
+            ));
         }
-        let body = answer.success_body(PROVIDER)?;
-        let wire: WireAnswer = parse_json(PROVIDER, &body)?;
-        let results = wire.results.ok_or_else(|| SearchError::InvalidResponse {
-            provider: PROVIDER.to_owned(),
-            reason: "the answer has no results list".to_owned(),
-        })?;
+        let wire: WireAnswer = answer.json(PROVIDER)?;
+        let results = wire.results.ok_or_else(|| invalid_response(PROVIDER, "the answer has no results list"))?;
         Ok(results
             .into_iter()
             .filter_map(|result| {
@@ -102,21 +97,16 @@ impl WebSearch for SearxngSearch {
 
 #[derive(Deserialize)]
 struct WireAnswer {
-    #[serde(default)]
     results: Option<Vec<WireResult>>,
 }
 
 #[derive(Deserialize)]
 struct WireResult {
-    #[serde(default)]
     url: Option<String>,
-    #[serde(default)]
     title: Option<String>,
-    #[serde(default)]
     content: Option<String>,
-    #[serde(default)]
     score: Option<f64>,
-    #[serde(default, rename = "publishedDate")]
+    #[serde(rename = "publishedDate")]
     published_date: Option<String>,
 }
 

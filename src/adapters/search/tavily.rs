@@ -7,15 +7,14 @@
 
 use std::time::Duration;
 
-use anyhow::anyhow;
 use async_trait::async_trait;
 use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, collapse_whitespace, endpoint_url, hit, http_client,
-    parse_json, send_with_retries,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, collapse_whitespace, endpoint_url, hit,
+    http_client, invalid_response, send_with_retries,
 };
 use crate::config::Secret;
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -64,13 +63,7 @@ impl TavilySearch {
     /// be sent in a header (the error does not show it), or an HTTP client that cannot be built.
     pub fn new(settings: &TavilySettings) -> anyhow::Result<Self> {
         let endpoint = endpoint_url("TAVILY_URL", &settings.base_url)?;
-        let key = settings.api_key.expose().trim();
-        if key.is_empty() {
-            return Err(anyhow!("invalid TAVILY_API_KEY: must not be empty"));
-        }
-        let mut authorization = HeaderValue::from_str(&format!("Bearer {key}"))
-            .map_err(|_| anyhow!("invalid TAVILY_API_KEY: holds characters that cannot be sent in a header"))?;
-        authorization.set_sensitive(true);
+        let authorization = api_key_header("TAVILY_API_KEY", &settings.api_key, "Bearer ")?;
         let client = http_client(PROVIDER, settings.timeout)?;
         Ok(Self { client, endpoint, authorization, retry: settings.retry })
     }
@@ -89,12 +82,8 @@ impl WebSearch for TavilySearch {
             self.client.post(self.endpoint.clone()).header(AUTHORIZATION, self.authorization.clone()).json(&request)
         })
         .await?;
-        let body = answer.success_body(PROVIDER)?;
-        let wire: WireAnswer = parse_json(PROVIDER, &body)?;
-        let results = wire.results.ok_or_else(|| SearchError::InvalidResponse {
-            provider: PROVIDER.to_owned(),
-            reason: "the answer has no results list".to_owned(),
-        })?;
+        let wire: WireAnswer = answer.json(PROVIDER)?;
+        let results = wire.results.ok_or_else(|| invalid_response(PROVIDER, "the answer has no results list"))?;
         Ok(results
             .into_iter()
             .filter_map(|result| {
@@ -122,21 +111,15 @@ struct WireRequest<'a> {
 
 #[derive(Deserialize)]
 struct WireAnswer {
-    #[serde(default)]
     results: Option<Vec<WireResult>>,
 }
 
 #[derive(Deserialize)]
 struct WireResult {
-    #[serde(default)]
     title: Option<String>,
-    #[serde(default)]
     url: Option<String>,
-    #[serde(default)]
     content: Option<String>,
-    #[serde(default)]
     score: Option<f64>,
-    #[serde(default)]
     published_date: Option<String>,
 }
 

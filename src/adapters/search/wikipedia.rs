@@ -15,8 +15,8 @@ use reqwest::Url;
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client, parse_json,
-    send_with_retries, with_query,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client,
+    invalid_response, send_with_retries, with_query,
 };
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
 
@@ -116,18 +116,17 @@ impl WebSearch for WikipediaSearch {
             &[("action", "query"), ("list", "search"), ("srsearch", query), ("format", "json"), ("srlimit", &srlimit)],
         );
         let answer = send_with_retries(PROVIDER, &self.retry, || self.client.get(url.clone())).await?;
-        let body = answer.success_body(PROVIDER)?;
-        let wire: WireAnswer = parse_json(PROVIDER, &body)?;
+        let wire: WireAnswer = answer.json(PROVIDER)?;
         if let Some(error) = wire.error {
-            return Err(SearchError::InvalidResponse {
-                provider: PROVIDER.to_owned(),
-                reason: format!("the API reported error {:?}", error.code.unwrap_or_default()),
-            });
+            return Err(invalid_response(
+                PROVIDER,
+                format!("the API reported error {:?}", error.code.unwrap_or_default()),
+            ));
         }
-        let results = wire.query.and_then(|query| query.search).ok_or_else(|| SearchError::InvalidResponse {
-            provider: PROVIDER.to_owned(),
-            reason: "the answer has no query.search list".to_owned(),
-        })?;
+        let results = wire
+            .query
+            .and_then(|query| query.search)
+            .ok_or_else(|| invalid_response(PROVIDER, "the answer has no query.search list"))?;
         Ok(results
             .into_iter()
             .filter_map(|result| {
@@ -149,31 +148,24 @@ impl WebSearch for WikipediaSearch {
 
 #[derive(Deserialize)]
 struct WireAnswer {
-    #[serde(default)]
     query: Option<WireQuery>,
-    #[serde(default)]
     error: Option<WireError>,
 }
 
 #[derive(Deserialize)]
 struct WireQuery {
-    #[serde(default)]
     search: Option<Vec<WireResult>>,
 }
 
 #[derive(Deserialize)]
 struct WireResult {
-    #[serde(default)]
     title: Option<String>,
-    #[serde(default)]
     snippet: Option<String>,
-    #[serde(default)]
     timestamp: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct WireError {
-    #[serde(default)]
     code: Option<String>,
 }
 
