@@ -837,27 +837,18 @@ impl FactTable {
 
     /// Fiscal year ends: end dates of annual flows of the flow lines, newest first.
     fn fiscal_year_ends(&self) -> Vec<Date> {
-        let ends: BTreeSet<Date> = LINES
-            .iter()
-            .filter(|(_, kind, _)| *kind == Kind::Flow)
-            .flat_map(|(_, _, tags)| tags.iter())
-            .flat_map(|tag| self.tag(tag).iter())
-            .filter(|fact| fact.is_annual_flow())
-            .map(|fact| fact.end)
-            .collect();
+        let ends: BTreeSet<Date> =
+            self.flow_facts().filter(|fact| fact.is_annual_flow()).map(|fact| fact.end).collect();
         ends.into_iter().rev().collect()
     }
 
     /// The latest-filed fact of `tag` for the fiscal year ending `year_end`.
     fn pick(&self, tag: &str, kind: Kind, year_end: Date) -> Option<&Fact> {
-        self.tag(tag)
-            .iter()
-            .filter(|fact| fact.end == year_end)
-            .filter(|fact| match kind {
-                Kind::Flow => fact.is_annual_flow(),
-                Kind::Instant => fact.is_annual_instant(),
-            })
-            .max_by(|a, b| (a.filed, &a.accn).cmp(&(b.filed, &b.accn)))
+        let is_annual = |fact: &Fact| match kind {
+            Kind::Flow => fact.is_annual_flow(),
+            Kind::Instant => fact.is_annual_instant(),
+        };
+        latest_filed(self.tag(tag).iter().filter(|fact| fact.end == year_end && is_annual(fact)))
     }
 
     /// The 10-K cover-page share count for the fiscal year ending `year_end`: the facts of the latest
@@ -867,7 +858,7 @@ impl FactTable {
             let days = (fact.end - year_end).whole_days();
             fact.is_annual_instant() && (0..=SHARES_COVER_WINDOW_DAYS).contains(&days)
         };
-        let chosen = self.shares.iter().filter(in_window).max_by(|a, b| (a.filed, &a.accn).cmp(&(b.filed, &b.accn)))?;
+        let chosen = latest_filed(self.shares.iter().filter(in_window))?;
         let classes: Vec<&Fact> =
             self.shares.iter().filter(in_window).filter(|f| f.accn == chosen.accn && f.end == chosen.end).collect();
         Some((classes.iter().map(|fact| fact.val).sum(), classes))

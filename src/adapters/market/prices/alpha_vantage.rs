@@ -20,12 +20,10 @@ use serde_json::{Map, Value};
 use time::Date;
 use time::macros::format_description;
 
-use super::{RetryPolicy, base_url, excerpt, get_with_retries, http_client};
+use super::{RetryPolicy, base_url, excerpt, get_with_retries, http_client, series_for_range};
 use crate::config::Secret;
 use crate::domain::quant::market::{PricePoint, PriceSeries, TimeRange};
-use crate::ports::price_history::{
-    ALIGNMENT_SLACK_PRICES, PriceHistory, PriceHistoryError, normalize_symbol, trailing_for_range,
-};
+use crate::ports::price_history::{ALIGNMENT_SLACK_PRICES, PriceHistory, PriceHistoryError, normalize_symbol};
 
 const PROVIDER: &str = "alpha-vantage";
 
@@ -170,11 +168,7 @@ impl PriceHistory for AlphaVantage {
                     .ok_or_else(|| unavailable("both daily series are premium endpoints for this API key".to_owned()))?
             }
         };
-        if points.is_empty() {
-            return Err(invalid(format!("no prices for {symbol}")));
-        }
-        let series = PriceSeries::new(&symbol, points).map_err(|e| invalid(e.to_string()))?;
-        Ok(trailing_for_range(series, range))
+        series_for_range(PROVIDER, &symbol, points, range)
     }
 
     fn provider(&self) -> &'static str {

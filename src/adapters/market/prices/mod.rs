@@ -25,7 +25,8 @@ use reqwest::header::CONTENT_TYPE;
 use crate::adapters::retry::{endpoint_url as base_url, error_chain, provider_client, retry_after};
 use reqwest::{StatusCode, Url};
 
-use crate::ports::price_history::PriceHistoryError;
+use crate::domain::quant::market::{PricePoint, PriceSeries, TimeRange};
+use crate::ports::price_history::{PriceHistoryError, trailing_for_range};
 
 pub use alpha_vantage::{AlphaVantage, AlphaVantageSettings, DEFAULT_ALPHAVANTAGE_URL};
 pub use csv_mirror::CsvMirrorPrices;
@@ -116,6 +117,22 @@ fn looks_like_html(body: &[u8]) -> bool {
         || head.starts_with(b"<body")
         || head.starts_with(b"<!--")
         || head.starts_with(b"<?xml")
+}
+
+/// The series of `symbol` from a provider's `points`, trimmed to what `range` needs; no points, or
+/// points that make no series, are [`PriceHistoryError::InvalidData`] naming `provider`.
+fn series_for_range(
+    provider: &'static str,
+    symbol: &str,
+    points: Vec<PricePoint>,
+    range: TimeRange,
+) -> Result<PriceSeries, PriceHistoryError> {
+    let invalid = |reason| PriceHistoryError::InvalidData { provider, reason };
+    if points.is_empty() {
+        return Err(invalid(format!("no prices for {symbol}")));
+    }
+    let series = PriceSeries::new(symbol, points).map_err(|e| invalid(e.to_string()))?;
+    Ok(trailing_for_range(series, range))
 }
 
 /// The first `limit` characters of a provider's text, for error messages.

@@ -15,9 +15,9 @@ use reqwest::Url;
 use serde::Deserialize;
 use time::{Date, OffsetDateTime};
 
-use super::{RetryPolicy, base_url, excerpt, get_with_retries, http_client};
+use super::{RetryPolicy, base_url, excerpt, get_with_retries, http_client, series_for_range};
 use crate::domain::quant::market::{PricePoint, PriceSeries, TimeRange};
-use crate::ports::price_history::{PriceHistory, PriceHistoryError, normalize_symbol, trailing_for_range};
+use crate::ports::price_history::{PriceHistory, PriceHistoryError, normalize_symbol};
 
 const PROVIDER: &str = "yahoo";
 
@@ -161,11 +161,7 @@ impl PriceHistory for YahooChart {
             .and_then(|results| results.into_iter().next())
             .ok_or_else(|| invalid("the answer has no chart result".to_owned()))?;
         let points = chart_points(&symbol, result)?;
-        if points.is_empty() {
-            return Err(invalid(format!("no prices for {symbol}")));
-        }
-        let series = PriceSeries::new(&symbol, points).map_err(|e| invalid(e.to_string()))?;
-        Ok(trailing_for_range(series, range))
+        series_for_range(PROVIDER, &symbol, points, range)
     }
 
     fn provider(&self) -> &'static str {
