@@ -97,6 +97,27 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .or_else(|| header("retry-after").and_then(|raw| seconds(raw, 1.0)))
 }
 
+/// What the provider adapters' tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::time::Duration;
+
+    use super::RetryPolicy;
+
+    /// A URL on a loopback port nothing listens on: connecting is refused at once.
+    pub(crate) fn refused_url(path: &str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        drop(listener);
+        format!("http://{addr}{path}")
+    }
+
+    /// Retries that take milliseconds, so that a 429 or a 5xx costs a test nothing.
+    pub(crate) fn fast_retries() -> RetryPolicy {
+        RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(20) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use reqwest::header::HeaderValue;

@@ -11,8 +11,6 @@ use serde_json::Value;
 use warp::Filter;
 use warp::http::HeaderMap;
 
-use super::RetryPolicy;
-
 /// An API key the tests send; it must never show up in an error.
 pub(super) const KEY: &str = "test-key-0123456789-very-secret";
 
@@ -129,16 +127,7 @@ impl FakeProvider {
 }
 
 /// A base URL nothing listens on.
-pub(super) fn refused_url(path: &str) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    drop(listener);
-    format!("http://{addr}{path}")
-}
-
-pub(super) fn fast_retries() -> RetryPolicy {
-    RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(20) }
-}
+pub(super) use crate::adapters::retry::test_support::{fast_retries, refused_url};
 
 /// Every rendering of an error a caller might log.
 pub(super) fn renderings(error: &crate::ports::web_search::SearchError) -> [String; 2] {

@@ -8,8 +8,6 @@ use std::time::Duration;
 
 use warp::Filter;
 
-use super::RetryPolicy;
-
 /// One scripted answer.
 #[derive(Clone)]
 pub(super) struct Scripted {
@@ -90,13 +88,4 @@ impl FakeProvider {
 }
 
 /// A base URL nothing listens on.
-pub(super) fn refused_url(path: &str) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    drop(listener);
-    format!("http://{addr}{path}")
-}
-
-pub(super) fn fast_retries() -> RetryPolicy {
-    RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(20) }
-}
+pub(super) use crate::adapters::retry::test_support::{fast_retries, refused_url};
