@@ -463,33 +463,13 @@ fn format_money(value: &Value) -> Option<String> {
     })
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 /// An ISO 8601 date in words ("2024-03-15" → "15 March 2024"); anything else as given.
 fn format_date(raw: &str) -> String {
-    let parts: Vec<&str> = raw.get(..10).unwrap_or(raw).split('-').collect();
-    if let [year, month, day] = parts.as_slice()
-        && let (Ok(month), Ok(day)) = (month.parse::<usize>(), day.parse::<u32>())
-        && year.len() == 4
-        && (1..=12).contains(&month)
-        && (1..=31).contains(&day)
-    {
-        return format!("{day} {} {year}", MONTHS[month - 1]);
+    let iso = time::macros::format_description!("[year]-[month]-[day]");
+    match time::Date::parse(raw.get(..10).unwrap_or(raw), &iso) {
+        Ok(date) => format!("{} {} {}", date.day(), date.month(), date.year()),
+        Err(_) => raw.to_owned(),
     }
-    raw.to_owned()
 }
 
 /// A covenant level written as a ratio: 4.5 → "4.50:1.00".
