@@ -42,6 +42,29 @@ impl SslMode {
     pub fn requires_encryption(&self) -> bool {
         matches!(self, SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull)
     }
+
+    /// What an operator gives up by choosing this mode over `verify-full`, with plain text still
+    /// refused (`required`) or not; `None` for `verify-full`.
+    pub fn weakness(&self, required: bool) -> Option<&'static str> {
+        match self {
+            SslMode::Disable => {
+                Some("the database connection is not encrypted: passwords and data cross the network in clear")
+            }
+            SslMode::Prefer if !required => Some(
+                "the database connection falls back to plain text when the server offers no TLS, and the server's \
+                 certificate is not checked: anyone on the path can read and change the traffic",
+            ),
+            SslMode::Prefer | SslMode::Require => Some(
+                "the server's certificate is not checked: anyone on the path can pose as the database and read and \
+                 change the traffic",
+            ),
+            SslMode::VerifyCa => Some(
+                "the server's host name is not checked: any server with a certificate of DB_SSL_CA_CERT can pose as \
+                 the database",
+            ),
+            SslMode::VerifyFull => None,
+        }
+    }
 }
 
 impl fmt::Display for SslMode {

@@ -129,6 +129,21 @@ async fn verify_full_refuses_a_certificate_for_another_host_and_verify_ca_accept
     assert!(server_ssl_view(&verify_ca).await.0);
     let verify_full = cluster.target("localhost", cluster.tls(SslMode::VerifyFull)).expect("target");
     assert!(server_ssl_view(&verify_full).await.0);
+
+    // Without DB_SSL_MODE or sslmode, an external database is held to verify-full.
+    let certs = &cluster.certs.ours;
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 path").to_owned();
+    let by_address = cluster.url("postgres").replace("@localhost:", "@127.0.0.1:");
+    let unconfigured = Config::for_tests(&[
+        ("STORE", "postgres"),
+        ("DATABASE_URL", &by_address),
+        ("DB_SSL_CA_CERT", &path(&certs.ca_cert)),
+        ("DB_SSL_CLIENT_CERT", &path(&certs.client_cert)),
+        ("DB_SSL_CLIENT_KEY", &path(&certs.client_key)),
+    ])
+    .expect("valid");
+    let error = Adapters::from_config(&unconfigured).await.err().expect("host name checked by default").to_string();
+    assert!(error.contains("certificate verify failed") && error.contains("name the host"), "{error}");
 }
 
 #[tokio::test]
@@ -219,6 +234,11 @@ async fn client_certificate_problems_stop_the_start_up_naming_the_variable() {
 #[tokio::test]
 async fn a_server_without_tls_is_refused_when_tls_is_required_and_reported_when_allowed() {
     let plain = TestCluster::start(ClientAuth::PlainTrust).await;
+    // A DATABASE_URL with no TLS setting at all means verify-full: plain text is refused.
+    let unconfigured = Config::for_tests(&[("STORE", "postgres"), ("DATABASE_URL", &plain.url("postgres"))])
+        .expect("a bare URL is a valid configuration");
+    let error = Adapters::from_config(&unconfigured).await.err().expect("plain text refused by default").to_string();
+    assert!(error.contains("DB_SSL_MODE=verify-full refuses a plain connection"), "{error}");
     let no_certs = DbTlsSettings { ca_cert: None, client_cert: None, client_key: None, ..plain.tls(SslMode::Prefer) };
 
     let required = DbTlsSettings { required: true, ..no_certs.clone() };

@@ -66,7 +66,9 @@ impl fmt::Debug for DatabaseTarget {
 impl DatabaseTarget {
     /// The external database of `DATABASE_URL` with the `DB_SSL_*` settings. `DB_SSL_*` variables
     /// win over the libpq parameters `sslmode`, `sslrootcert`, `sslcert`, `sslkey` in the URL, which
-    /// are honoured otherwise; the mode defaults to `prefer`, as libpq's does.
+    /// are honoured otherwise. Unlike libpq (`prefer`), the mode defaults to `verify-full`: a bank's
+    /// database is not to be trusted on an unchecked certificate or reached in plain text unless
+    /// someone chose that, and a weaker mode chosen is logged as a warning at start-up.
     ///
     /// # Errors
     /// A connection string that does not parse, an unknown `sslmode`, certificate files that cannot
@@ -78,12 +80,15 @@ impl DatabaseTarget {
             .map(|raw| raw.parse::<SslMode>().map_err(|e| anyhow!("invalid DATABASE_URL: sslmode: {e}")))
             .transpose()?;
         let tls = DbTlsSettings {
-            mode: database.ssl_mode.or(url_mode).unwrap_or(SslMode::Prefer),
+            mode: database.ssl_mode.or(url_mode).unwrap_or(SslMode::VerifyFull),
             required: database.ssl_required,
             ca_cert: database.ca_cert.clone().or(url_tls.root_cert),
             client_cert: database.client_cert.clone().or(url_tls.client_cert),
             client_key: database.client_key.clone().or(url_tls.client_key),
         };
+        if let Some(weakness) = tls.mode.weakness(tls.required) {
+            tracing::warn!(ssl_mode = %tls.mode, "DB_SSL_MODE={} was chosen: {weakness}", tls.mode);
+        }
         Self::new(&rest, tls, DbTimeouts::from_config(database))
     }
 
@@ -472,10 +477,13 @@ mod tests {
     }
 
     #[test]
-    fn the_environment_wins_over_the_url_and_prefer_is_the_default() {
+    fn the_environment_wins_over_the_url_and_verify_full_is_the_default() {
         let mut database = crate::config::Config::for_tests(&[]).expect("config").database;
         let target = DatabaseTarget::from_config("postgres://app@db/credit", &database).expect("target");
-        assert_eq!(target.tls().mode, SslMode::Prefer);
+        assert_eq!(target.tls().mode, SslMode::VerifyFull);
+        assert_eq!(target.config.get_ssl_mode(), WireSslMode::Require, "never a plain-text fallback by default");
+        let target = DatabaseTarget::from_config("postgres://app@db/credit?sslmode=prefer", &database).expect("target");
+        assert_eq!(target.tls().mode, SslMode::Prefer, "a weaker mode only when asked for");
         database.ssl_mode = Some(SslMode::Require);
         let target =
             DatabaseTarget::from_config("postgres://app@db/credit?sslmode=disable", &database).expect("target");
