@@ -30,7 +30,7 @@ use creditflow::adapters::jwt::JwtIssuer;
 use creditflow::domain::auth::ethereum::{self, EthAddress};
 use creditflow::domain::auth::service::AuthPorts;
 use creditflow::domain::auth::siwe::SiweMessage;
-use creditflow::domain::auth::{AuthService, AuthSettings, Role, TokenClaims, TokenType};
+use creditflow::domain::auth::{AuthService, AuthSettings, Role, ThrottlePolicy, TokenClaims, TokenType};
 use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::ports::tokens::TokenIssuer;
 
@@ -68,10 +68,12 @@ fn token_verification(c: &mut Criterion) {
         typ: TokenType::Access,
         jti: Uuid::new_v4(),
         iat: now.unix_timestamp(),
-        exp: (now + time::Duration::hours(24)).unix_timestamp(),
+        nbf: Some(now.unix_timestamp()),
+        exp: (now + time::Duration::minutes(15)).unix_timestamp(),
         iss: ISSUER.to_owned(),
         aud: AUDIENCE.to_owned(),
         fam: None,
+        ver: Some(0),
     };
     let token = issuer.issue(&claims).expect("issue");
     assert_eq!(issuer.verify(&token, TokenType::Access, now), Ok(claims), "the benchmark token must verify");
@@ -133,7 +135,11 @@ fn wallet_service() -> AuthService {
             siwe_nonce_ttl: time::Duration::minutes(5),
             siwe_clock_skew: time::Duration::seconds(30),
             wallet_default_role: Role::Viewer,
-            login_attempts: RatePolicy { limit: 5, window_ms: 15 * 60 * 1000 },
+            sign_in_throttle: ThrottlePolicy {
+                per_account_and_client: RatePolicy { limit: 5, window_ms: 15 * 60 * 1000 },
+                per_client: RatePolicy { limit: 20, window_ms: 15 * 60 * 1000 },
+                per_account: RatePolicy { limit: 50, window_ms: 15 * 60 * 1000 },
+            },
         },
     )
 }

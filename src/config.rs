@@ -99,7 +99,7 @@ pub struct DbTlsSettings {
 pub struct DatabaseConfig {
     /// `postgres://user:password@host:port/db?…`; `None` with the embedded cluster.
     pub url: Option<Secret>,
-    /// `None`: `prefer` for an external database, `verify-full` for the embedded cluster.
+    /// `None`: `verify-full`, for an external database and the embedded cluster alike.
     pub ssl_mode: Option<SslMode>,
     pub ssl_required: bool,
     pub ca_cert: Option<PathBuf>,
@@ -243,8 +243,17 @@ pub struct Config {
     pub rate_limit_per_minute: u32,
     pub rate_limit_store: RateLimitStore,
     pub market_data: MarketDataConfig,
+    /// `LOGIN_MAX_FAILURES`: failed sign-ins of one account from one client address (or one device
+    /// token) per window.
     pub login_max_failures: u32,
+    /// `LOGIN_MAX_FAILURES_PER_CLIENT`: failed sign-ins from one client address over all accounts.
+    pub login_max_failures_per_client: u32,
+    /// `LOGIN_MAX_FAILURES_PER_ACCOUNT`: failed sign-ins of one account from all clients without a
+    /// device token.
+    pub login_max_failures_per_account: u32,
     pub login_failure_window: Duration,
+    /// `PASSWORD_HASH_QUEUE`: password checks that may wait for a hashing thread; beyond, 503.
+    pub password_hash_queue: usize,
     pub max_body_bytes: u64,
     /// Longest document text accepted by extraction and the document endpoints.
     pub extract_max_bytes: usize,
@@ -362,7 +371,7 @@ impl Config {
             jwt_secret,
             jwt_issuer: vars.non_empty_or("JWT_ISSUER", "creditflow")?,
             jwt_audience: vars.non_empty_or("JWT_AUDIENCE", "creditflow-api")?,
-            access_token_ttl: vars.duration_or("ACCESS_TOKEN_TTL", Duration::from_secs(24 * 3600))?,
+            access_token_ttl: vars.duration_or("ACCESS_TOKEN_TTL", Duration::from_secs(15 * 60))?,
             refresh_token_ttl: vars.duration_or("REFRESH_TOKEN_TTL", Duration::from_secs(30 * 24 * 3600))?,
             admin,
             siwe_domain: vars.get("SIWE_DOMAIN"),
@@ -372,7 +381,7 @@ impl Config {
             wallet_default_role: vars.choice(
                 "WALLET_DEFAULT_ROLE",
                 &[("viewer", Role::Viewer), ("analyst", Role::Analyst), ("admin", Role::Admin)],
-                Role::Analyst,
+                Role::Viewer,
             )?,
             rate_limit_per_minute: vars.positive_or("RATE_LIMIT_PER_MINUTE", 60)?,
             rate_limit_store,
@@ -389,6 +398,9 @@ impl Config {
                 sec_cache_ttl: vars.duration_or("SEC_CACHE_TTL", Duration::from_secs(24 * 3600))?,
             },
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
+            login_max_failures_per_client: vars.positive_or("LOGIN_MAX_FAILURES_PER_CLIENT", 20)?,
+            login_max_failures_per_account: vars.positive_or("LOGIN_MAX_FAILURES_PER_ACCOUNT", 50)?,
+            password_hash_queue: vars.positive_or("PASSWORD_HASH_QUEUE", 32)? as usize,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
             extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
@@ -657,11 +669,16 @@ mod tests {
         assert_eq!(config.store, StoreKind::Embedded);
         assert!(config.jwt_secret.is_none());
         assert_eq!(config.jwt_issuer, "creditflow");
-        assert_eq!(config.access_token_ttl, Duration::from_secs(86_400));
+        assert_eq!(config.access_token_ttl, Duration::from_secs(15 * 60));
         assert_eq!(config.refresh_token_ttl, Duration::from_secs(30 * 86_400));
         assert_eq!(config.siwe_chain_ids, vec![1]);
         assert_eq!(config.siwe_nonce_ttl, Duration::from_secs(300));
-        assert_eq!(config.wallet_default_role, Role::Analyst);
+        assert_eq!(config.wallet_default_role, Role::Viewer);
+        assert_eq!(
+            (config.login_max_failures, config.login_max_failures_per_client, config.login_max_failures_per_account),
+            (5, 20, 50)
+        );
+        assert_eq!(config.password_hash_queue, 32);
         assert_eq!(config.rate_limit_per_minute, 60);
         assert_eq!(config.log_format, LogFormat::Pretty);
     }

@@ -28,7 +28,7 @@ use crate::adapters::search::search_providers_from_config;
 use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
-use crate::domain::auth::{AuthService, AuthSettings};
+use crate::domain::auth::{AuthService, AuthSettings, ThrottlePolicy};
 use crate::domain::chat_service::ChatService;
 use crate::domain::documents::DocumentService;
 use crate::domain::people_service::{PeopleService, PeopleSettings};
@@ -189,6 +189,7 @@ impl Adapters {
     /// When the database cannot be reached, migrated or (embedded) started.
     pub async fn from_config(config: &Config) -> anyhow::Result<Self> {
         let mut adapters = Self::store_from_config(config).await?;
+        adapters.hasher = Arc::new(Argon2Hasher::recommended_with_queue(config.password_hash_queue));
         let (financial_data, prices) = market_data(&config.market_data, adapters.response_cache.clone())?;
         adapters.financial_data = Some(financial_data);
         adapters.prices = Some(prices);
@@ -343,9 +344,13 @@ impl Application {
             siwe_nonce_ttl: to_time(config.siwe_nonce_ttl),
             siwe_clock_skew: time::Duration::seconds(30),
             wallet_default_role: config.wallet_default_role,
-            login_attempts: RatePolicy {
-                limit: config.login_max_failures,
-                window_ms: config.login_failure_window.as_millis() as i64,
+            sign_in_throttle: {
+                let window_ms = config.login_failure_window.as_millis() as i64;
+                ThrottlePolicy {
+                    per_account_and_client: RatePolicy { limit: config.login_max_failures, window_ms },
+                    per_client: RatePolicy { limit: config.login_max_failures_per_client, window_ms },
+                    per_account: RatePolicy { limit: config.login_max_failures_per_account, window_ms },
+                }
             },
         };
         let auth = AuthService::new(

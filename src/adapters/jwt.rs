@@ -1,12 +1,13 @@
 //! JWT tokens with `jsonwebtoken`: HS256, the algorithm pinned on verification (no `none`, no
-//! switching to another algorithm), issuer and audience checked, expiry checked against the
-//! service's clock, and the token type checked so refresh and access tokens never stand in for
-//! each other.
+//! switching to another algorithm), issuer and audience checked, expiry, `nbf` and `iat` checked
+//! against the service's clock, and the token type checked so access, refresh and device tokens
+//! never stand in for each other.
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use time::OffsetDateTime;
 
+use crate::domain::auth::tokens::MAX_CLOCK_SKEW_SECS;
 use crate::domain::auth::{TokenClaims, TokenError, TokenType};
 use crate::ports::tokens::TokenIssuer;
 
@@ -25,9 +26,11 @@ impl JwtIssuer {
         validation.set_issuer(&[issuer]);
         validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
-        // Expiry is checked against the service clock in `verify`, with no leeway: the tokens are
-        // issued and checked by the same service.
+        // Expiry, `nbf` and `iat` are checked against the service clock in `verify`: expiry with
+        // no leeway (the tokens are issued and checked by the same service), the start of validity
+        // with a small skew for instances whose clocks differ slightly.
         validation.validate_exp = false;
+        validation.validate_nbf = false;
         validation.leeway = 0;
         Self {
             encoding: EncodingKey::from_secret(secret),
@@ -59,8 +62,16 @@ impl TokenIssuer for JwtIssuer {
         if claims.typ != expected {
             return Err(TokenError::WrongType { expected });
         }
-        if claims.exp <= now.unix_timestamp() {
+        let now = now.unix_timestamp();
+        if claims.exp <= now {
             return Err(TokenError::Expired);
+        }
+        let latest_start = now + MAX_CLOCK_SKEW_SECS;
+        if claims.iat > latest_start {
+            return Err(TokenError::Invalid("issued in the future"));
+        }
+        if claims.nbf.is_some_and(|nbf| nbf > latest_start) {
+            return Err(TokenError::NotYetValid);
         }
         Ok(claims)
     }
@@ -85,10 +96,12 @@ mod tests {
             typ,
             jti: Uuid::new_v4(),
             iat: 1_700_000_000,
+            nbf: Some(1_700_000_000),
             exp,
             iss: "creditflow".into(),
             aud: "creditflow-api".into(),
             fam: None,
+            ver: Some(0),
         }
     }
 
@@ -111,10 +124,45 @@ mod tests {
     }
 
     #[test]
+    fn a_token_whose_not_before_is_ahead_of_the_clock_skew_is_refused() {
+        let mut claims = claims(TokenType::Access, 1_700_000_900);
+        claims.nbf = Some(1_700_000_500);
+        let token = issuer().issue(&claims).expect("issue");
+        let skew = MAX_CLOCK_SKEW_SECS;
+        assert!(issuer().verify(&token, TokenType::Access, at(1_700_000_500 - skew)).is_ok());
+        assert_eq!(
+            issuer().verify(&token, TokenType::Access, at(1_700_000_500 - skew - 1)),
+            Err(TokenError::NotYetValid)
+        );
+    }
+
+    #[test]
+    fn a_token_issued_in_the_future_is_refused() {
+        // Ten years ahead, as a forged or mis-clocked issuer would write it.
+        let mut claims = claims(TokenType::Access, 2_100_000_000);
+        claims.iat = 2_015_000_000;
+        claims.nbf = None;
+        let token = issuer().issue(&claims).expect("issue");
+        assert_eq!(
+            issuer().verify(&token, TokenType::Access, at(1_700_000_100)),
+            Err(TokenError::Invalid("issued in the future"))
+        );
+        // Within the skew it is accepted.
+        claims.iat = 1_700_000_100 + MAX_CLOCK_SKEW_SECS;
+        let token = issuer().issue(&claims).expect("issue");
+        assert!(issuer().verify(&token, TokenType::Access, at(1_700_000_100)).is_ok());
+    }
+
+    #[test]
     fn the_other_token_type_is_refused() {
         let refresh = issuer().issue(&claims(TokenType::Refresh, 1_700_000_900)).expect("issue");
         assert_eq!(
             issuer().verify(&refresh, TokenType::Access, at(1_700_000_100)),
+            Err(TokenError::WrongType { expected: TokenType::Access })
+        );
+        let device = issuer().issue(&claims(TokenType::Device, 1_700_000_900)).expect("issue");
+        assert_eq!(
+            issuer().verify(&device, TokenType::Access, at(1_700_000_100)),
             Err(TokenError::WrongType { expected: TokenType::Access })
         );
     }

@@ -78,6 +78,15 @@ impl SlidingWindowLog {
         self.decision(policy, now_ms, allowed)
     }
 
+    /// Gives back the slot of one event accepted at `at_ms` (an attempt that turned out not to
+    /// count, like a sign-in that succeeded). Returns whether such an event was in the log.
+    pub fn release(&mut self, at_ms: i64) -> bool {
+        match self.accepted.iter().rposition(|&t| t == at_ms) {
+            Some(index) => self.accepted.remove(index).is_some(),
+            None => false,
+        }
+    }
+
     /// True when nothing in the log can matter any more (the key can be dropped).
     pub fn is_idle(&mut self, policy: RatePolicy, now_ms: i64) -> bool {
         self.forget_before(now_ms - policy.window_ms);

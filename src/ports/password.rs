@@ -10,6 +10,9 @@ pub enum PasswordHashError {
     /// The stored hash is not a valid PHC string, or the hasher failed.
     #[error("password hashing failed")]
     Failed(#[source] anyhow::Error),
+    /// Every hashing slot is taken: refused at once rather than queued behind a flood.
+    #[error("password hashing is saturated")]
+    Busy,
 }
 
 #[cfg_attr(test, mockall::automock)]
@@ -18,12 +21,14 @@ pub trait PasswordHasher: Send + Sync + 'static {
     /// Hashes a password with a fresh random salt.
     ///
     /// # Errors
-    /// [`PasswordHashError::Failed`] if the hasher itself fails.
+    /// [`PasswordHashError::Busy`] when the hasher's queue is full; [`PasswordHashError::Failed`]
+    /// if the hasher itself fails.
     async fn hash(&self, password: &Password) -> Result<PasswordHash, PasswordHashError>;
 
     /// Whether `password` matches `hash`. A mismatch is `Ok(false)`, never an error.
     ///
     /// # Errors
-    /// [`PasswordHashError::Failed`] if `hash` cannot be parsed.
+    /// [`PasswordHashError::Busy`] when the hasher's queue is full; [`PasswordHashError::Failed`]
+    /// if `hash` cannot be parsed.
     async fn verify(&self, password: &Password, hash: &PasswordHash) -> Result<bool, PasswordHashError>;
 }

@@ -28,6 +28,13 @@ pub trait RateLimiter: Send + Sync + 'static {
     /// [`RateLimitError::Unavailable`] when the store cannot answer.
     async fn peek(&self, key: &str, policy: RatePolicy, now_ms: i64) -> Result<RateDecision, RateLimitError>;
 
+    /// Gives back the slot of one event of `key` admitted at `at_ms` (the `now_ms` of its
+    /// `try_acquire`); nothing happens when there is none.
+    ///
+    /// # Errors
+    /// [`RateLimitError::Unavailable`] when the store cannot answer.
+    async fn release(&self, key: &str, at_ms: i64) -> Result<(), RateLimitError>;
+
     /// Forgets every event of `key`.
     ///
     /// # Errors

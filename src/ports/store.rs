@@ -56,6 +56,13 @@ pub trait UserRepository: Send + Sync + 'static {
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError>;
 
+    /// Moves the user's token version on, so every access token issued before stops working at
+    /// once (sign-out, disabling, demotion). Returns whether the user exists.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn revoke_access_tokens(&self, id: UserId) -> Result<bool, StoreError>;
+
     /// All users, oldest first.
     ///
     /// # Errors

@@ -122,6 +122,9 @@ async fn disabling_a_user_stops_sign_in_and_refresh() {
     assert_eq!(disabled.status(), 200);
     let disabled: Value = disabled.json().await.expect("json");
     assert_eq!(disabled["disabled"], true);
+    // The access token issued before stops at once.
+    let body = assert_error(app.get("/api/auth/me", Some(&access_token(&session))).await, 403).await;
+    assert!(body["message"].as_str().is_some_and(|m| m.contains("disabled")), "{body}");
 
     assert_error(app.login("d@example.com", PASSWORD).await, 403).await;
     let refresh = app.post("/api/auth/refresh", None, &json!({ "refresh_token": refresh_token(&session) })).await;
@@ -132,14 +135,22 @@ async fn disabling_a_user_stops_sign_in_and_refresh() {
 }
 
 #[tokio::test]
-async fn a_role_change_applies_from_the_next_sign_in() {
+async fn a_role_change_applies_at_once_and_a_demotion_ends_the_old_tokens() {
     let app = spawn_app().await;
     let admin = app.admin_token().await;
     let user = create(&app, &admin, "r@example.com", "viewer").await;
-    let promoted = patch(&app, &admin, user["id"].as_str().expect("id"), json!({ "role": "admin" })).await;
+    let id = user["id"].as_str().expect("id");
+    let viewer_token = access_token(&app.sign_in("r@example.com", PASSWORD).await);
+    assert_eq!(app.get("/api/admin/users", Some(&viewer_token)).await.status(), 403);
+    let promoted = patch(&app, &admin, id, json!({ "role": "admin" })).await;
     assert_eq!(promoted.status(), 200);
+    // The role is read from the account on every request, not from the token.
+    assert_eq!(app.get("/api/admin/users", Some(&viewer_token)).await.status(), 200);
+    let demoted = patch(&app, &admin, id, json!({ "role": "viewer" })).await;
+    assert_eq!(demoted.status(), 200);
+    assert_eq!(app.get("/api/admin/users", Some(&viewer_token)).await.status(), 401, "a demotion revokes tokens");
     let token = access_token(&app.sign_in("r@example.com", PASSWORD).await);
-    assert_eq!(app.get("/api/admin/users", Some(&token)).await.status(), 200);
+    assert_eq!(app.get("/api/admin/users", Some(&token)).await.status(), 403);
 }
 
 #[tokio::test]

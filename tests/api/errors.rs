@@ -104,6 +104,7 @@ mockall::mock! {
         async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<User>, StoreError>;
         async fn find_by_wallet(&self, address: &EthAddress) -> Result<Option<User>, StoreError>;
         async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError>;
+        async fn revoke_access_tokens(&self, id: UserId) -> Result<bool, StoreError>;
         async fn list(&self) -> Result<Vec<User>, StoreError>;
     }
 }

@@ -409,6 +409,11 @@ pub async fn rate_limits_are_exact_under_concurrency_and_roll(limiter: Arc<dyn R
 
     let rolled = limiter.try_acquire(&key, policy, start + 60_003).await.expect("decision");
     assert!(rolled.allowed, "a minute later the window has rolled");
+    let second = limiter.try_acquire(&key, policy, start + 60_003).await.expect("decision");
+    assert_eq!(second.remaining, 8, "two events admitted in the same millisecond hold two slots");
+    limiter.release(&key, start + 60_003).await.expect("release");
+    let after_release = limiter.peek(&key, policy, start + 60_004).await.expect("peek");
+    assert_eq!(after_release.remaining, 9, "a release gives back one slot, not both of that millisecond");
     limiter.reset(&key).await.expect("reset");
     assert_eq!(limiter.peek(&key, policy, start + 60_004).await.expect("peek").remaining, 10);
 }

@@ -57,7 +57,7 @@ async fn a_wallet_signs_in_and_gets_the_default_role() {
     let body: Value = response.json().await.expect("json");
     assert_eq!(body["token_type"], "Bearer");
     assert_eq!(body["user"]["wallet_address"], address);
-    assert_eq!(body["user"]["role"], "analyst");
+    assert_eq!(body["user"]["role"], "viewer", "a new wallet identity gets least privilege");
     assert!(body["user"]["email"].is_null());
     let me: Value = app.get("/api/auth/me", Some(&access_token(&body))).await.json().await.expect("json");
     assert_eq!(me["wallet_address"], address);
@@ -94,6 +94,19 @@ async fn a_replayed_message_is_refused() {
     assert_eq!(sign_in(&app, &address, &signature, &message).await.status(), 200);
     let refused = refusal(&app, &address, &signature, &message).await;
     assert_eq!(refused, "wallet sign-in failed: nonce has already been used");
+}
+
+#[tokio::test]
+async fn a_wrong_signature_does_not_spend_the_nonce() {
+    let app = spawn_app().await;
+    let (key, address) = wallet();
+    let (onlooker, _) = wallet();
+    let message = message_of(&challenge(&app, &address).await);
+    // Someone who saw the challenge tries to burn it with a signature of their own.
+    let refused = refusal(&app, &address, &sign_message(&onlooker, message.as_bytes()), &message).await;
+    assert_eq!(refused, "wallet sign-in failed: signature was not made by wallet_address");
+    let owner = sign_in(&app, &address, &sign_message(&key, message.as_bytes()), &message).await;
+    assert_eq!(owner.status(), 200, "the owner's signature still redeems the nonce");
 }
 
 #[tokio::test]

@@ -8,19 +8,21 @@ use warp::http::StatusCode;
 use warp::reply::{Reply, Response};
 
 use super::AppState;
+use super::client_addr::{ClientAddr, client_addr};
 use super::dto::{
     LoginRequest, RefreshRequest, TokenResponse, UserResponse, WalletLoginRequest, WalletNonceRequest,
     WalletNonceResponse,
 };
 use super::error::{ApiError, ErrorBody, json_body};
 use super::filters::{authenticated, with_state};
-use crate::domain::auth::{Principal, SignedIn};
+use crate::domain::auth::{Principal, SignInContext, SignedIn};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let limit = state.max_body_bytes;
     let login = warp::path!("api" / "auth" / "login")
         .and(warp::post())
         .and(with_state(state.clone()))
+        .and(client_addr())
         .and(json_body::<LoginRequest>(limit))
         .then(login);
     let refresh = warp::path!("api" / "auth" / "refresh")
@@ -81,15 +83,25 @@ fn token_reply(signed_in: SignedIn) -> impl Reply {
 /// POST /api/auth/login
 #[utoipa::path(post, path = "/api/auth/login", tag = "auth", request_body = LoginRequest,
     description = "Signs in with e-mail and password. Wrong e-mail and wrong password give the same 401. \
-                   Repeated failures for one account answer 429 with Retry-After until the window rolls.",
+                   Failures are budgeted per account and client address, per client address over all accounts, \
+                   per account over all clients without a device token, and per device token; a spent budget \
+                   answers 429 with Retry-After until the window rolls. A successful sign-in returns a \
+                   `device_token`: sent with later sign-ins to the same account, it exempts this client from \
+                   throttling caused by others. 503 with Retry-After when password checking is saturated.",
     responses(
         (status = 200, description = "Signed in", body = TokenResponse),
         (status = 401, description = "Invalid e-mail or password", body = ErrorBody),
         (status = 403, description = "Account disabled", body = ErrorBody),
-        (status = 429, description = "Too many failed attempts for this account", body = ErrorBody),
+        (status = 429, description = "Too many failed attempts (the message says which budget)", body = ErrorBody),
+        (status = 503, description = "Too many sign-ins being checked at once; retry after Retry-After", body = ErrorBody),
     ))]
-pub async fn login(state: Arc<AppState>, body: LoginRequest) -> Result<impl Reply, ApiError> {
-    let signed_in = state.auth.login(&body.email, body.password).await?;
+pub async fn login(
+    state: Arc<AppState>,
+    client: Option<ClientAddr>,
+    body: LoginRequest,
+) -> Result<impl Reply, ApiError> {
+    let context = SignInContext { client: client.map(|c| c.throttle_key()), device_token: body.device_token };
+    let signed_in = state.auth.login(&body.email, body.password, context).await?;
     Ok(token_reply(signed_in))
 }
 
@@ -108,8 +120,9 @@ pub async fn refresh(state: Arc<AppState>, body: RefreshRequest) -> Result<impl 
 
 /// POST /api/auth/logout
 #[utoipa::path(post, path = "/api/auth/logout", tag = "auth", request_body = RefreshRequest,
-    description = "Revokes the refresh token's whole family (this sign-in and its rotations). Access tokens \
-                   already issued stay valid until they expire.",
+    description = "Revokes the refresh token's whole family (this sign-in and its rotations) and every access \
+                   token issued to the caller so far; the caller's other sign-ins renew theirs with their refresh \
+                   tokens.",
     responses(
         (status = 204, description = "Signed out"),
         (status = 401, description = "Refresh token unknown or not the caller's", body = ErrorBody),
@@ -136,9 +149,10 @@ pub async fn wallet_nonce(state: Arc<AppState>, body: WalletNonceRequest) -> Res
 /// POST /api/auth/wallet
 #[utoipa::path(post, path = "/api/auth/wallet", tag = "auth", request_body = WalletLoginRequest,
     description = "Signs in with an Ethereum wallet (EIP-4361 message, EIP-191 signature). Checks, in order: \
-                   message format, domain, URI, version, chain id, address, nonce (issued here, unexpired, unused: \
-                   it is consumed), issued-at / not-before / expiration, then the signature. The first sign-in \
-                   creates a user with the configured default role.",
+                   message format, domain, URI, version, chain id, address, issued-at / not-before / expiration, \
+                   the signature, then the nonce (issued here, unused, unexpired, for this wallet: consumed only \
+                   once the signature is valid). The first sign-in creates a user with the configured default \
+                   role (`viewer` unless WALLET_DEFAULT_ROLE says otherwise).",
     responses(
         (status = 200, description = "Signed in; `user.wallet_address` is set", body = TokenResponse),
         (status = 401, description = "Verification failed; `message` says which check", body = ErrorBody),

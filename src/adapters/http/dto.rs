@@ -49,6 +49,10 @@ pub struct LoginRequest {
     pub email: String,
     #[schema(example = "correct horse battery staple", format = Password, max_length = 256)]
     pub password: String,
+    /// The `device_token` of an earlier successful sign-in to this account from this client: such
+    /// a client is throttled by its own failures only, not by guesses others make at the account.
+    #[serde(default)]
+    pub device_token: Option<String>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -131,6 +135,10 @@ pub struct TokenResponse {
     pub expires_in: i64,
     /// Seconds until the refresh token expires.
     pub refresh_expires_in: i64,
+    /// Password sign-in only: keep it on this device and send it with later sign-ins to this
+    /// account (`LoginRequest.device_token`). Valid 180 days; it grants no access by itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_token: Option<String>,
     pub user: UserSummary,
 }
 
@@ -142,6 +150,7 @@ impl From<SignedIn> for TokenResponse {
             token_type: "Bearer",
             expires_in: signed_in.expires_in,
             refresh_expires_in: signed_in.refresh_expires_in,
+            device_token: signed_in.device_token,
             user: UserSummary::from(&signed_in.user),
         }
     }

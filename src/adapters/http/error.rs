@@ -79,6 +79,13 @@ impl ApiError {
             .with_detail(json!({ "retry_after_seconds": retry_after_secs.max(1) }))
     }
 
+    /// 503 with `Retry-After`: a bounded resource is saturated; the request did nothing.
+    pub fn service_unavailable(message: impl Into<String>, retry_after_secs: i64) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, message)
+            .with_header(RETRY_AFTER, &retry_after_secs.max(1).to_string())
+            .with_detail(json!({ "retry_after_seconds": retry_after_secs.max(1) }))
+    }
+
     /// 500: the cause is logged; the client learns only that it was not its fault.
     pub fn internal(cause: anyhow::Error) -> Self {
         Self { cause: Some(cause), ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error") }
@@ -141,7 +148,10 @@ impl From<AuthError> for ApiError {
         match error {
             AuthError::Validation { field, message } => ApiError::invalid_field(field, message),
             AuthError::InvalidCredentials => ApiError::new(StatusCode::UNAUTHORIZED, message),
-            AuthError::LoginThrottled { retry_after_secs } => ApiError::too_many_requests(message, retry_after_secs),
+            AuthError::LoginThrottled { retry_after_secs, .. } => {
+                ApiError::too_many_requests(message, retry_after_secs)
+            }
+            AuthError::Busy => ApiError::service_unavailable(message, 1),
             AuthError::AccountDisabled => ApiError::forbidden(message),
             AuthError::InvalidToken(_)
             | AuthError::RefreshTokenReused

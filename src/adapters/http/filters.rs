@@ -11,7 +11,7 @@ use warp::{Filter, Rejection};
 
 use super::AppState;
 use super::error::{ApiError, RawJson, raw_json_body, reject};
-use crate::domain::auth::{Access, Operation, Principal, required_access};
+use crate::domain::auth::{Access, AuthError, Operation, Principal, required_access};
 use crate::domain::ratelimit::RateDecision;
 
 /// Injects the shared state.
@@ -52,12 +52,12 @@ pub fn authenticated(state: Arc<AppState>) -> impl Filter<Extract = (Principal,)
     warp::method().and(warp::path::full()).and(warp::header::optional::<String>("authorization")).and_then(
         move |method: Method, path: FullPath, authorization: Option<String>| {
             let state = state.clone();
-            async move { authorize(&state, &method, path.as_str(), authorization.as_deref()).map_err(reject) }
+            async move { authorize(&state, &method, path.as_str(), authorization.as_deref()).await.map_err(reject) }
         },
     )
 }
 
-fn authorize(
+async fn authorize(
     state: &AppState,
     method: &Method,
     path: &str,
@@ -72,7 +72,11 @@ fn authorize(
         .map(|(_, token)| token.trim())
         .filter(|token| !token.is_empty())
         .ok_or_else(|| ApiError::unauthorized("Authorization header must be 'Bearer <token>'", false))?;
-    let principal = state.auth.authenticate(token).map_err(|e| ApiError::unauthorized(e.to_string(), true))?;
+    let principal = state.auth.authenticate(token).await.map_err(|error| match error {
+        AuthError::Unavailable(cause) => ApiError::internal(cause),
+        AuthError::AccountDisabled => ApiError::forbidden(error.to_string()),
+        other => ApiError::unauthorized(other.to_string(), true),
+    })?;
     tracing::Span::current().record("user_id", tracing::field::display(principal.user_id));
 
     let operation = if method == Method::GET || method == Method::HEAD { Operation::Read } else { Operation::Write };
@@ -182,7 +186,11 @@ mod tests {
                 siwe_nonce_ttl: time::Duration::minutes(5),
                 siwe_clock_skew: time::Duration::seconds(30),
                 wallet_default_role: Role::Analyst,
-                login_attempts: RatePolicy::per_minute(5),
+                sign_in_throttle: crate::domain::auth::ThrottlePolicy {
+                    per_account_and_client: RatePolicy::per_minute(5),
+                    per_client: RatePolicy::per_minute(20),
+                    per_account: RatePolicy::per_minute(50),
+                },
             },
         );
         let config = crate::config::Config::for_tests(&[]).expect("test configuration");
@@ -196,7 +204,11 @@ mod tests {
 
     async fn token(state: &AppState, email: &str) -> String {
         state.auth.create_user(email, "a long enough password".into(), Role::Analyst).await.expect("create");
-        let signed_in = state.auth.login(email, "a long enough password".into()).await.expect("login");
+        let signed_in = state
+            .auth
+            .login(email, "a long enough password".into(), crate::domain::auth::SignInContext::default())
+            .await
+            .expect("login");
         format!("Bearer {}", signed_in.access_token)
     }
 

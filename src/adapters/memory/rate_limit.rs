@@ -49,6 +49,13 @@ impl RateLimiter for MemoryRateLimiter {
         })
     }
 
+    async fn release(&self, key: &str, at_ms: i64) -> Result<(), RateLimitError> {
+        if let Some(log) = self.logs().get_mut(key) {
+            log.release(at_ms);
+        }
+        Ok(())
+    }
+
     async fn reset(&self, key: &str) -> Result<(), RateLimitError> {
         self.logs().remove(key);
         Ok(())
@@ -87,5 +94,19 @@ mod tests {
         assert!(limiter.try_acquire("b", policy, 1).await.expect("ok").allowed);
         limiter.reset("a").await.expect("ok");
         assert!(limiter.try_acquire("a", policy, 2).await.expect("ok").allowed);
+    }
+
+    #[tokio::test]
+    async fn a_released_slot_is_free_again() {
+        let limiter = MemoryRateLimiter::new();
+        let policy = RatePolicy::per_minute(2);
+        assert!(limiter.try_acquire("a", policy, 10).await.expect("ok").allowed);
+        assert!(limiter.try_acquire("a", policy, 20).await.expect("ok").allowed);
+        assert!(!limiter.try_acquire("a", policy, 30).await.expect("ok").allowed);
+        limiter.release("a", 20).await.expect("ok");
+        assert!(limiter.try_acquire("a", policy, 40).await.expect("ok").allowed);
+        // Releasing an event that is not there changes nothing.
+        limiter.release("a", 999).await.expect("ok");
+        assert!(!limiter.try_acquire("a", policy, 50).await.expect("ok").allowed);
     }
 }

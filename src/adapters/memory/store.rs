@@ -112,6 +112,18 @@ impl UserRepository for MemoryStore {
         Ok(Some(user.clone()))
     }
 
+    async fn revoke_access_tokens(&self, id: UserId) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let index = state.user_index_by_id.get(&id).copied();
+        Ok(match index.and_then(|i| state.users.get_mut(i)) {
+            Some(user) => {
+                user.token_version += 1;
+                true
+            }
+            None => false,
+        })
+    }
+
     async fn list(&self) -> Result<Vec<User>, StoreError> {
         Ok(self.state().users.clone())
     }

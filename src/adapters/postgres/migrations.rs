@@ -38,6 +38,7 @@ const MIGRATIONS: &[Migration] = &[
         name: "chat_session_counter",
         sql: include_str!("migrations/0009_chat_session_counter.sql"),
     },
+    Migration { version: 10, name: "token_version", sql: include_str!("migrations/0010_token_version.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

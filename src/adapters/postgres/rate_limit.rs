@@ -68,6 +68,20 @@ impl RateLimiter for PostgresStore {
         self.decide(key, policy, now_ms, false).await.map_err(store_error)
     }
 
+    async fn release(&self, key: &str, at_ms: i64) -> Result<(), RateLimitError> {
+        let client = self.connection().await.map_err(store_error)?;
+        // One row only: two attempts admitted in the same millisecond hold two slots.
+        let statement = client
+            .prepare_cached(
+                "DELETE FROM rate_limit_events WHERE ctid = \
+                 (SELECT ctid FROM rate_limit_events WHERE key = $1 AND at_ms = $2 LIMIT 1)",
+            )
+            .await
+            .map_err(|e| store_error(unavailable(e)))?;
+        client.execute(&statement, &[&key, &at_ms]).await.map_err(|e| store_error(unavailable(e)))?;
+        Ok(())
+    }
+
     async fn reset(&self, key: &str) -> Result<(), RateLimitError> {
         let client = self.connection().await.map_err(store_error)?;
         let statement = client

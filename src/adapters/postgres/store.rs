@@ -22,7 +22,7 @@ use crate::ports::store::{
     CreateUserError, RefreshTokenRepository, StoreError, StoreHealth, UserRepository, WalletNonceRepository,
 };
 
-const USER_COLUMNS: &str = "id, email, password_hash, role, wallet_address, created_at, disabled";
+const USER_COLUMNS: &str = "id, email, password_hash, role, wallet_address, created_at, disabled, token_version";
 const TOKEN_COLUMNS: &str = "token_hash, jti, family_id, user_id, issued_at, expires_at, used_at, revoked_at";
 const SSL_QUERY: &str = "SELECT ssl, version, cipher, bits, client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
 
@@ -125,12 +125,13 @@ fn user_from_row(row: &Row) -> Result<User, StoreError> {
     let wallet: Option<Vec<u8>> = column(row, "wallet_address")?;
     Ok(User {
         id: UserId::from_uuid(column(row, "id")?),
-        email: email.map(|e| EmailAddress::new(&e).map_err(|error| corrupt("email", error))).transpose()?,
+        email: email.map(|e| EmailAddress::stored(&e).map_err(|error| corrupt("email", error))).transpose()?,
         password_hash: column::<Option<String>>(row, "password_hash")?.map(PasswordHash::from_phc),
         role: role.parse::<Role>().map_err(|e| corrupt("role", e))?,
         wallet_address: wallet.as_deref().map(address_from_bytes).transpose()?,
         created_at: column(row, "created_at")?,
         disabled: column(row, "disabled")?,
+        token_version: column(row, "token_version")?,
     })
 }
 
@@ -221,6 +222,12 @@ impl UserRepository for PostgresStore {
         );
         let role = changes.role.map(|role| role.as_str());
         self.query_opt(&sql, &[&id.as_uuid(), &role, &changes.disabled]).await?.as_ref().map(user_from_row).transpose()
+    }
+
+    async fn revoke_access_tokens(&self, id: UserId) -> Result<bool, StoreError> {
+        let updated =
+            self.execute("UPDATE users SET token_version = token_version + 1 WHERE id = $1", &[&id.as_uuid()]).await?;
+        Ok(updated == 1)
     }
 
     async fn list(&self) -> Result<Vec<User>, StoreError> {

@@ -57,7 +57,10 @@ impl FromStr for Role {
     }
 }
 
-/// A normalised (trimmed, lower-cased) e-mail address.
+/// A normalised e-mail address: trimmed, NFKC (so full-width and other compatibility forms become
+/// the letters they stand for), lower-cased. One account per address a person would read as the
+/// same: characters that are invisible, or that look like ASCII letters without being them (the
+/// Cyrillic `а` of `pаypal`), are refused rather than allowed to become a look-alike account.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EmailAddress(String);
 
@@ -69,11 +72,35 @@ pub enum EmailAddressError {
     TooLong,
     #[error("e-mail address must look like name@example.com")]
     Malformed,
+    #[error("e-mail address contains an invisible or unusual character (U+{0:04X})")]
+    InvisibleCharacter(u32),
+    #[error(
+        "e-mail address contains '{0}', which looks like a different letter; type it with the letters it looks like"
+    )]
+    Confusable(char),
+    #[error("e-mail address mixes alphabets (e.g. Latin and Cyrillic) within one part")]
+    MixedScripts,
 }
 
 impl EmailAddress {
+    /// An address given by a person: normalised, checked, look-alikes refused.
     pub fn new(raw: &str) -> Result<Self, EmailAddressError> {
-        let normalised = raw.trim().to_lowercase();
+        let address = Self::well_formed(raw)?;
+        let (local, domain) = address.0.split_once('@').ok_or(EmailAddressError::Malformed)?;
+        refuse_look_alikes(local)?;
+        domain.split('.').try_for_each(refuse_look_alikes)?;
+        Ok(address)
+    }
+
+    /// An address read back from the store: normalised and checked for shape, but not refused for
+    /// look-alike characters, so an account created under earlier rules stays readable and listable.
+    pub fn stored(raw: &str) -> Result<Self, EmailAddressError> {
+        Self::well_formed(raw)
+    }
+
+    fn well_formed(raw: &str) -> Result<Self, EmailAddressError> {
+        use unicode_normalization::UnicodeNormalization as _;
+        let normalised: String = raw.trim().nfkc().collect::<String>().to_lowercase().nfc().collect();
         if normalised.is_empty() {
             return Err(EmailAddressError::Empty);
         }
@@ -104,6 +131,30 @@ impl fmt::Display for EmailAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// Refuses a part of an address (the local part, or one domain label) that a reader could take
+/// for another. ASCII is taken as it is. Otherwise every character must be one Unicode's general
+/// security profile allows in identifiers (no invisible, format or symbol characters); the part
+/// must be written in one script (`pаypal` with a Cyrillic `а` is not); and the part as a whole
+/// must not read as an ASCII string (`аррӏе`, all Cyrillic, is `apple` to the eye: UTS #39
+/// confusable skeleton). `иван` or `müller` are none of these and stay accepted.
+fn refuse_look_alikes(part: &str) -> Result<(), EmailAddressError> {
+    use unicode_security::{GeneralSecurityProfile as _, MixedScript as _};
+    if part.is_ascii() {
+        return Ok(());
+    }
+    if let Some(c) = part.chars().find(|c| !c.is_ascii() && !c.identifier_allowed()) {
+        return Err(EmailAddressError::InvisibleCharacter(u32::from(c)));
+    }
+    if !part.is_single_script() {
+        return Err(EmailAddressError::MixedScripts);
+    }
+    if unicode_security::skeleton(part).all(|c| c.is_ascii()) {
+        let first_foreign = part.chars().find(|c| !c.is_ascii()).unwrap_or('?');
+        return Err(EmailAddressError::Confusable(first_foreign));
+    }
+    Ok(())
 }
 
 /// A plaintext password that meets the policy. Never printed.
@@ -180,6 +231,9 @@ pub struct User {
     pub wallet_address: Option<EthAddress>,
     pub created_at: OffsetDateTime,
     pub disabled: bool,
+    /// Moves on at sign-out, disabling and demotion; access tokens carry the version they were
+    /// issued under and stop working once it has moved on.
+    pub token_version: i64,
 }
 
 /// An administrator's change to a user; `None` leaves a field as it is.
@@ -210,6 +264,7 @@ impl NewUser {
             wallet_address: self.wallet_address,
             created_at: self.created_at,
             disabled: false,
+            token_version: 0,
         }
     }
 }
@@ -242,6 +297,61 @@ mod tests {
     fn malformed_emails_are_rejected() {
         for raw in ["", "alice", "alice@", "@example.com", "a@b", "a@@b.com", "a b@c.com", "a@.com", "a@b..com"] {
             assert!(EmailAddress::new(raw).is_err(), "{raw:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn compatibility_forms_normalise_to_the_letters_they_stand_for() {
+        // Full-width letters and the full-width at sign (NFKC), upper case.
+        let email = EmailAddress::new("ＡＬＩＣＥ＠example.com").expect("valid");
+        assert_eq!(email.as_str(), "alice@example.com");
+        // A decomposed é and a precomposed one are one address.
+        let decomposed = EmailAddress::new("jose\u{301}@example.com").expect("valid");
+        let precomposed = EmailAddress::new("josé@example.com").expect("valid");
+        assert_eq!(decomposed, precomposed);
+    }
+
+    #[test]
+    fn invisible_characters_are_refused() {
+        for raw in [
+            "ali\u{200B}ce@example.com",
+            "alice\u{200D}@example.com",
+            "alice@exa\u{2060}mple.com",
+            "\u{FEFF}alice@example.com",
+            "alice\u{202E}@example.com",
+            "al\u{00AD}ice@example.com",
+        ] {
+            assert!(
+                matches!(EmailAddress::new(raw), Err(EmailAddressError::InvisibleCharacter(_))),
+                "{raw:?} should be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn latin_addresses_with_a_foreign_look_alike_letter_are_refused() {
+        // Cyrillic а (U+0430), е (U+0435); Greek ο (U+03BF), each among Latin letters.
+        for raw in
+            ["p\u{430}ypal@example.com", "alic\u{435}@example.com", "alice@ex\u{430}mple.com", "b\u{3BF}b@example.com"]
+        {
+            assert_eq!(EmailAddress::new(raw), Err(EmailAddressError::MixedScripts), "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn a_part_written_wholly_in_look_alike_letters_is_refused() {
+        // "аррӏе" in Cyrillic reads as "apple"; "раураӏ" likewise as "paypal" in a domain label.
+        for raw in
+            ["\u{430}\u{440}\u{440}\u{4CF}\u{435}@example.com", "alice@\u{440}\u{430}\u{443}\u{440}\u{430}\u{4CF}.com"]
+        {
+            assert!(matches!(EmailAddress::new(raw), Err(EmailAddressError::Confusable(_))), "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn other_alphabets_are_accepted_when_unambiguous() {
+        for raw in ["müller@beispiel.de", "josé@example.com", "用户@例子.公司", "иван@пример.рф"] {
+            assert!(EmailAddress::new(raw).is_ok(), "{raw:?} should be accepted: {:?}", EmailAddress::new(raw));
         }
     }
 

@@ -13,10 +13,10 @@ use super::ethereum::{self, EthAddress};
 use super::models::{EmailAddress, NewUser, Password, PasswordHash, Principal, Role, User, UserChanges, UserId};
 use super::sessions::{NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce};
 use super::siwe::SiweMessage;
+use super::throttle::{SignInOrigin, SignInThrottle, ThrottleError, ThrottlePolicy, ThrottleScope};
 use super::tokens::{TokenClaims, TokenError, TokenType};
-use crate::domain::ratelimit::RatePolicy;
 use crate::ports::clock::Clock;
-use crate::ports::password::PasswordHasher;
+use crate::ports::password::{PasswordHashError, PasswordHasher};
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::store::{CreateUserError, RefreshTokenRepository, StoreError, UserRepository, WalletNonceRepository};
 use crate::ports::tokens::TokenIssuer;
@@ -37,9 +37,13 @@ pub struct AuthSettings {
     /// How far in the future a message's `Issued At` may be (clock skew between wallet and server).
     pub siwe_clock_skew: Duration,
     pub wallet_default_role: Role,
-    /// Failed-login budget per account; when spent, sign-in answers 429 until the window rolls.
-    pub login_attempts: RatePolicy,
+    /// Failed-sign-in budgets (per account and address, per address, per account, per device);
+    /// when one is spent, sign-in answers 429 until the window rolls.
+    pub sign_in_throttle: ThrottlePolicy,
 }
+
+/// How long a device token marks a client as one that has signed in to its account before.
+pub const DEVICE_TOKEN_TTL: Duration = Duration::days(180);
 
 /// The ports the authentication use cases need.
 #[derive(Clone)]
@@ -60,7 +64,19 @@ pub struct SignedIn {
     pub refresh_token: String,
     pub expires_in: i64,
     pub refresh_expires_in: i64,
+    /// Issued at password sign-in: presented at later sign-ins of this account, it exempts this
+    /// client from throttling caused by others (see [`super::throttle`]).
+    pub device_token: Option<String>,
     pub user: User,
+}
+
+/// What the service knows of where a password sign-in comes from.
+#[derive(Clone, Debug, Default)]
+pub struct SignInContext {
+    /// The client's throttle key (its address, an IPv6 /64), when known.
+    pub client: Option<String>,
+    /// A device token from an earlier sign-in, when the client sent one.
+    pub device_token: Option<String>,
 }
 
 /// A nonce handed to a wallet, with a ready EIP-4361 message around it.
@@ -80,8 +96,11 @@ pub enum AuthError {
     /// Same message whether the e-mail or the password was wrong.
     #[error("invalid e-mail or password")]
     InvalidCredentials,
-    #[error("too many failed sign-in attempts for this account; try again later")]
-    LoginThrottled { retry_after_secs: i64 },
+    #[error("{}", .scope.explanation())]
+    LoginThrottled { scope: ThrottleScope, retry_after_secs: i64 },
+    /// Password hashing is saturated; the attempt was not counted.
+    #[error("too many sign-ins are being checked right now; try again in a moment")]
+    Busy,
     #[error("this account is disabled")]
     AccountDisabled,
     #[error("{0}")]
@@ -112,23 +131,44 @@ impl From<StoreError> for AuthError {
     }
 }
 
+impl From<PasswordHashError> for AuthError {
+    fn from(error: PasswordHashError) -> Self {
+        match error {
+            PasswordHashError::Busy => AuthError::Busy,
+            failed @ PasswordHashError::Failed(_) => AuthError::Unavailable(failed.into()),
+        }
+    }
+}
+
+impl From<ThrottleError> for AuthError {
+    fn from(error: ThrottleError) -> Self {
+        match error {
+            ThrottleError::Throttled { scope, retry_after_secs } => {
+                AuthError::LoginThrottled { scope, retry_after_secs }
+            }
+            ThrottleError::Store(cause) => AuthError::Unavailable(cause.into()),
+        }
+    }
+}
+
 fn wallet_error(message: impl Into<String>) -> AuthError {
     AuthError::Wallet(message.into())
 }
 
 const NONCE_LENGTH: usize = 17;
-const LOGIN_ATTEMPT_KEY_PREFIX: &str = "login:";
 
 pub struct AuthService {
     ports: AuthPorts,
     settings: AuthSettings,
+    throttle: SignInThrottle,
     /// Hash verified when the account does not exist, so both failures take the same time.
     dummy_hash: OnceCell<PasswordHash>,
 }
 
 impl AuthService {
     pub fn new(ports: AuthPorts, settings: AuthSettings) -> Self {
-        Self { ports, settings, dummy_hash: OnceCell::new() }
+        let throttle = SignInThrottle::new(ports.login_attempts.clone(), settings.sign_in_throttle);
+        Self { ports, settings, throttle, dummy_hash: OnceCell::new() }
     }
 
     pub fn settings(&self) -> &AuthSettings {
@@ -139,43 +179,79 @@ impl AuthService {
         self.ports.clock.now()
     }
 
-    /// Signs in with e-mail and password.
-    pub async fn login(&self, email: &str, password: String) -> Result<SignedIn, AuthError> {
+    /// Signs in with e-mail and password. Throttled per account, client address and device
+    /// before the password is checked ([`super::throttle`]); the check itself waits in the
+    /// hasher's bounded queue or is refused as [`AuthError::Busy`].
+    pub async fn login(&self, email: &str, password: String, context: SignInContext) -> Result<SignedIn, AuthError> {
         let email =
             EmailAddress::new(email).map_err(|e| AuthError::Validation { field: "email", message: e.to_string() })?;
         let password = Password::candidate(password)
             .map_err(|e| AuthError::Validation { field: "password", message: e.to_string() })?;
 
-        // Every attempt takes a slot; a success gives the budget back. Counting attempts (not
-        // failures after the fact) keeps the budget exact under concurrent guessing.
-        let attempt_key = format!("{LOGIN_ATTEMPT_KEY_PREFIX}{email}");
-        let now_ms = self.ports.clock.now_ms();
-        let decision = self
-            .ports
-            .login_attempts
-            .try_acquire(&attempt_key, self.settings.login_attempts, now_ms)
-            .await
-            .map_err(|e| AuthError::Unavailable(e.into()))?;
-        if !decision.allowed {
-            return Err(AuthError::LoginThrottled { retry_after_secs: decision.retry_after_secs(now_ms) });
-        }
-
         let user = self.ports.users.find_by_email(&email).await?;
+        let origin = match self.known_device(context.device_token.as_deref(), user.as_ref()) {
+            Some(device) => SignInOrigin::KnownDevice(device),
+            None => SignInOrigin::Untrusted(context.client.as_deref()),
+        };
+        let attempt = self.throttle.admit(&email, origin, self.ports.clock.now_ms()).await?;
+
         let stored_hash = match user.as_ref().and_then(|u| u.password_hash.clone()) {
             Some(hash) => hash,
-            None => self.dummy_hash().await?.clone(),
+            None => match self.dummy_hash().await {
+                Ok(hash) => hash.clone(),
+                Err(error) => {
+                    attempt.give_back().await;
+                    return Err(error);
+                }
+            },
         };
-        let matches =
-            self.ports.hasher.verify(&password, &stored_hash).await.map_err(|e| AuthError::Unavailable(e.into()))?;
+        let matches = match self.ports.hasher.verify(&password, &stored_hash).await {
+            Ok(matches) => matches,
+            Err(error) => {
+                attempt.give_back().await;
+                return Err(error.into());
+            }
+        };
         let user = match user {
             Some(user) if matches && user.password_hash.is_some() => user,
-            _ => return Err(AuthError::InvalidCredentials),
+            _ => {
+                attempt.failed();
+                return Err(AuthError::InvalidCredentials);
+            }
         };
-        self.ports.login_attempts.reset(&attempt_key).await.map_err(|e| AuthError::Unavailable(e.into()))?;
+        attempt.succeeded().await.map_err(|e| AuthError::Unavailable(e.into()))?;
         if user.disabled {
             return Err(AuthError::AccountDisabled);
         }
-        self.start_session(user, None).await
+        let device_token = self.issue_device_token(&user)?;
+        let mut signed_in = self.start_session(user, None).await?;
+        signed_in.device_token = Some(device_token);
+        Ok(signed_in)
+    }
+
+    /// The id of a device token that was issued to `user` and is still valid; anything else
+    /// (absent, expired, forged, another account's) leaves the client untrusted, never an error.
+    fn known_device(&self, device_token: Option<&str>, user: Option<&User>) -> Option<Uuid> {
+        let (token, user) = (device_token?, user?);
+        let claims = self.ports.tokens.verify(token, TokenType::Device, self.now()).ok()?;
+        (claims.sub == user.id.to_string()).then_some(claims.jti)
+    }
+
+    fn issue_device_token(&self, user: &User) -> Result<String, AuthError> {
+        let now = self.now();
+        Ok(self.ports.tokens.issue(&TokenClaims {
+            sub: user.id.to_string(),
+            role: user.role,
+            typ: TokenType::Device,
+            jti: Uuid::new_v4(),
+            iat: now.unix_timestamp(),
+            nbf: Some(now.unix_timestamp()),
+            exp: (now + DEVICE_TOKEN_TTL).unix_timestamp(),
+            iss: self.settings.issuer.clone(),
+            aud: self.settings.audience.clone(),
+            fam: None,
+            ver: None,
+        })?)
     }
 
     async fn dummy_hash(&self) -> Result<&PasswordHash, AuthError> {
@@ -183,7 +259,7 @@ impl AuthService {
             .get_or_try_init(|| async {
                 let random: String = rand::rng().sample_iter(&Alphanumeric).take(32).map(char::from).collect();
                 let password = Password::candidate(random).map_err(|e| AuthError::Unavailable(e.into()))?;
-                self.ports.hasher.hash(&password).await.map_err(|e| AuthError::Unavailable(e.into()))
+                Ok::<_, AuthError>(self.ports.hasher.hash(&password).await?)
             })
             .await
     }
@@ -199,19 +275,21 @@ impl AuthService {
         let now = self.now();
         let issued_at = now.unix_timestamp();
         let family_id = family.unwrap_or_else(Uuid::new_v4);
-        let claims = |typ: TokenType, ttl: Duration, fam: Option<Uuid>| TokenClaims {
+        let claims = |typ: TokenType, ttl: Duration, fam: Option<Uuid>, ver: Option<i64>| TokenClaims {
             sub: user.id.to_string(),
             role: user.role,
             typ,
             jti: Uuid::new_v4(),
             iat: issued_at,
+            nbf: Some(issued_at),
             exp: (now + ttl).unix_timestamp(),
             iss: self.settings.issuer.clone(),
             aud: self.settings.audience.clone(),
             fam,
+            ver,
         };
-        let access_claims = claims(TokenType::Access, self.settings.access_ttl, None);
-        let refresh_claims = claims(TokenType::Refresh, self.settings.refresh_ttl, Some(family_id));
+        let access_claims = claims(TokenType::Access, self.settings.access_ttl, None, Some(user.token_version));
+        let refresh_claims = claims(TokenType::Refresh, self.settings.refresh_ttl, Some(family_id), None);
         let access_token = self.ports.tokens.issue(&access_claims)?;
         let refresh_token = self.ports.tokens.issue(&refresh_claims)?;
         self.ports
@@ -232,6 +310,7 @@ impl AuthService {
             refresh_token,
             expires_in: self.settings.access_ttl.whole_seconds(),
             refresh_expires_in: self.settings.refresh_ttl.whole_seconds(),
+            device_token: None,
             user,
         })
     }
@@ -273,7 +352,8 @@ impl AuthService {
         }
     }
 
-    /// Revokes the family of `refresh_token`, which must belong to the caller.
+    /// Revokes the family of `refresh_token`, which must belong to the caller, and every access
+    /// token of the caller issued so far (other sign-ins renew theirs with their refresh tokens).
     pub async fn logout(&self, caller: Principal, refresh_token: &str) -> Result<(), AuthError> {
         let now = self.now();
         // An expired refresh token can still name the family to close.
@@ -294,17 +374,27 @@ impl AuthService {
             return Err(AuthError::RefreshTokenUnknown);
         }
         self.ports.refresh_tokens.revoke_family(record.family_id, now).await?;
+        self.ports.users.revoke_access_tokens(caller.user_id).await?;
         Ok(())
     }
 
-    /// The caller of a request bearing `access_token`. Stateless: a signature and claims check.
-    pub fn authenticate(&self, access_token: &str) -> Result<Principal, AuthError> {
+    /// The caller of a request bearing `access_token`: the signature and claims, then the user as
+    /// stored now, so that sign-out, disabling and demotion take effect at once. The role is the
+    /// stored one, not the one written into the token.
+    pub async fn authenticate(&self, access_token: &str) -> Result<Principal, AuthError> {
         let claims = self.ports.tokens.verify(access_token, TokenType::Access, self.now())?;
         let user_id = claims
             .sub
             .parse::<UserId>()
             .map_err(|_| AuthError::InvalidToken(TokenError::Invalid("subject is not a user id")))?;
-        Ok(Principal { user_id, role: claims.role })
+        let user = self.ports.users.find_by_id(user_id).await?.ok_or(AuthError::InvalidToken(TokenError::Revoked))?;
+        if user.disabled {
+            return Err(AuthError::AccountDisabled);
+        }
+        if claims.ver != Some(user.token_version) {
+            return Err(AuthError::InvalidToken(TokenError::Revoked));
+        }
+        Ok(Principal { user_id, role: user.role })
     }
 
     /// The stored user behind a principal.
@@ -318,7 +408,7 @@ impl AuthService {
             EmailAddress::new(email).map_err(|e| AuthError::Validation { field: "email", message: e.to_string() })?;
         let password =
             Password::new(password).map_err(|e| AuthError::Validation { field: "password", message: e.to_string() })?;
-        let password_hash = self.ports.hasher.hash(&password).await.map_err(|e| AuthError::Unavailable(e.into()))?;
+        let password_hash = self.ports.hasher.hash(&password).await?;
         let new_user = NewUser {
             id: UserId::new_random(),
             email: Some(email),
@@ -335,7 +425,7 @@ impl AuthService {
     }
 
     /// Changes a user's role or disabled flag (administration). Disabling or demoting revokes the
-    /// user's refresh tokens, so the change takes effect at their next refresh at the latest.
+    /// user's refresh and access tokens, so the change takes effect at once.
     /// Administrators cannot disable or demote themselves, so the last one cannot lock everyone out.
     pub async fn update_user(&self, caller: Principal, id: UserId, changes: UserChanges) -> Result<User, AuthError> {
         if changes == UserChanges::default() {
@@ -354,6 +444,7 @@ impl AuthService {
         let before = self.ports.users.find_by_id(id).await?.ok_or(AuthError::NoSuchUser)?;
         let user = self.ports.users.update(id, changes).await?.ok_or(AuthError::NoSuchUser)?;
         if (user.disabled && !before.disabled) || user.role < before.role {
+            self.ports.users.revoke_access_tokens(id).await?;
             let revoked = self.ports.refresh_tokens.revoke_user(id, self.now()).await?;
             tracing::info!(user_id = %id, revoked, "refresh tokens revoked after a role or status change");
         }
@@ -435,6 +526,22 @@ impl AuthService {
         }
 
         let now = self.now();
+        if siwe.issued_at > now + self.settings.siwe_clock_skew {
+            return Err(wallet_error("message 'Issued At' is in the future"));
+        }
+        if siwe.not_before.is_some_and(|t| t > now + self.settings.siwe_clock_skew) {
+            return Err(wallet_error("message is not valid yet ('Not Before')"));
+        }
+        if siwe.expiration_time.is_some_and(|t| t <= now) {
+            return Err(wallet_error("message has expired ('Expiration Time')"));
+        }
+        // The signature before the nonce: a nonce is spent only by its wallet's own signature, so
+        // someone who merely sees it (in a log, over a shoulder) cannot burn it.
+        let signer = ethereum::recover_signer(message.as_bytes(), signature)
+            .map_err(|e| wallet_error(format!("signature: {e}")))?;
+        if signer != claimed {
+            return Err(wallet_error("signature was not made by wallet_address"));
+        }
         let nonce = match self.ports.nonces.consume(&siwe.nonce).await? {
             NonceConsumption::Fresh(nonce) => nonce,
             NonceConsumption::AlreadyUsed => {
@@ -449,20 +556,6 @@ impl AuthService {
         }
         if nonce.wallet_address != claimed {
             return Err(wallet_error("nonce was issued for a different wallet address"));
-        }
-        if siwe.issued_at > now + self.settings.siwe_clock_skew {
-            return Err(wallet_error("message 'Issued At' is in the future"));
-        }
-        if siwe.not_before.is_some_and(|t| t > now + self.settings.siwe_clock_skew) {
-            return Err(wallet_error("message is not valid yet ('Not Before')"));
-        }
-        if siwe.expiration_time.is_some_and(|t| t <= now) {
-            return Err(wallet_error("message has expired ('Expiration Time')"));
-        }
-        let signer = ethereum::recover_signer(message.as_bytes(), signature)
-            .map_err(|e| wallet_error(format!("signature: {e}")))?;
-        if signer != claimed {
-            return Err(wallet_error("signature was not made by wallet_address"));
         }
 
         let user = self.wallet_user(claimed, now).await?;
