@@ -212,6 +212,30 @@ pub struct ResearchConfig {
     pub time_budget: Duration,
 }
 
+/// How the HTTP server treats connections: timeouts, caps, and which peers are proxies whose
+/// `X-Forwarded-For` is believed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpServerConfig {
+    /// `HTTP_HEADER_READ_TIMEOUT` (default `10s`): a request's headers must arrive within this,
+    /// counted from the connection's opening or from the first byte after the previous response.
+    pub header_read_timeout: Duration,
+    /// `HTTP_BODY_READ_TIMEOUT` (default `30s`): a request's body must arrive within this of its
+    /// headers (408 otherwise).
+    pub body_read_timeout: Duration,
+    /// `HTTP_IDLE_TIMEOUT` (default `60s`): a keep-alive connection with no request for this long
+    /// is closed.
+    pub idle_timeout: Duration,
+    /// `HTTP_MAX_CONNECTIONS` (default 4096): open connections; beyond, the oldest idle one is
+    /// closed to make room, or the new one is refused when none is idle.
+    pub max_connections: usize,
+    /// `HTTP_MAX_CONNECTIONS_PER_CLIENT` (default 128): open connections from one client address
+    /// (IPv6: one /64); trusted proxies are exempt.
+    pub max_connections_per_client: usize,
+    /// `TRUSTED_PROXIES` (default none): comma-separated addresses or CIDR networks of reverse
+    /// proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+}
+
 /// The administrator created at start-up when absent.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -262,6 +286,8 @@ pub struct Config {
     /// Web search, page fetching and the research workers (`SEARCH_*`, `FETCH_*`, `RESEARCH_*`).
     pub research: ResearchConfig,
     pub shutdown_timeout: Duration,
+    /// Connection timeouts and caps (`HTTP_*`, `TRUSTED_PROXIES`).
+    pub http: HttpServerConfig,
     pub log_format: LogFormat,
     pub log_filter: String,
 }
@@ -407,6 +433,7 @@ impl Config {
             llm: vars.llm()?,
             research: vars.research()?,
             shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
+            http: vars.http_server()?,
             log_format: vars.choice(
                 "LOG_FORMAT",
                 &[("pretty", LogFormat::Pretty), ("json", LogFormat::Json)],
@@ -638,6 +665,36 @@ impl Vars<'_> {
         })
     }
 
+    fn http_server(&self) -> Result<HttpServerConfig, ConfigError> {
+        let trusted_proxies = match self.get("TRUSTED_PROXIES") {
+            None => Vec::new(),
+            Some(raw) => raw
+                .split(',')
+                .map(str::trim)
+                .filter(|entry| !entry.is_empty())
+                .map(|entry| {
+                    entry
+                        .parse::<ipnet::IpNet>()
+                        .or_else(|_| entry.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                        .map_err(|_| {
+                            invalid(
+                                "TRUSTED_PROXIES",
+                                format!("'{entry}' is not an IP address or a CIDR network like 10.0.0.0/8"),
+                            )
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(HttpServerConfig {
+            header_read_timeout: self.duration_or("HTTP_HEADER_READ_TIMEOUT", Duration::from_secs(10))?,
+            body_read_timeout: self.duration_or("HTTP_BODY_READ_TIMEOUT", Duration::from_secs(30))?,
+            idle_timeout: self.duration_or("HTTP_IDLE_TIMEOUT", Duration::from_secs(60))?,
+            max_connections: self.positive_or("HTTP_MAX_CONNECTIONS", 4096)? as usize,
+            max_connections_per_client: self.positive_or("HTTP_MAX_CONNECTIONS_PER_CLIENT", 128)? as usize,
+            trusted_proxies,
+        })
+    }
+
     fn chain_ids(&self, name: &'static str) -> Result<Vec<u64>, ConfigError> {
         let Some(raw) = self.get(name) else {
             return Ok(vec![1]);
@@ -679,6 +736,17 @@ mod tests {
             (5, 20, 50)
         );
         assert_eq!(config.password_hash_queue, 32);
+        assert_eq!(
+            config.http,
+            HttpServerConfig {
+                header_read_timeout: Duration::from_secs(10),
+                body_read_timeout: Duration::from_secs(30),
+                idle_timeout: Duration::from_secs(60),
+                max_connections: 4096,
+                max_connections_per_client: 128,
+                trusted_proxies: Vec::new(),
+            }
+        );
         assert_eq!(config.rate_limit_per_minute, 60);
         assert_eq!(config.log_format, LogFormat::Pretty);
     }
@@ -705,6 +773,10 @@ mod tests {
         assert_eq!(config(&[("RATE_LIMIT_PER_MINUTE", "0")]).unwrap_err().variable, "RATE_LIMIT_PER_MINUTE");
         assert_eq!(config(&[("SIWE_CHAIN_IDS", "1,x")]).unwrap_err().variable, "SIWE_CHAIN_IDS");
         assert_eq!(config(&[("BIND_ADDR", "localhost")]).unwrap_err().variable, "BIND_ADDR");
+        assert_eq!(config(&[("TRUSTED_PROXIES", "10.0.0.0/8, proxy")]).unwrap_err().variable, "TRUSTED_PROXIES");
+        let proxies = config(&[("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1,::1")]).expect("valid").http.trusted_proxies;
+        assert_eq!(proxies.len(), 3);
+        assert!(proxies[1].contains(&"192.0.2.1".parse::<std::net::IpAddr>().expect("ip")));
     }
 
     #[test]

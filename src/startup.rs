@@ -26,7 +26,7 @@ use crate::adapters::memory::{
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::search::search_providers_from_config;
 use crate::adapters::secrets::load_or_create_jwt_secret;
-use crate::config::{Config, MarketDataConfig, RateLimitStore, StoreKind};
+use crate::config::{Config, HttpServerConfig, MarketDataConfig, RateLimitStore, StoreKind};
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings, ThrottlePolicy};
 use crate::domain::chat_service::ChatService;
@@ -307,6 +307,7 @@ pub struct Application {
     routes: BoxedFilter<(Response,)>,
     state: Arc<AppState>,
     shutdown_timeout: Duration,
+    http_settings: HttpServerConfig,
     research_workers: usize,
     embedded_cluster: Option<Arc<EmbeddedPostgres>>,
 }
@@ -383,6 +384,7 @@ impl Application {
             routes: http::routes(state.clone()),
             state,
             shutdown_timeout: config.shutdown_timeout,
+            http_settings: config.http.clone(),
             research_workers: config.research.workers,
             embedded_cluster: adapters.embedded_cluster,
         })
@@ -419,7 +421,7 @@ impl Application {
             self.state.research_wake.clone(),
             self.research_workers,
         );
-        http::server::serve(self.listener, self.routes, shutdown, self.shutdown_timeout).await;
+        http::server::serve(self.listener, self.routes, self.http_settings, shutdown, self.shutdown_timeout).await;
         workers.stop();
         maintenance.abort();
         if let Some(cluster) = &self.embedded_cluster {

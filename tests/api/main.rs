@@ -4,6 +4,7 @@ mod admin;
 mod auth;
 mod cdm_events;
 mod chatbot;
+mod connections;
 mod documents;
 mod errors;
 mod fake_llm;

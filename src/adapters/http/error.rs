@@ -185,14 +185,17 @@ pub async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
         }
     } else if rejection.is_not_found() {
         ApiError::not_found("no such resource")
-    } else if rejection.find::<MethodNotAllowed>().is_some() {
-        ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed for this resource")
+    // A body refusal comes before "method not allowed": when a path serves several methods, warp
+    // keeps the rejection of every route it tried, and a POST refused for its body is a POST the
+    // path accepts.
     } else if rejection.find::<PayloadTooLarge>().is_some() {
         ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "request body is too large")
-    } else if rejection.find::<UnsupportedMediaType>().is_some() {
-        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "request body must be application/json")
     } else if rejection.find::<LengthRequired>().is_some() {
         ApiError::new(StatusCode::LENGTH_REQUIRED, "a Content-Length header is required")
+    } else if rejection.find::<UnsupportedMediaType>().is_some() {
+        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "request body must be application/json")
+    } else if rejection.find::<MethodNotAllowed>().is_some() {
+        ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed for this resource")
     } else if let Some(missing) = rejection.find::<MissingHeader>() {
         ApiError::new(StatusCode::BAD_REQUEST, format!("missing header {}", missing.name()))
     } else if let Some(invalid) = rejection.find::<InvalidHeader>() {
@@ -319,5 +322,38 @@ mod tests {
     fn malformed_json_and_trailing_garbage_are_syntax_errors() {
         assert!(field_of(r#"{"email":"#).get("line").is_some());
         assert!(field_of(r#"{"email":"a"} x"#).get("line").is_some());
+    }
+
+    /// A path with a GET route and a POST route that limits its body, as the API's collections are.
+    fn get_and_limited_post() -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
+        let get = warp::get().map(|| warp::reply().into_response());
+        let post = warp::post()
+            .and(warp::body::content_length_limit(16))
+            .and(warp::body::bytes())
+            .map(|_: Bytes| warp::reply().into_response());
+        warp::path("things").and(get.or(post).unify()).recover(recover).unify()
+    }
+
+    #[tokio::test]
+    async fn an_oversized_or_unsized_body_is_413_or_411_not_405() {
+        let routes = get_and_limited_post();
+        let oversized = warp::test::request()
+            .method("POST")
+            .path("/things")
+            .header("expect", "100-continue")
+            .body(vec![b'x'; 64])
+            .reply(&routes)
+            .await;
+        assert_eq!(oversized.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        let chunked = warp::test::request()
+            .method("POST")
+            .path("/things")
+            .header("transfer-encoding", "chunked")
+            .header("expect", "100-continue")
+            .reply(&routes)
+            .await;
+        assert_eq!(chunked.status(), StatusCode::LENGTH_REQUIRED);
+        let wrong_method = warp::test::request().method("DELETE").path("/things").reply(&routes).await;
+        assert_eq!(wrong_method.status(), StatusCode::METHOD_NOT_ALLOWED);
     }
 }

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod chatbot;
 pub mod client_addr;
+pub mod connections;
 pub mod documents;
 pub mod dto;
 pub mod error;

@@ -1,37 +1,56 @@
-//! The HTTP server loop: hyper connections serving the warp routes, a request id on every
-//! request and response, one access-log line per request, and graceful shutdown (stop accepting,
-//! let in-flight requests finish within a deadline).
+//! The HTTP server loop: hyper connections serving the warp routes under the connection limits
+//! of [`super::connections`], the client's address and a request id on every request, security
+//! headers and the request id on every response, one access-log line per request, and graceful
+//! shutdown (stop accepting, let in-flight requests finish within a deadline).
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower_service::Service as _;
 use tracing::Instrument as _;
 use warp::filters::BoxedFilter;
-use warp::http::header::ALLOW;
-use warp::http::{HeaderValue, Request, StatusCode};
-use warp::reply::Response;
+use warp::http::header::{
+    ALLOW, CACHE_CONTROL, CONNECTION, REFERRER_POLICY, STRICT_TRANSPORT_SECURITY, X_CONTENT_TYPE_OPTIONS,
+};
+use warp::http::{HeaderMap, HeaderValue, Request, StatusCode};
+use warp::reply::{Reply as _, Response};
+
+use super::client_addr::{ClientAddr, forwarded_over_tls};
+use super::connections::{Activity, ConnectionRegistry, MonitoredIo, TimedBody, TrackedBody};
+use super::error::ApiError;
+use crate::config::HttpServerConfig;
 
 const REQUEST_ID_HEADER: &str = "x-request-id";
+/// Largest read buffer of an HTTP/1 connection: bounds what a request head may occupy (bodies
+/// stream through it), and so the memory a flood of connections can pin.
+const MAX_READ_BUFFER: usize = 64 * 1024;
+/// Streams one HTTP/2 connection may run at once.
+const MAX_CONCURRENT_STREAMS: u32 = 64;
 
 /// Accepts connections on `listener` until `shutdown` resolves, then waits up to `grace` for open
 /// connections to finish their requests.
 pub async fn serve(
     listener: TcpListener,
     routes: BoxedFilter<(Response,)>,
+    settings: HttpServerConfig,
     shutdown: impl Future<Output = ()>,
     grace: Duration,
 ) {
+    let registry = ConnectionRegistry::new(settings);
+    let builder = connection_builder(&registry);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
                 Err(error) => {
@@ -43,18 +62,32 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // Refused: dropping the stream closes it at once.
+        let Some(admitted) = registry.admit(peer.ip()) else {
+            continue;
+        };
+        let connection = Arc::new(ConnectionContext {
+            peer: peer.ip(),
+            activity: admitted.activity.clone(),
+            registry: registry.clone(),
+        });
         let warp_service = warp::service(routes.clone());
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             let mut warp_service = warp_service.clone();
-            handle(request, move |request| warp_service.call(request))
+            let connection = connection.clone();
+            async move { handle(request, &connection, move |request| warp_service.call(request)).await }
         });
-        let connection = auto::Builder::new(TokioExecutor::new())
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
+        let io = TokioIo::new(MonitoredIo::new(stream, admitted.activity.clone()));
+        let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(error = %error, "connection closed with an error");
+            tokio::select! {
+                result = connection => {
+                    if let Err(error) = result {
+                        tracing::debug!(error = %error, "connection closed with an error");
+                    }
+                }
+                expiry = admitted.expired() => tracing::debug!(?expiry, "connection closed by the server"),
             }
         });
     }
@@ -65,13 +98,48 @@ pub async fn serve(
     }
 }
 
-/// Wraps one request: assigns its id, runs it inside a span carrying that id (so every log line
-/// of the request has it), sets the id on the response and writes the access-log line.
-async fn handle<F, Fut>(mut request: Request<Incoming>, call: F) -> Result<Response, Infallible>
+fn connection_builder(registry: &ConnectionRegistry) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // Header and idle deadlines are the registry's (they also cover the protocol-detection read,
+    // which hyper's own header timer does not).
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(None).max_buf_size(MAX_READ_BUFFER);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_CONCURRENT_STREAMS)
+        .max_header_list_size(u32::try_from(MAX_READ_BUFFER).unwrap_or(u32::MAX))
+        .keep_alive_interval(registry.settings().idle_timeout);
+    builder
+}
+
+/// What a request needs to know about its connection.
+struct ConnectionContext {
+    peer: IpAddr,
+    activity: Arc<Activity>,
+    registry: Arc<ConnectionRegistry>,
+}
+
+/// Wraps one request: resolves its client address, bounds the time its body may take, assigns
+/// its id, runs it inside a span carrying that id (so every log line of the request has it), sets
+/// the id and the security headers on the response and writes the access-log line.
+async fn handle<F, Fut>(
+    request: Request<Incoming>,
+    connection: &ConnectionContext,
+    call: F,
+) -> Result<warp::http::Response<TrackedBody<ResponseBody>>, Infallible>
 where
-    F: FnOnce(Request<Incoming>) -> Fut,
+    F: FnOnce(Request<TimedBody>) -> Fut,
     Fut: Future<Output = Result<Response, Infallible>>,
 {
+    let in_flight = connection.activity.request_started();
+    let settings = connection.registry.settings();
+    let trusted = &settings.trusted_proxies;
+    let client = ClientAddr::resolve(connection.peer, header_values(request.headers(), "x-forwarded-for"), trusted);
+    let over_tls = forwarded_over_tls(connection.peer, header_values(request.headers(), "x-forwarded-proto"), trusted);
+    let body_timed_out = Arc::new(AtomicBool::new(false));
+    let mut request = request.map(|body| TimedBody::new(body, settings.body_read_timeout, body_timed_out.clone()));
+    request.extensions_mut().insert(client);
+
     let request_id = incoming_request_id(&request).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let header_value = HeaderValue::from_str(&request_id).unwrap_or_else(|_| HeaderValue::from_static("invalid"));
     request.headers_mut().insert(REQUEST_ID_HEADER, header_value.clone());
@@ -86,7 +154,15 @@ where
     let started = Instant::now();
     async move {
         let mut response = call(request).await?;
-        response.headers_mut().insert(REQUEST_ID_HEADER, header_value);
+        if body_timed_out.load(Ordering::Acquire) {
+            response = ApiError::new(StatusCode::REQUEST_TIMEOUT, "the request body was not received in time")
+                .with_detail(serde_json::json!({ "timeout_seconds": settings.body_read_timeout.as_secs() }))
+                .into_response();
+            response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+        }
+        let headers = response.headers_mut();
+        headers.insert(REQUEST_ID_HEADER, header_value);
+        set_security_headers(headers, over_tls);
         if response.status() == StatusCode::METHOD_NOT_ALLOWED
             && let Some(allowed) = super::openapi::allowed_methods(&path)
         {
@@ -97,10 +173,38 @@ where
             latency_us = started.elapsed().as_micros() as u64,
             "request completed"
         );
-        Ok(response)
+        Ok(response.map(|body| TrackedBody::new(body, in_flight)))
     }
     .instrument(span)
     .await
+}
+
+/// The body type of warp's responses.
+type ResponseBody = <Response as ResponseParts>::Body;
+
+trait ResponseParts {
+    type Body;
+}
+
+impl<B> ResponseParts for warp::http::Response<B> {
+    type Body = B;
+}
+
+fn header_values<'a>(headers: &'a HeaderMap, name: &str) -> impl DoubleEndedIterator<Item = &'a str> {
+    headers.get_all(name).iter().filter_map(|value| value.to_str().ok())
+}
+
+/// Responses are not to be cached (they carry account data), sniffed into another type, or
+/// leak the page in a Referer; over TLS, browsers are told to keep to it.
+fn set_security_headers(headers: &mut HeaderMap, over_tls: bool) {
+    if !headers.contains_key(CACHE_CONTROL) {
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    if over_tls {
+        headers.insert(STRICT_TRANSPORT_SECURITY, HeaderValue::from_static("max-age=31536000"));
+    }
 }
 
 /// A client-supplied id is echoed when it is short and made of safe characters; anything else

@@ -1,0 +1,199 @@
+//! Hostile connections: slow headers, trickled bodies, idle and half-open connections, floods
+//! from one client, forwarded addresses, and the headers every response carries. Raw TCP on
+//! loopback, with timeouts of a second or two so each test stays short.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::helpers::*;
+
+async fn connect(app: &TestApp) -> TcpStream {
+    TcpStream::connect(app.address.trim_start_matches("http://")).await.expect("connect")
+}
+
+/// Reads until the server closes the connection; how long that took, or `None` if it was still
+/// open after `limit`. Whatever the server sent before closing is returned too.
+async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<(Duration, String)> {
+    let started = Instant::now();
+    let mut received = Vec::new();
+    let mut buffer = [0_u8; 4096];
+    loop {
+        let remaining = limit.checked_sub(started.elapsed())?;
+        match tokio::time::timeout(remaining, stream.read(&mut buffer)).await {
+            Err(_) => return None,
+            Ok(Ok(0) | Err(_)) => return Some((started.elapsed(), String::from_utf8_lossy(&received).into_owned())),
+            Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_silent_connection_is_closed_within_the_header_timeout() {
+    let app = spawn_app_with(&[("HTTP_HEADER_READ_TIMEOUT", "1s")], |_| {}).await;
+    let mut silent = connect(&app).await;
+    let (took, _) = closed_within(&mut silent, Duration::from_secs(4)).await.expect("closed");
+    assert!(took >= Duration::from_millis(900), "not before the timeout: {took:?}");
+}
+
+#[tokio::test]
+async fn a_header_sent_a_byte_at_a_time_is_cut_off_at_the_header_timeout() {
+    let app = spawn_app_with(&[("HTTP_HEADER_READ_TIMEOUT", "1s")], |_| {}).await;
+    let mut slow = connect(&app).await;
+    let started = Instant::now();
+    slow.write_all(b"GET /health/live HTTP/1.1\r\nHost: x\r\n").await.expect("write");
+    // Keep trickling header lines, never finishing the head, for up to 5 s.
+    let mut cut_off = None;
+    while started.elapsed() < Duration::from_secs(5) {
+        if slow.write_all(b"X-Slow: a\r\n").await.is_err() {
+            cut_off = Some(started.elapsed());
+            break;
+        }
+        if let Some((_, _)) = closed_within(&mut slow, Duration::from_millis(200)).await {
+            cut_off = Some(started.elapsed());
+            break;
+        }
+    }
+    let took = cut_off.expect("the slow header was cut off");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_within_the_idle_timeout() {
+    let app = spawn_app_with(&[("HTTP_HEADER_READ_TIMEOUT", "5s"), ("HTTP_IDLE_TIMEOUT", "1s")], |_| {}).await;
+    let mut stream = connect(&app).await;
+    stream.write_all(b"GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n").await.expect("write");
+    let (took, received) = closed_within(&mut stream, Duration::from_secs(4)).await.expect("closed when idle");
+    assert!(received.starts_with("HTTP/1.1 200"), "{received}");
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(3), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_trickled_body_is_answered_408_at_the_body_timeout() {
+    let app = spawn_app_with(&[("HTTP_BODY_READ_TIMEOUT", "1s")], |_| {}).await;
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":")
+        .await
+        .expect("write");
+    let (took, received) = closed_within(&mut stream, Duration::from_secs(4)).await.expect("answered and closed");
+    assert!(received.starts_with("HTTP/1.1 408"), "{received}");
+    assert!(received.contains(r#""status":"error""#), "{received}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_flood_of_half_open_connections_from_one_client_displaces_itself() {
+    let app = spawn_app_with(&[("HTTP_MAX_CONNECTIONS_PER_CLIENT", "8")], |_| {}).await;
+    let mut flood = Vec::new();
+    for _ in 0..60 {
+        let mut stream = connect(&app).await;
+        stream.write_all(b"G").await.expect("one byte");
+        flood.push(stream);
+    }
+    // The same client's real request still gets through at once.
+    let started = Instant::now();
+    assert_eq!(app.get("/health/live", None).await.status(), 200);
+    assert!(started.elapsed() < Duration::from_secs(1));
+    let mut closed = 0;
+    for stream in &mut flood {
+        if closed_within(stream, Duration::from_millis(20)).await.is_some() {
+            closed += 1;
+        }
+    }
+    assert!(closed >= 52, "at most 8 of the flood stay open, {closed} of 60 closed");
+}
+
+#[tokio::test]
+async fn at_the_global_cap_with_every_connection_busy_new_ones_are_refused() {
+    let app = spawn_app_with(
+        &[("HTTP_MAX_CONNECTIONS", "3"), ("HTTP_BODY_READ_TIMEOUT", "3s"), ("HTTP_HEADER_READ_TIMEOUT", "3s")],
+        |_| {},
+    )
+    .await;
+    // Three requests in flight, each waiting for a body that does not come.
+    let mut busy = Vec::new();
+    for _ in 0..3 {
+        let mut stream = connect(&app).await;
+        stream
+            .write_all(b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+            .await
+            .expect("write");
+        busy.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut refused = connect(&app).await;
+    let (took, received) = closed_within(&mut refused, Duration::from_secs(1)).await.expect("refused at once");
+    assert!(received.is_empty() && took < Duration::from_millis(500), "{took:?} {received}");
+    // Once the busy requests end (408), there is room again.
+    for stream in &mut busy {
+        closed_within(stream, Duration::from_secs(5)).await.expect("busy request ends at the body timeout");
+    }
+    assert_eq!(app.get("/health/live", None).await.status(), 200);
+}
+
+#[tokio::test]
+async fn every_response_carries_the_security_headers() {
+    let app = spawn_app_with(&[("TRUSTED_PROXIES", "127.0.0.1")], |_| {}).await;
+    for response in [app.get("/health/live", None).await, app.get("/api/auth/me", None).await] {
+        let headers = response.headers();
+        assert_eq!(headers["cache-control"], "no-store");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert_eq!(headers["referrer-policy"], "no-referrer");
+        assert!(!headers.contains_key("strict-transport-security"), "plain HTTP gets no HSTS");
+    }
+    let over_tls = app
+        .client
+        .get(format!("{}/health/live", app.address))
+        .header("x-forwarded-proto", "https")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(over_tls.headers()["strict-transport-security"], "max-age=31536000");
+}
+
+#[tokio::test]
+async fn forwarded_headers_are_ignored_from_an_untrusted_peer() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .get(format!("{}/health/live", app.address))
+        .header("x-forwarded-proto", "https")
+        .send()
+        .await
+        .expect("request");
+    assert!(!response.headers().contains_key("strict-transport-security"));
+    // Sign-in failures claimed to come from different addresses all count against the peer.
+    let app = spawn_app_with(&[("LOGIN_MAX_FAILURES_PER_CLIENT", "2")], |_| {}).await;
+    for n in 0..2 {
+        assert_eq!(login_as(&app, &format!("203.0.113.{n}"), &format!("u{n}@example.com")).await, 401);
+    }
+    assert_eq!(login_as(&app, "203.0.113.99", "u9@example.com").await, 429);
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_sign_in_budget() {
+    let app =
+        spawn_app_with(&[("TRUSTED_PROXIES", "127.0.0.0/8"), ("LOGIN_MAX_FAILURES_PER_CLIENT", "2")], |_| {}).await;
+    for n in 0..2 {
+        assert_eq!(login_as(&app, "203.0.113.1", &format!("u{n}@example.com")).await, 401);
+    }
+    assert_eq!(login_as(&app, "203.0.113.1", "u9@example.com").await, 429);
+    // A client's own claim to the left of the proxy's entry is not believed.
+    assert_eq!(login_as(&app, "198.51.100.1, 203.0.113.1", "u8@example.com").await, 429);
+    assert_eq!(login_as(&app, "203.0.113.2", "u9@example.com").await, 401);
+}
+
+async fn login_as(app: &TestApp, forwarded_for: &str, email: &str) -> u16 {
+    app.client
+        .post(format!("{}/api/auth/login", app.address))
+        .header("x-forwarded-for", forwarded_for)
+        .json(&json!({ "email": email, "password": "a wrong password" }))
+        .send()
+        .await
+        .expect("request")
+        .status()
+        .as_u16()
+}
