@@ -426,7 +426,7 @@ impl Config {
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_max_failures_per_client: vars.positive_or("LOGIN_MAX_FAILURES_PER_CLIENT", 20)?,
             login_max_failures_per_account: vars.positive_or("LOGIN_MAX_FAILURES_PER_ACCOUNT", 50)?,
-            password_hash_queue: vars.positive_or("PASSWORD_HASH_QUEUE", 32)? as usize,
+            password_hash_queue: vars.positive_or("PASSWORD_HASH_QUEUE", 8)? as usize,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
             extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
@@ -735,7 +735,7 @@ mod tests {
             (config.login_max_failures, config.login_max_failures_per_client, config.login_max_failures_per_account),
             (5, 20, 50)
         );
-        assert_eq!(config.password_hash_queue, 32);
+        assert_eq!(config.password_hash_queue, 8);
         assert_eq!(
             config.http,
             HttpServerConfig {

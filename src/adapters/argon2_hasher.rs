@@ -26,9 +26,10 @@ use crate::ports::password::{PasswordHashError, PasswordHasher};
 /// Work for a pool thread, given that thread's reusable argon2 memory.
 type Job = Box<dyn FnOnce(&mut Vec<Block>) + Send>;
 
-/// Hashes that may wait for a thread (`PASSWORD_HASH_QUEUE`'s default): at ~30 ms a hash on two
-/// threads, the last of them starts within about half a second.
-pub const DEFAULT_QUEUE: usize = 32;
+/// Hashes that may wait for a thread (`PASSWORD_HASH_QUEUE`'s default): at ~17–30 ms a hash on two
+/// threads, the last of them starts within about 70–120 ms, which is the most a flood can add to a
+/// legitimate sign-in (measured: docs/BENCHMARKS.md, "Login flood").
+pub const DEFAULT_QUEUE: usize = 8;
 
 const SALT_LEN: usize = 16;
 const OUTPUT_LEN: usize = 32;

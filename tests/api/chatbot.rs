@@ -57,7 +57,10 @@ async fn app_with_model(llm: &FakeLlm, timeout: Duration) -> TestApp {
 }
 
 /// Posts one chat turn, expects a 200 and returns the body (its CDM events recorded).
-async fn chat(app: &TestApp, token: &str, body: Value) -> Value {
+async fn chat(app: &TestApp, token: &str, mut body: Value) -> Value {
+    if let Some(name) = body["session_id"].as_str().map(str::to_owned) {
+        body["session_id"] = json!(app.chat_session(token, &name).await);
+    }
     let response = app.post(CHAT, Some(token), &body).await;
     let status = response.status();
     let reply: Value = response.json().await.expect("json");
@@ -74,7 +77,8 @@ async fn say(app: &TestApp, token: &str, session_id: &str, message: &str) -> Val
 
 /// Posts a launch, expects a 200 with the launch result's shape and returns the body.
 async fn launch(app: &TestApp, token: &str, workflow_type: &str, params: Value) -> Value {
-    let request = json!({ "workflow_type": workflow_type, "session_id": "launches", "workflow_params": params });
+    let session = app.chat_session(token, "launches").await;
+    let request = json!({ "workflow_type": workflow_type, "session_id": session, "workflow_params": params });
     let response = app.post(LAUNCH, Some(token), &request).await;
     let status = response.status();
     let body: Value = response.json().await.expect("json");
@@ -320,7 +324,6 @@ async fn only_the_last_ten_history_messages_are_used_and_roles_are_checked() {
         (json!({ "message": "x".repeat(4_001), "session_id": "s" }), "message"),
         (json!({ "message": "hi", "session_id": "s".repeat(129) }), "session_id"),
         (json!({ "session_id": "s" }), "message"),
-        (json!({ "message": "hi" }), "session_id"),
         (json!({ "message": "hi", "session_id": "has spaces" }), "session_id"),
         (json!({ "message": "hi", "session_id": "s", "conversation_history": "earlier" }), "conversation_history"),
         (
@@ -341,19 +344,24 @@ async fn sessions_keep_their_turns_and_belong_to_whoever_started_them() {
     let (owner, stranger, admin) =
         (app.token_for("analyst").await, app.token_for("analyst").await, app.admin_token().await);
 
-    say(&app, &owner, "session-a", "thanks!").await;
-    let launched = say(&app, &owner, "session-a", "research the impact of SOFR on leveraged loans").await;
+    let session_a = app.chat_session(&owner, "a").await;
+    say(&app, &owner, "a", "thanks!").await;
+    let launched = say(&app, &owner, "a", "research the impact of SOFR on leveraged loans").await;
     let research_id = launched["workflow_result"]["research_id"].as_str().expect("research_id");
     let request = json!({
-        "workflow_type": "research", "session_id": "session-a", "workflow_params": { "query": "SOFR floors" },
+        "workflow_type": "research", "session_id": session_a, "workflow_params": { "query": "SOFR floors" },
     });
     let response = app.post(LAUNCH, Some(&owner), &request).await;
     assert_eq!(response.status(), 200);
     cdm_events::record(&response.json::<Value>().await.expect("json"));
 
-    let session: Value =
-        app.get("/api/digitizer-chatbot/sessions/session-a", Some(&owner)).await.json().await.expect("json");
-    assert_eq!(session["session_id"], "session-a");
+    let session: Value = app
+        .get(&format!("/api/digitizer-chatbot/sessions/{session_a}"), Some(&owner))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(session["session_id"], session_a.as_str());
     let messages = session["messages"].as_array().expect("messages");
     let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant", "assistant"], "{session}");
@@ -367,19 +375,38 @@ async fn sessions_keep_their_turns_and_belong_to_whoever_started_them() {
     assert!(messages.iter().all(|m| m["at"].is_string()));
 
     // Another user can neither read, continue nor launch from it.
-    assert_error(app.get("/api/digitizer-chatbot/sessions/session-a", Some(&stranger)).await, 404).await;
-    let turn = json!({ "message": "thanks!", "session_id": "session-a" });
+    assert_error(app.get(&format!("/api/digitizer-chatbot/sessions/{session_a}"), Some(&stranger)).await, 404).await;
+    let turn = json!({ "message": "thanks!", "session_id": session_a });
     assert_error(app.post(CHAT, Some(&stranger), &turn).await, 404).await;
     assert_error(app.post(LAUNCH, Some(&stranger), &request).await, 404).await;
-    assert_eq!(get_status(&app, "/api/digitizer-chatbot/sessions/session-a", &admin).await, 200);
-    let unchanged: Value =
-        app.get("/api/digitizer-chatbot/sessions/session-a", Some(&owner)).await.json().await.expect("json");
+    assert_eq!(get_status(&app, &format!("/api/digitizer-chatbot/sessions/{session_a}"), &admin).await, 200);
+    let unchanged: Value = app
+        .get(&format!("/api/digitizer-chatbot/sessions/{session_a}"), Some(&owner))
+        .await
+        .json()
+        .await
+        .expect("json");
     assert_eq!(unchanged["messages"].as_array().map(Vec::len), Some(5), "nothing was added by the stranger");
+
+    // An id the service did not generate for the caller is not claimed by using it.
+    for squatted in ["never-used", "support-chat"] {
+        let turn = json!({ "message": "thanks!", "session_id": squatted });
+        assert_error(app.post(CHAT, Some(&owner), &turn).await, 404).await;
+        let launch =
+            json!({ "workflow_type": "research", "session_id": squatted, "workflow_params": { "query": "q" } });
+        assert_error(app.post(LAUNCH, Some(&owner), &launch).await, 404).await;
+    }
+    // Without a session id a turn starts a new session and says which.
+    let started = chat(&app, &owner, json!({ "message": "thanks!" })).await;
+    let new_id = started["session_id"].as_str().expect("session_id").to_owned();
+    assert_ne!(new_id, session_a);
+    let new_session = app.get(&format!("/api/digitizer-chatbot/sessions/{new_id}"), Some(&owner)).await;
+    assert_eq!(new_session.status(), 200);
 
     for unknown in ["never-used", "not%20valid"] {
         assert_error(app.get(&format!("/api/digitizer-chatbot/sessions/{unknown}"), Some(&owner)).await, 404).await;
     }
-    assert_error(app.get("/api/digitizer-chatbot/sessions/session-a", None).await, 401).await;
+    assert_error(app.get(&format!("/api/digitizer-chatbot/sessions/{session_a}"), None).await, 401).await;
     assert_error(app.post(CHAT, None, &turn).await, 401).await;
     let viewer = app.token_for("viewer").await;
     assert_error(app.post(CHAT, Some(&viewer), &json!({ "message": "thanks!", "session_id": "viewer" })).await, 403)
@@ -391,9 +418,7 @@ async fn a_turn_counts_against_the_workflow_budget_and_links_its_launch_to_the_d
     let (app, _web) = offline_app().await;
     let token = app.token_for("analyst").await;
 
-    let response = app
-        .post(CHAT, Some(&token), &json!({ "message": "analyse Apple Inc", "session_id": "deal", "deal_id": 9 }))
-        .await;
+    let response = app.post(CHAT, Some(&token), &json!({ "message": "analyse Apple Inc", "deal_id": 9 })).await;
 
     assert_eq!(response.status(), 200);
     assert!(response.headers().contains_key("x-ratelimit-remaining"));
@@ -468,15 +493,15 @@ async fn launch_requests_with_missing_or_wrong_parameters_are_400_naming_them() 
         ("quant", loan(json!({ "currency": "EUR" })), "workflow_params.currency"),
         ("astrology", json!({ "person_name": "Jane Doe" }), "workflow_type"),
     ];
+    let validation = app.chat_session(&token, "validation").await;
     for (workflow_type, params, field) in cases {
-        let body = json!({ "workflow_type": workflow_type, "session_id": "validation", "workflow_params": params });
+        let body = json!({ "workflow_type": workflow_type, "session_id": validation, "workflow_params": params });
         let error = assert_error(app.post(LAUNCH, Some(&token), &body).await, 400).await;
         assert_eq!(error["detail"]["field"], field, "{body}: {error}");
     }
     for (body, field) in [
         (json!({ "workflow_type": "research", "session_id": "v" }), "workflow_params"),
         (json!({ "session_id": "v", "workflow_params": { "query": "q" } }), "workflow_type"),
-        (json!({ "workflow_type": "research", "workflow_params": { "query": "q" } }), "session_id"),
         (
             json!({ "workflow_type": "research", "session_id": "a b", "workflow_params": { "query": "q" } }),
             "session_id",
@@ -494,7 +519,13 @@ async fn launch_requests_with_missing_or_wrong_parameters_are_400_naming_them() 
         assert_eq!(error["detail"]["field"], field, "{body}: {error}");
     }
     // Nothing was launched, so nothing was recorded in the session.
-    assert_error(app.get("/api/digitizer-chatbot/sessions/validation", Some(&token)).await, 404).await;
+    let session: Value = app
+        .get(&format!("/api/digitizer-chatbot/sessions/{validation}"), Some(&token))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(session["messages"], json!([]), "{session}");
     let viewer = app.token_for("viewer").await;
     let research = json!({ "workflow_type": "research", "session_id": "v", "workflow_params": { "query": "q" } });
     assert_error(app.post(LAUNCH, Some(&viewer), &research).await, 403).await;
@@ -672,8 +703,13 @@ async fn a_tool_call_launches_the_workflow_with_the_models_parameters_and_usage_
     assert_eq!((told["status"].as_str(), told["workflow_type"].as_str()), (Some("launched"), Some("quant")), "{told}");
     assert_eq!(told["workflow_result"]["analysis_id"], id);
 
-    let session: Value =
-        app.get("/api/digitizer-chatbot/sessions/llm-launch", Some(&token)).await.json().await.expect("json");
+    let session_id = app.chat_session(&token, "llm-launch").await;
+    let session: Value = app
+        .get(&format!("/api/digitizer-chatbot/sessions/{session_id}"), Some(&token))
+        .await
+        .json()
+        .await
+        .expect("json");
     assert_eq!(session["messages"][1]["workflow_launched"], "quant", "{session}");
     assert_eq!(session["messages"][1]["workflow_result"]["analysis_id"], id);
 

@@ -32,6 +32,8 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub clock: Arc<ManualClock>,
+    /// Chat sessions the service generated, by the name a test gave them, per token.
+    chat_sessions: tokio::sync::Mutex<std::collections::HashMap<(String, String), String>>,
     _shutdown: oneshot::Sender<()>,
 }
 
@@ -69,10 +71,31 @@ pub async fn spawn_app_around(
     tokio::spawn(app.run_until(async {
         let _ = stopped.await;
     }));
-    TestApp { address: format!("http://127.0.0.1:{port}"), client: reqwest::Client::new(), clock, _shutdown: shutdown }
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        client: reqwest::Client::new(),
+        clock,
+        chat_sessions: tokio::sync::Mutex::default(),
+        _shutdown: shutdown,
+    }
 }
 
 impl TestApp {
+    /// The id of the caller's chat session a test calls `name`: started on first use with
+    /// `POST /api/digitizer-chatbot/sessions` (session ids are the service's to choose).
+    pub async fn chat_session(&self, token: &str, name: &str) -> String {
+        let mut sessions = self.chat_sessions.lock().await;
+        if let Some(id) = sessions.get(&(token.to_owned(), name.to_owned())) {
+            return id.clone();
+        }
+        let response = self.post("/api/digitizer-chatbot/sessions", Some(token), &json!({})).await;
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.expect("json");
+        let id = body["session_id"].as_str().expect("session_id").to_owned();
+        sessions.insert((token.to_owned(), name.to_owned()), id.clone());
+        id
+    }
+
     pub async fn request(&self, method: Method, path: &str, token: Option<&str>, body: Option<&Value>) -> Response {
         let mut request = self.client.request(method, format!("{}{}", self.address, path));
         if let Some(token) = token {

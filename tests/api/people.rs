@@ -119,8 +119,9 @@ impl PeopleWeb {
 
 /// Launches the people workflow and returns the 200 body (its CDM events recorded).
 pub(crate) async fn launch_people(app: &TestApp, token: &str, params: Value, deal_id: Option<i64>) -> Value {
+    let session = app.chat_session(token, "people-tests").await;
     let request = json!({
-        "workflow_type": "people", "session_id": "people-tests", "workflow_params": params, "deal_id": deal_id,
+        "workflow_type": "people", "session_id": session, "workflow_params": params, "deal_id": deal_id,
     });
     let response = app.post("/api/digitizer-chatbot/launch-workflow", Some(token), &request).await;
     assert_eq!(response.status(), 200, "{params}");
@@ -321,7 +322,7 @@ async fn results_are_private_listed_by_deal_and_linked_to_the_deals_documents() 
     assert_eq!(status, 200, "{stored}");
     assert_eq!((stored["people_id"].as_str(), stored["deal_id"].as_i64()), (Some(id.as_str()), Some(77)));
     assert_eq!(stored["person_name"], "Jane Doe");
-    assert_eq!(stored["session_id"], "people-tests");
+    assert_eq!(stored["session_id"], app.chat_session(&owner, "people-tests").await.as_str());
     assert!(stored["created_at"].is_string() && stored["completed_at"].is_string());
     assert_eq!(stored["credit_assessment"], body["workflow_result"]["credit_assessment"]);
     cdm_events::record(&stored);

@@ -329,14 +329,19 @@ async fn chat_turns_launches_and_people_results_are_kept_on_postgres() {
     let listed: Value = app.get("/api/people/results?deal_id=31", Some(&token)).await.json().await.expect("json");
     assert_eq!(listed["total"], 1, "{listed}");
 
+    let session_id = app.chat_session(&token, "people-tests").await;
     for message in ["thanks", "what can you do?"] {
-        let turn = serde_json::json!({ "message": message, "session_id": "people-tests" });
+        let turn = serde_json::json!({ "message": message, "session_id": session_id });
         let reply = app.post("/api/digitizer-chatbot/chat", Some(&token), &turn).await;
         assert_eq!(reply.status(), 200);
         crate::cdm_events::record(&reply.json::<Value>().await.expect("json"));
     }
-    let session: Value =
-        app.get("/api/digitizer-chatbot/sessions/people-tests", Some(&token)).await.json().await.expect("json");
+    let session: Value = app
+        .get(&format!("/api/digitizer-chatbot/sessions/{session_id}"), Some(&token))
+        .await
+        .json()
+        .await
+        .expect("json");
     let messages = session["messages"].as_array().expect("messages");
     let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
     assert_eq!(roles, ["assistant", "user", "assistant", "user", "assistant"], "{session}");
@@ -344,6 +349,6 @@ async fn chat_turns_launches_and_people_results_are_kept_on_postgres() {
     assert_eq!(messages[3]["content"], "what can you do?");
 
     let stranger = app.token_for("analyst").await;
-    let foreign = serde_json::json!({ "message": "thanks", "session_id": "people-tests" });
+    let foreign = serde_json::json!({ "message": "thanks", "session_id": session_id });
     assert_error(app.post("/api/digitizer-chatbot/chat", Some(&stranger), &foreign).await, 404).await;
 }

@@ -449,6 +449,8 @@ async fn a_loan_application_is_graded_priced_and_recommended() {
 
     for (request, field) in [
         (json!({ "borrower_name": "Apple Inc.", "loan_amount": 0 }), "loan_amount"),
+        (json!({ "borrower_name": "Apple Inc.", "loan_amount": 1e300 }), "loan_amount"),
+        (json!({ "borrower_name": "Apple Inc.", "loan_amount": 1.000_000_1e12 }), "loan_amount"),
         (json!({ "borrower_name": "Apple Inc.", "loan_amount": 5e6, "loan_type": "mortgage" }), "loan_type"),
         (json!({ "borrower_name": "Apple Inc." }), "loan_amount"),
         (json!({ "loan_amount": 5e6 }), "borrower_name"),

@@ -57,6 +57,7 @@ use crate::domain::ratelimit::is_workflow_request;
         research::list_results,
         chatbot::chat,
         chatbot::launch_workflow,
+        chatbot::start_session,
         chatbot::get_session,
         people::get_result,
         people::list_results,

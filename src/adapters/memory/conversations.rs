@@ -52,6 +52,17 @@ impl ConversationRepository for MemoryConversationStore {
         Ok(())
     }
 
+    async fn create(&self, session_id: &str, owner: UserId, at: OffsetDateTime) -> Result<(), StoreError> {
+        self.sessions().entry(session_id.to_owned()).or_insert_with(|| ChatSession {
+            id: session_id.to_owned(),
+            owner,
+            messages: Vec::new(),
+            created_at: at,
+            updated_at: at,
+        });
+        Ok(())
+    }
+
     async fn find(&self, session_id: &str) -> Result<Option<ChatSession>, StoreError> {
         Ok(self.sessions().get(session_id).cloned())
     }

@@ -73,6 +73,19 @@ impl ConversationRepository for PostgresStore {
         Ok(())
     }
 
+    async fn create(&self, session_id: &str, owner: UserId, at: OffsetDateTime) -> Result<(), StoreError> {
+        let client = self.connection().await?;
+        client
+            .execute(
+                "INSERT INTO chat_sessions (id, owner_id, created_at, updated_at) VALUES ($1, $2, $3, $3) \
+                 ON CONFLICT (id) DO NOTHING",
+                &[&session_id, &owner.as_uuid(), &at],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
     async fn find(&self, session_id: &str) -> Result<Option<ChatSession>, StoreError> {
         self.recent(session_id, usize::MAX).await
     }

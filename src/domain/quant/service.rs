@@ -99,6 +99,11 @@ pub struct MarketRequest {
     pub deal_id: Option<i64>,
 }
 
+/// The largest loan amount accepted (USD 1 trillion): beyond any single credit facility ever
+/// arranged, so a larger figure is a typing or unit error, and it keeps every derived figure far
+/// from the range where floating point loses whole dollars.
+pub const MAX_LOAN_AMOUNT: f64 = 1e12;
+
 /// A loan application as submitted.
 #[derive(Clone, Debug)]
 pub struct LoanApplication {
@@ -694,6 +699,12 @@ impl QuantService {
     ) -> Result<PreparedLoan, QuantError> {
         if !(application.loan_amount.is_finite() && application.loan_amount > 0.0) {
             return Err(QuantError::Validation { field: "loan_amount", message: "must be a positive amount".into() });
+        }
+        if application.loan_amount > MAX_LOAN_AMOUNT {
+            return Err(QuantError::Validation {
+                field: "loan_amount",
+                message: format!("must be at most {MAX_LOAN_AMOUNT:.0} (USD 1 trillion)"),
+            });
         }
         let company = self
             .prepare_company(
