@@ -18,7 +18,7 @@ use creditflow::config::DbTlsSettings;
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserId};
 use creditflow::domain::db_ssl::SslMode;
 use creditflow::domain::documents::{
-    AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
+    AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
 use creditflow::ports::documents::{DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::store::UserRepository;
@@ -192,6 +192,7 @@ fn seeded_version(i: usize, author: UserId) -> NewVersion {
         "The Borrower shall maintain a Consolidated Leverage Ratio not exceeding 4.50 to 1.00. ".repeat(20)
     );
     NewVersion {
+        quota: DocumentQuota::UNLIMITED,
         text_sha256: format!("{i:064}"),
         extraction: ExtractionRecord {
             status: "success".into(),

@@ -279,6 +279,13 @@ pub struct Config {
     /// `PASSWORD_HASH_QUEUE`: password checks that may wait for a hashing thread; beyond, 503.
     pub password_hash_queue: usize,
     pub max_body_bytes: u64,
+    /// `DOCUMENT_QUOTA_COUNT`: documents one user may keep.
+    pub document_quota_count: u64,
+    /// `DOCUMENT_QUOTA_BYTES`: bytes of text one user may keep over all versions of their documents.
+    pub document_quota_bytes: u64,
+    /// `DOCUMENT_WRITES_PER_MINUTE`: document creations, new versions and review steps per user
+    /// per rolling minute.
+    pub document_writes_per_minute: u32,
     /// Longest document text accepted by extraction and the document endpoints.
     pub extract_max_bytes: usize,
     /// `None`: no language model configured (`LLM_BASE_URL` unset).
@@ -429,6 +436,9 @@ impl Config {
             password_hash_queue: vars.positive_or("PASSWORD_HASH_QUEUE", 8)? as usize,
             login_failure_window: vars.duration_or("LOGIN_FAILURE_WINDOW", Duration::from_secs(15 * 60))?,
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
+            document_quota_count: u64::from(vars.positive_or("DOCUMENT_QUOTA_COUNT", 1000)?),
+            document_quota_bytes: vars.parse_or("DOCUMENT_QUOTA_BYTES", 1 << 30, "a number of bytes")?,
+            document_writes_per_minute: vars.positive_or("DOCUMENT_WRITES_PER_MINUTE", 30)?,
             extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
             llm: vars.llm()?,
             research: vars.research()?,
@@ -736,6 +746,10 @@ mod tests {
             (5, 20, 50)
         );
         assert_eq!(config.password_hash_queue, 8);
+        assert_eq!(
+            (config.document_quota_count, config.document_quota_bytes, config.document_writes_per_minute),
+            (1000, 1 << 30, 30)
+        );
         assert_eq!(
             config.http,
             HttpServerConfig {

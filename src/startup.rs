@@ -30,7 +30,7 @@ use crate::config::{Config, HttpServerConfig, MarketDataConfig, RateLimitStore, 
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings, ThrottlePolicy};
 use crate::domain::chat_service::ChatService;
-use crate::domain::documents::DocumentService;
+use crate::domain::documents::{DocumentQuota, DocumentService};
 use crate::domain::people_service::{PeopleService, PeopleSettings};
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
@@ -465,12 +465,18 @@ async fn shutdown_signal() {
 
 /// The use cases over the adapters, as the HTTP layer shares them.
 pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService) -> AppState {
-    let documents = Arc::new(DocumentService::new(
-        adapters.documents.clone(),
-        adapters.analyses.clone(),
-        adapters.clock.clone(),
-        adapters.llm.clone(),
-    ));
+    let documents = Arc::new(
+        DocumentService::new(
+            adapters.documents.clone(),
+            adapters.analyses.clone(),
+            adapters.clock.clone(),
+            adapters.llm.clone(),
+        )
+        .with_quota(DocumentQuota {
+            max_documents: config.document_quota_count,
+            max_bytes: config.document_quota_bytes,
+        }),
+    );
     let quant = Arc::new(
         QuantService::new(
             adapters.analyses.clone(),
@@ -526,6 +532,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         research_wake,
         rate_limiter: adapters.workflow_rate_limiter.clone(),
         rate_policy: RatePolicy::per_minute(config.rate_limit_per_minute),
+        document_write_policy: RatePolicy::per_minute(config.document_writes_per_minute),
         store_health: adapters.store_health.clone(),
         clock: adapters.clock.clone(),
         max_body_bytes: config.max_body_bytes,

@@ -6,13 +6,16 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, ReviewEvent, ReviewState,
+    CorpusDocument, Document, DocumentId, DocumentPage, DocumentQuery, DocumentQuota, ExtractionRecord, QuotaExceeded,
+    ReviewEvent, ReviewState,
 };
 use crate::ports::store::StoreError;
 
 /// A version about to be stored; the store numbers it.
 #[derive(Clone, Debug)]
 pub struct NewVersion {
+    /// The document owner's storage limits, which the store checks as it writes.
+    pub quota: DocumentQuota,
     pub text: String,
     pub text_sha256: String,
     pub extraction: ExtractionRecord,
@@ -39,6 +42,9 @@ pub enum DocumentChangeError {
     /// Someone moved the document to another state since the caller read it; nothing was changed.
     #[error("the document is now {current}")]
     StateChanged { current: ReviewState },
+    /// The version would take the owner beyond their quota; nothing was stored.
+    #[error(transparent)]
+    QuotaExceeded(QuotaExceeded),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -46,11 +52,13 @@ pub enum DocumentChangeError {
 #[cfg_attr(test, mockall::automock)]
 #[async_trait]
 pub trait DocumentRepository: Send + Sync + 'static {
-    /// Stores the document as version 1 in state `draft`, with its `create` history entry.
+    /// Stores the document as version 1 in state `draft`, with its `create` history entry, if the
+    /// owner's quota (of the first version) has room for one more document and its text.
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when the store cannot answer; then nothing is stored.
-    async fn create(&self, document: NewDocument) -> Result<Document, StoreError>;
+    /// [`DocumentChangeError::QuotaExceeded`]; [`DocumentChangeError::Store`] when the store cannot
+    /// answer. Either way nothing is stored.
+    async fn create(&self, document: NewDocument) -> Result<Document, DocumentChangeError>;
 
     /// The document with all versions and its history.
     ///
@@ -59,11 +67,11 @@ pub trait DocumentRepository: Send + Sync + 'static {
     async fn find(&self, id: DocumentId) -> Result<Option<Document>, StoreError>;
 
     /// Adds the next version and records `event` (its `to` becomes the state), provided the
-    /// document is still in `event.from`.
+    /// document is still in `event.from` and its owner's quota has room for the text.
     ///
     /// # Errors
-    /// [`DocumentChangeError::NotFound`], [`DocumentChangeError::StateChanged`] (nothing stored), or
-    /// [`DocumentChangeError::Store`].
+    /// [`DocumentChangeError::NotFound`], [`DocumentChangeError::StateChanged`],
+    /// [`DocumentChangeError::QuotaExceeded`] (nothing stored), or [`DocumentChangeError::Store`].
     async fn add_version(
         &self,
         id: DocumentId,

@@ -375,3 +375,52 @@ async fn a_document_lists_the_callers_analyses_of_its_deal() {
         "admins see every owner's"
     );
 }
+
+#[tokio::test]
+async fn a_write_beyond_the_owners_quota_is_refused_with_the_figures_and_stores_nothing() {
+    let app = spawn_app_with(&[("DOCUMENT_QUOTA_COUNT", "2"), ("DOCUMENT_QUOTA_BYTES", "4000")], |_| {}).await;
+    let (token, other) = (app.token_for("analyst").await, app.token_for("analyst").await);
+    let first = create_document(&app, &token, "First", AGREEMENT).await;
+    let id = first["document_id"].as_i64().expect("document_id");
+    let used = AGREEMENT.len();
+    let body = json!({ "text": AGREEMENT.repeat(4) });
+    let (status, error) = post_json(&app, &format!("/api/documents/{id}/versions"), &token, &body).await;
+    assert_eq!(status, 403, "{error}");
+    assert_eq!(error["status"], "error");
+    assert_eq!((error["detail"]["quota"].as_str(), error["detail"]["limit"].as_u64()), (Some("bytes"), Some(4000)));
+    assert_eq!(error["detail"]["used"].as_u64(), Some(used as u64), "{error}");
+    let stored: Value = app.get(&format!("/api/documents/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!(stored["document"]["versions"].as_array().map(Vec::len), Some(1), "nothing was stored: {stored}");
+
+    create_document(&app, &token, "Second", AGREEMENT).await;
+    let (status, error) =
+        post_json(&app, "/api/documents", &token, &json!({ "title": "Third", "text": AGREEMENT })).await;
+    assert_eq!((status, error["detail"]["quota"].as_str()), (403, Some("documents")), "{error}");
+    let listed: Value = app.get("/api/documents", Some(&token)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 2);
+    // Another user's quota is their own.
+    create_document(&app, &other, "Theirs", AGREEMENT).await;
+}
+
+#[tokio::test]
+async fn document_writes_have_their_own_per_user_rate_limit() {
+    let app = spawn_app_with(&[("DOCUMENT_WRITES_PER_MINUTE", "2")], |_| {}).await;
+    let token = app.token_for("analyst").await;
+    let body = json!({ "title": "Limited", "text": AGREEMENT });
+    for remaining in ["1", "0"] {
+        let response = app.post("/api/documents", Some(&token), &body).await;
+        assert_eq!(response.status(), 201);
+        assert_eq!(response.headers()["x-ratelimit-limit"], "2");
+        assert_eq!(response.headers()["x-ratelimit-remaining"], remaining);
+    }
+    let refused = app.post("/api/documents", Some(&token), &body).await;
+    assert!(refused.headers().contains_key("retry-after") && refused.headers().contains_key("x-ratelimit-reset"));
+    assert_error(refused, 429).await;
+    let listed: Value = app.get("/api/documents", Some(&token)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 2, "the refused write stored nothing");
+    // Reading is not a write, and the workflow budget is separate.
+    assert_eq!(app.get("/api/documents", Some(&token)).await.status(), 200);
+    assert_eq!(app.post("/api/extract", Some(&token), &json!({ "text": AGREEMENT })).await.status(), 200);
+    app.clock.advance(time::Duration::minutes(1));
+    assert_eq!(app.post("/api/documents", Some(&token), &body).await.status(), 201);
+}

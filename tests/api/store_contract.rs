@@ -16,7 +16,7 @@ use creditflow::domain::auth::sessions::{
 };
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
 use creditflow::domain::documents::{
-    AgreementSummary, DocumentQuery, ExtractionRecord, Money, ReviewEvent, ReviewState,
+    AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, QuotaKind, ReviewEvent, ReviewState,
 };
 use creditflow::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
 use creditflow::domain::ratelimit::RatePolicy;
@@ -183,6 +183,7 @@ async fn the_memory_store_honours_the_repository_contract() {
 
 fn version(text: &str, borrower: &str, author: UserId, at: OffsetDateTime) -> NewVersion {
     NewVersion {
+        quota: DocumentQuota::UNLIMITED,
         text: text.to_owned(),
         text_sha256: format!("{:0>64}", text.len()),
         extraction: ExtractionRecord {
@@ -301,9 +302,61 @@ pub async fn documents_are_versioned_reviewed_and_listed(store: Arc<dyn Document
     assert_eq!((beyond.total, beyond.documents.len()), (2, 0));
 }
 
+pub async fn document_quotas_hold_under_concurrent_writes(store: Arc<dyn DocumentRepository>) {
+    let quota = DocumentQuota { max_documents: 3, max_bytes: 1_000 };
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let limited = |owner: UserId, text: &str| {
+        let mut document = new_document(owner, "Quota test", text, "Acme Corp", NOW);
+        document.first_version.quota = quota;
+        document
+    };
+    let hundred = "x".repeat(100);
+    let first = store.create(limited(alice, &hundred)).await.expect("within quota");
+    store.create(limited(alice, &hundred)).await.expect("within quota");
+
+    // A version that would take alice past 1,000 bytes is refused and leaves nothing behind.
+    let mut large = version(&"y".repeat(900), "Acme Corp", alice, NOW);
+    large.quota = quota;
+    let refused = store
+        .add_version(first.id, large, review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, NOW))
+        .await;
+    match refused {
+        Err(DocumentChangeError::QuotaExceeded(exceeded)) => {
+            assert_eq!(
+                (exceeded.kind, exceeded.limit, exceeded.used, exceeded.requested),
+                (QuotaKind::Bytes, 1_000, 200, 900)
+            );
+        }
+        other => panic!("expected the byte quota, got {other:?}"),
+    }
+    let unchanged = store.find(first.id).await.expect("find").expect("exists");
+    assert_eq!((unchanged.versions.len(), unchanged.history.len()), (1, 1));
+
+    // Eight uploads at once with room for one more document: exactly one gets in.
+    let uploads = (0..8).map(|_| {
+        let store = store.clone();
+        let document = limited(alice, &hundred);
+        tokio::spawn(async move { store.create(document).await })
+    });
+    let mut stored = 0;
+    for upload in uploads {
+        match upload.await.expect("task") {
+            Ok(_) => stored += 1,
+            Err(DocumentChangeError::QuotaExceeded(exceeded)) => assert_eq!(exceeded.kind, QuotaKind::Documents),
+            Err(other) => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(stored, 1, "the quota admits exactly the document that fits");
+    let alices = store.list(&query(Some(alice), None, 1, 50)).await.expect("list");
+    assert_eq!(alices.total, 3);
+    // Another owner's storage is their own.
+    store.create(limited(bob, &hundred)).await.expect("bob has his own quota");
+}
+
 #[tokio::test]
 async fn the_memory_document_store_honours_the_repository_contract() {
     documents_are_versioned_reviewed_and_listed(Arc::new(MemoryDocumentStore::new())).await;
+    document_quotas_hold_under_concurrent_writes(Arc::new(MemoryDocumentStore::new())).await;
 }
 
 fn analysis(owner: UserId, kind: AnalysisKind, deal_id: Option<i64>, minutes: i64) -> AnalysisRecord {

@@ -15,7 +15,9 @@ use warp::reply::{Reply, Response};
 use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
-use super::filters::{authenticated, decorate_with_rate_limit, rate_limited, request_id, with_state};
+use super::filters::{
+    authenticated, decorate_with_rate_limit, document_writes_limited, rate_limited, request_id, with_state,
+};
 use super::paging::rfc3339;
 use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
@@ -42,10 +44,12 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let create = documents
         .and(warp::post())
         .and(with_state(state.clone()))
-        .and(authenticated(state.clone()))
+        .and(document_writes_limited(state.clone()))
         .and(request_id())
         .and(raw_json_body(limit))
-        .then(create_document);
+        .then(|state, caller, decision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(create_document(state, caller, request_id, body).await))
+        });
     let list = documents
         .and(warp::get())
         .and(with_state(state.clone()))
@@ -60,27 +64,31 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let add_version = warp::path!("api" / "documents" / String / "versions")
         .and(warp::post())
         .and(with_state(state.clone()))
-        .and(authenticated(state.clone()))
+        .and(document_writes_limited(state.clone()))
         .and(request_id())
         .and(raw_json_body(limit))
-        .then(add_version);
+        .then(|id, state, caller, decision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(add_version(id, state, caller, request_id, body).await))
+        });
     let review = warp::path!("api" / "documents" / String / "workflow")
         .and(warp::post())
         .and(with_state(state.clone()))
-        .and(authenticated(state.clone()))
+        .and(document_writes_limited(state.clone()))
         .and(request_id())
         .and(raw_json_body(state.max_body_bytes))
-        .then(review_document);
+        .then(|id, state, caller, decision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(review_document(id, state, caller, request_id, body).await))
+        });
     extract
-        .or(create.map(respond))
+        .or(create)
         .unify()
         .or(list.map(respond))
         .unify()
         .or(get.map(respond))
         .unify()
-        .or(add_version.map(respond))
+        .or(add_version)
         .unify()
-        .or(review.map(respond))
+        .or(review)
         .unify()
         .boxed()
 }
@@ -93,6 +101,12 @@ impl From<DocumentError> for ApiError {
             DocumentError::TooLarge { max, .. } => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message)
                 .with_detail(serde_json::json!({ "field": "text", "max_bytes": max })),
             DocumentError::NotFound => ApiError::not_found(message),
+            DocumentError::QuotaExceeded(exceeded) => ApiError::forbidden(message).with_detail(serde_json::json!({
+                "quota": exceeded.kind.as_str(),
+                "limit": exceeded.limit,
+                "used": exceeded.used,
+                "requested": exceeded.requested,
+            })),
             DocumentError::Forbidden(_) => ApiError::forbidden(message),
             DocumentError::Conflict(_) => ApiError::new(StatusCode::CONFLICT, message),
             DocumentError::Store(error) => ApiError::internal(error.into()),

@@ -12,7 +12,7 @@ use warp::{Filter, Rejection};
 use super::AppState;
 use super::error::{ApiError, RawJson, raw_json_body, reject};
 use crate::domain::auth::{Access, AuthError, Operation, Principal, required_access};
-use crate::domain::ratelimit::RateDecision;
+use crate::domain::ratelimit::{RateDecision, RatePolicy};
 
 /// Injects the shared state.
 pub fn with_state(
@@ -93,6 +93,23 @@ async fn authorize(
 pub fn rate_limited(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (Principal, RateDecision), Error = Rejection> + Clone {
+    limited_by(state, "workflow", |state| state.rate_policy)
+}
+
+/// The caller, as [`authenticated`], within their budget of document writes (separate from the
+/// workflow budget); 429 with the rate-limit headers beyond it.
+pub fn document_writes_limited(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = (Principal, RateDecision), Error = Rejection> + Clone {
+    limited_by(state, "document-write", |state| state.document_write_policy)
+}
+
+/// The caller, within the budget `policy` keyed `budget:{user id}`.
+fn limited_by(
+    state: Arc<AppState>,
+    budget: &'static str,
+    policy: fn(&AppState) -> RatePolicy,
+) -> impl Filter<Extract = (Principal, RateDecision), Error = Rejection> + Clone {
     authenticated(state.clone())
         .and_then(move |principal: Principal| {
             let state = state.clone();
@@ -100,7 +117,7 @@ pub fn rate_limited(
                 let now_ms = state.clock.now_ms();
                 let decision = state
                     .rate_limiter
-                    .try_acquire(&format!("workflow:{}", principal.user_id), state.rate_policy, now_ms)
+                    .try_acquire(&format!("{budget}:{}", principal.user_id), policy(&state), now_ms)
                     .await
                     .map_err(|e| reject(ApiError::internal(e.into())))?;
                 if !decision.allowed {

@@ -52,6 +52,8 @@ pub struct AppState {
     pub extract_max_bytes: usize,
     pub rate_limiter: Arc<dyn RateLimiter>,
     pub rate_policy: RatePolicy,
+    /// Each user's budget of document writes (`DOCUMENT_WRITES_PER_MINUTE`).
+    pub document_write_policy: RatePolicy,
     pub store_health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
     pub max_body_bytes: u64,

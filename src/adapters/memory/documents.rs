@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
     CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, ReviewEvent,
-    search_terms,
+    StorageUsage, search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
@@ -108,6 +108,17 @@ impl MemoryDocumentStore {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// What `owner` keeps, read under the same lock as the write that checks it.
+    fn usage(state: &State, owner: UserId) -> StorageUsage {
+        state.documents.values().filter(|stored| stored.document.owner == owner).fold(
+            StorageUsage::default(),
+            |usage, stored| StorageUsage {
+                documents: usage.documents + 1,
+                bytes: usage.bytes + stored.document.versions.iter().map(|v| v.text.len() as u64).sum::<u64>(),
+            },
+        )
+    }
+
     fn change(
         &self,
         id: DocumentId,
@@ -120,6 +131,11 @@ impl MemoryDocumentStore {
         if Some(document.state) != event.from {
             return Err(DocumentChangeError::StateChanged { current: document.state });
         }
+        if let Some(version) = &version {
+            let usage = Self::usage(&state, document.owner);
+            version.quota.admit(usage, false, version.text.len() as u64).map_err(DocumentChangeError::QuotaExceeded)?;
+        }
+        let stored = state.documents.get_mut(&id).ok_or(DocumentChangeError::NotFound)?;
         if let Some(version) = version {
             let number = document.current_version().map_or(1, |v| v.version + 1);
             document.versions.push(into_version(version, number));
@@ -145,8 +161,11 @@ fn into_version(version: NewVersion, number: i32) -> DocumentVersion {
 
 #[async_trait]
 impl DocumentRepository for MemoryDocumentStore {
-    async fn create(&self, new: NewDocument) -> Result<Document, StoreError> {
+    async fn create(&self, new: NewDocument) -> Result<Document, DocumentChangeError> {
         let mut state = self.state();
+        let quota = new.first_version.quota;
+        let bytes = new.first_version.text.len() as u64;
+        quota.admit(Self::usage(&state, new.owner), true, bytes).map_err(DocumentChangeError::QuotaExceeded)?;
         state.last_id += 1;
         let id =
             DocumentId::new(state.last_id).ok_or_else(|| StoreError::Unavailable(anyhow::anyhow!("id overflow")))?;

@@ -14,7 +14,7 @@ use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
     AgreementSummary, CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery,
-    DocumentVersion, ExtractionRecord, Money, ReviewEvent, ReviewState, search_terms,
+    DocumentQuota, DocumentVersion, ExtractionRecord, Money, ReviewEvent, ReviewState, StorageUsage, search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
@@ -151,13 +151,44 @@ async fn insert_review(tx: &Transaction<'_>, id: DocumentId, event: &ReviewEvent
 
 impl PostgresStore {
     /// Locks the document and checks it is still in `event.from`; returns its title and version.
+    /// Checks that `owner` has room for a write under `quota`, holding a per-owner lock until the
+    /// transaction ends: a concurrent write of the same owner waits here, and then sees this one.
+    async fn admit_under_quota(
+        tx: &Transaction<'_>,
+        owner: UserId,
+        quota: DocumentQuota,
+        new_document: bool,
+        bytes: u64,
+    ) -> Result<(), DocumentChangeError> {
+        // The lock first, in its own statement: the usage must be read after it is held.
+        let lock = tx
+            .prepare_cached(
+                "SELECT pg_advisory_xact_lock(hashtextextended('creditflow.document_quota:' || $1::uuid::text, 0))",
+            )
+            .await
+            .map_err(unavailable)?;
+        tx.execute(&lock, &[&owner.as_uuid()]).await.map_err(unavailable)?;
+        let statement = tx
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM documents WHERE owner_id = $1) AS documents, \
+                 (SELECT coalesce(sum(octet_length(v.text)), 0)::bigint FROM document_versions v \
+                    JOIN documents d ON d.id = v.document_id WHERE d.owner_id = $1) AS bytes",
+            )
+            .await
+            .map_err(unavailable)?;
+        let row = tx.query_one(&statement, &[&owner.as_uuid()]).await.map_err(unavailable)?;
+        let count = |name: &str| column::<i64>(&row, name).map(|n| u64::try_from(n).unwrap_or(0));
+        let usage = StorageUsage { documents: count("documents")?, bytes: count("bytes")? };
+        quota.admit(usage, new_document, bytes).map_err(DocumentChangeError::QuotaExceeded)
+    }
+
     async fn lock_for_change(
         tx: &Transaction<'_>,
         id: DocumentId,
         event: &ReviewEvent,
-    ) -> Result<(String, i32), DocumentChangeError> {
+    ) -> Result<(String, i32, UserId), DocumentChangeError> {
         let statement = tx
-            .prepare_cached("SELECT state, title, current_version FROM documents WHERE id = $1 FOR UPDATE")
+            .prepare_cached("SELECT state, title, current_version, owner_id FROM documents WHERE id = $1 FOR UPDATE")
             .await
             .map_err(unavailable)?;
         let row = tx.query_opt(&statement, &[&id.get()]).await.map_err(unavailable)?;
@@ -166,7 +197,7 @@ impl PostgresStore {
         if Some(current) != event.from {
             return Err(DocumentChangeError::StateChanged { current });
         }
-        Ok((column(&row, "title")?, column(&row, "current_version")?))
+        Ok((column(&row, "title")?, column(&row, "current_version")?, UserId::from_uuid(column(&row, "owner_id")?)))
     }
 
     async fn change(
@@ -177,7 +208,10 @@ impl PostgresStore {
     ) -> Result<Document, DocumentChangeError> {
         let mut client = self.connection().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
-        let (title, current_version) = Self::lock_for_change(&tx, id, &event).await?;
+        let (title, current_version, owner) = Self::lock_for_change(&tx, id, &event).await?;
+        if let Some(version) = &version {
+            Self::admit_under_quota(&tx, owner, version.quota, false, version.text.len() as u64).await?;
+        }
         insert_review(&tx, id, &event).await?;
         match &version {
             Some(version) => {
@@ -212,9 +246,11 @@ impl PostgresStore {
 
 #[async_trait]
 impl DocumentRepository for PostgresStore {
-    async fn create(&self, new: NewDocument) -> Result<Document, StoreError> {
+    async fn create(&self, new: NewDocument) -> Result<Document, DocumentChangeError> {
         let mut client = self.connection().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
+        let bytes = new.first_version.text.len() as u64;
+        Self::admit_under_quota(&tx, new.owner, new.first_version.quota, true, bytes).await?;
         let statement = tx
             .prepare_cached(
                 "INSERT INTO documents (owner_id, title, deal_id, state, current_version, created_at, updated_at, search) \
@@ -236,7 +272,10 @@ impl DocumentRepository for PostgresStore {
         tx.commit().await.map_err(unavailable)?;
         // Back to the pool before reading: with a pool of one, holding it would wait for ourselves.
         drop(client);
-        self.find(id).await?.ok_or_else(|| StoreError::Unavailable(anyhow!("document {id} vanished after commit")))
+        Ok(self
+            .find(id)
+            .await?
+            .ok_or_else(|| StoreError::Unavailable(anyhow!("document {id} vanished after commit")))?)
     }
 
     async fn find(&self, id: DocumentId) -> Result<Option<Document>, StoreError> {

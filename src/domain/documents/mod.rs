@@ -2,6 +2,7 @@
 //! found in it, and the review workflow that takes a document from draft to published. Who may move
 //! the workflow, and where to, is decided here ([`ReviewState::apply`]); storing it is a port's job.
 
+pub mod quota;
 pub mod service;
 
 use std::fmt;
@@ -12,6 +13,7 @@ use time::{Date, OffsetDateTime};
 
 use super::auth::{Role, UserId};
 
+pub use quota::{DocumentQuota, QuotaExceeded, QuotaKind, StorageUsage};
 pub use service::{AnalysedText, DocumentChange, DocumentError, DocumentService, ExtractedAgreement, analyse_text};
 
 /// Identifier of a document: a positive integer, as the API exposes it.

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::quota::{DocumentQuota, QuotaExceeded};
 use super::{
     AgreementSummary, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, Money, ReviewAction,
     ReviewEvent, ReviewState, TransitionError,
@@ -57,6 +58,9 @@ pub enum DocumentError {
     /// The action does not apply to the document's current state.
     #[error("{0}")]
     Conflict(String),
+    /// The write would take the owner beyond their storage quota; nothing was stored.
+    #[error(transparent)]
+    QuotaExceeded(QuotaExceeded),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -68,6 +72,7 @@ impl From<DocumentChangeError> for DocumentError {
             DocumentChangeError::StateChanged { current } => {
                 DocumentError::Conflict(format!("the document was moved to {current} meanwhile; reload and retry"))
             }
+            DocumentChangeError::QuotaExceeded(exceeded) => DocumentError::QuotaExceeded(exceeded),
             DocumentChangeError::Store(error) => DocumentError::Store(error),
         }
     }
@@ -411,6 +416,8 @@ pub struct DocumentService {
     clock: Arc<dyn Clock>,
     /// Proposes values for fields the rules missed; `None`: rules only.
     llm: Option<Arc<dyn LanguageModel>>,
+    /// Each owner's storage limits.
+    quota: DocumentQuota,
 }
 
 impl DocumentService {
@@ -420,7 +427,14 @@ impl DocumentService {
         clock: Arc<dyn Clock>,
         llm: Option<Arc<dyn LanguageModel>>,
     ) -> Self {
-        Self { documents, analyses, clock, llm }
+        Self { documents, analyses, clock, llm, quota: DocumentQuota::UNLIMITED }
+    }
+
+    /// The same service holding each owner to `quota`.
+    #[must_use]
+    pub fn with_quota(mut self, quota: DocumentQuota) -> Self {
+        self.quota = quota;
+        self
     }
 
     /// Lets the language model, when one is configured, propose the fields the rules missed.
@@ -471,7 +485,7 @@ impl DocumentService {
                 owner: caller.user_id,
                 title,
                 deal_id,
-                first_version: new_version(analysed, caller, now),
+                first_version: new_version(analysed, caller, now, self.quota),
                 created: ReviewEvent {
                     from: None,
                     to: ReviewState::Draft,
@@ -515,7 +529,7 @@ impl DocumentService {
             at: now,
             comment: None,
         };
-        let document = self.documents.add_version(id, new_version(analysed, caller, now), event).await?;
+        let document = self.documents.add_version(id, new_version(analysed, caller, now, self.quota), event).await?;
         let cdm_events = self.version_events(&document, formation.as_ref(), request_id);
         Ok(DocumentChange { document, cdm_events })
     }
@@ -658,9 +672,10 @@ fn extraction_comment(record: &ExtractionRecord) -> String {
     }
 }
 
-fn new_version(analysed: AnalysedText, caller: Principal, now: OffsetDateTime) -> NewVersion {
+fn new_version(analysed: AnalysedText, caller: Principal, now: OffsetDateTime, quota: DocumentQuota) -> NewVersion {
     let extraction = analysed.record();
     NewVersion {
+        quota,
         text: analysed.text,
         text_sha256: analysed.text_sha256,
         extraction,
