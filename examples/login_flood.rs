@@ -4,9 +4,11 @@
 //! service started with `TRUSTED_PROXIES=127.0.0.1` so `X-Forwarded-For` can stand for distinct
 //! clients on loopback (scripts/login-flood.sh does the set-up). Three phases:
 //!
-//! 1. baseline: the owner signs in 20 times in a row from their own address;
+//! 1. baseline: the owner signs in 20 times in a row from their own address (and keeps the
+//!    device token the service hands out);
 //! 2. one-address flood: `FLOOD_REQUESTS` logins with random e-mails from one address,
-//!    `CONCURRENCY` at a time, while the owner keeps signing in from another address;
+//!    `CONCURRENCY` at a time, while the owner keeps signing in from their device (with its
+//!    device token) and from a new device (without one), each from its own address;
 //! 3. distributed flood: the same, but every guess from a different address.
 //!
 //! For each phase it prints the owner's sign-in latencies (p50, p99, max) and statuses, and the
@@ -26,18 +28,30 @@ struct Target {
 }
 
 impl Target {
-    /// One sign-in as `forwarded_for`; its status and how long it took.
-    async fn login(&self, email: &str, password: &str, forwarded_for: &str) -> (u16, Duration) {
+    /// One sign-in as `forwarded_for`, with `device_token` when given; its status, how long it
+    /// took, and the device token of a success.
+    async fn login(
+        &self,
+        email: &str,
+        password: &str,
+        forwarded_for: &str,
+        device_token: Option<&str>,
+    ) -> (u16, Duration, Option<String>) {
         let started = Instant::now();
-        let status = self
+        let response = self
             .client
             .post(format!("{}/api/auth/login", self.base))
             .header("x-forwarded-for", forwarded_for)
-            .json(&json!({ "email": email, "password": password }))
+            .json(&json!({ "email": email, "password": password, "device_token": device_token }))
             .send()
-            .await
-            .map_or(0, |response| response.status().as_u16());
-        (status, started.elapsed())
+            .await;
+        let Ok(response) = response else {
+            return (0, started.elapsed(), None);
+        };
+        let status = response.status().as_u16();
+        let body: serde_json::Value = response.json().await.unwrap_or_default();
+        let issued = body["device_token"].as_str().map(str::to_owned);
+        (status, started.elapsed(), issued)
     }
 }
 
@@ -58,17 +72,20 @@ fn summary(label: &str, mut latencies: Vec<Duration>, statuses: &BTreeMap<u16, u
     );
 }
 
-/// Signs the owner in every 50 ms from their own address until `stop`; latencies and statuses.
+/// Signs the owner in every 50 ms from `address` (with `device_token` when given) until `stop`;
+/// latencies and statuses.
 async fn owner_signs_in(
     target: Arc<Target>,
-    email: String,
-    password: String,
+    credentials: (String, String),
+    address: &'static str,
+    device_token: Option<String>,
     stop: Arc<AtomicBool>,
 ) -> (Vec<Duration>, BTreeMap<u16, usize>) {
+    let (email, password) = credentials;
     let mut latencies = Vec::new();
     let mut statuses = BTreeMap::new();
     while !stop.load(Ordering::Relaxed) {
-        let (status, took) = target.login(&email, &password, "198.51.100.7").await;
+        let (status, took, _) = target.login(&email, &password, address, device_token.as_deref()).await;
         latencies.push(took);
         *statuses.entry(status).or_insert(0) += 1;
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -90,7 +107,7 @@ async fn flood(target: &Arc<Target>, requests: usize, concurrency: usize, distri
                 "203.0.113.9".to_owned()
             };
             let email = format!("guess-{}@example.com", uuid::Uuid::new_v4().simple());
-            target.login(&email, "Winter2026!guess", &address).await.0
+            target.login(&email, "Winter2026!guess", &address, None).await.0
         }));
     }
     let mut statuses = BTreeMap::new();
@@ -114,25 +131,37 @@ async fn main() {
 
     let mut latencies = Vec::new();
     let mut statuses = BTreeMap::new();
+    let mut device_token = None;
     for _ in 0..20 {
-        let (status, took) = target.login(email, password, "198.51.100.7").await;
+        let (status, took, issued) = target.login(email, password, "198.51.100.7", None).await;
         latencies.push(took);
         *statuses.entry(status).or_insert(0) += 1;
+        device_token = issued.or(device_token);
     }
     summary("baseline owner sign-in", latencies, &statuses);
 
     for (label, distributed) in [("one-address flood", false), ("distributed flood", true)] {
         let stop = Arc::new(AtomicBool::new(false));
-        let owner = tokio::spawn(owner_signs_in(target.clone(), email.clone(), password.clone(), stop.clone()));
+        let credentials = (email.clone(), password.clone());
+        let known = tokio::spawn(owner_signs_in(
+            target.clone(),
+            credentials.clone(),
+            "198.51.100.7",
+            device_token.clone(),
+            stop.clone(),
+        ));
+        let new = tokio::spawn(owner_signs_in(target.clone(), credentials, "198.51.100.8", None, stop.clone()));
         let started = Instant::now();
         let flooded = flood(&target, requests, concurrency, distributed).await;
         let took = started.elapsed();
         stop.store(true, Ordering::Relaxed);
-        let (latencies, statuses) = owner.await.expect("owner task");
         println!(
             "{label}: {requests} guesses, {concurrency} at a time, in {:.2} s: statuses {flooded:?}",
             took.as_secs_f64()
         );
-        summary(&format!("  owner sign-in during the {label}"), latencies, &statuses);
+        let (latencies, statuses) = known.await.expect("owner task");
+        summary(&format!("  owner from their device (device token) during the {label}"), latencies, &statuses);
+        let (latencies, statuses) = new.await.expect("owner task");
+        summary(&format!("  owner from a new device during the {label}"), latencies, &statuses);
     }
 }

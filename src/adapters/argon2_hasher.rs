@@ -12,21 +12,23 @@
 //! made every legitimate sign-in wait behind all of them (measured: 17 ms became 1.4 s). A full
 //! queue answers [`PasswordHashError::Busy`] at once, which the API turns into 503 with
 //! `Retry-After`; the wait of an admitted hash is bounded by queue length × hash time / threads.
+//! Checks for clients with a device token of the account wait in a lane of their own, taken
+//! first by the workers, so a flood that fills the shared queue does not keep the owner out.
 
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use argon2::password_hash::phc::{Output, ParamsString, PasswordHash as PhcHash, Salt};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use async_trait::async_trait;
 
 use crate::domain::auth::{Password, PasswordHash};
-use crate::ports::password::{PasswordHashError, PasswordHasher};
+use crate::ports::password::{HashLane, PasswordHashError, PasswordHasher};
 
 /// Work for a pool thread, given that thread's reusable argon2 memory.
 type Job = Box<dyn FnOnce(&mut Vec<Block>) + Send>;
 
-/// Hashes that may wait for a thread (`PASSWORD_HASH_QUEUE`'s default): at ~17–30 ms a hash on two
+/// Hashes that may wait for a thread in each lane (`PASSWORD_HASH_QUEUE`'s default): at ~17–30 ms a hash on two
 /// threads, the last of them starts within about 70–120 ms, which is the most a flood can add to a
 /// legitimate sign-in (measured: docs/BENCHMARKS.md, "Login flood").
 pub const DEFAULT_QUEUE: usize = 8;
@@ -38,7 +40,7 @@ const OUTPUT_LEN: usize = 32;
 /// verifies old hashes).
 pub struct Argon2Hasher {
     params: Params,
-    jobs: mpsc::SyncSender<Job>,
+    pool: Arc<Pool>,
 }
 
 impl Argon2Hasher {
@@ -48,7 +50,7 @@ impl Argon2Hasher {
         Self::recommended_with_queue(DEFAULT_QUEUE)
     }
 
-    /// [`Self::recommended`] with at most `queue` hashes waiting for a thread.
+    /// [`Self::recommended`] with at most `queue` hashes waiting for a thread in each lane.
     pub fn recommended_with_queue(queue: usize) -> Self {
         Self::with_params(Params::new(7 * 1024, 5, 1, None).unwrap_or_default(), queue)
     }
@@ -61,48 +63,105 @@ impl Argon2Hasher {
 
     fn with_params(params: Params, queue: usize) -> Self {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        Self { params, jobs: spawn_workers(threads, queue) }
+        Self { params, pool: Pool::start(threads, queue) }
     }
 
     /// Runs `work` on the pool and waits for its result without blocking the executor.
     async fn run<T: Send + 'static>(
         &self,
+        lane: HashLane,
         work: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static,
     ) -> Result<T, PasswordHashError> {
         let (done, result) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move |memory| {
             let _ = done.send(work(memory));
         });
-        self.jobs.try_send(job).map_err(|error| match error {
-            mpsc::TrySendError::Full(_) => PasswordHashError::Busy,
-            mpsc::TrySendError::Disconnected(_) => failed("password hashing pool has stopped"),
-        })?;
+        self.pool.submit(lane, job)?;
         result.await.map_err(|_| failed("password hashing job was dropped"))
     }
 }
 
-/// Starts `threads` workers sharing one queue of `queue` waiting jobs; they exit when the sender
-/// is dropped.
-fn spawn_workers(threads: usize, queue: usize) -> mpsc::SyncSender<Job> {
-    let (sender, receiver) = mpsc::sync_channel::<Job>(queue);
-    let receiver = Arc::new(Mutex::new(receiver));
-    for index in 0..threads {
-        let receiver = receiver.clone();
-        let spawned = std::thread::Builder::new().name(format!("argon2-{index}")).spawn(move || {
-            let mut memory = Vec::new();
-            loop {
-                let next = receiver.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).recv();
-                match next {
-                    Ok(job) => job(&mut memory),
-                    Err(_) => break,
+impl Drop for Argon2Hasher {
+    fn drop(&mut self) {
+        self.pool.close();
+    }
+}
+
+/// The jobs waiting for a thread, one bounded queue per lane.
+#[derive(Default)]
+struct Lanes {
+    shared: VecDeque<Job>,
+    trusted: VecDeque<Job>,
+    closed: bool,
+}
+
+/// A fixed set of worker threads over two bounded lanes; the trusted lane is served first.
+struct Pool {
+    lanes: Mutex<Lanes>,
+    work_waiting: Condvar,
+    capacity: usize,
+}
+
+impl Pool {
+    /// Starts `threads` workers, each lane holding at most `capacity` waiting jobs; the workers
+    /// exit once the pool is closed and drained.
+    fn start(threads: usize, capacity: usize) -> Arc<Self> {
+        let pool = Arc::new(Self { lanes: Mutex::default(), work_waiting: Condvar::new(), capacity });
+        for index in 0..threads {
+            let worker = pool.clone();
+            let spawned = std::thread::Builder::new().name(format!("argon2-{index}")).spawn(move || {
+                let mut memory = Vec::new();
+                while let Some(job) = worker.next_job() {
+                    job(&mut memory);
                 }
+            });
+            if let Err(error) = spawned {
+                tracing::error!(%error, "cannot start a password hashing thread");
             }
-        });
-        if let Err(error) = spawned {
-            tracing::error!(%error, "cannot start a password hashing thread");
+        }
+        pool
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Lanes> {
+        self.lanes.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn submit(&self, lane: HashLane, job: Job) -> Result<(), PasswordHashError> {
+        let mut lanes = self.lock();
+        if lanes.closed {
+            return Err(failed("password hashing pool has stopped"));
+        }
+        let queue = match lane {
+            HashLane::Shared => &mut lanes.shared,
+            HashLane::Trusted => &mut lanes.trusted,
+        };
+        if queue.len() >= self.capacity {
+            return Err(PasswordHashError::Busy);
+        }
+        queue.push_back(job);
+        drop(lanes);
+        self.work_waiting.notify_one();
+        Ok(())
+    }
+
+    /// The next job, trusted lane first; `None` once closed and drained.
+    fn next_job(&self) -> Option<Job> {
+        let mut lanes = self.lock();
+        loop {
+            if let Some(job) = lanes.trusted.pop_front().or_else(|| lanes.shared.pop_front()) {
+                return Some(job);
+            }
+            if lanes.closed {
+                return None;
+            }
+            lanes = self.work_waiting.wait(lanes).unwrap_or_else(|poisoned| poisoned.into_inner());
         }
     }
-    sender
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.work_waiting.notify_all();
+    }
 }
 
 fn failed(error: impl std::fmt::Display) -> PasswordHashError {
@@ -163,13 +222,18 @@ impl PasswordHasher for Argon2Hasher {
     async fn hash(&self, password: &Password) -> Result<PasswordHash, PasswordHashError> {
         let params = self.params.clone();
         let password = password.clone();
-        self.run(move |memory| hash_in(&params, &password, memory)).await?
+        self.run(HashLane::Shared, move |memory| hash_in(&params, &password, memory)).await?
     }
 
-    async fn verify(&self, password: &Password, hash: &PasswordHash) -> Result<bool, PasswordHashError> {
+    async fn verify(
+        &self,
+        password: &Password,
+        hash: &PasswordHash,
+        lane: HashLane,
+    ) -> Result<bool, PasswordHashError> {
         let password = password.clone();
         let hash = hash.clone();
-        self.run(move |memory| verify_in(&password, &hash, memory)).await?
+        self.run(lane, move |memory| verify_in(&password, &hash, memory)).await?
     }
 }
 
@@ -183,9 +247,9 @@ mod tests {
         let password = Password::new("correct horse battery staple".into()).expect("valid");
         let hash = hasher.hash(&password).await.expect("hash");
         assert!(hash.as_phc().starts_with("$argon2id$"));
-        assert!(hasher.verify(&password, &hash).await.expect("verify"));
+        assert!(hasher.verify(&password, &hash, HashLane::Shared).await.expect("verify"));
         let wrong = Password::candidate("correct horse battery stable".into()).expect("valid");
-        assert!(!hasher.verify(&wrong, &hash).await.expect("verify"));
+        assert!(!hasher.verify(&wrong, &hash, HashLane::Shared).await.expect("verify"));
     }
 
     #[tokio::test]
@@ -193,7 +257,7 @@ mod tests {
         let hasher = Argon2Hasher::fast_for_tests();
         let password = Password::new("correct horse battery staple".into()).expect("valid");
         let corrupt = PasswordHash::from_phc("not-a-phc-string".into());
-        assert!(hasher.verify(&password, &corrupt).await.is_err());
+        assert!(hasher.verify(&password, &corrupt, HashLane::Shared).await.is_err());
     }
 
     #[tokio::test]
@@ -216,8 +280,8 @@ mod tests {
         let stored = PasswordHash::from_phc(reference.to_string());
         let right = Password::new("correct horse battery staple".into()).expect("valid");
         let wrong = Password::new("correct horse battery stable".into()).expect("valid");
-        assert!(hasher.verify(&right, &stored).await.expect("verify"));
-        assert!(!hasher.verify(&wrong, &stored).await.expect("verify"));
+        assert!(hasher.verify(&right, &stored, HashLane::Trusted).await.expect("verify"));
+        assert!(!hasher.verify(&wrong, &stored, HashLane::Shared).await.expect("verify"));
 
         // And the other way: this adapter's hashes verify with the reference implementation.
         use argon2::password_hash::PasswordVerifier as _;
@@ -256,6 +320,63 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
         // Once drained, the pool accepts work again.
         assert!(hasher.hash(&password).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_trusted_check_is_admitted_while_the_shared_queue_is_full() {
+        let hasher = Arc::new(Argon2Hasher::recommended_with_queue(2));
+        let password = Password::new("correct horse battery staple".into()).expect("valid");
+        let stored = hasher.hash(&password).await.expect("hash");
+        let flood: Vec<_> = (0..40)
+            .map(|_| {
+                let (hasher, password, stored) = (hasher.clone(), password.clone(), stored.clone());
+                tokio::spawn(async move { hasher.verify(&password, &stored, HashLane::Shared).await })
+            })
+            .collect();
+        tokio::task::yield_now().await;
+        let owner = hasher.verify(&password, &stored, HashLane::Trusted).await;
+        assert!(owner.expect("the trusted lane has room"));
+        let busy = futures_util::future::join_all(flood)
+            .await
+            .into_iter()
+            .filter(|result| matches!(result, Ok(Err(PasswordHashError::Busy))))
+            .count();
+        assert!(busy > 0, "the flood should have filled the shared queue");
+    }
+
+    #[test]
+    fn workers_take_the_trusted_lane_first() {
+        let pool = Pool::start(1, 4);
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let (started, worker_busy) = std::sync::mpsc::channel::<()>();
+        pool.submit(
+            HashLane::Shared,
+            Box::new(move |_| {
+                let _ = started.send(());
+                let _ = blocked.recv();
+            }),
+        )
+        .expect("admitted");
+        worker_busy.recv().expect("the only worker holds the first job");
+        for (lane, name) in
+            [(HashLane::Shared, "shared-1"), (HashLane::Shared, "shared-2"), (HashLane::Trusted, "trusted")]
+        {
+            let order = order.clone();
+            pool.submit(lane, Box::new(move |_| order.lock().expect("order").push(name))).expect("admitted");
+        }
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        pool.submit(
+            HashLane::Shared,
+            Box::new(move |_| {
+                let _ = done.send(());
+            }),
+        )
+        .expect("admitted");
+        release.send(()).expect("worker waiting");
+        finished.recv().expect("all jobs ran");
+        assert_eq!(*order.lock().expect("order"), ["trusted", "shared-1", "shared-2"]);
+        pool.close();
     }
 
     #[tokio::test]

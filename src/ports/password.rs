@@ -15,6 +15,17 @@ pub enum PasswordHashError {
     Busy,
 }
 
+/// Which queue a password check waits in. The trusted lane has its own room, so a flood of
+/// guesses filling the shared queue cannot keep out a sign-in from a device that has signed in
+/// to the account before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HashLane {
+    /// Every check that has not proved anything yet.
+    Shared,
+    /// A check for a client that presented a valid device token of the account.
+    Trusted,
+}
+
 #[cfg_attr(test, mockall::automock)]
 #[async_trait]
 pub trait PasswordHasher: Send + Sync + 'static {
@@ -25,10 +36,12 @@ pub trait PasswordHasher: Send + Sync + 'static {
     /// if the hasher itself fails.
     async fn hash(&self, password: &Password) -> Result<PasswordHash, PasswordHashError>;
 
-    /// Whether `password` matches `hash`. A mismatch is `Ok(false)`, never an error.
+    /// Whether `password` matches `hash`, checked in `lane`'s queue. A mismatch is `Ok(false)`,
+    /// never an error.
     ///
     /// # Errors
-    /// [`PasswordHashError::Busy`] when the hasher's queue is full; [`PasswordHashError::Failed`]
+    /// [`PasswordHashError::Busy`] when `lane`'s queue is full; [`PasswordHashError::Failed`]
     /// if `hash` cannot be parsed.
-    async fn verify(&self, password: &Password, hash: &PasswordHash) -> Result<bool, PasswordHashError>;
+    async fn verify(&self, password: &Password, hash: &PasswordHash, lane: HashLane)
+    -> Result<bool, PasswordHashError>;
 }

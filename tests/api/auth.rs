@@ -1,10 +1,11 @@
 //! Password sign-in, token rotation, sign-out and token validation over HTTP.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use base64::Engine as _;
 use creditflow::domain::auth::{Password, PasswordHash};
-use creditflow::ports::password::{PasswordHashError, PasswordHasher};
+use creditflow::ports::password::{HashLane, PasswordHashError, PasswordHasher};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use time::Duration;
@@ -255,26 +256,43 @@ async fn a_missing_or_malformed_authorization_header_is_401_with_a_bearer_challe
     assert_error(basic, 401).await;
 }
 
-/// Hashes as the tests' hasher does but answers every password check as a saturated queue would.
-struct SaturatedHasher(Arc<dyn PasswordHasher>);
+/// Hashes as the tests' hasher does, but once `saturated` is set answers every password check of
+/// the shared lane as a queue full of someone else's guesses would.
+struct SaturatedHasher {
+    inner: Arc<dyn PasswordHasher>,
+    saturated: Arc<AtomicBool>,
+}
 
 #[async_trait::async_trait]
 impl PasswordHasher for SaturatedHasher {
     async fn hash(&self, password: &Password) -> Result<PasswordHash, PasswordHashError> {
-        self.0.hash(password).await
+        self.inner.hash(password).await
     }
 
-    async fn verify(&self, _password: &Password, _hash: &PasswordHash) -> Result<bool, PasswordHashError> {
-        Err(PasswordHashError::Busy)
+    async fn verify(
+        &self,
+        password: &Password,
+        hash: &PasswordHash,
+        lane: HashLane,
+    ) -> Result<bool, PasswordHashError> {
+        if lane == HashLane::Shared && self.saturated.load(Ordering::SeqCst) {
+            return Err(PasswordHashError::Busy);
+        }
+        self.inner.verify(password, hash, lane).await
     }
 }
 
 #[tokio::test]
-async fn a_saturated_password_hasher_answers_503_with_retry_after_and_costs_no_attempt() {
-    let app = spawn_app_with(&[("LOGIN_MAX_FAILURES", "2")], |adapters| {
-        adapters.hasher = Arc::new(SaturatedHasher(adapters.hasher.clone()));
+async fn a_saturated_password_hasher_answers_503_with_retry_after_and_costs_no_attempt_but_a_known_device_gets_in() {
+    let saturated = Arc::new(AtomicBool::new(false));
+    let flag = saturated.clone();
+    let app = spawn_app_with(&[("LOGIN_MAX_FAILURES", "2")], move |adapters| {
+        adapters.hasher = Arc::new(SaturatedHasher { inner: adapters.hasher.clone(), saturated: flag });
     })
     .await;
+    let earlier = app.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    let device_token = earlier["device_token"].as_str().expect("device token").to_owned();
+    saturated.store(true, Ordering::SeqCst);
     // Three refusals with a budget of two: a refused check is not counted as a failure.
     for _ in 0..3 {
         let response = app.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
@@ -283,4 +301,13 @@ async fn a_saturated_password_hasher_answers_503_with_retry_after_and_costs_no_a
         assert!(body["message"].as_str().is_some_and(|m| m.contains("try again in a moment")), "{body}");
         assert_eq!(body["detail"]["retry_after_seconds"], 1);
     }
+    // The owner's device waits in its own lane.
+    let response = app
+        .post(
+            "/api/auth/login",
+            None,
+            &json!({ "email": ADMIN_EMAIL, "password": ADMIN_PASSWORD, "device_token": device_token }),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
 }

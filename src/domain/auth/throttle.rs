@@ -15,14 +15,26 @@
 //!   earlier successful sign-in is judged by that token's own budget alone, so an owner whose
 //!   account is being guessed from elsewhere still gets in from a device they have used before
 //!   (OWASP's "device cookie" scheme, with the token in the response body instead of a cookie).
+//!
+//! Besides the budgets, one client address may have at most [`CHECKS_IN_FLIGHT_PER_CLIENT`]
+//! passwords being checked at once (in this process): password checks are the scarce resource (a
+//! small pool of hashing threads with a bounded queue), and without this one address could keep
+//! that queue full by itself and turn everyone else's sign-ins into 503s.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use uuid::Uuid;
 
 use super::models::EmailAddress;
 use crate::domain::ratelimit::{RateDecision, RatePolicy};
 use crate::ports::rate_limit::{RateLimitError, RateLimiter};
+
+/// Passwords of one client address that may be checked at the same time; a further attempt is
+/// refused (429, retry in a second) without touching a budget. Four: a shared office address
+/// signing several people in at once still gets through, and one address alone can never hold
+/// the hashing queue (`PASSWORD_HASH_QUEUE`, 8 by default, plus a thread per core).
+pub const CHECKS_IN_FLIGHT_PER_CLIENT: u32 = 4;
 
 /// The budgets, each over the same window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +54,8 @@ pub enum ThrottleScope {
     AccountFromClient,
     Account,
     Device,
+    /// Too many of this address's attempts are being checked right now.
+    ClientConcurrency,
 }
 
 impl ThrottleScope {
@@ -54,6 +68,9 @@ impl ThrottleScope {
                  device that has signed in to it before (send its device_token)"
             }
             Self::Device => "too many failed sign-in attempts from this device; try again later",
+            Self::ClientConcurrency => {
+                "other sign-ins from this address are being checked right now; try again in a moment"
+            }
         }
     }
 }
@@ -96,6 +113,7 @@ struct Budget {
 pub struct SignInThrottle {
     limiter: Arc<dyn RateLimiter>,
     policy: ThrottlePolicy,
+    in_flight: Arc<InFlight>,
 }
 
 /// The slots one attempt holds while its password is checked; say how it ended.
@@ -104,11 +122,46 @@ pub struct HeldAttempt<'a> {
     throttle: &'a SignInThrottle,
     held: Vec<(Budget, RateDecision)>,
     at_ms: i64,
+    _checking: Option<Checking>,
+}
+
+/// Attempts being checked, by client address.
+#[derive(Default)]
+struct InFlight(Mutex<HashMap<String, u32>>);
+
+/// One attempt being checked; counted until dropped.
+struct Checking {
+    in_flight: Arc<InFlight>,
+    client: String,
+}
+
+impl InFlight {
+    fn enter(self: &Arc<Self>, client: &str) -> Option<Checking> {
+        let mut counts = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let count = counts.entry(client.to_owned()).or_insert(0);
+        if *count >= CHECKS_IN_FLIGHT_PER_CLIENT {
+            return None;
+        }
+        *count += 1;
+        Some(Checking { in_flight: self.clone(), client: client.to_owned() })
+    }
+}
+
+impl Drop for Checking {
+    fn drop(&mut self) {
+        let mut counts = self.in_flight.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(count) = counts.get_mut(&self.client) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.client);
+            }
+        }
+    }
 }
 
 impl SignInThrottle {
     pub fn new(limiter: Arc<dyn RateLimiter>, policy: ThrottlePolicy) -> Self {
-        Self { limiter, policy }
+        Self { limiter, policy, in_flight: Arc::default() }
     }
 
     fn budgets(&self, account: &EmailAddress, origin: SignInOrigin<'_>) -> Vec<Budget> {
@@ -147,7 +200,8 @@ impl SignInThrottle {
     }
 
     /// Takes a slot of every budget that applies to an attempt on `account` from `origin`, or
-    /// refuses it (taking nothing) when one of them is spent.
+    /// refuses it (taking nothing) when one of them is spent or the address already has
+    /// [`CHECKS_IN_FLIGHT_PER_CLIENT`] attempts being checked.
     ///
     /// # Errors
     /// [`ThrottleError::Throttled`] naming the spent budget; [`ThrottleError::Store`] when the
@@ -158,7 +212,16 @@ impl SignInThrottle {
         origin: SignInOrigin<'_>,
         now_ms: i64,
     ) -> Result<HeldAttempt<'_>, ThrottleError> {
-        let mut attempt = HeldAttempt { throttle: self, held: Vec::new(), at_ms: now_ms };
+        // Attempts without a known address are not capped here: they would all share one count.
+        let checking = match origin {
+            SignInOrigin::Untrusted(Some(client)) => Some(
+                self.in_flight
+                    .enter(client)
+                    .ok_or(ThrottleError::Throttled { scope: ThrottleScope::ClientConcurrency, retry_after_secs: 1 })?,
+            ),
+            _ => None,
+        };
+        let mut attempt = HeldAttempt { throttle: self, held: Vec::new(), at_ms: now_ms, _checking: checking };
         for budget in self.budgets(account, origin) {
             let decision = match self.limiter.try_acquire(&budget.key, budget.policy, now_ms).await {
                 Ok(decision) => decision,
@@ -199,10 +262,12 @@ impl HeldAttempt<'_> {
                     limit = budget.policy.limit,
                     "sign-in failures for one account from many addresses used up its budget: distributed guessing suspected"
                 ),
-                ThrottleScope::AccountFromClient | ThrottleScope::Device => tracing::info!(
-                    budget = %budget.key,
-                    "sign-in failures used up a budget"
-                ),
+                ThrottleScope::AccountFromClient | ThrottleScope::Device | ThrottleScope::ClientConcurrency => {
+                    tracing::info!(
+                        budget = %budget.key,
+                        "sign-in failures used up a budget"
+                    )
+                }
             }
         }
     }
@@ -332,6 +397,29 @@ mod tests {
             let attempt = throttle.admit(&email(&format!("staff{n}@example.com")), office, n).await.expect("admitted");
             attempt.succeeded().await.expect("store");
         }
+    }
+
+    #[tokio::test]
+    async fn one_address_has_a_bounded_number_of_checks_in_flight() {
+        let throttle = throttle();
+        let client = SignInOrigin::Untrusted(Some("192.0.2.10"));
+        let mut checking = Vec::new();
+        for n in 0..CHECKS_IN_FLIGHT_PER_CLIENT {
+            checking.push(throttle.admit(&email(&format!("staff{n}@example.com")), client, 1).await.expect("admitted"));
+        }
+        match throttle.admit(&email("late@example.com"), client, 2).await {
+            Err(ThrottleError::Throttled { scope: ThrottleScope::ClientConcurrency, retry_after_secs: 1 }) => {}
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("a fifth concurrent check from one address was admitted"),
+        }
+        // Other addresses and known devices are not affected.
+        let other = SignInOrigin::Untrusted(Some("192.0.2.11"));
+        throttle.admit(&email("late@example.com"), other, 3).await.expect("admitted").give_back().await;
+        let device = SignInOrigin::KnownDevice(Uuid::new_v4());
+        throttle.admit(&email("late@example.com"), device, 3).await.expect("admitted").give_back().await;
+        // A finished check frees its place, however it ended.
+        checking.pop().expect("held").succeeded().await.expect("store");
+        throttle.admit(&email("late@example.com"), client, 4).await.expect("admitted").give_back().await;
     }
 
     #[tokio::test]

@@ -16,7 +16,7 @@ use super::siwe::SiweMessage;
 use super::throttle::{SignInOrigin, SignInThrottle, ThrottleError, ThrottlePolicy, ThrottleScope};
 use super::tokens::{TokenClaims, TokenError, TokenType};
 use crate::ports::clock::Clock;
-use crate::ports::password::{PasswordHashError, PasswordHasher};
+use crate::ports::password::{HashLane, PasswordHashError, PasswordHasher};
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::store::{CreateUserError, RefreshTokenRepository, StoreError, UserRepository, WalletNonceRepository};
 use crate::ports::tokens::TokenIssuer;
@@ -194,6 +194,10 @@ impl AuthService {
             None => SignInOrigin::Untrusted(context.client.as_deref()),
         };
         let attempt = self.throttle.admit(&email, origin, self.ports.clock.now_ms()).await?;
+        let lane = match origin {
+            SignInOrigin::KnownDevice(_) => HashLane::Trusted,
+            SignInOrigin::Untrusted(_) => HashLane::Shared,
+        };
 
         let stored_hash = match user.as_ref().and_then(|u| u.password_hash.clone()) {
             Some(hash) => hash,
@@ -205,7 +209,7 @@ impl AuthService {
                 }
             },
         };
-        let matches = match self.ports.hasher.verify(&password, &stored_hash).await {
+        let matches = match self.ports.hasher.verify(&password, &stored_hash, lane).await {
             Ok(matches) => matches,
             Err(error) => {
                 attempt.give_back().await;

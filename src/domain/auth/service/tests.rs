@@ -93,7 +93,7 @@ fn harness() -> Harness {
 async fn an_unknown_email_still_costs_one_password_verification() {
     let mut hasher = MockPasswordHasher::new();
     hasher.expect_hash().times(1).returning(|_| Ok(PasswordHash::from_phc("$argon2id$dummy".into())));
-    hasher.expect_verify().times(1).returning(|_, _| Ok(false));
+    hasher.expect_verify().times(1).returning(|_, _, _| Ok(false));
     let h = harness_with(None, Arc::new(hasher));
     let error = h.login("nobody@example.com", PASSWORD).await.unwrap_err();
     assert!(matches!(error, AuthError::InvalidCredentials));
@@ -263,7 +263,7 @@ async fn an_owner_with_a_device_token_gets_in_while_others_guess_the_account() {
 async fn a_saturated_hasher_answers_busy_and_the_attempt_does_not_count() {
     let mut hasher = MockPasswordHasher::new();
     hasher.expect_hash().returning(|_| Ok(PasswordHash::from_phc("$argon2id$dummy".into())));
-    hasher.expect_verify().returning(|_, _| Err(PasswordHashError::Busy));
+    hasher.expect_verify().returning(|_, _, _| Err(PasswordHashError::Busy));
     let h = harness_with(None, Arc::new(hasher));
     for _ in 0..10 {
         assert!(matches!(h.login("a@example.com", PASSWORD).await, Err(AuthError::Busy)));
