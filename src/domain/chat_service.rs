@@ -299,12 +299,13 @@ impl ChatService {
     /// # Errors
     /// [`ChatError::Store`].
     pub async fn start_session(&self, caller: Principal) -> Result<ChatSession, ChatError> {
+        let now = self.clock.now();
         let session = ChatSession {
             id: new_session_id(),
             owner: caller.user_id,
             messages: Vec::new(),
-            created_at: self.clock.now(),
-            updated_at: self.clock.now(),
+            created_at: now,
+            updated_at: now,
         };
         self.conversations.create(&session.id, session.owner, session.created_at).await?;
         Ok(session)

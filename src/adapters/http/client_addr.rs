@@ -44,7 +44,7 @@ impl ClientAddr {
         forwarded_for: impl DoubleEndedIterator<Item = &'a str>,
         trusted_proxies: &[IpNet],
     ) -> Self {
-        let trusted = |ip: &IpAddr| trusted_proxies.iter().any(|net| net.contains(ip));
+        let trusted = |ip: &IpAddr| is_trusted_proxy(trusted_proxies, *ip);
         if !trusted(&peer) {
             return Self(peer);
         }
@@ -61,6 +61,11 @@ impl ClientAddr {
     }
 }
 
+/// Whether `peer` is one of the configured reverse proxies, whose forwarded headers are believed.
+pub fn is_trusted_proxy(trusted_proxies: &[IpNet], peer: IpAddr) -> bool {
+    trusted_proxies.iter().any(|net| net.contains(&peer))
+}
+
 /// Whether the request reached the service over TLS, as a trusted proxy says in
 /// `X-Forwarded-Proto` (this server itself speaks plain HTTP).
 pub fn forwarded_over_tls<'a>(
@@ -68,7 +73,7 @@ pub fn forwarded_over_tls<'a>(
     mut forwarded_proto: impl DoubleEndedIterator<Item = &'a str>,
     trusted_proxies: &[IpNet],
 ) -> bool {
-    trusted_proxies.iter().any(|net| net.contains(&peer))
+    is_trusted_proxy(trusted_proxies, peer)
         && forwarded_proto
             .next_back()
             .and_then(|value| value.rsplit(',').next())

@@ -39,7 +39,7 @@ use hyper::body::Incoming;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 
-use super::client_addr::ClientAddr;
+use super::client_addr::{ClientAddr, is_trusted_proxy};
 use crate::config::HttpServerConfig;
 
 /// The open connections and the limits they are held to.
@@ -95,15 +95,10 @@ impl ConnectionRegistry {
         &self.settings
     }
 
-    /// Whether `peer` is one of the configured reverse proxies.
-    pub fn is_trusted_proxy(&self, peer: IpAddr) -> bool {
-        self.settings.trusted_proxies.iter().any(|net| net.contains(&peer))
-    }
-
     /// Admits a connection from `peer`, closing the oldest idle connection that stands in its way
     /// at a cap; `None` when every connection in the way is busy.
     pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Admitted> {
-        let client = (!self.is_trusted_proxy(peer)).then(|| ClientAddr(peer).network());
+        let client = (!is_trusted_proxy(&self.settings.trusted_proxies, peer)).then(|| ClientAddr(peer).network());
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(client) = client
             && state.per_client.get(&client).copied().unwrap_or(0) >= self.settings.max_connections_per_client
@@ -127,7 +122,8 @@ impl ConnectionRegistry {
     }
 
     /// Open connections (all, and from `peer`'s address).
-    pub fn open_connections(&self, peer: IpAddr) -> (usize, usize) {
+    #[cfg(test)]
+    fn open_connections(&self, peer: IpAddr) -> (usize, usize) {
         let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         (state.open.len(), state.per_client.get(&ClientAddr(peer).network()).copied().unwrap_or(0))
     }

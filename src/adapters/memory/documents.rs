@@ -126,8 +126,7 @@ impl MemoryDocumentStore {
         version: Option<NewVersion>,
     ) -> Result<Document, DocumentChangeError> {
         let mut state = self.state();
-        let stored = state.documents.get_mut(&id).ok_or(DocumentChangeError::NotFound)?;
-        let mut document = stored.document.clone();
+        let mut document = state.documents.get(&id).ok_or(DocumentChangeError::NotFound)?.document.clone();
         if Some(document.state) != event.from {
             return Err(DocumentChangeError::StateChanged { current: document.state });
         }
