@@ -1,12 +1,25 @@
-//! The creditflow binary: configuration, logging, adapters, application, serve.
+//! The creditflow binary: configuration, logging, adapters, application, serve. Started as
+//! `creditflow read-document …` it is the document reader's worker process instead.
 
 use std::process::ExitCode;
 
 use creditflow::config::Config;
 use creditflow::{Adapters, Application, telemetry};
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    if let Some(code) = creditflow::adapters::reader::worker::run_if_requested() {
+        return code;
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(serve()),
+        Err(error) => {
+            eprintln!("creditflow: cannot start the async runtime: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> ExitCode {
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {

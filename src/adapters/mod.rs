@@ -10,6 +10,7 @@ pub mod llm;
 pub mod market;
 pub mod memory;
 pub mod postgres;
+pub mod reader;
 pub mod retry;
 pub mod search;
 pub mod secrets;

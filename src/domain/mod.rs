@@ -44,6 +44,7 @@ pub mod chat_service;
 pub mod db_ssl;
 pub mod documents;
 pub mod extraction;
+pub mod intake;
 pub mod listing;
 pub mod llm_proposals;
 pub mod people;

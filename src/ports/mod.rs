@@ -15,6 +15,7 @@ pub mod password;
 pub mod people;
 pub mod price_history;
 pub mod rate_limit;
+pub mod reader;
 pub mod research;
 pub mod store;
 pub mod tokens;

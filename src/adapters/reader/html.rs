@@ -1,0 +1,189 @@
+//! HTML as EDGAR serves exhibits (upper-case tags, `&#146;` entities, windows-1252 bytes, tables
+//! for layout, `<PAGE>` markers, SGML headers) read into lines: a paragraph or heading per line,
+//! a table row per line with its non-empty cells separated by ` | `, so that a pricing grid is
+//! still a grid.
+//!
+//! Only html5ever's tokenizer is used, not its tree builder: the tree builder checks the stack of
+//! open elements at every tag, which is quadratic in nesting depth (200,000 nested `<div>`s hold a
+//! core for minutes); the tokenizer is linear, and an unclosed `<td>`, `<tr>` or `<p>` is closed by
+//! the next one here as a browser would.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, CharacterTokens, EndTag, StartTag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
+    TokenizerOpts,
+};
+
+use super::layout::Layout;
+use super::text::decode;
+use crate::domain::intake::{ReadDocument, ReadError};
+
+/// Reads an HTML file; `max_text_bytes` bounds the text it may produce.
+///
+/// # Errors
+/// [`ReadError::TextTooLong`] past `max_text_bytes`.
+pub fn read_html(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
+    let html = decode(bytes);
+    let sink = Walker { out: RefCell::new(Layout::new(max_text_bytes)) };
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(&html));
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    let lines = tokenizer.sink.out.into_inner();
+    if lines.overflowed {
+        return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
+    }
+    Ok(ReadDocument::from_text(&lines.finish()))
+}
+
+/// Elements that end a line (outside a table) or a run of words (inside a cell).
+const BLOCKS: &[&str] = &[
+    "p",
+    "div",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "li",
+    "ul",
+    "ol",
+    "hr",
+    "blockquote",
+    "center",
+    "pre",
+    "dl",
+    "dt",
+    "dd",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "address",
+    "form",
+    "caption",
+    // EDGAR's SGML wrapper and page markers.
+    "document",
+    "type",
+    "sequence",
+    "filename",
+    "description",
+    "text",
+    "page",
+];
+
+struct Walker {
+    out: RefCell<Layout>,
+}
+
+impl TokenSink for Walker {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut out = self.out.borrow_mut();
+        match token {
+            CharacterTokens(text) => out.characters(&text),
+            TagToken(tag) => {
+                let name: &str = &tag.name;
+                match (tag.kind, name) {
+                    (StartTag, "script" | "style") => {
+                        out.skipping = true;
+                        return TokenSinkResult::RawData(RawKind::ScriptData);
+                    }
+                    (StartTag, "title" | "textarea") => {
+                        out.skipping = true;
+                        return TokenSinkResult::RawData(RawKind::Rcdata);
+                    }
+                    (EndTag, "script" | "style" | "title" | "textarea") => out.skipping = false,
+                    (StartTag, "tr") | (EndTag, "tr") => out.end_row(),
+                    (StartTag, "table") | (EndTag, "table") => {
+                        out.end_row();
+                        out.block();
+                    }
+                    (_, "br") => out.line_break(),
+                    (StartTag, "td" | "th") | (EndTag, "td" | "th") => out.end_cell(),
+                    (StartTag, "pre") => {
+                        out.block();
+                        out.preformatted = true;
+                    }
+                    (EndTag, "pre") => {
+                        out.block();
+                        out.preformatted = false;
+                    }
+                    (_, name) if BLOCKS.contains(&name) => out.block(),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(html: &str) -> String {
+        read_html(html.as_bytes(), 1 << 20).unwrap().text
+    }
+
+    #[test]
+    fn paragraphs_and_headings_are_lines_and_entities_are_decoded() {
+        let html = "<HTML><HEAD><TITLE>ex10</TITLE><STYLE>p{x:y}</STYLE></HEAD><BODY>\
+            <P ALIGN=\"CENTER\"><B>CREDIT   AGREEMENT</B></P><P>the Borrower&#146;s\n  obligations&nbsp;under</P>\
+            <H2>ARTICLE I</H2>DEFINITIONS<BR>Section 1.01</BODY></HTML>";
+        assert_eq!(
+            read(html),
+            "CREDIT AGREEMENT\n\nthe Borrower\u{2019}s obligations under\n\nARTICLE I\n\nDEFINITIONS\nSection 1.01"
+        );
+    }
+
+    #[test]
+    fn a_pricing_grid_keeps_one_row_per_line_with_signs_joined_to_their_numbers() {
+        let html = "<TABLE><TR><TD>Pricing<BR>Level</TD><TD></TD><TD>Consolidated Leverage Ratio</TD>\
+            <TD>&nbsp;</TD><TD>Term SOFR Loans</TD><TD>Base Rate Loans</TD></TR>\
+            <TR><TD>I<TD><TD>&gt; 3.50:1.00<TD>2.50<TD>%<TD>1.50<TD>%\
+            <TR><TD>II<TD>&lt; 3.50:1.00<TD>2.25<TD>%<TD>1.25<TD>%</TABLE><P>after";
+        assert_eq!(
+            read(html),
+            "Pricing Level | Consolidated Leverage Ratio | Term SOFR Loans | Base Rate Loans\n\
+             I | > 3.50:1.00 | 2.50% | 1.50%\nII | < 3.50:1.00 | 2.25% | 1.25%\n\nafter"
+        );
+    }
+
+    #[test]
+    fn a_commitment_schedule_joins_the_dollar_sign_to_its_amount() {
+        let html = "<table><tr><td>Bank of America, N.A.</td><td>$</td><td>25,000,000</td></tr></table>";
+        assert_eq!(read(html), "Bank of America, N.A. | $25,000,000");
+    }
+
+    #[test]
+    fn windows_1252_bytes_and_edgar_headers_are_read() {
+        let mut bytes = b"<DOCUMENT>\n<TYPE>EX-10.1\n<TEXT>\n<HTML><P>Lender\x92s Commitment</P></HTML>".to_vec();
+        bytes.extend_from_slice(b"\n</TEXT>\n</DOCUMENT>");
+        let text = read_html(&bytes, 1 << 20).unwrap().text;
+        assert_eq!(text, "EX-10.1\n\nLender\u{2019}s Commitment");
+    }
+
+    #[test]
+    fn preformatted_text_keeps_its_lines() {
+        let html =
+            "<html><body><pre>                CREDIT AGREEMENT\n\n  Section 1.  Definitions.\n</pre></body></html>";
+        assert_eq!(read(html), "                CREDIT AGREEMENT\n\n  Section 1.  Definitions.");
+    }
+
+    #[test]
+    fn deep_nesting_is_read_in_linear_time_and_long_output_is_refused() {
+        let depth = 200_000;
+        let html = format!("{}deep{}", "<div>".repeat(depth), "</div>".repeat(depth));
+        assert_eq!(read(&html), "deep");
+        let long = format!("<p>{}</p>", "word ".repeat(1000));
+        assert_eq!(read_html(long.as_bytes(), 100), Err(ReadError::TextTooLong { limit_bytes: 100 }));
+    }
+}

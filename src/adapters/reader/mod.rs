@@ -1,0 +1,129 @@
+//! [`WorkerReader`]: the [`DocumentReader`] port, reading each file in a worker process (see
+//! [`worker`]) with a wall-clock limit, a memory limit and a cap on how many files are read at
+//! once; and the format readers themselves ([`read_in_process`]), one module per format, all
+//! writing the same layout ([`layout`]).
+
+mod docx;
+mod html;
+mod layout;
+mod pdf;
+mod text;
+pub mod worker;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+use tokio::sync::Semaphore;
+
+pub use docx::read_docx;
+pub use html::read_html;
+pub use pdf::read_pdf;
+pub use text::{decode, read_text};
+
+use crate::domain::intake::{MediaType, ReadDocument, ReadError};
+use crate::ports::reader::DocumentReader;
+use worker::WorkerArgs;
+
+/// Reads a file of `media_type` here, in this process: what the worker runs, and what tests call.
+///
+/// # Errors
+/// The format reader's [`ReadError`].
+pub fn read_in_process(media_type: MediaType, bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
+    match media_type {
+        MediaType::Pdf => read_pdf(bytes, max_text_bytes),
+        MediaType::Html => read_html(bytes, max_text_bytes),
+        MediaType::Docx => read_docx(bytes, max_text_bytes),
+        MediaType::Text => read_text(bytes, max_text_bytes),
+    }
+}
+
+/// The limits a file is read within.
+#[derive(Clone, Debug)]
+pub struct ReaderLimits {
+    /// The executable started as the worker (`creditflow` itself).
+    pub worker: PathBuf,
+    pub max_input_bytes: u64,
+    pub max_text_bytes: usize,
+    pub timeout: Duration,
+    pub memory_mib: u64,
+    /// Files read at once; more wait up to `queue_wait`, then [`ReadError::Busy`].
+    pub concurrency: usize,
+    pub queue_wait: Duration,
+}
+
+pub struct WorkerReader {
+    limits: ReaderLimits,
+    permits: Arc<Semaphore>,
+}
+
+impl WorkerReader {
+    pub fn new(limits: ReaderLimits) -> Self {
+        let permits = Arc::new(Semaphore::new(limits.concurrency.max(1)));
+        Self { limits, permits }
+    }
+
+    async fn run_worker(&self, media_type: MediaType, bytes: Bytes) -> Result<ReadDocument, ReadError> {
+        let limits = &self.limits;
+        let args = WorkerArgs {
+            media_type,
+            max_input_bytes: limits.max_input_bytes,
+            max_text_bytes: limits.max_text_bytes,
+            memory_mib: limits.memory_mib,
+            cpu_seconds: limits.timeout.as_secs().max(1),
+        };
+        let mut child = Command::new(&limits.worker)
+            .args(args.to_args())
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| ReadError::Failed(format!("cannot start the reader {}: {e}", limits.worker.display())))?;
+        let mut stdin = child.stdin.take().ok_or_else(|| ReadError::Failed("no stdin".into()))?;
+        let mut stdout = child.stdout.take().ok_or_else(|| ReadError::Failed("no stdout".into()))?;
+        // JSON escaping at most sextuples a text (\u00XX for control characters).
+        let max_output = (limits.max_text_bytes as u64).saturating_mul(6).saturating_add(1 << 20);
+        let work = async {
+            // The worker may stop reading early (a limit hit); that is not an error here.
+            let feed = async move {
+                let _ = stdin.write_all(&bytes).await;
+                drop(stdin);
+            };
+            let mut output = Vec::new();
+            let mut limited = (&mut stdout).take(max_output);
+            let collect = limited.read_to_end(&mut output);
+            let ((), read) = tokio::join!(feed, collect);
+            let status = child.wait().await;
+            (read, status, output)
+        };
+        let Ok((read, status, output)) = tokio::time::timeout(limits.timeout, work).await else {
+            // `child` is dropped with the future: kill_on_drop ends the worker.
+            return Err(ReadError::TimedOut { seconds: limits.timeout.as_secs() });
+        };
+        let status = status.map_err(|e| ReadError::Failed(format!("the reader did not finish: {e}")))?;
+        if read.is_err() || !status.success() {
+            // Killed by its memory or CPU limit, or crashed in a parser: the file did that.
+            return Err(ReadError::OutOfMemory { limit_mib: limits.memory_mib });
+        }
+        serde_json::from_slice::<Result<ReadDocument, ReadError>>(&output)
+            .map_err(|e| ReadError::Failed(format!("the reader's answer is not readable: {e}")))?
+    }
+}
+
+#[async_trait]
+impl DocumentReader for WorkerReader {
+    async fn read(&self, media_type: MediaType, bytes: Bytes) -> Result<ReadDocument, ReadError> {
+        let permit = tokio::time::timeout(self.limits.queue_wait, self.permits.clone().acquire_owned()).await;
+        let Ok(Ok(_permit)) = permit else {
+            return Err(ReadError::Busy);
+        };
+        self.run_worker(media_type, bytes).await
+    }
+}

@@ -1,0 +1,133 @@
+//! The reader's worker process: the same binary started as `creditflow read-document`, reading
+//! one file from stdin and writing what it read as JSON to stdout.
+//!
+//! Parsers of untrusted files can be made to allocate gigabytes, overflow their stack, loop, or
+//! panic; the measurements behind this design (docs/INTAKE-CRATES.md) saw five crates abort the
+//! whole process. A panic can be caught, an abort cannot, and a thread cannot be stopped. A
+//! process can: the worker caps its own address space and CPU time before it reads a byte, and
+//! the service kills it at the wall-clock limit. Whatever happens to the worker, the service and
+//! the requests it is serving go on. The worker gets no environment from the service (no
+//! database URL, no keys), and has nothing to do but read.
+
+use std::io::{Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::process::ExitCode;
+
+use rlimit::Resource;
+
+use super::read_in_process;
+use crate::domain::intake::{MediaType, ReadDocument, ReadError};
+
+/// The first argument that makes the binary a worker.
+pub const SUBCOMMAND: &str = "read-document";
+
+/// What the worker is told on its command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerArgs {
+    pub media_type: MediaType,
+    pub max_input_bytes: u64,
+    pub max_text_bytes: usize,
+    pub memory_mib: u64,
+    pub cpu_seconds: u64,
+}
+
+impl WorkerArgs {
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            SUBCOMMAND.to_owned(),
+            self.media_type.mime().to_owned(),
+            self.max_input_bytes.to_string(),
+            self.max_text_bytes.to_string(),
+            self.memory_mib.to_string(),
+            self.cpu_seconds.to_string(),
+        ]
+    }
+
+    fn parse(args: &[String]) -> Option<Self> {
+        match args {
+            [_, media, input, text, memory, cpu] => Some(WorkerArgs {
+                media_type: MediaType::from_mime(media)?,
+                max_input_bytes: input.parse().ok()?,
+                max_text_bytes: text.parse().ok()?,
+                memory_mib: memory.parse().ok()?,
+                cpu_seconds: cpu.parse().ok()?,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// `Some(exit code)` when the process was started as a worker (and has done its work), `None`
+/// when it is the service.
+pub fn run_if_requested() -> Option<ExitCode> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some(SUBCOMMAND) {
+        return None;
+    }
+    let Some(args) = WorkerArgs::parse(&args) else {
+        eprintln!("usage: creditflow {SUBCOMMAND} MEDIA_TYPE MAX_INPUT MAX_TEXT MEMORY_MIB CPU_SECONDS");
+        return Some(ExitCode::from(2));
+    };
+    Some(run(&args))
+}
+
+fn run(args: &WorkerArgs) -> ExitCode {
+    // A parser's panic is reported as the file's problem, in the answer, not printed.
+    std::panic::set_hook(Box::new(|_| {}));
+    let memory = args.memory_mib.saturating_mul(1024 * 1024);
+    if rlimit::setrlimit(Resource::AS, memory, memory).is_err()
+        || rlimit::setrlimit(Resource::CPU, args.cpu_seconds, args.cpu_seconds.saturating_add(1)).is_err()
+    {
+        eprintln!("creditflow {SUBCOMMAND}: cannot set resource limits");
+        return ExitCode::from(3);
+    }
+    let mut input = Vec::new();
+    if std::io::stdin().take(args.max_input_bytes.saturating_add(1)).read_to_end(&mut input).is_err()
+        || input.len() as u64 > args.max_input_bytes
+    {
+        eprintln!("creditflow {SUBCOMMAND}: input missing or over its limit");
+        return ExitCode::from(4);
+    }
+    let result = read_caught(args.media_type, &input, args.max_text_bytes);
+    let Ok(json) = serde_json::to_vec(&result) else {
+        return ExitCode::from(5);
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(&json).and_then(|()| stdout.flush()).is_err() {
+        return ExitCode::from(6);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads in this process, a parser's panic reported as a damaged file.
+pub fn read_caught(media_type: MediaType, bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
+    catch_unwind(AssertUnwindSafe(|| read_in_process(media_type, bytes, max_text_bytes))).unwrap_or_else(|panic| {
+        let reason = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the parser failed".to_owned());
+        Err(ReadError::corrupt(media_type, reason))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_round_trip() {
+        let args = WorkerArgs {
+            media_type: MediaType::Docx,
+            max_input_bytes: 25 << 20,
+            max_text_bytes: 5 << 20,
+            memory_mib: 1024,
+            cpu_seconds: 30,
+        };
+        let mut argv = args.to_args();
+        assert_eq!(argv[0], SUBCOMMAND);
+        assert_eq!(WorkerArgs::parse(&argv), Some(args));
+        argv.pop();
+        assert_eq!(WorkerArgs::parse(&argv), None);
+    }
+}
