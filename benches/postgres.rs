@@ -20,6 +20,7 @@ use creditflow::domain::db_ssl::SslMode;
 use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
+use creditflow::domain::intake::PageMap;
 use creditflow::ports::documents::{DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::store::UserRepository;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -192,6 +193,8 @@ fn seeded_version(i: usize, author: UserId) -> NewVersion {
         "The Borrower shall maintain a Consolidated Leverage Ratio not exceeding 4.50 to 1.00. ".repeat(20)
     );
     NewVersion {
+        original: None,
+        pages: PageMap::default(),
         quota: DocumentQuota::UNLIMITED,
         text_sha256: format!("{i:064}"),
         extraction: ExtractionRecord {

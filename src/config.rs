@@ -288,6 +288,8 @@ pub struct Config {
     pub document_writes_per_minute: u32,
     /// Longest document text accepted by extraction and the document endpoints.
     pub extract_max_bytes: usize,
+    /// Uploaded files and how they are read (`UPLOAD_MAX_BYTES`, `READER_*`).
+    pub reader: ReaderConfig,
     /// `None`: no language model configured (`LLM_BASE_URL` unset).
     pub llm: Option<LlmConfig>,
     /// Web search, page fetching and the research workers (`SEARCH_*`, `FETCH_*`, `RESEARCH_*`).
@@ -440,6 +442,13 @@ impl Config {
             document_quota_bytes: vars.parse_or("DOCUMENT_QUOTA_BYTES", 1 << 30, "a number of bytes")?,
             document_writes_per_minute: vars.positive_or("DOCUMENT_WRITES_PER_MINUTE", 30)?,
             extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
+            reader: ReaderConfig {
+                upload_max_bytes: u64::from(vars.positive_or("UPLOAD_MAX_BYTES", 25 * 1024 * 1024)?),
+                timeout: vars.duration_or("READER_TIMEOUT", Duration::from_secs(30))?,
+                memory_mib: u64::from(vars.positive_or("READER_MEMORY_MIB", 1024)?),
+                concurrency: vars.positive_or("READER_CONCURRENCY", 2)? as usize,
+                worker: vars.get("READER_WORKER").map(PathBuf::from),
+            },
             llm: vars.llm()?,
             research: vars.research()?,
             shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
@@ -467,6 +476,21 @@ impl Config {
 
 fn invalid(variable: &'static str, message: impl Into<String>) -> ConfigError {
     ConfigError { variable, message: message.into() }
+}
+
+/// Uploaded files, and the worker processes that read them.
+#[derive(Clone, Debug)]
+pub struct ReaderConfig {
+    /// `UPLOAD_MAX_BYTES`: the largest file accepted (default 25 MiB); larger is 413.
+    pub upload_max_bytes: u64,
+    /// `READER_TIMEOUT`: how long one file may take to read (default 30 s); longer is 422.
+    pub timeout: Duration,
+    /// `READER_MEMORY_MIB`: the address space a reader process may use (default 1024).
+    pub memory_mib: u64,
+    /// `READER_CONCURRENCY`: files read at once (default 2); more wait briefly, then 503.
+    pub concurrency: usize,
+    /// `READER_WORKER`: the executable started to read a file; default: this binary.
+    pub worker: Option<PathBuf>,
 }
 
 /// Parses `90s`, `15m`, `24h`, `30d` (a positive whole number and one unit).

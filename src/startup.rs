@@ -24,6 +24,7 @@ use crate::adapters::memory::{
     MemoryResearchStore, MemoryResponseCache, MemoryStore,
 };
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
+use crate::adapters::reader::WorkerReader;
 use crate::adapters::search::search_providers_from_config;
 use crate::adapters::secrets::load_or_create_jwt_secret;
 use crate::config::{Config, HttpServerConfig, MarketDataConfig, RateLimitStore, StoreKind};
@@ -475,7 +476,8 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         .with_quota(DocumentQuota {
             max_documents: config.document_quota_count,
             max_bytes: config.document_quota_bytes,
-        }),
+        })
+        .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes))),
     );
     let quant = Arc::new(
         QuantService::new(
@@ -525,6 +527,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         auth,
         documents,
         extract_max_bytes: config.extract_max_bytes,
+        upload_max_bytes: config.reader.upload_max_bytes,
         quant,
         research,
         people,

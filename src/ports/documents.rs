@@ -6,9 +6,10 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, Document, DocumentId, DocumentPage, DocumentQuery, DocumentQuota, ExtractionRecord, QuotaExceeded,
-    ReviewEvent, ReviewState,
+    CorpusDocument, Document, DocumentId, DocumentPage, DocumentQuery, DocumentQuota, ExtractionRecord, OriginalFile,
+    OriginalInfo, QuotaExceeded, ReviewEvent, ReviewState,
 };
+use crate::domain::intake::PageMap;
 use crate::ports::store::StoreError;
 
 /// A version about to be stored; the store numbers it.
@@ -21,6 +22,17 @@ pub struct NewVersion {
     pub extraction: ExtractionRecord,
     pub author: UserId,
     pub created_at: time::OffsetDateTime,
+    /// The uploaded file the text was read from; `None` for text sent as text.
+    pub original: Option<OriginalFile>,
+    /// Where the text's pages start; empty for a text without pages.
+    pub pages: PageMap,
+}
+
+impl NewVersion {
+    /// What the version adds to its owner's storage: its text and its original file.
+    pub fn stored_bytes(&self) -> u64 {
+        self.text.len() as u64 + self.original.as_ref().map_or(0, |o| o.bytes.len() as u64)
+    }
 }
 
 /// A document about to be stored with its first version; the store assigns its id.
@@ -84,6 +96,13 @@ pub trait DocumentRepository: Send + Sync + 'static {
     /// # Errors
     /// As [`Self::add_version`].
     async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError>;
+
+    /// The file version `version` of document `id` was read from, with its bytes; `None` for an
+    /// unknown document or version, or a version whose text was sent as text.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn original(&self, id: DocumentId, version: i32) -> Result<Option<(OriginalInfo, bytes::Bytes)>, StoreError>;
 
     /// One page of listings, most recently updated first, with the total count.
     ///

@@ -58,6 +58,8 @@ pub async fn spawn_app_around(
         ("ADMIN_EMAIL", ADMIN_EMAIL),
         ("ADMIN_PASSWORD", ADMIN_PASSWORD),
         ("SIWE_DOMAIN", "localhost:3000"),
+        // Uploaded files are read by the service's own binary, started as a worker process.
+        ("READER_WORKER", env!("CARGO_BIN_EXE_creditflow")),
     ];
     vars.extend_from_slice(overrides);
     let config = Config::for_tests(&vars).expect("test configuration is valid");
@@ -115,6 +117,37 @@ impl TestApp {
         self.request(Method::GET, path, token, None).await
     }
 
+    /// POSTs a `multipart/form-data` body: `file` parts as (name, file name, content type, bytes),
+    /// text parts with neither file name nor content type.
+    pub async fn post_form(&self, path: &str, token: &str, parts: &[FormPart<'_>]) -> Response {
+        const BOUNDARY: &str = "creditflow-test-boundary-7d1f";
+        let mut body = Vec::new();
+        for part in parts {
+            body.extend_from_slice(
+                format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{}\"", part.name).as_bytes(),
+            );
+            if let Some(file_name) = part.file_name {
+                body.extend_from_slice(format!("; filename=\"{file_name}\"").as_bytes());
+            }
+            body.extend_from_slice(b"\r\n");
+            if let Some(content_type) = part.content_type {
+                body.extend_from_slice(format!("Content-Type: {content_type}\r\n").as_bytes());
+            }
+            body.extend_from_slice(b"\r\n");
+            body.extend_from_slice(part.bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+        self.client
+            .post(format!("{}{}", self.address, path))
+            .bearer_auth(token)
+            .header("content-type", format!("multipart/form-data; boundary={BOUNDARY}"))
+            .body(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
     pub async fn login(&self, email: &str, password: &str) -> Response {
         self.post("/api/auth/login", None, &json!({ "email": email, "password": password })).await
     }
@@ -148,6 +181,24 @@ pub fn access_token(body: &Value) -> String {
 
 pub fn refresh_token(body: &Value) -> String {
     body["refresh_token"].as_str().expect("refresh_token").to_owned()
+}
+
+/// One part of a form for [`TestApp::post_form`].
+pub struct FormPart<'a> {
+    pub name: &'a str,
+    pub file_name: Option<&'a str>,
+    pub content_type: Option<&'a str>,
+    pub bytes: &'a [u8],
+}
+
+impl<'a> FormPart<'a> {
+    pub fn file(file_name: &'a str, content_type: &'a str, bytes: &'a [u8]) -> Self {
+        Self { name: "file", file_name: Some(file_name), content_type: Some(content_type), bytes }
+    }
+
+    pub fn text(name: &'a str, value: &'a str) -> Self {
+        Self { name, file_name: None, content_type: None, bytes: value.as_bytes() }
+    }
 }
 
 /// Asserts the spec's error shape and returns the body.

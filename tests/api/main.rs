@@ -18,4 +18,5 @@ mod research;
 mod startup;
 mod store_contract;
 mod test_cluster;
+mod uploads;
 mod wallet;

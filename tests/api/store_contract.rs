@@ -16,8 +16,10 @@ use creditflow::domain::auth::sessions::{
 };
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
 use creditflow::domain::documents::{
-    AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, QuotaKind, ReviewEvent, ReviewState,
+    AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, OriginalFile, QuotaKind, ReviewEvent,
+    ReviewState,
 };
+use creditflow::domain::intake::{MediaType, PageMap};
 use creditflow::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
 use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::domain::research_runs::{
@@ -183,6 +185,8 @@ async fn the_memory_store_honours_the_repository_contract() {
 
 fn version(text: &str, borrower: &str, author: UserId, at: OffsetDateTime) -> NewVersion {
     NewVersion {
+        original: None,
+        pages: PageMap::default(),
         quota: DocumentQuota::UNLIMITED,
         text: text.to_owned(),
         text_sha256: format!("{:0>64}", text.len()),
@@ -353,10 +357,49 @@ pub async fn document_quotas_hold_under_concurrent_writes(store: Arc<dyn Documen
     store.create(limited(bob, &hundred)).await.expect("bob has his own quota");
 }
 
+pub async fn uploaded_files_are_kept_with_their_versions_and_count_against_the_quota(
+    store: Arc<dyn DocumentRepository>,
+) {
+    let alice = UserId::new_random();
+    let pdf = OriginalFile::new(MediaType::Pdf, bytes::Bytes::from(b"%PDF-1.7 \x00\xff binary".repeat(10)));
+    let mut document = new_document(alice, "Uploaded", "CREDIT AGREEMENT\n\nSection 1", "Acme Corp", NOW);
+    document.first_version.original = Some(pdf.clone());
+    document.first_version.pages = PageMap::new(vec![0, 18]);
+    let created = store.create(document).await.expect("create");
+    let first = &created.versions[0];
+    assert_eq!(first.original, Some(pdf.info()));
+    assert_eq!(first.pages.starts(), &[0, 18]);
+    assert_eq!(first.stored_bytes(), 27 + pdf.bytes.len() as u64);
+    assert_eq!(store.find(created.id).await.expect("find").as_ref(), Some(&created));
+    assert_eq!(store.original(created.id, 1).await.expect("original"), Some((pdf.info(), pdf.bytes.clone())));
+
+    // A version sent as text has no file; unknown versions and documents have none either.
+    let text_version = version("plain text", "Acme Corp", alice, NOW);
+    let event = review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, NOW);
+    let changed = store.add_version(created.id, text_version, event).await.expect("add version");
+    assert_eq!((changed.versions[1].original.as_ref(), changed.versions[1].pages.is_empty()), (None, true));
+    assert_eq!(store.original(created.id, 2).await.expect("text version"), None);
+    assert_eq!(store.original(created.id, 3).await.expect("no version"), None);
+
+    // The file's bytes count against the owner's quota, beside the text.
+    let used = 27 + pdf.bytes.len() as u64 + 10;
+    let mut over = version("x", "Acme Corp", alice, NOW);
+    over.quota = DocumentQuota { max_documents: 10, max_bytes: used + 50 };
+    over.original = Some(OriginalFile::new(MediaType::Pdf, bytes::Bytes::from(vec![b'%'; 60])));
+    let event = review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, NOW);
+    match store.add_version(created.id, over, event).await {
+        Err(DocumentChangeError::QuotaExceeded(exceeded)) => {
+            assert_eq!((exceeded.used, exceeded.requested), (used, 61))
+        }
+        other => panic!("expected the byte quota, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn the_memory_document_store_honours_the_repository_contract() {
     documents_are_versioned_reviewed_and_listed(Arc::new(MemoryDocumentStore::new())).await;
     document_quotas_hold_under_concurrent_writes(Arc::new(MemoryDocumentStore::new())).await;
+    uploaded_files_are_kept_with_their_versions_and_count_against_the_quota(Arc::new(MemoryDocumentStore::new())).await;
 }
 
 fn analysis(owner: UserId, kind: AnalysisKind, deal_id: Option<i64>, minutes: i64) -> AnalysisRecord {

@@ -19,20 +19,24 @@ use super::filters::{
     authenticated, decorate_with_rate_limit, document_writes_limited, rate_limited, request_id, with_state,
 };
 use super::paging::rfc3339;
+use super::uploads::{body_limit, is_multipart, parse_upload_form};
 use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
 use crate::domain::documents::service::LINKED_RUNS_LIMIT;
 use crate::domain::documents::{
     AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
-    DocumentQuery, DocumentVersion, ExtractionRecord, ReviewAction, ReviewEvent, analyse_text,
+    DocumentQuery, DocumentVersion, ExtractionRecord, OriginalFile, ReviewAction, ReviewEvent, analyse_source,
+    analyse_text,
 };
+use crate::domain::intake::{MediaType, ReadError};
 use crate::domain::people_runs::PeopleRecord;
 use crate::domain::ratelimit::RateDecision;
 use crate::domain::research_runs::ResearchRun;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     // JSON escaping can make a text longer on the wire; the text itself is measured after parsing.
-    let limit = (state.extract_max_bytes as u64).saturating_mul(2).saturating_add(64 * 1024);
+    let json_limit = (state.extract_max_bytes as u64).saturating_mul(2).saturating_add(64 * 1024);
+    let limit = body_limit(json_limit, state.upload_max_bytes);
     let extract = warp::path!("api" / "extract")
         .and(warp::post())
         .and(with_state(state.clone()))
@@ -70,6 +74,11 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .then(|id, state, caller, decision, request_id, body| async move {
             decorate_with_rate_limit(decision, respond(add_version(id, state, caller, request_id, body).await))
         });
+    let original = warp::path!("api" / "documents" / String / "versions" / i32 / "original")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .then(download_original);
     let review = warp::path!("api" / "documents" / String / "workflow")
         .and(warp::post())
         .and(with_state(state.clone()))
@@ -89,6 +98,8 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .or(add_version)
         .unify()
         .or(review)
+        .unify()
+        .or(original.map(respond))
         .unify()
         .boxed()
 }
@@ -110,8 +121,44 @@ impl From<DocumentError> for ApiError {
             DocumentError::Forbidden(_) => ApiError::forbidden(message),
             DocumentError::Conflict(_) => ApiError::new(StatusCode::CONFLICT, message),
             DocumentError::Store(error) => ApiError::internal(error.into()),
+            DocumentError::UnsupportedMediaType { .. } => ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
+                .with_detail(serde_json::json!({ "accepted": MediaType::accepted() })),
+            DocumentError::Unreadable(ReadError::Busy) => ApiError::service_unavailable(message, 5),
+            DocumentError::Unreadable(ReadError::Failed(reason)) => ApiError::internal(anyhow::anyhow!(reason)),
+            DocumentError::Unreadable(error) => {
+                let mut detail = serde_json::json!({ "field": "file", "reason": unreadable_reason(&error) });
+                if let ReadError::ImageOnly { pages, total } = &error {
+                    detail["pages_without_text"] = serde_json::json!(pages);
+                    detail["pages"] = serde_json::json!(total);
+                }
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message).with_detail(detail)
+            }
         }
     }
+}
+
+/// A word for what is wrong with a file, for clients to branch on.
+fn unreadable_reason(error: &ReadError) -> &'static str {
+    match error {
+        ReadError::Corrupt { .. } => "corrupt",
+        ReadError::Encrypted => "encrypted",
+        ReadError::ImageOnly { .. } => "image_only",
+        ReadError::Expands { .. } => "expands_too_far",
+        ReadError::TextTooLong { .. } => "text_too_long",
+        ReadError::TimedOut { .. } => "timed_out",
+        ReadError::OutOfMemory { .. } => "reader_limit",
+        ReadError::Busy | ReadError::Failed(_) => "unavailable",
+    }
+}
+
+/// Reads an uploaded file and extracts its text, off the async workers like [`analyse`].
+async fn analyse_file(state: &AppState, file: OriginalFile) -> Result<AnalysedText, ApiError> {
+    let source = state.documents.read_upload(file).await?;
+    let max = state.extract_max_bytes;
+    let analysed = tokio::task::spawn_blocking(move || analyse_source(source, max))
+        .await
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("extraction task failed: {e}")))??;
+    Ok(state.documents.assist(analysed).await)
 }
 
 /// Extraction is CPU work proportional to the text: it runs on the blocking pool, not on the
@@ -164,8 +211,13 @@ pub async fn extract(
     request_id: String,
     body: RawJson,
 ) -> Result<impl Reply, ApiError> {
-    let request: ExtractRequest = body.parse()?;
-    let analysed = analyse(&state, request.text).await?;
+    let analysed = if is_multipart(&body) {
+        let form = parse_upload_form(body, state.upload_max_bytes).await?;
+        analyse_file(&state, form.file).await?
+    } else {
+        let request: ExtractRequest = body.parse()?;
+        analyse(&state, request.text).await?
+    };
     let extracted = state.documents.extracted(analysed, &request_id);
     Ok(warp::reply::json(&ExtractResponse {
         status: "success",
@@ -188,12 +240,24 @@ pub async fn create_document(
     request_id: String,
     body: RawJson,
 ) -> Result<impl Reply, ApiError> {
-    let request: CreateDocumentRequest = body.parse()?;
-    if request.title.trim().is_empty() {
-        return Err(ApiError::invalid_field("title", "must not be empty"));
-    }
-    let analysed = analyse(&state, request.text).await?;
-    let change = state.documents.create(caller, &request.title, request.deal_id, analysed, &request_id).await?;
+    let (title, deal_id, analysed) = if is_multipart(&body) {
+        let form = parse_upload_form(body, state.upload_max_bytes).await?;
+        // Without a title part the file's name (without its extension) is the title.
+        let title = form.title.clone().or_else(|| {
+            form.file_name.as_deref().map(|name| name.rsplit_once('.').map_or(name, |(stem, _)| stem).to_owned())
+        });
+        let title = title.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+            ApiError::invalid_field("title", "must not be empty (send a title part, or a file with a name)")
+        })?;
+        (title, form.deal_id, analyse_file(&state, form.file).await?)
+    } else {
+        let request: CreateDocumentRequest = body.parse()?;
+        if request.title.trim().is_empty() {
+            return Err(ApiError::invalid_field("title", "must not be empty"));
+        }
+        (request.title, request.deal_id, analyse(&state, request.text).await?)
+    };
+    let change = state.documents.create(caller, &title, deal_id, analysed, &request_id).await?;
     Ok(change_reply(change, StatusCode::CREATED))
 }
 
@@ -216,8 +280,13 @@ pub async fn add_version(
     body: RawJson,
 ) -> Result<impl Reply, ApiError> {
     let id = parse_document_id(&raw_id)?;
-    let request: AddVersionRequest = body.parse()?;
-    let analysed = analyse(&state, request.text).await?;
+    let analysed = if is_multipart(&body) {
+        let form = parse_upload_form(body, state.upload_max_bytes).await?;
+        analyse_file(&state, form.file).await?
+    } else {
+        let request: AddVersionRequest = body.parse()?;
+        analyse(&state, request.text).await?
+    };
     let change = state.documents.add_version(caller, id, analysed, &request_id).await?;
     Ok(change_reply(change, StatusCode::CREATED))
 }
@@ -293,6 +362,41 @@ pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principa
         body.workflow_data.people = people.iter().map(linked_person).collect();
     }
     Ok(warp::reply::json(&DocumentResponse { status: "success", document: body }))
+}
+
+/// GET /api/documents/{document_id}/versions/{version}/original
+#[utoipa::path(get, path = "/api/documents/{document_id}/versions/{version}/original", tag = "documents",
+    params(("document_id" = i64, Path, description = "Document id"), ("version" = i32, Path, description = "Version number")),
+    description = "The file a version was read from, byte for byte as uploaded, with its media type; \
+                   `X-Content-SHA256` carries its SHA-256. Always sent as an attachment (never rendered by a \
+                   browser). 404 for a version sent as text.",
+    responses(
+        (status = 200, description = "The file", content_type = "application/octet-stream"),
+        (status = 404, description = "No such document, version or file", body = ErrorBody),
+    ))]
+pub async fn download_original(
+    raw_id: String,
+    version: i32,
+    state: Arc<AppState>,
+    caller: Principal,
+) -> Result<impl Reply, ApiError> {
+    let id = parse_document_id(&raw_id)?;
+    let (info, bytes) = state.documents.original(caller, id, version).await?;
+    let mut response = Response::new(bytes.into());
+    let headers = response.headers_mut();
+    let file_name = format!("document-{id}-v{version}.{}", info.media_type.extension());
+    for (name, value) in [
+        ("content-type", info.media_type.mime().to_owned()),
+        ("content-disposition", format!("attachment; filename=\"{file_name}\"")),
+        ("x-content-sha256", info.sha256),
+        // An uploaded HTML file is never run as a page of this origin, even if opened directly.
+        ("content-security-policy", "sandbox".to_owned()),
+    ] {
+        if let Ok(value) = warp::http::HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+    Ok(response)
 }
 
 /// A quantitative analysis as listed beside a document.
@@ -509,9 +613,16 @@ pub struct VersionBody {
     pub created_at: String,
     #[schema(value_type = Object)]
     pub agreement: Value,
-    /// The extraction report: status, missing_fields, warnings, provenance.
+    /// The extraction report: status, missing_fields, warnings, provenance (each quote with its
+    /// `page` when the file had pages) and, for an uploaded file, `source`.
     #[schema(value_type = Object)]
     pub extraction: Value,
+    /// The uploaded file this version was read from (`media_type`, `size_bytes`, `sha256`), to be
+    /// downloaded at `/api/documents/{id}/versions/{version}/original`; null for text sent as text.
+    #[schema(value_type = Option<Object>)]
+    pub original: Option<Value>,
+    /// Byte offsets in `text` where each page starts (PDFs, paged text filings); empty otherwise.
+    pub page_starts: Vec<usize>,
 }
 
 impl From<&DocumentVersion> for VersionBody {
@@ -525,6 +636,8 @@ impl From<&DocumentVersion> for VersionBody {
             created_at: rfc3339(version.created_at),
             agreement: agreement.clone(),
             extraction: report.clone(),
+            original: version.original.as_ref().map(|o| o.to_json()),
+            page_starts: version.pages.starts().to_vec(),
         }
     }
 }

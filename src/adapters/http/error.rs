@@ -211,8 +211,8 @@ pub async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
 /// A request body accepted by size, to be parsed as JSON inside a handler (so that its errors
 /// are replies that other wrappers, like the rate-limit headers, still decorate).
 pub struct RawJson {
-    content_type: Option<String>,
-    bytes: Bytes,
+    pub(super) content_type: Option<String>,
+    pub(super) bytes: Bytes,
 }
 
 /// Takes the raw body, refusing (413) bodies above `limit` bytes.

@@ -17,6 +17,7 @@ pub mod people;
 pub mod quant;
 pub mod research;
 pub mod server;
+pub mod uploads;
 
 use std::sync::Arc;
 
@@ -50,6 +51,8 @@ pub struct AppState {
     pub research_wake: Arc<tokio::sync::Notify>,
     /// Longest text accepted for extraction and documents (`EXTRACT_MAX_BYTES`).
     pub extract_max_bytes: usize,
+    /// Largest file accepted by the upload endpoints (`UPLOAD_MAX_BYTES`).
+    pub upload_max_bytes: u64,
     pub rate_limiter: Arc<dyn RateLimiter>,
     pub rate_policy: RatePolicy,
     /// Each user's budget of document writes (`DOCUMENT_WRITES_PER_MINUTE`).

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, ReviewEvent,
-    StorageUsage, search_terms,
+    CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, OriginalFile,
+    OriginalInfo, ReviewEvent, StorageUsage, search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
@@ -90,6 +90,8 @@ fn bm25_scores(documents: &[&Stored], terms: &[String]) -> Vec<f64> {
 #[derive(Default)]
 struct State {
     documents: BTreeMap<DocumentId, Stored>,
+    /// The uploaded files versions were read from.
+    originals: HashMap<(DocumentId, i32), OriginalFile>,
     last_id: i64,
 }
 
@@ -114,7 +116,7 @@ impl MemoryDocumentStore {
             StorageUsage::default(),
             |usage, stored| StorageUsage {
                 documents: usage.documents + 1,
-                bytes: usage.bytes + stored.document.versions.iter().map(|v| v.text.len() as u64).sum::<u64>(),
+                bytes: usage.bytes + stored.document.versions.iter().map(DocumentVersion::stored_bytes).sum::<u64>(),
             },
         )
     }
@@ -132,13 +134,17 @@ impl MemoryDocumentStore {
         }
         if let Some(version) = &version {
             let usage = Self::usage(&state, document.owner);
-            version.quota.admit(usage, false, version.text.len() as u64).map_err(DocumentChangeError::QuotaExceeded)?;
+            version.quota.admit(usage, false, version.stored_bytes()).map_err(DocumentChangeError::QuotaExceeded)?;
         }
-        let stored = state.documents.get_mut(&id).ok_or(DocumentChangeError::NotFound)?;
         if let Some(version) = version {
             let number = document.current_version().map_or(1, |v| v.version + 1);
-            document.versions.push(into_version(version, number));
+            let (version, original) = into_version(version, number);
+            document.versions.push(version);
+            if let Some(original) = original {
+                state.originals.insert((id, number), original);
+            }
         }
+        let stored = state.documents.get_mut(&id).ok_or(DocumentChangeError::NotFound)?;
         document.state = event.to;
         document.updated_at = event.at;
         document.history.push(event);
@@ -147,15 +153,19 @@ impl MemoryDocumentStore {
     }
 }
 
-fn into_version(version: NewVersion, number: i32) -> DocumentVersion {
-    DocumentVersion {
+/// The version as listed, and the file it was read from, kept apart.
+fn into_version(version: NewVersion, number: i32) -> (DocumentVersion, Option<OriginalFile>) {
+    let listed = DocumentVersion {
         version: number,
         text: version.text,
         text_sha256: version.text_sha256,
         extraction: version.extraction,
         author: version.author,
         created_at: version.created_at,
-    }
+        original: version.original.as_ref().map(OriginalFile::info),
+        pages: version.pages,
+    };
+    (listed, version.original)
 }
 
 #[async_trait]
@@ -163,11 +173,12 @@ impl DocumentRepository for MemoryDocumentStore {
     async fn create(&self, new: NewDocument) -> Result<Document, DocumentChangeError> {
         let mut state = self.state();
         let quota = new.first_version.quota;
-        let bytes = new.first_version.text.len() as u64;
+        let bytes = new.first_version.stored_bytes();
         quota.admit(Self::usage(&state, new.owner), true, bytes).map_err(DocumentChangeError::QuotaExceeded)?;
         state.last_id += 1;
         let id =
             DocumentId::new(state.last_id).ok_or_else(|| StoreError::Unavailable(anyhow::anyhow!("id overflow")))?;
+        let (first_version, original) = into_version(new.first_version, 1);
         let document = Document {
             id,
             owner: new.owner,
@@ -176,9 +187,12 @@ impl DocumentRepository for MemoryDocumentStore {
             created_at: new.created.at,
             updated_at: new.created.at,
             state: new.created.to,
-            versions: vec![into_version(new.first_version, 1)],
+            versions: vec![first_version],
             history: vec![new.created],
         };
+        if let Some(original) = original {
+            state.originals.insert((id, 1), original);
+        }
         state.documents.insert(id, Stored::new(document.clone()));
         Ok(document)
     }
@@ -198,6 +212,10 @@ impl DocumentRepository for MemoryDocumentStore {
 
     async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError> {
         self.change(id, event, None)
+    }
+
+    async fn original(&self, id: DocumentId, version: i32) -> Result<Option<(OriginalInfo, bytes::Bytes)>, StoreError> {
+        Ok(self.state().originals.get(&(id, version)).map(|original| (original.info(), original.bytes.clone())))
     }
 
     async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError> {

@@ -14,13 +14,16 @@ use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
     AgreementSummary, CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery,
-    DocumentQuota, DocumentVersion, ExtractionRecord, Money, ReviewEvent, ReviewState, StorageUsage, search_terms,
+    DocumentQuota, DocumentVersion, ExtractionRecord, Money, OriginalFile, OriginalInfo, ReviewEvent, ReviewState,
+    StorageUsage, search_terms,
 };
+use crate::domain::intake::{MediaType, PageMap};
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
 
 const VERSION_COLUMNS: &str = "version, text, text_sha256, extraction_status, agreement, report, borrower, \
-     total_commitment, total_commitment_currency, governing_law, agreement_date, parties, author_id, created_at";
+     total_commitment, total_commitment_currency, governing_law, agreement_date, parties, author_id, created_at, \
+     page_starts, original_media_type, original_size, original_sha256";
 const SUMMARY_COLUMNS: &str = "v.borrower, v.total_commitment, v.total_commitment_currency, v.governing_law, \
      v.agreement_date, v.parties";
 
@@ -59,8 +62,24 @@ fn summary_from_row(row: &Row) -> Result<AgreementSummary, StoreError> {
     })
 }
 
+fn original_from_row(row: &Row) -> Result<Option<OriginalInfo>, StoreError> {
+    let media_type: Option<String> = column(row, "original_media_type")?;
+    let Some(media_type) = media_type else { return Ok(None) };
+    let media_type = MediaType::from_mime(&media_type)
+        .ok_or_else(|| StoreError::Unavailable(anyhow!("unreadable media type {media_type} in the database")))?;
+    let size: i64 = column(row, "original_size")?;
+    Ok(Some(OriginalInfo {
+        media_type,
+        size_bytes: u64::try_from(size).unwrap_or_default(),
+        sha256: column(row, "original_sha256")?,
+    }))
+}
+
 fn version_from_row(row: &Row) -> Result<DocumentVersion, StoreError> {
+    let page_starts: Vec<i64> = column(row, "page_starts")?;
     Ok(DocumentVersion {
+        original: original_from_row(row)?,
+        pages: PageMap::new(page_starts.into_iter().map(|start| usize::try_from(start).unwrap_or_default()).collect()),
         version: column(row, "version")?,
         text: column(row, "text")?,
         text_sha256: column(row, "text_sha256")?,
@@ -95,9 +114,11 @@ async fn insert_version(
 ) -> Result<(), StoreError> {
     let sql = format!(
         "INSERT INTO document_versions (document_id, {VERSION_COLUMNS}) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
     );
     let summary = &version.extraction.summary;
+    let page_starts: Vec<i64> = version.pages.starts().iter().map(|&start| start as i64).collect();
+    let original = version.original.as_ref().map(OriginalFile::info);
     let statement = tx.prepare_cached(&sql).await.map_err(unavailable)?;
     tx.execute(
         &statement,
@@ -117,10 +138,21 @@ async fn insert_version(
             &summary.parties,
             &version.author.as_uuid(),
             &version.created_at,
+            &page_starts,
+            &original.as_ref().map(|o| o.media_type.mime()),
+            &original.as_ref().map(|o| o.size_bytes as i64),
+            &original.as_ref().map(|o| o.sha256.as_str()),
         ],
     )
     .await
     .map_err(unavailable)?;
+    if let Some(original) = &version.original {
+        let statement = tx
+            .prepare_cached("INSERT INTO document_originals (document_id, version, content) VALUES ($1, $2, $3)")
+            .await
+            .map_err(unavailable)?;
+        tx.execute(&statement, &[&id.get(), &number, &original.bytes.as_ref()]).await.map_err(unavailable)?;
+    }
     Ok(())
 }
 
@@ -171,7 +203,8 @@ impl PostgresStore {
         let statement = tx
             .prepare_cached(
                 "SELECT (SELECT count(*) FROM documents WHERE owner_id = $1) AS documents, \
-                 (SELECT coalesce(sum(octet_length(v.text)), 0)::bigint FROM document_versions v \
+                 (SELECT coalesce(sum(octet_length(v.text) + coalesce(v.original_size, 0)), 0)::bigint \
+                    FROM document_versions v \
                     JOIN documents d ON d.id = v.document_id WHERE d.owner_id = $1) AS bytes",
             )
             .await
@@ -210,7 +243,7 @@ impl PostgresStore {
         let tx = client.transaction().await.map_err(unavailable)?;
         let (title, current_version, owner) = Self::lock_for_change(&tx, id, &event).await?;
         if let Some(version) = &version {
-            Self::admit_under_quota(&tx, owner, version.quota, false, version.text.len() as u64).await?;
+            Self::admit_under_quota(&tx, owner, version.quota, false, version.stored_bytes()).await?;
         }
         insert_review(&tx, id, &event).await?;
         match &version {
@@ -249,7 +282,7 @@ impl DocumentRepository for PostgresStore {
     async fn create(&self, new: NewDocument) -> Result<Document, DocumentChangeError> {
         let mut client = self.connection().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
-        let bytes = new.first_version.text.len() as u64;
+        let bytes = new.first_version.stored_bytes();
         Self::admit_under_quota(&tx, new.owner, new.first_version.quota, true, bytes).await?;
         let statement = tx
             .prepare_cached(
@@ -325,6 +358,23 @@ impl DocumentRepository for PostgresStore {
 
     async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError> {
         self.change(id, event, None).await
+    }
+
+    async fn original(&self, id: DocumentId, version: i32) -> Result<Option<(OriginalInfo, bytes::Bytes)>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT v.original_media_type, v.original_size, v.original_sha256, o.content \
+                 FROM document_versions v JOIN document_originals o USING (document_id, version) \
+                 WHERE v.document_id = $1 AND v.version = $2",
+            )
+            .await
+            .map_err(unavailable)?;
+        let Some(row) = client.query_opt(&statement, &[&id.get(), &version]).await.map_err(unavailable)? else {
+            return Ok(None);
+        };
+        let content: Vec<u8> = column(&row, "content")?;
+        Ok(original_from_row(&row)?.map(|info| (info, bytes::Bytes::from(content))))
     }
 
     async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError> {

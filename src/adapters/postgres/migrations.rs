@@ -39,6 +39,7 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0009_chat_session_counter.sql"),
     },
     Migration { version: 10, name: "token_version", sql: include_str!("migrations/0010_token_version.sql") },
+    Migration { version: 11, name: "document_originals", sql: include_str!("migrations/0011_document_originals.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

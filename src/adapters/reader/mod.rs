@@ -26,6 +26,7 @@ pub use html::read_html;
 pub use pdf::read_pdf;
 pub use text::{decode, read_text};
 
+use crate::config::ReaderConfig;
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
 use crate::ports::reader::DocumentReader;
 use worker::WorkerArgs;
@@ -57,12 +58,33 @@ pub struct ReaderLimits {
     pub queue_wait: Duration,
 }
 
+/// How long a file waits for a free reader before the upload is answered 503.
+const QUEUE_WAIT: Duration = Duration::from_secs(10);
+
 pub struct WorkerReader {
     limits: ReaderLimits,
     permits: Arc<Semaphore>,
 }
 
 impl WorkerReader {
+    /// The configured reader; the worker is this executable unless `READER_WORKER` names another.
+    pub fn from_config(config: &ReaderConfig, max_text_bytes: usize) -> Self {
+        let worker = config
+            .worker
+            .clone()
+            .or_else(|| std::env::current_exe().ok())
+            .unwrap_or_else(|| PathBuf::from("creditflow"));
+        Self::new(ReaderLimits {
+            worker,
+            max_input_bytes: config.upload_max_bytes,
+            max_text_bytes,
+            timeout: config.timeout,
+            memory_mib: config.memory_mib,
+            concurrency: config.concurrency,
+            queue_wait: QUEUE_WAIT,
+        })
+    }
+
     pub fn new(limits: ReaderLimits) -> Self {
         let permits = Arc::new(Semaphore::new(limits.concurrency.max(1)));
         Self { limits, permits }

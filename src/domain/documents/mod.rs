@@ -4,6 +4,7 @@
 
 pub mod quota;
 pub mod service;
+pub mod upload;
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,7 +15,10 @@ use time::{Date, OffsetDateTime};
 use super::auth::{Role, UserId};
 
 pub use quota::{DocumentQuota, QuotaExceeded, QuotaKind, StorageUsage};
-pub use service::{AnalysedText, DocumentChange, DocumentError, DocumentService, ExtractedAgreement, analyse_text};
+pub use service::{
+    AnalysedText, DocumentChange, DocumentError, DocumentService, ExtractedAgreement, analyse_source, analyse_text,
+};
+pub use upload::{OriginalFile, OriginalInfo, SourceFile};
 
 /// Identifier of a document: a positive integer, as the API exposes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -230,6 +234,17 @@ pub struct DocumentVersion {
     pub extraction: ExtractionRecord,
     pub author: UserId,
     pub created_at: OffsetDateTime,
+    /// The file the text was read from, when it was uploaded as a file.
+    pub original: Option<OriginalInfo>,
+    /// Where the text's pages start (PDFs and paged text filings); empty otherwise.
+    pub pages: crate::domain::intake::PageMap,
+}
+
+impl DocumentVersion {
+    /// What the version takes of its owner's storage: its text and its original file.
+    pub fn stored_bytes(&self) -> u64 {
+        self.text.len() as u64 + self.original.as_ref().map_or(0, |o| o.size_bytes)
+    }
 }
 
 /// One recorded step of the review workflow.

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::quota::{DocumentQuota, QuotaExceeded};
+use super::upload::{OriginalFile, OriginalInfo, SourceFile, TextSource, read_upload};
 use super::{
     AgreementSummary, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, Money, ReviewAction,
     ReviewEvent, ReviewState, TransitionError,
@@ -24,6 +25,7 @@ use crate::domain::cdm::{
 use crate::domain::extraction::{
     CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
 };
+use crate::domain::intake::{PageMap, ReadError};
 use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::llm_proposals::{
     chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
@@ -32,6 +34,7 @@ use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
+use crate::ports::reader::DocumentReader;
 use crate::ports::store::StoreError;
 
 /// Longest accepted document title, in characters.
@@ -61,6 +64,12 @@ pub enum DocumentError {
     /// The write would take the owner beyond their storage quota; nothing was stored.
     #[error(transparent)]
     QuotaExceeded(QuotaExceeded),
+    /// A file of a type the service does not read, or whose bytes are not of its declared type.
+    #[error("{message}")]
+    UnsupportedMediaType { message: String },
+    /// The file could not be read (damaged, encrypted, a scan, past a limit), or the reader failed.
+    #[error(transparent)]
+    Unreadable(ReadError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -85,6 +94,8 @@ pub struct AnalysedText {
     pub text_sha256: String,
     extraction: Extraction,
     assistance: LlmAssistance,
+    /// The uploaded file the text was read from; `None` for text sent as text.
+    source: Option<TextSource>,
 }
 
 impl AnalysedText {
@@ -93,6 +104,9 @@ impl AnalysedText {
         let mut record = extraction_record(&self.extraction);
         if let Some(report) = record.report.as_object_mut() {
             report.insert("llm".to_owned(), self.assistance.report());
+        }
+        if let Some(source) = &self.source {
+            source.annotate(&mut record.agreement, &mut record.report);
         }
         record
     }
@@ -160,7 +174,18 @@ pub fn analyse_text(text: String, max_bytes: usize) -> Result<AnalysedText, Docu
     }
     let extraction = extract_credit_agreement(&text);
     let text_sha256 = hex::encode(Sha256::digest(text.as_bytes()));
-    Ok(AnalysedText { text, text_sha256, extraction, assistance: LlmAssistance::NotConfigured })
+    Ok(AnalysedText { text, text_sha256, extraction, assistance: LlmAssistance::NotConfigured, source: None })
+}
+
+/// [`analyse_text`] on the text read from an uploaded file, keeping the file and its pages.
+///
+/// # Errors
+/// As [`analyse_text`].
+pub fn analyse_source(source: SourceFile, max_bytes: usize) -> Result<AnalysedText, DocumentError> {
+    let SourceFile { original, read } = source;
+    let mut analysed = analyse_text(read.text, max_bytes)?;
+    analysed.source = Some(TextSource { original, pages: read.pages, pages_without_text: read.pages_without_text });
+    Ok(analysed)
 }
 
 /// Chunks sent to a language model: about 4,000 tokens of agreement text each.
@@ -418,6 +443,8 @@ pub struct DocumentService {
     llm: Option<Arc<dyn LanguageModel>>,
     /// Each owner's storage limits.
     quota: DocumentQuota,
+    /// Reads uploaded files; `None`: only text is accepted.
+    reader: Option<Arc<dyn DocumentReader>>,
 }
 
 impl DocumentService {
@@ -427,7 +454,39 @@ impl DocumentService {
         clock: Arc<dyn Clock>,
         llm: Option<Arc<dyn LanguageModel>>,
     ) -> Self {
-        Self { documents, analyses, clock, llm, quota: DocumentQuota::UNLIMITED }
+        Self { documents, analyses, clock, llm, quota: DocumentQuota::UNLIMITED, reader: None }
+    }
+
+    /// Accepts uploaded files, read by `reader`.
+    pub fn with_reader(mut self, reader: Arc<dyn DocumentReader>) -> Self {
+        self.reader = Some(reader);
+        self
+    }
+
+    /// Checks an uploaded file against its declared type and reads its text.
+    ///
+    /// # Errors
+    /// See [`read_upload`]; [`DocumentError::Unreadable`] when no reader is configured.
+    pub async fn read_upload(&self, original: OriginalFile) -> Result<SourceFile, DocumentError> {
+        let Some(reader) = &self.reader else {
+            return Err(DocumentError::Unreadable(ReadError::Failed("no document reader is configured".into())));
+        };
+        read_upload(reader.as_ref(), original).await
+    }
+
+    /// The file version `version` of a document the caller may see was read from.
+    ///
+    /// # Errors
+    /// [`DocumentError::NotFound`] for a document the caller may not see, an unknown version, or a
+    /// version sent as text; [`DocumentError::Store`].
+    pub async fn original(
+        &self,
+        caller: Principal,
+        id: DocumentId,
+        version: i32,
+    ) -> Result<(OriginalInfo, bytes::Bytes), DocumentError> {
+        self.visible(caller, id).await?;
+        self.documents.original(id, version).await?.ok_or(DocumentError::NotFound)
     }
 
     /// The same service holding each owner to `quota`.
@@ -674,6 +733,10 @@ fn extraction_comment(record: &ExtractionRecord) -> String {
 
 fn new_version(analysed: AnalysedText, caller: Principal, now: OffsetDateTime, quota: DocumentQuota) -> NewVersion {
     let extraction = analysed.record();
+    let (original, pages) = match analysed.source {
+        Some(source) => (Some(source.original), source.pages),
+        None => (None, PageMap::default()),
+    };
     NewVersion {
         quota,
         text: analysed.text,
@@ -681,6 +744,8 @@ fn new_version(analysed: AnalysedText, caller: Principal, now: OffsetDateTime, q
         extraction,
         author: caller.user_id,
         created_at: now,
+        original,
+        pages,
     }
 }
 
