@@ -8,6 +8,7 @@
 pub mod adapters;
 pub mod config;
 pub mod domain;
+pub mod evaluation;
 pub mod ports;
 pub mod research_workers;
 pub mod startup;

@@ -5,6 +5,7 @@ mod auth;
 mod cdm_events;
 mod chatbot;
 mod connections;
+mod corpus_accuracy;
 mod documents;
 mod errors;
 mod fake_llm;

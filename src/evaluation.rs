@@ -1,0 +1,419 @@
+//! Measuring extraction against documents labelled by reading them (the real-filing corpus in
+//! `tests/corpus/edgar`, format in its README): every labelled field of every document is
+//! **correct**, **wrong** (a value stated that the document does not say), **withheld** (the
+//! engine reported a conflict instead) or **missing**. A field labelled `null` is one the document
+//! does not state: stating anything for it is wrong, stating nothing is correct.
+//!
+//! Used by `cargo run --release --example extraction_accuracy` and by the test that keeps the
+//! figures from getting worse. Each document is read from its file exactly as an upload is (same
+//! readers), and, where a printed PDF of it exists, from the PDF too.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use crate::adapters::reader::read_in_process;
+use crate::domain::extraction::{
+    AmendmentType, Extraction, ExtractionStatus, Facility, PartyRole, extract_credit_agreement,
+};
+use crate::domain::intake::MediaType;
+
+/// How one labelled field came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    Correct,
+    Wrong,
+    Withheld,
+    Missing,
+}
+
+/// One scored field: which, what the label says, what was extracted.
+#[derive(Clone, Debug)]
+pub struct Scored {
+    pub field: String,
+    pub expected: String,
+    pub found: String,
+    pub outcome: Outcome,
+}
+
+/// A document read from one of its files, scored.
+#[derive(Clone, Debug)]
+pub struct DocumentScore {
+    pub id: String,
+    pub media_type: MediaType,
+    pub fields: Vec<Scored>,
+    /// Why the file could not be read, when it could not (every field then counts as missing).
+    pub unreadable: Option<String>,
+}
+
+impl DocumentScore {
+    pub fn count(&self, outcome: Outcome) -> usize {
+        self.fields.iter().filter(|f| f.outcome == outcome).count()
+    }
+}
+
+/// Totals over documents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub correct: usize,
+    pub wrong: usize,
+    pub withheld: usize,
+    pub missing: usize,
+}
+
+impl Totals {
+    pub fn of<'a>(scores: impl IntoIterator<Item = &'a DocumentScore>) -> Self {
+        let mut totals = Totals::default();
+        for score in scores {
+            totals.correct += score.count(Outcome::Correct);
+            totals.wrong += score.count(Outcome::Wrong);
+            totals.withheld += score.count(Outcome::Withheld);
+            totals.missing += score.count(Outcome::Missing);
+        }
+        totals
+    }
+
+    pub fn labelled(&self) -> usize {
+        self.correct + self.wrong + self.withheld + self.missing
+    }
+
+    /// Share of labelled fields that are correct, 0–1.
+    pub fn accuracy(&self) -> f64 {
+        if self.labelled() == 0 { 0.0 } else { self.correct as f64 / self.labelled() as f64 }
+    }
+}
+
+impl fmt::Display for Totals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} labelled: {} correct ({:.1}%), {} wrong, {} withheld, {} missing",
+            self.labelled(),
+            self.correct,
+            100.0 * self.accuracy(),
+            self.wrong,
+            self.withheld,
+            self.missing
+        )
+    }
+}
+
+/// Scores every labelled document in `dir` (each `<id>.labels.json` with its file, and its PDF
+/// when there is one).
+///
+/// # Errors
+/// A labels file that cannot be read or parsed, or names a file that is not there.
+pub fn score_corpus(dir: &Path) -> anyhow::Result<Vec<DocumentScore>> {
+    let mut label_files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().ends_with(".labels.json"))
+        .collect();
+    label_files.sort();
+    let mut scores = Vec::new();
+    for path in label_files {
+        let labels: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+        let id = labels["id"].as_str().unwrap_or_default().to_owned();
+        let file = labels["file"].as_str().ok_or_else(|| anyhow::anyhow!("{}: no file", path.display()))?;
+        let media_type = MediaType::from_content_type(labels["media_type"].as_str().unwrap_or_default())
+            .ok_or_else(|| anyhow::anyhow!("{}: unknown media_type", path.display()))?;
+        let bytes = std::fs::read(dir.join(file))?;
+        scores.push(score_document(&id, media_type, &bytes, &labels["fields"]));
+        if let Some(pdf) = labels["pdf"]["file"].as_str() {
+            let bytes = std::fs::read(dir.join(pdf))?;
+            scores.push(score_document(&id, MediaType::Pdf, &bytes, &labels["fields"]));
+        }
+    }
+    Ok(scores)
+}
+
+/// Reads `bytes` as an upload would be read, extracts, and scores against `fields`.
+pub fn score_document(id: &str, media_type: MediaType, bytes: &[u8], fields: &Value) -> DocumentScore {
+    let mut score = DocumentScore { id: id.to_owned(), media_type, fields: Vec::new(), unreadable: None };
+    match read_in_process(media_type, bytes, usize::MAX) {
+        Ok(read) => score.fields = score_fields(&extract_credit_agreement(&read.text), fields),
+        Err(error) => {
+            score.unreadable = Some(error.to_string());
+            score.fields = score_fields(&extract_credit_agreement(""), fields)
+                .into_iter()
+                .map(|s| Scored { outcome: Outcome::Missing, ..s })
+                .collect();
+        }
+    }
+    score
+}
+
+/// Scores an extraction against the `fields` of a labels file.
+pub fn score_fields(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
+    let agreement = &extraction.agreement;
+    let mut scored = Vec::new();
+    let mut single = |field: &str, found: Option<String>, same: &dyn Fn(&Value, &str) -> bool| {
+        let label = &fields[field];
+        if label.is_null() && !fields.as_object().is_some_and(|o| o.contains_key(field)) {
+            return;
+        }
+        scored.push(judge(extraction, field, &label["value"], found, same));
+    };
+    let document_type = if extraction.status == ExtractionStatus::IrrelevantDocument {
+        "not_a_credit_agreement"
+    } else {
+        match agreement.amendment.as_ref().map(|a| *a.amendment_type.value()) {
+            Some(AmendmentType::Amendment) => "amendment",
+            Some(AmendmentType::AmendmentAndRestatement) => "amendment_and_restatement",
+            None => "credit_agreement",
+        }
+    };
+    single("document_type", Some(document_type.to_owned()), &text_equal);
+    single("agreement_date", agreement.agreement_date.as_ref().map(|d| d.value().to_string()), &text_equal);
+    let amended = agreement.amendment.as_ref().and_then(|a| a.amended_agreement_date.as_ref());
+    single("amended_agreement_date", amended.map(|d| d.value().to_string()), &text_equal);
+    let law = agreement.legal_agreement_identification.governing_law.as_ref();
+    single("governing_law", law.map(|l| l.value().as_str().to_owned()), &text_equal);
+    let agents: Vec<String> = agreement
+        .parties
+        .iter()
+        .filter(|p| p.has_role(PartyRole::AdministrativeAgent) || p.has_role(PartyRole::FacilityAgent))
+        .map(|p| p.name.value().clone())
+        .collect();
+    if fields.get("administrative_agent").is_some() {
+        scored.extend(judge_names(extraction, "administrative_agent", &fields["administrative_agent"], &agents));
+    }
+    let borrowers: Vec<String> =
+        agreement.parties.iter().filter(|p| p.has_role(PartyRole::Borrower)).map(|p| p.name.value().clone()).collect();
+    if fields.get("borrowers").is_some() {
+        scored.extend(judge_names(extraction, "borrowers", &fields["borrowers"], &borrowers));
+    }
+    if let Some(facilities) = fields["facilities"].as_array() {
+        scored.extend(score_facilities(extraction, facilities));
+    }
+    scored
+}
+
+fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
+    let found = &extraction.agreement.facilities;
+    let mut used = vec![false; found.len()];
+    let mut scored = Vec::new();
+    for (index, label) in labelled.iter().enumerate() {
+        // Match by commitment amount first (the most specific), then by type.
+        let by_amount = label["commitment"]["value"]["amount"].as_str().and_then(|amount| {
+            found.iter().enumerate().position(|(i, f)| {
+                !used[i] && f.commitment.as_ref().is_some_and(|c| decimal_equal(&c.value().value.to_string(), amount))
+            })
+        });
+        let by_type = label["facility_type"]["value"].as_str().and_then(|kind| {
+            found
+                .iter()
+                .enumerate()
+                .position(|(i, f)| !used[i] && f.facility_type.as_ref().is_some_and(|t| t.value().as_str() == kind))
+        });
+        let matched = by_amount.or(by_type).or_else(|| (labelled.len() == 1 && found.len() == 1).then_some(0));
+        if let Some(i) = matched {
+            used[i] = true;
+        }
+        let facility = matched.map(|i| &found[i]);
+        let prefix = format!("facilities/{index}");
+        for (field, value) in facility_fields(facility) {
+            let label_field = &label[field];
+            if label_field.is_null() && !label.as_object().is_some_and(|o| o.contains_key(field)) {
+                continue;
+            }
+            let same: &dyn Fn(&Value, &str) -> bool = match field {
+                "commitment" => &commitment_equal,
+                "margin" => &|expected, found| expected.as_str().is_some_and(|e| decimal_equal(found, e)),
+                "pricing_grid_levels" => {
+                    &|expected, found| expected.as_u64().map(|n| n.to_string()).as_deref() == Some(found)
+                }
+                _ => &text_equal,
+            };
+            let mut one = judge(extraction, field, &label_field["value"], value, same);
+            one.field = format!("{prefix}/{field}");
+            scored.push(one);
+        }
+    }
+    scored
+}
+
+/// The scored fields of one extracted facility (all `None` when no facility matched).
+fn facility_fields(facility: Option<&Facility>) -> Vec<(&'static str, Option<String>)> {
+    let Some(f) = facility else {
+        return [
+            "facility_type",
+            "commitment",
+            "floating_rate_index",
+            "margin",
+            "pricing_grid_levels",
+            "maturity_date",
+        ]
+        .into_iter()
+        .map(|field| (field, None))
+        .collect();
+    };
+    vec![
+        ("facility_type", f.facility_type.as_ref().map(|t| t.value().as_str().to_owned())),
+        ("commitment", f.commitment.as_ref().map(|c| format!("{} {}", c.value().value, c.value().currency.as_str()))),
+        ("floating_rate_index", f.floating_rate_index.as_ref().map(|i| i.value().as_str().to_owned())),
+        ("margin", f.spread.as_ref().map(|s| s.value().to_string())),
+        ("pricing_grid_levels", (!f.pricing_grid.is_empty()).then(|| f.pricing_grid.len().to_string())),
+        ("maturity_date", f.termination_date.as_ref().map(|d| d.value().to_string())),
+    ]
+}
+
+/// One field: the label's `expected` value (JSON null: not stated) against what was `found`.
+fn judge(
+    extraction: &Extraction,
+    field: &str,
+    expected: &Value,
+    found: Option<String>,
+    same: &dyn Fn(&Value, &str) -> bool,
+) -> Scored {
+    let outcome = match (&found, expected.is_null()) {
+        (None, true) => Outcome::Correct,
+        (Some(_), true) => Outcome::Wrong,
+        (Some(found), false) => {
+            if same(expected, found) {
+                Outcome::Correct
+            } else {
+                Outcome::Wrong
+            }
+        }
+        (None, false) => {
+            if withheld(extraction, field) {
+                Outcome::Withheld
+            } else {
+                Outcome::Missing
+            }
+        }
+    };
+    Scored { field: field.to_owned(), expected: expected.to_string(), found: found.unwrap_or_default(), outcome }
+}
+
+/// Borrowers or agents: every labelled name found is correct, every one not found is missing,
+/// and every name stated that the labels do not have is wrong.
+fn judge_names(extraction: &Extraction, field: &str, label: &Value, found: &[String]) -> Vec<Scored> {
+    let expected: Vec<&Value> = match label {
+        Value::Array(items) => items.iter().map(|item| &item["value"]).filter(|v| !v.is_null()).collect(),
+        item => std::iter::once(&item["value"]).filter(|v| !v.is_null()).collect(),
+    };
+    let mut scored = Vec::new();
+    let mut matched = vec![false; found.len()];
+    for name in &expected {
+        let name = name.as_str().unwrap_or_default();
+        let hit = found.iter().position(|f| same_name(f, name));
+        if let Some(i) = hit {
+            matched[i] = true;
+        }
+        let mut one =
+            judge(extraction, field, &Value::String(name.to_owned()), hit.map(|i| found[i].clone()), &text_equal);
+        if hit.is_some() {
+            one.outcome = Outcome::Correct;
+        }
+        scored.push(one);
+    }
+    for (name, _) in found.iter().zip(&matched).filter(|(_, m)| !**m) {
+        scored.push(Scored {
+            field: field.to_owned(),
+            expected: if expected.is_empty() { "null".into() } else { format!("{expected:?}") },
+            found: name.clone(),
+            outcome: Outcome::Wrong,
+        });
+    }
+    if expected.is_empty() && found.is_empty() {
+        scored.push(Scored {
+            field: field.to_owned(),
+            expected: "null".into(),
+            found: String::new(),
+            outcome: Outcome::Correct,
+        });
+    }
+    scored
+}
+
+/// The engine withholds a conflicting value and says so in a warning naming the field.
+fn withheld(extraction: &Extraction, field: &str) -> bool {
+    let needle = match field {
+        "agreement_date" => "agreementDate",
+        "governing_law" => "governingLaw",
+        "maturity_date" => "terminationDate",
+        "margin" => "spread",
+        "commitment" => "commitment",
+        "floating_rate_index" => "floatingRateIndex",
+        _ => return false,
+    };
+    extraction.warnings.iter().any(|w| w.contains(needle))
+}
+
+fn text_equal(expected: &Value, found: &str) -> bool {
+    expected.as_str().is_some_and(|e| e.eq_ignore_ascii_case(found))
+}
+
+fn decimal_equal(a: &str, b: &str) -> bool {
+    match (a.parse::<Decimal>(), b.parse::<Decimal>()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn commitment_equal(expected: &Value, found: &str) -> bool {
+    let (amount, currency) = found.split_once(' ').unwrap_or((found, ""));
+    expected["amount"].as_str().is_some_and(|e| decimal_equal(e, amount))
+        && expected["currency"].as_str().is_some_and(|c| c.eq_ignore_ascii_case(currency))
+}
+
+/// Names compare without case, punctuation, a leading "the" and the usual abbreviations.
+pub fn same_name(a: &str, b: &str) -> bool {
+    normalise_name(a) == normalise_name(b)
+}
+
+fn normalise_name(name: &str) -> String {
+    let lower = name.to_lowercase().replace(['’', '\''], "");
+    let words: Vec<String> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '&')
+        .filter(|w| !w.is_empty())
+        .map(|w| match w {
+            "incorporated" => "inc".to_owned(),
+            "corporation" => "corp".to_owned(),
+            "company" => "co".to_owned(),
+            "limited" => "ltd".to_owned(),
+            "and" => "&".to_owned(),
+            other => other.to_owned(),
+        })
+        .collect();
+    let words = if words.first().map(String::as_str) == Some("the") { &words[1..] } else { &words[..] };
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_compare_as_analysts_read_them() {
+        assert!(same_name("AMAZON.COM, INC.", "Amazon.com, Inc"));
+        assert!(same_name("The Bank of New York Company", "Bank of New York Co."));
+        assert!(
+            !same_name("Bank of America", "Bank of America, N.A. Securities"),
+            "a name cut or extended is another name"
+        );
+    }
+
+    #[test]
+    fn a_null_label_is_correct_only_when_nothing_is_stated() {
+        let fields = serde_json::json!({
+            "governing_law": {"value": null, "quote": "no clause"},
+            "agreement_date": {"value": "2024-03-15", "quote": "dated as of March 15, 2024"},
+        });
+        let nothing = score_fields(&extract_credit_agreement("Nothing to read here."), &fields);
+        let outcomes: Vec<_> = nothing.iter().map(|s| (s.field.as_str(), s.outcome)).collect();
+        assert!(outcomes.contains(&("governing_law", Outcome::Correct)));
+        assert!(outcomes.contains(&("agreement_date", Outcome::Missing)));
+        let html =
+            std::fs::read(format!("{}/tests/fixtures/intake/agreement.htm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let text = read_in_process(MediaType::Html, &html, usize::MAX).unwrap().text;
+        let stated = score_fields(&extract_credit_agreement(&text), &fields);
+        let law = stated.iter().find(|s| s.field == "governing_law").unwrap();
+        assert_eq!((law.outcome, law.found.as_str()), (Outcome::Wrong, "USNY"));
+        assert_eq!(stated.iter().find(|s| s.field == "agreement_date").unwrap().outcome, Outcome::Correct);
+    }
+}
