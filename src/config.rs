@@ -448,6 +448,10 @@ impl Config {
                 memory_mib: u64::from(vars.positive_or("READER_MEMORY_MIB", 1024)?),
                 concurrency: vars.positive_or("READER_CONCURRENCY", 2)? as usize,
                 worker: vars.get("READER_WORKER").map(PathBuf::from),
+                edgar_archive_url: vars
+                    .get("EDGAR_ARCHIVE_URL")
+                    .unwrap_or_else(|| "https://www.sec.gov/Archives/edgar/data/".to_owned()),
+                import_timeout: vars.duration_or("IMPORT_TIMEOUT", Duration::from_secs(60))?,
             },
             llm: vars.llm()?,
             research: vars.research()?,
@@ -491,6 +495,11 @@ pub struct ReaderConfig {
     pub concurrency: usize,
     /// `READER_WORKER`: the executable started to read a file; default: this binary.
     pub worker: Option<PathBuf>,
+    /// `EDGAR_ARCHIVE_URL`: the only place `POST /api/documents/import` fetches from (default
+    /// `https://www.sec.gov/Archives/edgar/data/`).
+    pub edgar_archive_url: String,
+    /// `IMPORT_TIMEOUT`: how long fetching one filing may take (default 60 s).
+    pub import_timeout: Duration,
 }
 
 /// Parses `90s`, `15m`, `24h`, `30d` (a positive whole number and one unit).

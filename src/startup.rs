@@ -11,7 +11,7 @@ use warp::reply::Response;
 
 use crate::adapters::argon2_hasher::Argon2Hasher;
 use crate::adapters::clock::SystemClock;
-use crate::adapters::fetch::HttpPageFetcher;
+use crate::adapters::fetch::{FetchSettings, HttpPageFetcher};
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::llm::OpenAiCompatible;
@@ -249,6 +249,34 @@ impl Adapters {
     }
 }
 
+/// What is sent to SEC as `User-Agent`: `SEC_USER_AGENT`, or (warned) the application's name.
+fn sec_user_agent(config: &MarketDataConfig) -> String {
+    config.sec_user_agent.clone().unwrap_or_else(|| {
+        tracing::warn!(
+            "SEC_USER_AGENT is not set: SEC asks for the application name and a contact e-mail \
+             (e.g. 'creditflow risk@bank.example') and may refuse requests without them"
+        );
+        format!("creditflow/{} (SEC_USER_AGENT not configured)", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// The fetcher of `POST /api/documents/import`: the page fetcher's guard, with EDGAR's
+/// User-Agent and the upload's size limit.
+fn filing_fetcher(config: &Config) -> Option<Arc<HttpPageFetcher>> {
+    let settings = FetchSettings {
+        timeout: config.reader.import_timeout,
+        max_bytes: usize::try_from(config.reader.upload_max_bytes).unwrap_or(usize::MAX),
+        max_redirects: 5,
+        max_concurrent: 2,
+        allow_private_networks: config.research.fetch_allow_private_networks,
+        user_agent: sec_user_agent(&config.market_data),
+    };
+    HttpPageFetcher::new(&settings)
+        .map_err(|error| tracing::warn!(error = format!("{error:#}"), "document imports are off"))
+        .ok()
+        .map(Arc::new)
+}
+
 /// The statements and price adapters `MARKET_DATA_DIR` / `SEC_*` / `YAHOO_*` / `ALPHAVANTAGE_*` ask for.
 fn market_data(
     config: &MarketDataConfig,
@@ -258,14 +286,7 @@ fn market_data(
         tracing::info!(dir = %dir.display(), "market data from the local mirror (MARKET_DATA_DIR); no provider is called");
         return Ok((Arc::new(MirrorFinancialData::new(dir.clone())), Arc::new(CsvMirrorPrices::new(dir.clone()))));
     }
-    let user_agent = config.sec_user_agent.clone().unwrap_or_else(|| {
-        tracing::warn!(
-            "SEC_USER_AGENT is not set: SEC asks for the application name and a contact e-mail \
-             (e.g. 'creditflow risk@bank.example') and may refuse requests without them"
-        );
-        format!("creditflow/{} (SEC_USER_AGENT not configured)", env!("CARGO_PKG_VERSION"))
-    });
-    let mut edgar = EdgarSettings::new(user_agent);
+    let mut edgar = EdgarSettings::new(sec_user_agent(config));
     edgar.timeout = config.timeout;
     if let Some(url) = &config.sec_edgar_base_url {
         edgar.facts_base_url.clone_from(url);
@@ -466,19 +487,18 @@ async fn shutdown_signal() {
 
 /// The use cases over the adapters, as the HTTP layer shares them.
 pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService) -> AppState {
-    let documents = Arc::new(
-        DocumentService::new(
-            adapters.documents.clone(),
-            adapters.analyses.clone(),
-            adapters.clock.clone(),
-            adapters.llm.clone(),
-        )
-        .with_quota(DocumentQuota {
-            max_documents: config.document_quota_count,
-            max_bytes: config.document_quota_bytes,
-        })
-        .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes))),
-    );
+    let documents = DocumentService::new(
+        adapters.documents.clone(),
+        adapters.analyses.clone(),
+        adapters.clock.clone(),
+        adapters.llm.clone(),
+    )
+    .with_quota(DocumentQuota { max_documents: config.document_quota_count, max_bytes: config.document_quota_bytes })
+    .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes)));
+    let documents = Arc::new(match filing_fetcher(config) {
+        Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive_url.clone()),
+        None => documents,
+    });
     let quant = Arc::new(
         QuantService::new(
             adapters.analyses.clone(),

@@ -37,7 +37,8 @@ use tokio::sync::Semaphore;
 use crate::adapters::retry::{CONNECT_TIMEOUT_CAP, error_chain};
 use crate::adapters::search::html_fragment_text;
 use crate::config::ResearchConfig;
-use crate::ports::page_fetch::{FetchError, FetchedPage, PageFetcher};
+use crate::domain::intake::MediaType;
+use crate::ports::page_fetch::{FetchError, FetchedFile, FetchedPage, FileFetcher, PageFetcher};
 
 /// Sent with every page request.
 pub const DEFAULT_FETCH_USER_AGENT: &str =
@@ -163,12 +164,30 @@ impl HttpPageFetcher {
     }
 
     /// Follows redirects from `url` to a readable answer and reads its body within the cap.
-    async fn download(&self, mut url: Url) -> Result<Download, FetchError> {
+    async fn download(&self, url: Url) -> Result<Download, FetchError> {
+        let (final_url, content_type, body) = self.download_as(url, ACCEPTED_TYPES, &|_| true).await?;
+        let kind = match content_type.as_str() {
+            "text/html" | "application/xhtml+xml" => Readable::Html,
+            "text/plain" => Readable::Plain,
+            "" => return Err(FetchError::Unsupported("(none given)".to_owned())),
+            _ => return Err(FetchError::Unsupported(content_type)),
+        };
+        Ok(Download { final_url, content_type, kind, body })
+    }
+
+    /// Follows redirects from `url`, asking for `accept`, to an answer whose media type `wanted`
+    /// takes (checked before the body is read), and reads the body within the cap.
+    async fn download_as(
+        &self,
+        mut url: Url,
+        accept: &str,
+        wanted: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<(Url, String, Vec<u8>), FetchError> {
         let mut redirects = 0;
         loop {
             self.vet(&url)?;
             let mut response =
-                self.client.get(url.clone()).header(ACCEPT, ACCEPTED_TYPES).send().await.map_err(request_error)?;
+                self.client.get(url.clone()).header(ACCEPT, accept).send().await.map_err(request_error)?;
             let status = response.status();
             if is_followed_redirect(status)
                 && let Some(location) = response.headers().get(LOCATION)
@@ -187,12 +206,9 @@ impl HttpPageFetcher {
                 return Err(FetchError::Status(status.as_u16()));
             }
             let content_type = media_type(response.headers());
-            let kind = match content_type.as_str() {
-                "text/html" | "application/xhtml+xml" => Readable::Html,
-                "text/plain" => Readable::Plain,
-                "" => return Err(FetchError::Unsupported("(none given)".to_owned())),
-                _ => return Err(FetchError::Unsupported(content_type)),
-            };
+            if !wanted(&content_type) {
+                return Err(FetchError::Unsupported(content_type));
+            }
             let limit = self.settings.max_bytes;
             let too_large = FetchError::TooLarge { limit_bytes: limit };
             let declared = response.content_length().map_or(0, |length| usize::try_from(length).unwrap_or(usize::MAX));
@@ -207,8 +223,41 @@ impl HttpPageFetcher {
                 }
                 body.extend_from_slice(&chunk);
             }
-            return Ok(Download { final_url: url, content_type, kind, body });
+            return Ok((url, content_type, body));
         }
+    }
+
+    /// Runs `work` for one fetch: within a free slot and the whole-fetch time limit.
+    async fn within_limits<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, FetchError>>,
+    ) -> Result<T, FetchError> {
+        // The semaphore is never closed, so acquiring only waits.
+        let _slot =
+            self.slots.acquire().await.map_err(|_| FetchError::Unreachable("the fetcher is closed".to_owned()))?;
+        tokio::time::timeout(self.settings.timeout, work).await.map_err(|_| FetchError::Timeout)?
+    }
+}
+
+/// What a document import asks for: the formats documents are read from.
+const DOCUMENT_TYPES: &str = "application/pdf,text/html,text/plain,\
+    application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.9,*/*;q=0.1";
+
+#[async_trait]
+impl FileFetcher for HttpPageFetcher {
+    #[tracing::instrument(name = "fetch.file", skip_all, fields(host = tracing::field::Empty))]
+    async fn fetch_file(&self, url: &str) -> Result<FetchedFile, FetchError> {
+        let start = Url::parse(url.trim()).map_err(|_| FetchError::Blocked("not an absolute URL".to_owned()))?;
+        tracing::Span::current().record("host", start.host_str().unwrap_or_default());
+        self.vet(&start)?;
+        // EDGAR serves some exhibits as application/octet-stream; the bytes are checked later.
+        let wanted = |content_type: &str| {
+            MediaType::from_content_type(content_type).is_some()
+                || matches!(content_type, "application/octet-stream" | "")
+        };
+        let (final_url, content_type, body) =
+            self.within_limits(self.download_as(start, DOCUMENT_TYPES, &wanted)).await?;
+        Ok(FetchedFile { final_url: final_url.into(), content_type, bytes: body.into() })
     }
 }
 
@@ -219,12 +268,7 @@ impl PageFetcher for HttpPageFetcher {
         let start = Url::parse(url.trim()).map_err(|_| FetchError::Blocked("not an absolute URL".to_owned()))?;
         tracing::Span::current().record("host", start.host_str().unwrap_or_default());
         self.vet(&start)?;
-        // The semaphore is never closed, so acquiring only waits.
-        let _slot =
-            self.slots.acquire().await.map_err(|_| FetchError::Unreachable("the fetcher is closed".to_owned()))?;
-        let download = tokio::time::timeout(self.settings.timeout, self.download(start))
-            .await
-            .map_err(|_| FetchError::Timeout)??;
+        let download = self.within_limits(self.download(start)).await?;
         let Download { final_url, content_type, kind, body } = download;
         // Converting a large page takes a while: off the async workers. A panic in the HTML
         // library becomes an unsupported page instead of taking the caller down.

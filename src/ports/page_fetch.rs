@@ -43,6 +43,27 @@ pub enum FetchError {
     Unsupported(String),
 }
 
+/// A file fetched as it is served, for importing a document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FetchedFile {
+    /// The URL the file came from, after redirects.
+    pub final_url: String,
+    /// The response's media type without parameters (`application/pdf`, `text/html`, …).
+    pub content_type: String,
+    pub bytes: bytes::Bytes,
+}
+
+/// Fetches a file (a filing to import) byte for byte, under the same guard as pages.
+#[cfg_attr(test, mockall::automock)]
+#[async_trait]
+pub trait FileFetcher: Send + Sync + 'static {
+    /// Fetches `url` as it is served.
+    ///
+    /// # Errors
+    /// A [`FetchError`]; [`FetchError::Unsupported`] for a media type that is not a document.
+    async fn fetch_file(&self, url: &str) -> Result<FetchedFile, FetchError>;
+}
+
 #[cfg_attr(test, mockall::automock)]
 #[async_trait]
 pub trait PageFetcher: Send + Sync + 'static {

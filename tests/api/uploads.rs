@@ -154,3 +154,60 @@ async fn a_reader_that_hangs_or_dies_is_a_422_and_the_service_goes_on() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A stand-in for EDGAR's archive: serves the fixture agreement as an exhibit and records the
+/// User-Agent each request carried.
+async fn fake_edgar() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use warp::Filter;
+    let agents = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = agents.clone();
+    let html = fixture("agreement.htm");
+    let routes = warp::path!("Archives" / "edgar" / "data" / String / String / String)
+        .and(warp::header::optional::<String>("user-agent"))
+        .map(move |_cik: String, _accession: String, file: String, agent: Option<String>| {
+            seen.lock().unwrap().push(agent.unwrap_or_default());
+            let (status, content_type, body) = match file.as_str() {
+                "ex10-1.htm" => (200, "text/html; charset=windows-1252", html.clone()),
+                "scan.png" => (200, "image/png", b"\x89PNG".to_vec()),
+                _ => (404, "text/html", b"<html>Not Found</html>".to_vec()),
+            };
+            warp::http::Response::builder().status(status).header("content-type", content_type).body(body).unwrap()
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(warp::serve(routes).incoming(listener).run());
+    (format!("http://{address}/Archives/edgar/data/"), agents)
+}
+
+#[tokio::test]
+async fn a_filing_is_imported_from_the_edgar_archive_with_secs_user_agent() {
+    let (archive, agents) = fake_edgar().await;
+    let app = spawn_app_with(
+        &[
+            ("EDGAR_ARCHIVE_URL", &archive),
+            ("FETCH_ALLOW_PRIVATE_NETWORKS", "true"),
+            ("SEC_USER_AGENT", "creditflow-tests risk@bank.example"),
+        ],
+        |_| {},
+    )
+    .await;
+    let token = app.token_for("analyst").await;
+    let url = format!("{archive}1018724/000119312523000849/ex10-1.htm");
+    let response =
+        app.post("/api/documents/import", Some(&token), &serde_json::json!({ "url": url, "deal_id": 9 })).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    let document = &body["document"];
+    assert_eq!((document["title"].as_str(), document["deal_id"].as_i64()), (Some("ex10-1.htm"), Some(9)));
+    assert_eq!(document["versions"][0]["original"]["media_type"], "text/html");
+    assert_eq!(document["versions"][0]["agreement"]["agreementDate"], "2024-03-15");
+    assert_eq!(agents.lock().unwrap().as_slice(), ["creditflow-tests risk@bank.example"]);
+
+    let elsewhere = serde_json::json!({ "url": "https://example.com/Archives/edgar/data/1/2/ex.htm" });
+    assert_error(app.post("/api/documents/import", Some(&token), &elsewhere).await, 400).await;
+    let missing = serde_json::json!({ "url": format!("{archive}1/2/gone.htm") });
+    assert_error(app.post("/api/documents/import", Some(&token), &missing).await, 502).await;
+    let image = serde_json::json!({ "url": format!("{archive}1/2/scan.png") });
+    assert_error(app.post("/api/documents/import", Some(&token), &image).await, 415).await;
+    assert_eq!(document_count(&app, &token).await, 1);
+}

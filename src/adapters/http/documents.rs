@@ -32,6 +32,7 @@ use crate::domain::intake::{MediaType, ReadError};
 use crate::domain::people_runs::PeopleRecord;
 use crate::domain::ratelimit::RateDecision;
 use crate::domain::research_runs::ResearchRun;
+use crate::ports::page_fetch::FetchError;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     // JSON escaping can make a text longer on the wire; the text itself is measured after parsing.
@@ -54,6 +55,15 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .then(|state, caller, decision, request_id, body| async move {
             decorate_with_rate_limit(decision, respond(create_document(state, caller, request_id, body).await))
         });
+    let import = warp::path!("api" / "documents" / "import")
+        .and(warp::post())
+        .and(with_state(state.clone()))
+        .and(document_writes_limited(state.clone()))
+        .and(request_id())
+        .and(raw_json_body(state.max_body_bytes))
+        .then(|state, caller, decision, request_id, body| async move {
+            decorate_with_rate_limit(decision, respond(import_document(state, caller, request_id, body).await))
+        });
     let list = documents
         .and(warp::get())
         .and(with_state(state.clone()))
@@ -74,7 +84,7 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .then(|id, state, caller, decision, request_id, body| async move {
             decorate_with_rate_limit(decision, respond(add_version(id, state, caller, request_id, body).await))
         });
-    let original = warp::path!("api" / "documents" / String / "versions" / i32 / "original")
+    let original = warp::path!("api" / "documents" / String / "versions" / String / "original")
         .and(warp::get())
         .and(with_state(state.clone()))
         .and(authenticated(state.clone()))
@@ -90,6 +100,8 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         });
     extract
         .or(create)
+        .unify()
+        .or(import)
         .unify()
         .or(list.map(respond))
         .unify()
@@ -123,6 +135,16 @@ impl From<DocumentError> for ApiError {
             DocumentError::Store(error) => ApiError::internal(error.into()),
             DocumentError::UnsupportedMediaType { .. } => ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
                 .with_detail(serde_json::json!({ "accepted": MediaType::accepted() })),
+            DocumentError::Import(FetchError::Blocked(_)) => ApiError::invalid_field("url", message),
+            DocumentError::Import(FetchError::TooLarge { limit_bytes }) => {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message)
+                    .with_detail(serde_json::json!({ "field": "url", "max_bytes": limit_bytes }))
+            }
+            DocumentError::Import(FetchError::Unsupported(_)) => {
+                ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
+                    .with_detail(serde_json::json!({ "accepted": MediaType::accepted() }))
+            }
+            DocumentError::Import(_) => ApiError::new(StatusCode::BAD_GATEWAY, message),
             DocumentError::Unreadable(ReadError::Busy) => ApiError::service_unavailable(message, 5),
             DocumentError::Unreadable(ReadError::Failed(reason)) => ApiError::internal(anyhow::anyhow!(reason)),
             DocumentError::Unreadable(error) => {
@@ -197,7 +219,8 @@ async fn extract_route(
 }
 
 /// POST /api/extract
-#[utoipa::path(post, path = "/api/extract", tag = "documents", request_body = ExtractRequest,
+#[utoipa::path(post, path = "/api/extract", tag = "documents",
+    request_body(content((ExtractRequest = "application/json"), (FileForm = "multipart/form-data"))),
     description = "Extracts a credit agreement from text, with the provenance of every value, without storing it. \
                    Counts against the per-user workflow rate limit. The text may be at most EXTRACT_MAX_BYTES \
                    (default 5 MiB; 413 above).",
@@ -228,7 +251,8 @@ pub async fn extract(
 }
 
 /// POST /api/documents
-#[utoipa::path(post, path = "/api/documents", tag = "documents", request_body = CreateDocumentRequest,
+#[utoipa::path(post, path = "/api/documents", tag = "documents",
+    request_body(content((CreateDocumentRequest = "application/json"), (DocumentForm = "multipart/form-data"))),
     description = "Extracts and stores a document as version 1, in review state `draft`.",
     responses(
         (status = 201, description = "Stored", body = DocumentChangeResponse),
@@ -261,9 +285,42 @@ pub async fn create_document(
     Ok(change_reply(change, StatusCode::CREATED))
 }
 
+/// POST /api/documents/import
+#[utoipa::path(post, path = "/api/documents/import", tag = "documents", request_body = ImportDocumentRequest,
+    description = "Fetches a filing from SEC EDGAR's archive (EDGAR_ARCHIVE_URL; other URLs are refused) and stores \
+                   it as an upload of the same file would be: the original kept, its text extracted. The fetch \
+                   goes through the page fetcher's guard (public addresses only, redirects re-checked) with SEC's \
+                   User-Agent (SEC_USER_AGENT), UPLOAD_MAX_BYTES and IMPORT_TIMEOUT.",
+    responses(
+        (status = 201, description = "Stored", body = DocumentChangeResponse),
+        (status = 400, description = "Not an EDGAR archive URL", body = ErrorBody),
+        (status = 413, description = "Filing larger than UPLOAD_MAX_BYTES", body = ErrorBody),
+        (status = 415, description = "Not a document format", body = ErrorBody),
+        (status = 422, description = "Unreadable file", body = ErrorBody),
+        (status = 502, description = "EDGAR unreachable or refused", body = ErrorBody),
+    ))]
+pub async fn import_document(
+    state: Arc<AppState>,
+    caller: Principal,
+    request_id: String,
+    body: RawJson,
+) -> Result<impl Reply, ApiError> {
+    let request: ImportDocumentRequest = body.parse()?;
+    if let Some(deal_id) = request.deal_id
+        && deal_id <= 0
+    {
+        return Err(ApiError::invalid_field("deal_id", "must be a positive integer"));
+    }
+    let (file, file_name) = state.documents.fetch_filing(&request.url).await?;
+    let title = request.title.filter(|t| !t.trim().is_empty()).unwrap_or(file_name);
+    let analysed = analyse_file(&state, file).await?;
+    let change = state.documents.create(caller, &title, request.deal_id, analysed, &request_id).await?;
+    Ok(change_reply(change, StatusCode::CREATED))
+}
+
 /// POST /api/documents/{document_id}/versions
 #[utoipa::path(post, path = "/api/documents/{document_id}/versions", tag = "documents",
-    request_body = AddVersionRequest,
+    request_body(content((AddVersionRequest = "application/json"), (FileForm = "multipart/form-data"))),
     params(("document_id" = i64, Path, description = "Document id")),
     description = "Adds the next version and makes it current. A document under review returns to `draft`; an \
                    archived one takes no versions (409).",
@@ -376,11 +433,16 @@ pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principa
     ))]
 pub async fn download_original(
     raw_id: String,
-    version: i32,
+    raw_version: String,
     state: Arc<AppState>,
     caller: Principal,
 ) -> Result<impl Reply, ApiError> {
     let id = parse_document_id(&raw_id)?;
+    let version = raw_version
+        .parse::<i32>()
+        .ok()
+        .filter(|v| *v >= 1)
+        .ok_or_else(|| ApiError::not_found("document version not found"))?;
     let (info, bytes) = state.documents.original(caller, id, version).await?;
     let mut response = Response::new(bytes.into());
     let headers = response.headers_mut();
@@ -465,6 +527,38 @@ pub struct CreateDocumentRequest {
     pub title: String,
     pub text: String,
     /// Links the document to a deal.
+    pub deal_id: Option<i64>,
+}
+
+/// A file upload: one `file` part of type `application/pdf`, `text/html`, `text/plain` or
+/// `application/vnd.openxmlformats-officedocument.wordprocessingml.document` (at most
+/// UPLOAD_MAX_BYTES; the type is checked against the bytes).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct FileForm {
+    #[schema(content_media_type = "application/octet-stream", value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+}
+
+/// A document upload: the `file` part, and optional `title` (default: the file's name) and
+/// `deal_id` parts.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct DocumentForm {
+    #[schema(content_media_type = "application/octet-stream", value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+    pub title: Option<String>,
+    pub deal_id: Option<i64>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportDocumentRequest {
+    /// A filing in SEC EDGAR's archive, e.g.
+    /// `https://www.sec.gov/Archives/edgar/data/1018724/000119312523000849/d429499dex101.htm`.
+    pub url: String,
+    /// Defaults to the file name of the URL.
+    pub title: Option<String>,
     pub deal_id: Option<i64>,
 }
 

@@ -43,6 +43,8 @@ use crate::domain::ratelimit::is_workflow_request;
         admin::update_user,
         documents::extract,
         documents::create_document,
+        documents::import_document,
+        documents::download_original,
         documents::list_documents,
         documents::get_document,
         documents::add_version,

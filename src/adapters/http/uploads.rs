@@ -92,18 +92,9 @@ fn media_type_of(declared: Option<&str>, file_name: Option<&str>) -> Result<Medi
     match declared {
         Some(declared) if declared != "application/octet-stream" => MediaType::from_content_type(declared)
             .ok_or_else(|| unsupported(format!("files of type {declared} are not accepted"))),
-        _ => {
-            let extension = file_name.and_then(|n| n.rsplit_once('.')).map(|(_, ext)| ext.to_ascii_lowercase());
-            match extension.as_deref() {
-                Some("pdf") => Ok(MediaType::Pdf),
-                Some("htm" | "html") => Ok(MediaType::Html),
-                Some("docx") => Ok(MediaType::Docx),
-                Some("txt") => Ok(MediaType::Text),
-                _ => Err(unsupported(
-                    "the file part has no Content-Type of an accepted type (and its name does not say one)".into(),
-                )),
-            }
-        }
+        _ => file_name.and_then(MediaType::from_file_name).ok_or_else(|| {
+            unsupported("the file part has no Content-Type of an accepted type (and its name does not say one)".into())
+        }),
     }
 }
 

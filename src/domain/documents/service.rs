@@ -25,7 +25,7 @@ use crate::domain::cdm::{
 use crate::domain::extraction::{
     CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
 };
-use crate::domain::intake::{PageMap, ReadError};
+use crate::domain::intake::{MediaType, PageMap, ReadError};
 use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::llm_proposals::{
     chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
@@ -34,6 +34,7 @@ use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
+use crate::ports::page_fetch::{FetchError, FileFetcher};
 use crate::ports::reader::DocumentReader;
 use crate::ports::store::StoreError;
 
@@ -70,6 +71,9 @@ pub enum DocumentError {
     /// The file could not be read (damaged, encrypted, a scan, past a limit), or the reader failed.
     #[error(transparent)]
     Unreadable(ReadError),
+    /// The filing to import could not be fetched.
+    #[error("the filing could not be fetched: {0}")]
+    Import(FetchError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -445,6 +449,8 @@ pub struct DocumentService {
     quota: DocumentQuota,
     /// Reads uploaded files; `None`: only text is accepted.
     reader: Option<Arc<dyn DocumentReader>>,
+    /// Fetches filings to import, and the archive they may come from.
+    importer: Option<(Arc<dyn FileFetcher>, String)>,
 }
 
 impl DocumentService {
@@ -454,13 +460,46 @@ impl DocumentService {
         clock: Arc<dyn Clock>,
         llm: Option<Arc<dyn LanguageModel>>,
     ) -> Self {
-        Self { documents, analyses, clock, llm, quota: DocumentQuota::UNLIMITED, reader: None }
+        Self { documents, analyses, clock, llm, quota: DocumentQuota::UNLIMITED, reader: None, importer: None }
     }
 
     /// Accepts uploaded files, read by `reader`.
     pub fn with_reader(mut self, reader: Arc<dyn DocumentReader>) -> Self {
         self.reader = Some(reader);
         self
+    }
+
+    /// Imports filings with `fetcher`, from URLs under `archive_base` only (SEC EDGAR's archive).
+    pub fn with_importer(mut self, fetcher: Arc<dyn FileFetcher>, archive_base: String) -> Self {
+        self.importer = Some((fetcher, archive_base));
+        self
+    }
+
+    /// Fetches a filing from the archive as the file to store, with the name its URL gives it.
+    ///
+    /// # Errors
+    /// [`DocumentError::Validation`] for a URL outside the archive; [`DocumentError::Import`] when
+    /// it cannot be fetched; [`DocumentError::UnsupportedMediaType`] when it is not a document.
+    pub async fn fetch_filing(&self, url: &str) -> Result<(OriginalFile, String), DocumentError> {
+        let Some((fetcher, archive_base)) = &self.importer else {
+            return Err(DocumentError::Import(FetchError::Unreachable("imports are not configured".into())));
+        };
+        let url = url.trim();
+        let inside = url.strip_prefix(archive_base.as_str()).filter(|rest| !rest.is_empty() && !rest.contains(".."));
+        if inside.is_none() {
+            return Err(DocumentError::Validation {
+                field: "url",
+                message: format!("only filings in the SEC EDGAR archive are imported: {archive_base}…"),
+            });
+        }
+        let fetched = fetcher.fetch_file(url).await.map_err(DocumentError::Import)?;
+        let file_name = url.rsplit('/').next().unwrap_or_default().to_owned();
+        let media_type = MediaType::from_content_type(&fetched.content_type)
+            .or_else(|| MediaType::from_file_name(&file_name))
+            .ok_or_else(|| DocumentError::UnsupportedMediaType {
+                message: format!("the filing is served as {} and its name does not say a type", fetched.content_type),
+            })?;
+        Ok((OriginalFile::new(media_type, fetched.bytes), file_name))
     }
 
     /// Checks an uploaded file against its declared type and reads its text.

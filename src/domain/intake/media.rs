@@ -67,6 +67,18 @@ impl MediaType {
         }
     }
 
+    /// The type a file name's extension names (`.pdf`, `.htm`/`.html`, `.docx`, `.txt`).
+    pub fn from_file_name(name: &str) -> Option<Self> {
+        let (_, extension) = name.rsplit_once('.')?;
+        match extension.to_ascii_lowercase().as_str() {
+            "pdf" => Some(MediaType::Pdf),
+            "htm" | "html" => Some(MediaType::Html),
+            "docx" => Some(MediaType::Docx),
+            "txt" => Some(MediaType::Text),
+            _ => None,
+        }
+    }
+
     /// Parses the stored name ([`Self::mime`]).
     pub fn from_mime(mime: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|m| m.mime() == mime)
