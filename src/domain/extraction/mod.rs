@@ -60,6 +60,8 @@ mod lei;
 mod model;
 mod numbers;
 mod parties;
+mod parts;
+mod preamble;
 mod pricing;
 mod proposals;
 mod sourced;
