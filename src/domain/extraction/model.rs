@@ -295,6 +295,9 @@ named_values! {
         UsdSofrCmeTerm => "USD-SOFR CME Term",
         /// SOFR (daily simple or compounded in arrears).
         UsdSofr => "USD-SOFR",
+        /// US dollar LIBOR ("LIBOR", "LIBO Rate", "Eurodollar Rate", "London Interbank Offered
+        /// Rate"), the benchmark of most agreements before 2022.
+        UsdLibor => "USD-LIBOR",
         /// US prime / base rate.
         UsdPrime => "USD-Prime",
         /// SONIA.
@@ -316,7 +319,7 @@ impl FloatingRateIndex {
     /// The currency the index is quoted for.
     pub fn currency(&self) -> &'static str {
         match self {
-            Self::UsdSofrCmeTerm | Self::UsdSofr | Self::UsdPrime => "USD",
+            Self::UsdSofrCmeTerm | Self::UsdSofr | Self::UsdLibor | Self::UsdPrime => "USD",
             Self::GbpSonia => "GBP",
             Self::EurEuribor | Self::EurEuroStr => "EUR",
             Self::ChfSaron => "CHF",
