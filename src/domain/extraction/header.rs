@@ -525,10 +525,23 @@ pub(crate) fn amendment(doc: &Document<'_>, title: Option<&Sourced<String>>, rep
     let front_start = title.map_or(0, |t| t.span().start);
     let front_end = super::text::floor_boundary(doc.text, front_start.saturating_add(FRONT_MATTER));
     let front_text = slice(doc.text, front_start..front_end);
+    // With a preamble, only the title and the preamble's opening say what this document is; a
+    // table of contents listing "Exhibit G - Fourth Amendment" does not.
+    let opening = doc
+        .parts
+        .preamble
+        .as_ref()
+        .map(|p| p.start..super::text::floor_boundary(doc.text, p.start.saturating_add(400)).min(p.end));
+    let search = match &opening {
+        Some(opening) => opening.clone(),
+        None => front_start..front_end,
+    };
     let kind_span = title
         .filter(|t| AMENDMENT_KIND.is_match(t.quote()))
         .and_then(|t| AMENDMENT_KIND.find(t.quote()).map(|m| t.span().start + m.start()..t.span().start + m.end()))
-        .or_else(|| AMENDMENT_KIND.find(front_text).map(|m| front_start + m.start()..front_start + m.end()))?;
+        .or_else(|| {
+            AMENDMENT_KIND.find(doc.slice(search.clone())).map(|m| search.start + m.start()..search.start + m.end())
+        })?;
     let restated = contains_ci(doc.slice(kind_span.clone()), "restate");
     let kind = if restated { AmendmentType::AmendmentAndRestatement } else { AmendmentType::Amendment };
     let amendment_type = doc.sourced(kind_span, kind)?;

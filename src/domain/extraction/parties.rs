@@ -17,7 +17,7 @@ use regex::Regex;
 
 use super::document::{Document, Report, quoted};
 use super::model::{Party, PartyRole};
-use super::preamble::{cover_parties, defined_parties, preamble_parties};
+use super::preamble::{cover_parties, defined_parties, names_above, preamble_parties};
 use super::sourced::Sourced;
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
 
@@ -48,7 +48,7 @@ fn name_pattern(space: &str) -> String {
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
     let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
     format!(
-        r"(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?)"
+        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?)"
     )
 }
 
@@ -201,6 +201,11 @@ const ROLE_WORDS: &[&str] = &[
 
 /// Whether a stated name is only role and class words ("Issuing Bank", "Each Bank").
 pub(crate) fn is_role_word_name(name: &str) -> bool {
+    // "A DIVISION OF MERRILL LYNCH …" is the tail of a longer name, not a name.
+    let first = name.split_whitespace().next().unwrap_or("");
+    if first.eq_ignore_ascii_case("a") || first.eq_ignore_ascii_case("an") {
+        return true;
+    }
     name.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .all(|w| ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(w)))
@@ -348,8 +353,8 @@ fn rejoin_wrapped_name(doc: &Document<'_>, floor: usize, name: Range<usize>) -> 
     if doc.text.get(rejoined.clone()).is_some() { rejoined } else { name }
 }
 
-/// A document without a preamble (a term sheet, a fragment): role markers anywhere, each applied
-/// to the names stated just before it.
+/// A document without a preamble (a term sheet, a fragment): a role written under a whole-line
+/// name, or a defined role (`(the "Borrower")`) applied to the name stated just before it.
 fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
     let mut markers: Vec<RoleMarker> = Vec::new();
     for list in ROLE_LIST.find_iter(doc.text) {
@@ -360,8 +365,9 @@ fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
                 roles.push((role, span.clone()));
             }
         }
-        if !roles.is_empty() {
-            markers.push((list.range(), roles, is_plural(list.as_str())));
+        // "NAME,\n as Administrative Agent": the whole-line name the role is written under.
+        for name in names_above(doc.text, list.start(), is_plural(list.as_str())) {
+            drafts.add(doc, name, &roles);
         }
     }
     for captures in DEFINED_ROLE.captures_iter(doc.text) {
@@ -575,7 +581,7 @@ mod tests {
 
     #[test]
     fn an_lma_party_list_reads_each_numbered_party() {
-        let text = "(1) BRITANNIA FOODS PLC (LEI: 549300BRITFOODS00020) as original borrower and original guarantor (the \"Company\");\n(2) BARCLAYS BANK PLC and HSBC BANK PLC as mandated lead arrangers (the \"Arrangers\");\n(3) LLOYDS BANK PLC as agent of the other Finance Parties (the \"Agent\").";
+        let text = "THIS AGREEMENT is dated 15 March 2024 and made between:\n\n(1) BRITANNIA FOODS PLC (LEI: 549300BRITFOODS00020) as original borrower and original guarantor (the \"Company\");\n\n(2) BARCLAYS BANK PLC and HSBC BANK PLC as mandated lead arrangers (the \"Arrangers\");\n\n(3) LLOYDS BANK PLC as agent of the other Finance Parties (the \"Agent\").";
         let (found, report) = parties(text);
         assert_eq!(
             summary(&found),

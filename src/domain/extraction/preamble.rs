@@ -283,7 +283,7 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
 
 /// The names a cover-page role line applies to: the lines above it (or the start of its own
 /// line) that are each a whole name, skipping "and"; only the nearest for a singular role.
-fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<usize>> {
+pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     let line_start = text.get(..marker).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
     let mut candidates: Vec<Range<usize>> = Vec::with_capacity(25);
