@@ -245,7 +245,7 @@ pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<
 
 static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:governed[ \t\r\n]+by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+enforced[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+enforced[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
+        r"(?i)\b(?:governed[ \t\r\n]+by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
     )
 });
 
@@ -666,5 +666,13 @@ mod tests {
         let doc = scan(text);
         let mut report = Report::default();
         assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Usoh));
+    }
+
+    #[test]
+    fn construed_and_interpreted_clauses_name_their_law() {
+        let text = "C. Applicable Law. THIS AMENDMENT NO. 3 SHALL BE GOVERNED BY, AND CONSTRUED AND INTERPRETED IN ACCORDANCE WITH, THE LAW OF THE STATE OF NEW YORK.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Usny));
     }
 }
