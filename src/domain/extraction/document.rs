@@ -8,6 +8,7 @@ use super::dates::{DateMatch, find_dates};
 use super::facilities::{FacilityRef, find_facility_refs};
 use super::lei::{LeiMention, find_lei_mentions};
 use super::numbers::{MoneyMatch, PercentMatch, RatioMatch, find_money, find_percents, find_ratios};
+use super::parts::Parts;
 use super::pricing::{BenchmarkMatch, find_benchmarks};
 use super::sourced::Sourced;
 use super::text::{Located, Structure, slice, within};
@@ -16,6 +17,7 @@ use super::text::{Located, Structure, slice, within};
 pub(crate) struct Document<'t> {
     pub text: &'t str,
     pub structure: Structure,
+    pub parts: Parts,
     pub money: Vec<MoneyMatch>,
     pub percents: Vec<PercentMatch>,
     pub dates: Vec<DateMatch>,
@@ -30,6 +32,7 @@ impl<'t> Document<'t> {
         Self {
             text,
             structure: Structure::scan(text),
+            parts: Parts::find(text),
             money: find_money(text),
             percents: find_percents(text),
             dates: find_dates(text),

@@ -10,7 +10,7 @@ use time::Date;
 use super::document::{Document, Report, agree};
 use super::model::{Amendment, AmendmentType, GoverningLaw};
 use super::sourced::Sourced;
-use super::text::{capitalisable, contains_ci, pattern, slice, trim_range};
+use super::text::{capitalisable, contains_any_ci, contains_ci, pattern, slice, trim_range};
 
 /// How far after the title the amendment details are looked for.
 const FRONT_MATTER: usize = 24_000;
@@ -19,7 +19,7 @@ const MAX_TITLE: usize = 160;
 
 static TITLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:credit|facility|facilities|loan|revolving|term[ \t]+loan|bridge)[ \t]+(?:[a-z]+[ \t]+)?agreement|term[ \t]+sheet|summary[ \t]+of[ \t]+(?:principal[ \t]+|indicative[ \t]+)?terms(?:[ \t]+and[ \t]+conditions)?|amendment[ \t]+(?:and[ \t]+restatement[ \t]+)?agreement)\b",
+        r"(?i)\b(?:(?:credit|facility|facilities|loan|revolving|term[ \t]+loan|bridge)[ \t]+(?:[a-z]+[ \t]+){0,3}?agreement|term[ \t]+sheet|summary[ \t]+of[ \t]+(?:principal[ \t]+|indicative[ \t]+)?terms(?:[ \t]+and[ \t]+conditions)?|amendment[ \t]+(?:and[ \t]+restatement[ \t]+)?agreement|amendment[ \t]+no\.?[ \t]*[0-9]+|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)[ \t]+amendment)\b",
     )
 });
 
@@ -44,8 +44,17 @@ fn reads_as_title(line: &str) -> bool {
 /// The title: the first short line, anywhere in the text, that reads as a title and names a
 /// credit instrument.
 pub(crate) fn title(doc: &Document<'_>) -> Option<Sourced<String>> {
-    for found in TITLE.find_iter(doc.text) {
-        let Some(line) = super::text::line_around(doc.text, found.start(), MAX_TITLE + 40) else { continue };
+    // The title block before the preamble names this document; a title found later may be a
+    // signature-page footer or an attached agreement's.
+    let front = doc.parts.front.clone();
+    title_in(doc, front).or_else(|| title_in(doc, 0..doc.text.len()))
+}
+
+/// The first title line within `range`.
+fn title_in(doc: &Document<'_>, range: std::ops::Range<usize>) -> Option<Sourced<String>> {
+    for found in TITLE.find_iter(doc.slice(range.clone())) {
+        let found = range.start + found.start()..range.start + found.end();
+        let Some(line) = super::text::line_around(doc.text, found.start, MAX_TITLE + 40) else { continue };
         let range = trim_range(doc.text, line);
         let candidate = doc.slice(range.clone());
         if candidate.len() > MAX_TITLE || !reads_as_title(candidate) {
@@ -70,9 +79,75 @@ static THIS_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// The date the agreement is dated: cover-page "Dated as of", "This … Agreement is dated / entered
-/// into as of …", or a `Date:` label. References to other agreements' dates are not candidates.
+/// "dated as of", "entered into as of", "is made as of this", "dated effective as of": the verb
+/// that dates the document in its preamble, up to where the date starts.
+static PREAMBLE_DATED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:dated|entered[ \t\r\n]+into|made(?:[ \t\r\n]+and[ \t\r\n]+entered[ \t\r\n]+into)?|effective)(?:[ \t\r\n]+(?:effective(?:ly)?|effective[ \t\r\n]+as[ \t\r\n]+of|as[ \t\r\n]+of|on))?[ \t\r\n]+(?:this[ \t\r\n]+)?",
+    )
+});
+
+/// "as of the date first set forth above": the preamble dates the document by its title block.
+static DATE_ABOVE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\bdate[ \t\r\n]+first[ \t\r\n]+(?:set[ \t\r\n]+forth|written|above)"));
+
+/// A title-block line that dates the document: "Dated as of March 15, 2024", or "dated as of"
+/// with the date on the lines below it.
+static TITLE_BLOCK_DATED: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?im)^[ \t]*dated(?:[ \t]+(?:effective[ \t]+)?as[ \t]+of)?[ \t]*:?[ \t\r\n]*"));
+
+/// The date the document is dated. With a preamble: the date its preamble states ("dated as of",
+/// "entered into as of", "made as of this …"), and the date line of the title block above it
+/// ("Dated as of …", or a line holding only a date when the preamble says "as of the date first
+/// set forth above"); dates of other agreements named in it are not candidates. Without one:
+/// cover-page "Dated as of", "This … Agreement is dated …", or a `Date:` label.
 pub(crate) fn agreement_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
+    match doc.parts.preamble.clone() {
+        Some(preamble) => own_date(doc, preamble, report),
+        None => stated_date(doc, report),
+    }
+}
+
+fn own_date(doc: &Document<'_>, preamble: Range<usize>, report: &mut Report) -> Option<Sourced<Date>> {
+    let mut candidates = Vec::new();
+    let opening = preamble.start..super::text::floor_boundary(doc.text, preamble.start + 600).min(preamble.end);
+    let opening_text = doc.slice(opening.clone());
+    let mut refers_above = false;
+    for found in PREAMBLE_DATED.find_iter(opening_text) {
+        let at = opening.start + found.end();
+        if let Some(date) = date_starting_at(doc, at) {
+            candidates.push(date);
+            break;
+        }
+        if DATE_ABOVE.is_match(doc.slice(at..super::text::floor_boundary(doc.text, at + 60))) {
+            refers_above = true;
+            break;
+        }
+    }
+    let front = doc.parts.front.clone();
+    for found in TITLE_BLOCK_DATED.find_iter(doc.slice(front.clone())) {
+        if let Some(date) = date_starting_at(doc, front.start + found.end()) {
+            candidates.push(date);
+        }
+    }
+    if refers_above && candidates.is_empty() {
+        // The line above the preamble that holds nothing but a date.
+        let lines: Vec<Range<usize>> = super::text::lines_in(doc.text, front.clone()).collect();
+        for line in lines.iter().rev().take(12) {
+            let trimmed = trim_range(doc.text, line.clone());
+            if let Some(date) = doc.dates_in(trimmed.clone()).first()
+                && date.span == trimmed
+            {
+                candidates.extend(doc.sourced(date.span.clone(), date.date));
+                break;
+            }
+        }
+    }
+    dedupe_spans(&mut candidates);
+    agree("/agreementDate", candidates, report)
+}
+
+fn stated_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
     let mut candidates = Vec::new();
     for dated in DATED.find_iter(doc.text) {
         // A cover-page date stands alone on its line; "dated as of" opening a wrapped line of prose
@@ -170,17 +245,13 @@ pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<
 
 static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\bgoverned[ \t\r\n]+by,?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+enforced[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
+        r"(?i)\b(?:governed[ \t\r\n]+by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
     )
 });
 
 /// Jurisdictions and the `GoverningLawEnum` code each maps to, matched as prefixes of the stated
 /// place (lower case).
 const JURISDICTIONS: &[(&str, GoverningLaw)] = &[
-    ("new york", GoverningLaw::Usny),
-    ("delaware", GoverningLaw::Usde),
-    ("california", GoverningLaw::Usca),
-    ("illinois", GoverningLaw::Usil),
     ("england and wales", GoverningLaw::Gben),
     ("england", GoverningLaw::Gben),
     ("english", GoverningLaw::Gben),
@@ -205,6 +276,81 @@ const JURISDICTIONS: &[(&str, GoverningLaw)] = &[
     ("british columbia", GoverningLaw::Cabc),
     ("manitoba", GoverningLaw::Camn),
     ("quebec", GoverningLaw::Caqc),
+    ("alabama", GoverningLaw::Usal),
+    ("alaska", GoverningLaw::Usak),
+    ("arizona", GoverningLaw::Usaz),
+    ("arkansas", GoverningLaw::Usar),
+    ("california", GoverningLaw::Usca),
+    ("colorado", GoverningLaw::Usco),
+    ("connecticut", GoverningLaw::Usct),
+    ("delaware", GoverningLaw::Usde),
+    ("district of columbia", GoverningLaw::Usdc),
+    ("florida", GoverningLaw::Usfl),
+    ("georgia", GoverningLaw::Usga),
+    ("hawaii", GoverningLaw::Ushi),
+    ("idaho", GoverningLaw::Usid),
+    ("illinois", GoverningLaw::Usil),
+    ("indiana", GoverningLaw::Usin),
+    ("iowa", GoverningLaw::Usia),
+    ("kansas", GoverningLaw::Usks),
+    ("kentucky", GoverningLaw::Usky),
+    ("louisiana", GoverningLaw::Usla),
+    ("maine", GoverningLaw::Usme),
+    ("maryland", GoverningLaw::Usmd),
+    ("massachusetts", GoverningLaw::Usma),
+    ("michigan", GoverningLaw::Usmi),
+    ("minnesota", GoverningLaw::Usmn),
+    ("mississippi", GoverningLaw::Usms),
+    ("missouri", GoverningLaw::Usmo),
+    ("montana", GoverningLaw::Usmt),
+    ("nebraska", GoverningLaw::Usne),
+    ("nevada", GoverningLaw::Usnv),
+    ("new hampshire", GoverningLaw::Usnh),
+    ("new jersey", GoverningLaw::Usnj),
+    ("new mexico", GoverningLaw::Usnm),
+    ("new york", GoverningLaw::Usny),
+    ("north carolina", GoverningLaw::Usnc),
+    ("north dakota", GoverningLaw::Usnd),
+    ("ohio", GoverningLaw::Usoh),
+    ("oklahoma", GoverningLaw::Usok),
+    ("oregon", GoverningLaw::Usor),
+    ("pennsylvania", GoverningLaw::Uspa),
+    ("rhode island", GoverningLaw::Usri),
+    ("south carolina", GoverningLaw::Ussc),
+    ("south dakota", GoverningLaw::Ussd),
+    ("tennessee", GoverningLaw::Ustn),
+    ("texas", GoverningLaw::Ustx),
+    ("utah", GoverningLaw::Usut),
+    ("vermont", GoverningLaw::Usvt),
+    ("virginia", GoverningLaw::Usva),
+    ("washington", GoverningLaw::Uswa),
+    ("west virginia", GoverningLaw::Uswv),
+    ("wisconsin", GoverningLaw::Uswi),
+    ("wyoming", GoverningLaw::Uswy),
+    ("australia", GoverningLaw::Au),
+    ("austria", GoverningLaw::At),
+    ("bermuda", GoverningLaw::Bm),
+    ("brazil", GoverningLaw::Br),
+    ("the british virgin islands", GoverningLaw::Vg),
+    ("british virgin islands", GoverningLaw::Vg),
+    ("the cayman islands", GoverningLaw::Ky),
+    ("cayman islands", GoverningLaw::Ky),
+    ("china", GoverningLaw::Cn),
+    ("denmark", GoverningLaw::Dk),
+    ("finland", GoverningLaw::Fi),
+    ("hong kong", GoverningLaw::Hk),
+    ("india", GoverningLaw::In),
+    ("italy", GoverningLaw::It),
+    ("mexico", GoverningLaw::Mx),
+    ("the netherlands", GoverningLaw::Nl),
+    ("netherlands", GoverningLaw::Nl),
+    ("new zealand", GoverningLaw::Nz),
+    ("norway", GoverningLaw::No),
+    ("singapore", GoverningLaw::Sg),
+    ("south africa", GoverningLaw::Za),
+    ("spain", GoverningLaw::Es),
+    ("sweden", GoverningLaw::Se),
+    ("switzerland", GoverningLaw::Ch),
 ];
 
 /// The code for a stated jurisdiction and how many bytes of `stated` name it.
@@ -225,12 +371,86 @@ pub(crate) fn jurisdiction(stated: &str) -> Option<(GoverningLaw, usize)> {
     Some((*law, end))
 }
 
+/// What a governing-law clause governs, read from the sentence before it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Governs {
+    /// "This Agreement", "THIS AMENDMENT NO. 3", "hereunder": this document.
+    ThisDocument,
+    /// A note, guaranty, assignment, security document, QFC or ISDA language, "such jurisdiction".
+    OtherInstrument,
+    /// The sentence does not say.
+    Unstated,
+}
+
+static THIS_DOCUMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:this[ \t\r\n]+(?:[a-z0-9.,’']+[ \t\r\n]+){0,6}?(?:agreement|amendment|waiver|supplement|consent)\b|hereunder|hereof)",
+    )
+});
+
+const OTHER_INSTRUMENTS: &[&str] = &[
+    "note",
+    "guarant",
+    "assignment",
+    "security",
+    "collateral",
+    "mortgage",
+    "pledge",
+    "letter of credit",
+    "isda",
+    "qfc",
+    "swap",
+    "hedg",
+    "intercreditor",
+    "fee letter",
+    "uniform customs",
+    "ucp",
+    "isp98",
+    "such jurisdiction",
+    "control agreement",
+    "subordination",
+    "deposit account",
+    "existing credit agreement",
+];
+
+fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
+    let sentence = super::text::sentence_around(doc.text, clause_start);
+    let lead = doc.slice(sentence.start..clause_start);
+    if THIS_DOCUMENT.is_match(lead) {
+        Governs::ThisDocument
+    } else if contains_any_ci(lead, OTHER_INSTRUMENTS) {
+        Governs::OtherInstrument
+    } else {
+        Governs::Unstated
+    }
+}
+
 /// The governing law: every "governed by … law(s) of …" clause and any `Governing Law:` label.
-/// Clauses naming different laws are a conflict; a law with no CDM code is reported and dropped.
+/// With a preamble, only clauses in the document's own text count (not those of attached
+/// exhibits or a conformed copy), and the clause that governs this document ("This Agreement
+/// shall be governed by …") wins over clauses of notes, guaranties, assignment forms or security
+/// documents. Clauses naming different laws are a conflict; a law with no CDM code is reported
+/// and dropped.
 pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<GoverningLaw>> {
     let field = "/legalAgreementIdentification/governingLaw";
     let mut candidates = Vec::new();
+    let mut own = Vec::new();
+    let structured = doc.parts.preamble.is_some();
     for captures in GOVERNED_BY.captures_iter(doc.text) {
+        if structured && let Some(whole) = captures.get(0) {
+            if !doc.parts.in_body(whole.start()) {
+                continue;
+            }
+            match governs(doc, whole.start()) {
+                Governs::OtherInstrument => continue,
+                Governs::ThisDocument => {
+                    if let Some((law, range)) = law_of(&captures) {
+                        own.extend(doc.sourced(range, law));
+                    }
+                }
+                Governs::Unstated => {}
+            }
+        }
         let (Some(whole), Some(named)) =
             (captures.get(0), captures.name("place").or_else(|| captures.name("adjective")))
         else {
@@ -272,7 +492,19 @@ pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<S
             None => report.dropped(field, value, label.value.clone(), "names a law with no CDM GoverningLawEnum code"),
         }
     }
+    if !own.is_empty() {
+        return agree(field, own, report);
+    }
     agree(field, candidates, report)
+}
+
+/// The law a governing-law clause names and the range quoted for it.
+fn law_of(captures: &regex::Captures<'_>) -> Option<(GoverningLaw, Range<usize>)> {
+    let whole = captures.get(0)?;
+    let named = captures.name("place").or_else(|| captures.name("adjective"))?;
+    let (law, length) = jurisdiction(named.as_str())?;
+    let end = if captures.name("adjective").is_some() { whole.end() } else { named.start() + length };
+    Some((law, whole.start()..end))
 }
 
 static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
@@ -283,7 +515,7 @@ static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
 
 static AMENDMENT_KIND: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+)?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+no\.?[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
+        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,5}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+no\.?[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
     )
 });
 
@@ -293,10 +525,23 @@ pub(crate) fn amendment(doc: &Document<'_>, title: Option<&Sourced<String>>, rep
     let front_start = title.map_or(0, |t| t.span().start);
     let front_end = super::text::floor_boundary(doc.text, front_start.saturating_add(FRONT_MATTER));
     let front_text = slice(doc.text, front_start..front_end);
+    // With a preamble, only the title and the preamble's opening say what this document is; a
+    // table of contents listing "Exhibit G - Fourth Amendment" does not.
+    let opening = doc
+        .parts
+        .preamble
+        .as_ref()
+        .map(|p| p.start..super::text::floor_boundary(doc.text, p.start.saturating_add(400)).min(p.end));
+    let search = match &opening {
+        Some(opening) => opening.clone(),
+        None => front_start..front_end,
+    };
     let kind_span = title
         .filter(|t| AMENDMENT_KIND.is_match(t.quote()))
         .and_then(|t| AMENDMENT_KIND.find(t.quote()).map(|m| t.span().start + m.start()..t.span().start + m.end()))
-        .or_else(|| AMENDMENT_KIND.find(front_text).map(|m| front_start + m.start()..front_start + m.end()))?;
+        .or_else(|| {
+            AMENDMENT_KIND.find(doc.slice(search.clone())).map(|m| search.start + m.start()..search.start + m.end())
+        })?;
     let restated = contains_ci(doc.slice(kind_span.clone()), "restate");
     let kind = if restated { AmendmentType::AmendmentAndRestatement } else { AmendmentType::Amendment };
     let amendment_type = doc.sourced(kind_span, kind)?;
@@ -365,11 +610,11 @@ mod tests {
 
     #[test]
     fn a_law_without_a_cdm_code_is_reported_and_dropped() {
-        let text = "This Agreement shall be governed by the laws of Singapore.";
+        let text = "This Agreement shall be governed by the laws of Panama.";
         let doc = scan(text);
         let mut report = Report::default();
         assert_eq!(governing_law(&doc, &mut report), None);
-        assert!(report.warnings[0].contains("Singapore"), "{:?}", report.warnings);
+        assert!(report.warnings[0].contains("Panama"), "{:?}", report.warnings);
     }
 
     #[test]
@@ -381,5 +626,53 @@ mod tests {
         let text = "\"Amendment No. 2 Effective Date\" means June 3, 2024.\n\n\"Closing Date\" means March 15, 2021.\n";
         let doc = scan(text);
         assert_eq!(effective_date(&doc, &mut report).map(|d| d.quote().to_owned()).as_deref(), Some("June 3, 2024"));
+    }
+
+    #[test]
+    fn the_date_above_the_preamble_dates_a_document_dated_as_of_the_date_first_set_forth_above() {
+        let text = "AMENDMENT NO. 1\n\nDecember 29, 2022\n\nTHIS AMENDMENT NO. 1 (this \u{201c}Amendment\u{201d}), dated as of the date first set forth above, is entered into among ACME BRANDS, INC. (the \u{201c}Borrower\u{201d}) and FIRST BANK, N.A., as administrative agent.\n\nWHEREAS, the parties are party to the Loan Agreement, dated as of March 2, 2018.\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(
+            agreement_date(&doc, &mut report).map(|d| d.quote().to_owned()).as_deref(),
+            Some("December 29, 2022")
+        );
+        assert_eq!(title(&doc).map(|t| t.value().clone()).as_deref(), Some("AMENDMENT NO. 1"));
+    }
+
+    #[test]
+    fn an_attached_conformed_copy_does_not_date_the_amendment() {
+        let text = "This AMENDMENT NO. 3, dated as of January 3, 2023, is among ACME OP, LLC (the \"Borrower\") and FIRST BANK, N.A., as Administrative Agent.\n\nIN WITNESS WHEREOF, the parties have signed.\n\nEXHIBIT A\n\nAMENDED AND RESTATED CREDIT AGREEMENT\n\nDated as of February 27, 2020\n\nThis AMENDED AND RESTATED CREDIT AGREEMENT is dated as of February 27, 2020, among ACME OP, LLC and FIRST BANK, N.A.\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(agreement_date(&doc, &mut report).map(|d| d.quote().to_owned()).as_deref(), Some("January 3, 2023"));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn the_documents_own_governing_law_clause_wins_over_those_of_notes_and_attachments() {
+        let text = "This FIRST AMENDMENT dated as of May 1, 2023 is among ACME INC. and FIRST BANK, N.A., as Agent.\n\nSection 9. This Note shall be governed by the laws of the State of New York.\n\nSection 10. THIS AMENDMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF ARIZONA.\n\nIN WITNESS WHEREOF, the parties have signed.\n\nEXHIBIT A\n\nThis Agreement shall be governed by the law of the State of New York.\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let law = governing_law(&doc, &mut report).expect("law");
+        assert_eq!(*law.value(), GoverningLaw::Usaz);
+        assert!(report.conflicted_fields.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn contracts_made_under_a_states_laws_name_that_states_law() {
+        let text =
+            "This Agreement and the Notes shall be deemed to be contracts made under the laws of the State of Ohio.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Usoh));
+    }
+
+    #[test]
+    fn construed_and_interpreted_clauses_name_their_law() {
+        let text = "C. Applicable Law. THIS AMENDMENT NO. 3 SHALL BE GOVERNED BY, AND CONSTRUED AND INTERPRETED IN ACCORDANCE WITH, THE LAW OF THE STATE OF NEW YORK.";
+        let doc = scan(text);
+        let mut report = Report::default();
+        assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Usny));
     }
 }

@@ -20,7 +20,7 @@
 //!   LEI with wrong check digits is reported, never used or repaired.
 //! - Two readings are rules rather than statements, and are documented where they apply: `$` is
 //!   US dollars (agreements define it so), and a facility whose pricing clauses name no benchmark
-//!   takes the benchmark the agreement defines for its currency (Term SOFR before daily SOFR
+//!   takes the benchmark the agreement defines for its currency (Term SOFR before daily SOFR before LIBOR
 //!   before prime for dollars, EURIBOR before €STR for euro, SONIA for sterling).
 //!
 //! # Provenance
@@ -60,6 +60,8 @@ mod lei;
 mod model;
 mod numbers;
 mod parties;
+mod parts;
+mod preamble;
 mod pricing;
 mod proposals;
 mod sourced;

@@ -51,7 +51,9 @@ macro_rules! named_values {
 }
 
 named_values! {
-    /// CDM `GoverningLawEnum`.
+    /// The governing law: CDM `GoverningLawEnum` codes where CDM has one (`USNY`, `GBEN`, `CAON` …);
+    /// other US states as `US` + postal code (`USAZ`, `USOH`) and other countries by ISO 3166 code
+    /// (`NL`, `SG`), the way CDM writes the codes it has.
     pub enum GoverningLaw {
         /// Belgian law.
         Be => "BE",
@@ -85,14 +87,150 @@ named_values! {
         Jp => "JP",
         /// Luxembourg law.
         Lu => "LU",
+        /// Alabama law.
+        Usal => "USAL",
+        /// Alaska law.
+        Usak => "USAK",
+        /// Arizona law.
+        Usaz => "USAZ",
+        /// Arkansas law.
+        Usar => "USAR",
         /// California law.
         Usca => "USCA",
+        /// Colorado law.
+        Usco => "USCO",
+        /// Connecticut law.
+        Usct => "USCT",
         /// Delaware law.
         Usde => "USDE",
+        /// District of Columbia law.
+        Usdc => "USDC",
+        /// Florida law.
+        Usfl => "USFL",
+        /// Georgia law.
+        Usga => "USGA",
+        /// Hawaii law.
+        Ushi => "USHI",
+        /// Idaho law.
+        Usid => "USID",
         /// Illinois law.
         Usil => "USIL",
+        /// Indiana law.
+        Usin => "USIN",
+        /// Iowa law.
+        Usia => "USIA",
+        /// Kansas law.
+        Usks => "USKS",
+        /// Kentucky law.
+        Usky => "USKY",
+        /// Louisiana law.
+        Usla => "USLA",
+        /// Maine law.
+        Usme => "USME",
+        /// Maryland law.
+        Usmd => "USMD",
+        /// Massachusetts law.
+        Usma => "USMA",
+        /// Michigan law.
+        Usmi => "USMI",
+        /// Minnesota law.
+        Usmn => "USMN",
+        /// Mississippi law.
+        Usms => "USMS",
+        /// Missouri law.
+        Usmo => "USMO",
+        /// Montana law.
+        Usmt => "USMT",
+        /// Nebraska law.
+        Usne => "USNE",
+        /// Nevada law.
+        Usnv => "USNV",
+        /// New Hampshire law.
+        Usnh => "USNH",
+        /// New Jersey law.
+        Usnj => "USNJ",
+        /// New Mexico law.
+        Usnm => "USNM",
         /// New York law.
         Usny => "USNY",
+        /// North Carolina law.
+        Usnc => "USNC",
+        /// North Dakota law.
+        Usnd => "USND",
+        /// Ohio law.
+        Usoh => "USOH",
+        /// Oklahoma law.
+        Usok => "USOK",
+        /// Oregon law.
+        Usor => "USOR",
+        /// Pennsylvania law.
+        Uspa => "USPA",
+        /// Rhode Island law.
+        Usri => "USRI",
+        /// South Carolina law.
+        Ussc => "USSC",
+        /// South Dakota law.
+        Ussd => "USSD",
+        /// Tennessee law.
+        Ustn => "USTN",
+        /// Texas law.
+        Ustx => "USTX",
+        /// Utah law.
+        Usut => "USUT",
+        /// Vermont law.
+        Usvt => "USVT",
+        /// Virginia law.
+        Usva => "USVA",
+        /// Washington law.
+        Uswa => "USWA",
+        /// West Virginia law.
+        Uswv => "USWV",
+        /// Wisconsin law.
+        Uswi => "USWI",
+        /// Wyoming law.
+        Uswy => "USWY",
+        /// Law of Australia.
+        Au => "AU",
+        /// Law of Austria.
+        At => "AT",
+        /// Law of Bermuda.
+        Bm => "BM",
+        /// Law of Brazil.
+        Br => "BR",
+        /// Law of the British Virgin Islands.
+        Vg => "VG",
+        /// Law of the Cayman Islands.
+        Ky => "KY",
+        /// Law of China.
+        Cn => "CN",
+        /// Law of Denmark.
+        Dk => "DK",
+        /// Law of Finland.
+        Fi => "FI",
+        /// Law of Hong Kong.
+        Hk => "HK",
+        /// Law of India.
+        In => "IN",
+        /// Law of Italy.
+        It => "IT",
+        /// Law of Mexico.
+        Mx => "MX",
+        /// Law of the Netherlands.
+        Nl => "NL",
+        /// Law of New Zealand.
+        Nz => "NZ",
+        /// Law of Norway.
+        No => "NO",
+        /// Law of Singapore.
+        Sg => "SG",
+        /// Law of South Africa.
+        Za => "ZA",
+        /// Law of Spain.
+        Es => "ES",
+        /// Law of Sweden.
+        Se => "SE",
+        /// Law of Switzerland.
+        Ch => "CH",
     }
 }
 
@@ -157,6 +295,9 @@ named_values! {
         UsdSofrCmeTerm => "USD-SOFR CME Term",
         /// SOFR (daily simple or compounded in arrears).
         UsdSofr => "USD-SOFR",
+        /// US dollar LIBOR ("LIBOR", "LIBO Rate", "Eurodollar Rate", "London Interbank Offered
+        /// Rate"), the benchmark of most agreements before 2022.
+        UsdLibor => "USD-LIBOR",
         /// US prime / base rate.
         UsdPrime => "USD-Prime",
         /// SONIA.
@@ -178,7 +319,7 @@ impl FloatingRateIndex {
     /// The currency the index is quoted for.
     pub fn currency(&self) -> &'static str {
         match self {
-            Self::UsdSofrCmeTerm | Self::UsdSofr | Self::UsdPrime => "USD",
+            Self::UsdSofrCmeTerm | Self::UsdSofr | Self::UsdLibor | Self::UsdPrime => "USD",
             Self::GbpSonia => "GBP",
             Self::EurEuribor | Self::EurEuroStr => "EUR",
             Self::ChfSaron => "CHF",

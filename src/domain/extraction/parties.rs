@@ -17,37 +17,49 @@ use regex::Regex;
 
 use super::document::{Document, Report, quoted};
 use super::model::{Party, PartyRole};
+use super::preamble::{cover_parties, defined_parties, names_above, preamble_parties};
 use super::sourced::Sourced;
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
 
-const ROLE: &str = r"(?:(?:joint|sole|co-)[ \t]+)?(?:mandated[ \t]+)?(?:lead[ \t]+)?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)[ \t]+)?bookrunners?)?|(?:(?:joint|sole)[ \t]+)?bookrunners?|administrative[ \t]+agent|facility[ \t]+agent|collateral[ \t]+agent|security[ \t]+(?:agent|trustee)|syndication[ \t]+agent|documentation[ \t]+agent|sustainability[ \t]+(?:coordinator|structuring[ \t]+agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line[ \t]+lender|l/c[ \t]+issuer|issuing[ \t]+(?:bank|lender)|letter[ \t]+of[ \t]+credit[ \t]+issuer|(?:original[ \t]+|initial[ \t]+)?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)[ \t]+)?guarantors?";
+const ROLE: &str = r"(?:(?:joint|sole|co-)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?bookrunners?)?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?bookrunners?|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|l/c(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
-static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
-        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t]+)(?:the[ \t]+|an?[ \t]+)?(?:{ROLE})\b)*"
+        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t\r\n]+)(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b)*"
     ))
 });
 
-static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
+pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
 
 static DEFINED_ROLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"\((?:[^()"“”]{0,80}?)?["“](?P<term>[^"”\n]{1,40})["”](?:[^()]{0,80})?\)"#));
 
 const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
-const CAPITALISED: &str = r"[\p{Lu}0-9][\p{L}0-9&'’.\-]*";
+const CAPITALISED: &str = r"(?:[\p{Lu}0-9][\p{L}0-9&'’.\-]*|\([\p{Lu}][\p{L}.]{1,12}\))";
+/// "Morgan Guaranty Trust Company of New York": a place after "Company".
+const COMPANY_OF_PLACE: &str =
+    r"(?:Company|COMPANY)[ \t]+(?:of|OF)[ \t\r\n]+[\p{Lu}][\p{L}]+(?:[ \t\r\n]+(?:York|YORK|Jersey|JERSEY))?";
 /// Before a legal form a wrapped line may break the name: "CITIBANK,\nN.A.".
 const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
-const CONNECTOR: &str = r"[ \t]+(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&)[ \t]+)?";
 
-static NAME: LazyLock<Regex> = LazyLock::new(|| {
+/// The pattern of a legal entity's name whose words are separated by `space`.
+fn name_pattern(space: &str) -> String {
+    let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
-    pattern(&format!(
-        r"(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{CONNECTOR}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{LEGAL_FORM})|[ \t]+{bank}(?:{TO_LEGAL}(?:{LEGAL_FORM}))?)|{bank}(?:{TO_LEGAL}(?:{LEGAL_FORM}))?)"
-    ))
-});
+    let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
+    format!(
+        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?)"
+    )
+}
+
+pub(crate) static NAME: LazyLock<Regex> = LazyLock::new(|| pattern(&name_pattern(r"[ \t]+")));
+
+/// A name in a preamble, where prose wraps: a single line break may fall between its words.
+pub(crate) static PREAMBLE_NAME: LazyLock<Regex> =
+    LazyLock::new(|| pattern(&name_pattern(r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)")));
 
 /// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
-fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
+pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
     let lower = phrase.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
     let mut roles = Vec::new();
     if lower.contains("arranger") {
@@ -93,11 +105,110 @@ fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
 }
 
 /// Whether a role phrase stands for several parties ("Joint Lead Arrangers", "Original Lenders").
-fn is_plural(phrase: &str) -> bool {
+pub(crate) fn is_plural(phrase: &str) -> bool {
     let lower = phrase.to_ascii_lowercase();
     lower.split(|c: char| !c.is_ascii_alphabetic()).any(|word| {
         matches!(word, "arrangers" | "bookrunners" | "lenders" | "guarantors" | "borrowers" | "joint" | "agents")
     })
+}
+
+/// Words that describe a capacity or a class rather than name anyone: "Issuing Bank", "Agent Bank",
+/// "Each Bank" and "Capital Corporation" cut from "AT&T Capital Corporation" are not names.
+const ROLE_WORDS: &[&str] = &[
+    "each",
+    "the",
+    "any",
+    "such",
+    "other",
+    "all",
+    "agent",
+    "agents",
+    "issuing",
+    "lender",
+    "lenders",
+    "bank",
+    "banks",
+    "swing",
+    "swingline",
+    "line",
+    "administrative",
+    "collateral",
+    "syndication",
+    "documentation",
+    "lc",
+    "issuer",
+    "borrower",
+    "borrowers",
+    "guarantor",
+    "guarantors",
+    "parent",
+    "company",
+    "relevant",
+    "applicable",
+    "existing",
+    "new",
+    "initial",
+    "original",
+    "fronting",
+    "depositary",
+    "paying",
+    "arranger",
+    "lead",
+    "trustee",
+    "secretary",
+    "holdings",
+    "holding",
+    "capital",
+    "closing",
+    "date",
+    "effective",
+    "national",
+    "association",
+    "trust",
+    "savings",
+    "finance",
+    "financial",
+    "institution",
+    "participant",
+    "assignee",
+    "assignor",
+    "purchaser",
+    "seller",
+    "servicer",
+    "corporation",
+    "inc",
+    "incorporated",
+    "llc",
+    "ltd",
+    "limited",
+    "plc",
+    "co",
+    "corp",
+    "n",
+    "a",
+    "l",
+    "p",
+    "c",
+    "of",
+    "and",
+    "agreement",
+    "credit",
+    "loan",
+    "subsidiary",
+    "canadian",
+    "foreign",
+];
+
+/// Whether a stated name is only role and class words ("Issuing Bank", "Each Bank").
+pub(crate) fn is_role_word_name(name: &str) -> bool {
+    // "A DIVISION OF MERRILL LYNCH …" is the tail of a longer name, not a name.
+    let first = name.split_whitespace().next().unwrap_or("");
+    if first.eq_ignore_ascii_case("a") || first.eq_ignore_ascii_case("an") {
+        return true;
+    }
+    name.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(w)))
 }
 
 /// A name as a comparison key: upper-case letters and digits only.
@@ -115,13 +226,18 @@ struct PartyDraft {
 }
 
 #[derive(Default)]
-struct Drafts(Vec<PartyDraft>);
+pub(crate) struct Drafts(Vec<PartyDraft>);
 
 impl Drafts {
-    fn add(&mut self, doc: &Document<'_>, name: Range<usize>, roles: &[(PartyRole, Range<usize>)]) {
+    /// Whether any party drafted so far has `role`.
+    pub(crate) fn any_has_role(&self, role: PartyRole) -> bool {
+        self.0.iter().any(|p| p.roles.iter().any(|r| *r.value() == role))
+    }
+
+    pub(crate) fn add(&mut self, doc: &Document<'_>, name: Range<usize>, roles: &[(PartyRole, Range<usize>)]) {
         let stated = doc.slice(name.clone());
         let key = name_key(stated);
-        if key.len() < 3 {
+        if key.len() < 3 || is_role_word_name(stated) {
             return;
         }
         let index = match self.0.iter().position(|p| p.key == key) {
@@ -142,6 +258,7 @@ impl Drafts {
             }
         };
         if let Some(party) = self.0.get_mut(index) {
+            party.first_mention = party.first_mention.min(name.start);
             party.mentions.push(name.clone());
             for (role, span) in roles {
                 if !party.roles.iter().any(|r| r.value() == role)
@@ -236,13 +353,9 @@ fn rejoin_wrapped_name(doc: &Document<'_>, floor: usize, name: Range<usize>) -> 
     if doc.text.get(rejoined.clone()).is_some() { rejoined } else { name }
 }
 
-/// The parties of the agreement with their roles and LEIs.
-pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
-    let lma_style =
-        ["Finance Part", "Original Lender", "Obligors' Agent", "Obligors’ Agent"].iter().any(|w| doc.text.contains(w));
-    let mut drafts = Drafts::default();
-
-    // Role markers in text order: "as Administrative Agent" and (the "Borrower").
+/// A document without a preamble (a term sheet, a fragment): a role written under a whole-line
+/// name, or a defined role (`(the "Borrower")`) applied to the name stated just before it.
+fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
     let mut markers: Vec<RoleMarker> = Vec::new();
     for list in ROLE_LIST.find_iter(doc.text) {
         let mut roles = Vec::new();
@@ -252,13 +365,14 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
                 roles.push((role, span.clone()));
             }
         }
-        if !roles.is_empty() {
-            markers.push((list.range(), roles, is_plural(list.as_str())));
+        // "NAME,\n as Administrative Agent": the whole-line name the role is written under.
+        for name in names_above(doc.text, list.start(), is_plural(list.as_str())) {
+            drafts.add(doc, name, &roles);
         }
     }
     for captures in DEFINED_ROLE.captures_iter(doc.text) {
         let (Some(whole), Some(term)) = (captures.get(0), captures.name("term")) else { continue };
-        if !ONE_ROLE.find(term.as_str()).is_some_and(|m| m.range() == (0..term.as_str().len())) {
+        if !is_role_term(term.as_str()) {
             continue;
         }
         let roles: Vec<(PartyRole, Range<usize>)> =
@@ -277,11 +391,13 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
         }
         previous_end = span.end;
     }
+}
 
-    // Term sheets: "Borrower: Zenith Logistics Corp.".
+/// Term sheets: "Borrower: Zenith Logistics Corp.".
+fn label_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
     for label in &doc.structure.labels {
         let name = &label.key;
-        if !ONE_ROLE.find(name).is_some_and(|m| m.range() == (0..name.len())) {
+        if !is_role_term(name) {
             continue;
         }
         let roles: Vec<(PartyRole, Range<usize>)> =
@@ -291,6 +407,28 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
         for found in names_in(doc, label.value.start..value_line_end, is_plural(name)) {
             drafts.add(doc, found, &roles);
         }
+    }
+}
+
+/// Whether a defined term or label is a role and nothing else ("Borrower", "Joint Lead Arrangers").
+pub(crate) fn is_role_term(term: &str) -> bool {
+    ONE_ROLE.find(term).is_some_and(|m| m.range() == (0..term.len()))
+}
+
+/// The parties of the agreement with their roles and LEIs.
+pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
+    let lma_style =
+        ["Finance Part", "Original Lender", "Obligors' Agent", "Obligors’ Agent"].iter().any(|w| doc.text.contains(w));
+    let mut drafts = Drafts::default();
+    if let Some(preamble) = doc.parts.preamble.clone() {
+        // The preamble names the parties; the cover page adds the title roles it lists; a
+        // definition names the borrower or agent when the preamble only refers to it.
+        preamble_parties(doc, preamble, lma_style, &mut drafts);
+        cover_parties(doc, doc.parts.front.clone(), lma_style, &mut drafts);
+        defined_parties(doc, &mut drafts);
+    } else {
+        marker_parties(doc, lma_style, &mut drafts);
+        label_parties(doc, lma_style, &mut drafts);
     }
 
     lenders_from_schedules(doc, &mut drafts);
@@ -443,7 +581,7 @@ mod tests {
 
     #[test]
     fn an_lma_party_list_reads_each_numbered_party() {
-        let text = "(1) BRITANNIA FOODS PLC (LEI: 549300BRITFOODS00020) as original borrower and original guarantor (the \"Company\");\n(2) BARCLAYS BANK PLC and HSBC BANK PLC as mandated lead arrangers (the \"Arrangers\");\n(3) LLOYDS BANK PLC as agent of the other Finance Parties (the \"Agent\").";
+        let text = "THIS AGREEMENT is dated 15 March 2024 and made between:\n\n(1) BRITANNIA FOODS PLC (LEI: 549300BRITFOODS00020) as original borrower and original guarantor (the \"Company\");\n\n(2) BARCLAYS BANK PLC and HSBC BANK PLC as mandated lead arrangers (the \"Arrangers\");\n\n(3) LLOYDS BANK PLC as agent of the other Finance Parties (the \"Agent\").";
         let (found, report) = parties(text);
         assert_eq!(
             summary(&found),

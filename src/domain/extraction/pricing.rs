@@ -38,7 +38,7 @@ impl Located for BenchmarkMatch {
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\bLIBOR\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
     )
 });
 
@@ -58,6 +58,8 @@ pub(crate) fn find_benchmarks(text: &str) -> Vec<BenchmarkMatch> {
                 (FloatingRateIndex::EurEuribor, false)
             } else if c.name("estr").is_some() {
                 (FloatingRateIndex::EurEuroStr, false)
+            } else if c.name("libor").is_some() {
+                (FloatingRateIndex::UsdLibor, false)
             } else if c.name("prime").is_some() {
                 (FloatingRateIndex::UsdPrime, false)
             } else if c.name("base").is_some() {
@@ -882,11 +884,17 @@ fn optional_currencies(doc: &Document<'_>, out: &mut PricingCandidates) {
 }
 
 /// The index a facility uses when no statement names one for it: the benchmark the agreement
-/// defines for the facility's currency (Term SOFR before daily SOFR before prime for dollars;
+/// defines for the facility's currency (Term SOFR before daily SOFR before LIBOR before prime for
+/// dollars: an agreement that names SOFR at all has replaced LIBOR with it;
 /// EURIBOR before €STR for euro).
 fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Option<Sourced<FloatingRateIndex>> {
     let preference: &[FloatingRateIndex] = match currency.as_str() {
-        "USD" => &[FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr, FloatingRateIndex::UsdPrime],
+        "USD" => &[
+            FloatingRateIndex::UsdSofrCmeTerm,
+            FloatingRateIndex::UsdSofr,
+            FloatingRateIndex::UsdLibor,
+            FloatingRateIndex::UsdPrime,
+        ],
         "GBP" => &[FloatingRateIndex::GbpSonia],
         "EUR" => &[FloatingRateIndex::EurEuribor, FloatingRateIndex::EurEuroStr],
         "CHF" => &[FloatingRateIndex::ChfSaron],
@@ -1056,5 +1064,13 @@ mod tests {
         let text = "The Company shall pay to the Agent a commitment fee computed at the rate of 35 per cent. of the applicable Margin on the unused Facility B Commitment.";
         let found = pricing(text);
         assert_eq!(found.fees.first().map(|f| *f.value.value()), Some(CommitmentFee::PercentageOfMargin(dec("0.35"))));
+    }
+
+    #[test]
+    fn libor_era_benchmarks_are_usd_libor() {
+        for text in ["the LIBO Rate", "LIBOR", "the Eurodollar Rate", "the London Interbank Offered Rate"] {
+            let found = find_benchmarks(text);
+            assert_eq!(found.first().map(|b| b.index), Some(FloatingRateIndex::UsdLibor), "{text}");
+        }
     }
 }

@@ -1,0 +1,258 @@
+//! The parts of a document, read the way a lawyer reads one: the title block (cover page and
+//! table of contents) before the preamble; the preamble, the one sentence that says what this
+//! document is, when it is dated and who its parties are; the body; and what is attached after
+//! the signature pages (exhibits, schedules, an attached conformed copy of the agreement an
+//! amendment amends).
+//!
+//! Parties, the document's own date and its own governing law are read from these parts only: a
+//! bank named as the agent of another facility in a negative covenant, a law firm named in a
+//! condition precedent, or the New York law clause of an attached form of note say nothing about
+//! this document.
+//!
+//! Found in one pass over the line starts; each candidate line is examined within a bounded
+//! window, so the work stays linear in the text.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::text::{ceil_boundary, floor_boundary, lines_in, pattern, slice};
+
+/// The parts of a document found in its text.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Parts {
+    /// The preamble: the opening sentence naming the document, its date and its parties, with an
+    /// LMA-style numbered list of parties that follows it.
+    pub preamble: Option<Range<usize>>,
+    /// Everything before the preamble: cover page, title block, table of contents.
+    pub front: Range<usize>,
+    /// The operative text: from the preamble to the first attachment after the signature pages
+    /// (to the end when nothing is attached, or when there is no preamble).
+    pub body: Range<usize>,
+}
+
+/// How far into a paragraph the opening words of a preamble are looked for.
+const OPENING: usize = 700;
+/// The longest a preamble paragraph is read for.
+const MAX_PREAMBLE: usize = 6000;
+/// The most numbered party paragraphs an LMA preamble is extended over.
+const MAX_PARTY_PARAGRAPHS: usize = 30;
+
+/// "THIS AMENDMENT NO. 1 …", "This Credit Agreement …".
+static OPENS_WITH_THIS: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*(?:THIS|This)[ \t\r\n]+"));
+
+/// "CREDIT AGREEMENT, dated as of …", "AMENDMENT NO. 1 dated as of …": the title opening the
+/// sentence, as 1990s filings write their preambles.
+static OPENS_WITH_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+NO\.[ \t]*[0-9]+)?)[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
+    )
+});
+
+/// The nouns that name a document of the kinds the engine reads.
+static DOCUMENT_NOUN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:AGREEMENT|Agreement|AMENDMENT|Amendment|WAIVER|Waiver|SUPPLEMENT|Supplement|EXTENSION|Extension|NOTE|Note)\b",
+    )
+});
+
+/// The verbs of a preamble: the document is dated, made or entered into.
+static PREAMBLE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:dated|entered[ \t\r\n]+into|made|is[ \t\r\n]+(?:among|between|by|effective|entered))\b")
+});
+
+/// The words that introduce the parties.
+static PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:among|between|by[ \t\r\n]+and[ \t\r\n]+among|by[ \t\r\n]+and[ \t\r\n]+between|made[ \t\r\n]+by)\b",
+    )
+});
+
+/// A numbered party of an LMA party list: "(1) BRITANNIA FOODS PLC …".
+static NUMBERED_PARTY: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]+\S"));
+
+/// The signature pages begin.
+static IN_WITNESS: LazyLock<Regex> = LazyLock::new(|| pattern(r"\bIN[ \t\r\n]+WITNESS[ \t\r\n]+WHEREOF\b"));
+
+/// A line that opens an attachment: "EXHIBIT A", "Exhibit 10.1"'s own heading excluded by
+/// requiring a letter or number designation and nothing else on the line but a short caption.
+static ATTACHMENT_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?:EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix|SCHEDULE|Schedule|ATTACHMENT|Attachment)[ \t]+[A-Z0-9][A-Za-z0-9.\-]{0,8}\b",
+    )
+});
+
+impl Parts {
+    /// Finds the parts of `text`.
+    pub(crate) fn find(text: &str) -> Self {
+        let Some(preamble) = find_preamble(text) else {
+            return Parts { preamble: None, front: 0..0, body: 0..text.len() };
+        };
+        let attachments = find_attachments(text, preamble.end);
+        let body_end = attachments.unwrap_or(text.len());
+        Parts { front: 0..preamble.start, body: preamble.start..body_end, preamble: Some(preamble) }
+    }
+
+    /// Whether `pos` lies in the document's own text (not in an attachment).
+    pub(crate) fn in_body(&self, pos: usize) -> bool {
+        self.body.contains(&pos)
+    }
+}
+
+/// The first paragraph that reads as a preamble, extended over a numbered list of parties.
+fn find_preamble(text: &str) -> Option<Range<usize>> {
+    let mut previous: Range<usize> = 0..0;
+    for line in lines_in(text, 0..text.len()) {
+        let content = slice(text, line.clone());
+        let stripped = content.trim_start();
+        let indent = content.len() - stripped.len();
+        let first = stripped.as_bytes().first().copied();
+        let previous_short = slice(text, previous.clone()).trim().len() <= 8;
+        let starts_paragraph = line.start == 0 || previous_short || indent >= 3;
+        previous = line.clone();
+        if !first.is_some_and(|b| b.is_ascii_uppercase()) || !starts_paragraph {
+            continue;
+        }
+        let head_end = paragraph_end(text, line.start, OPENING);
+        let head = slice(text, line.start..head_end);
+        if !opens_preamble(head) {
+            continue;
+        }
+        let mut end = paragraph_end(text, line.start, MAX_PREAMBLE);
+        // An LMA preamble lists its parties in numbered paragraphs after "made between:".
+        for _ in 0..MAX_PARTY_PARAGRAPHS {
+            let next = next_paragraph_start(text, end);
+            let Some(next) = next else { break };
+            if !NUMBERED_PARTY.is_match(slice(text, next..floor_boundary(text, next + 16))) {
+                break;
+            }
+            end = paragraph_end(text, next, MAX_PREAMBLE);
+        }
+        return Some(line.start..end);
+    }
+    None
+}
+
+/// Whether a paragraph's opening reads as a preamble: "THIS <title> … dated / entered into …
+/// among …", or "<TITLE>, dated as of … among …".
+fn opens_preamble(head: &str) -> bool {
+    let Some(verb) = PREAMBLE_VERB.find(head) else { return false };
+    if !PARTY_LIST.is_match(head) {
+        return false;
+    }
+    if let Some(this) = OPENS_WITH_THIS.find(head) {
+        // The subject is the document's title: capitalised words up to the verb or a parenthesis,
+        // and it names a document ("This Note is the Note referred to in …" is not a preamble).
+        let subject_end = head
+            .get(this.end()..verb.start())
+            .and_then(|s| s.find(['(', ',']))
+            .map_or(verb.start(), |i| this.end() + i);
+        let subject = head.get(this.end()..subject_end).unwrap_or("");
+        let title_words = subject.split_whitespace().all(|word| {
+            word.chars().next().is_some_and(|c| !c.is_lowercase())
+                || matches!(word, "to" | "and" | "of" | "the" | "for" | "on" | "is")
+        });
+        return title_words && DOCUMENT_NOUN.is_match(subject);
+    }
+    OPENS_WITH_TITLE.is_match(head)
+}
+
+/// The end of the paragraph starting at `start`: the next blank line, at most `max` bytes on.
+fn paragraph_end(text: &str, start: usize, max: usize) -> usize {
+    let limit = floor_boundary(text, start.saturating_add(max));
+    let window = slice(text, start..limit);
+    let bytes = window.as_bytes();
+    let mut i = 0;
+    while let Some(offset) = window.get(i..).and_then(|w| w.find('\n')) {
+        let at = i + offset;
+        let mut k = at + 1;
+        while bytes.get(k).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\x0c')) {
+            k += 1;
+        }
+        if bytes.get(k) == Some(&b'\n') || k >= bytes.len() && limit == text.len() {
+            return start + at;
+        }
+        i = at + 1;
+    }
+    limit
+}
+
+/// The start of the next paragraph after `pos` (past blank lines), if one follows closely.
+fn next_paragraph_start(text: &str, pos: usize) -> Option<usize> {
+    let window = slice(text, pos..floor_boundary(text, pos.saturating_add(200)));
+    let skipped = window.len() - window.trim_start().len();
+    (skipped > 0 && skipped < window.len()).then(|| {
+        let at = pos + skipped;
+        // Back to the start of that line, so the enumerator's indent is kept.
+        let line_start = slice(text, pos..at).rfind('\n').map_or(at, |i| pos + i + 1);
+        ceil_boundary(text, line_start)
+    })
+}
+
+/// Where the attachments start: the first exhibit, annex, appendix or schedule heading after the
+/// signature pages that follow the preamble.
+fn find_attachments(text: &str, after: usize) -> Option<usize> {
+    let witness = IN_WITNESS.find_at(text, after)?;
+    for line in lines_in(text, witness.end()..text.len()) {
+        let content = slice(text, line.clone());
+        if content.len() > 120 {
+            continue;
+        }
+        let first = content.trim_start().as_bytes().first().copied();
+        if matches!(first, Some(b'E' | b'A' | b'S')) && ATTACHMENT_HEADING.is_match(content) {
+            return Some(line.start);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preamble_is_the_sentence_that_names_the_document_and_its_parties() {
+        let text = "CREDIT AGREEMENT\n\nTABLE OF CONTENTS\n1.01 | Defined Terms | 1\n\nThis CREDIT AGREEMENT (this \u{201c}Agreement\u{201d}) is entered into as of May 1, 2023, among ACME INC., a Delaware corporation (the \u{201c}Borrower\u{201d}), and FIRST BANK, N.A., as Administrative Agent.\n\nRECITALS\n";
+        let parts = Parts::find(text);
+        let preamble = parts.preamble.clone().expect("preamble");
+        assert!(text[preamble.clone()].starts_with("This CREDIT AGREEMENT"));
+        assert!(text[preamble].ends_with("as Administrative Agent."));
+        assert!(text[parts.front].contains("TABLE OF CONTENTS"));
+    }
+
+    #[test]
+    fn a_note_that_refers_to_an_agreement_is_not_a_preamble() {
+        let text = "This Note is the Revolving Credit Note referred to in the Credit Agreement dated as of May 1, 1995, between the Company and the Bank.\n\n      THIS CREDIT AGREEMENT dated as of May 1, 1995 is between ACME INC. and FIRST BANK.\n";
+        let parts = Parts::find(text);
+        let preamble = parts.preamble.expect("preamble");
+        assert!(text[preamble].trim_start().starts_with("THIS CREDIT AGREEMENT"));
+    }
+
+    #[test]
+    fn a_1990s_preamble_opens_with_the_title_and_wraps_over_lines() {
+        let text = "                    CREDIT AGREEMENT\n\n6\n          CREDIT AGREEMENT, dated as of December 19, 1995, among\n     ACME INTERNATIONAL INC., a Delaware corporation (the\n     \"Borrower\"), and FIRST CAPITAL CORPORATION, as agent.\n\n     RECITALS\n";
+        let parts = Parts::find(text);
+        let preamble = parts.preamble.expect("preamble");
+        assert!(text[preamble.clone()].contains("CREDIT AGREEMENT, dated as of December 19, 1995"));
+        assert!(text[preamble].ends_with("as agent."));
+    }
+
+    #[test]
+    fn an_lma_preamble_runs_over_its_numbered_parties() {
+        let text = "THIS AGREEMENT is dated 1 March 2024 and made between:\n\n(1) ACME PLC (the \"Company\");\n\n(2) BIG BANK PLC as agent (the \"Agent\").\n\nIT IS AGREED as follows:\n";
+        let parts = Parts::find(text);
+        let preamble = parts.preamble.expect("preamble");
+        assert!(text[preamble].ends_with("(the \"Agent\")."));
+    }
+
+    #[test]
+    fn attachments_start_at_the_first_exhibit_after_the_signature_pages() {
+        let text = "This AMENDMENT NO. 1 dated as of May 1, 2023 is among ACME INC. and FIRST BANK, N.A.\n\nSection 1. Exhibit A hereto is attached.\n\nIN WITNESS WHEREOF, the parties have signed.\n\nACME INC.\nBy: /s/\n\nEXHIBIT A\n\nCONFORMED COPY\nCREDIT AGREEMENT\n";
+        let parts = Parts::find(text);
+        let exhibit = text.find("EXHIBIT A").expect("present");
+        assert_eq!(parts.body.end, exhibit);
+        assert!(parts.in_body(text.find("Section 1.").expect("present")));
+        assert!(!parts.in_body(text.find("CONFORMED").expect("present")));
+    }
+}

@@ -1,0 +1,467 @@
+//! The parties of a document, read from the parts that name them and by the grammar those parts
+//! are written in:
+//!
+//! - the preamble: `NAME, a Delaware corporation (the "Borrower")`, `NAME, as Administrative
+//!   Agent`: a role belongs to the name just before it, across a description of that name but
+//!   never across the start of the next party ("the Lenders party hereto", "; (2) …");
+//!   `A, B and C (collectively, the "Borrowers")` gives the role to every name of the list;
+//!   `(… together with Parent, each a "US Borrower")` gives it to the party defined as "Parent";
+//! - the cover page, for the title roles it lists only (arrangers, bookrunners, syndication and
+//!   documentation agents), each name a whole line of its own;
+//! - a definition (`"Borrower" means AT&T Capital Corporation, …`) when the preamble names no one
+//!   in that role.
+//!
+//! Names read anywhere else (a bank named as the agent of another facility, counsel named in a
+//! condition precedent, a signature block) are not parties of this document.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::document::Document;
+use super::model::PartyRole;
+use super::parties::{
+    Drafts, NAME, ONE_ROLE, PREAMBLE_NAME, ROLE_LIST, is_plural, is_role_term, is_role_word_name, roles_of,
+};
+use super::text::{pattern, slice};
+
+/// A quoted defined term inside a parenthetical: (the "Borrower"), ("Parent").
+static QUOTED_TERM: LazyLock<Regex> = LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,60})["”]"#));
+
+/// "together with Parent, each a …": the defined terms another party is joined with.
+static TOGETHER_WITH: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\btogether[ \t\r\n]+with[ \t\r\n]+(?P<list>[^,;()“”\x22]{1,120})"));
+
+/// Words that may open a description of a party between its name and its role: "a Delaware
+/// corporation", "not individually but solely as …", "organized under the laws of …".
+const DESCRIPTION_OPENERS: &[&str] = &[
+    "a ",
+    "an ",
+    "as ",
+    "not ",
+    "in its ",
+    "in their ",
+    "solely",
+    "individually",
+    "acting",
+    "together",
+    "organized",
+    "organised",
+    "incorporated",
+    "formed",
+    "existing",
+    "having",
+    "with ",
+    "whose",
+    "registered",
+    "doing business",
+    "successor",
+    "formerly",
+    "through",
+    "company number",
+    "each in its",
+];
+
+/// Words a name may follow in a preamble without being the end of a longer capitalised name.
+const LIST_WORDS: &[&str] = &["AMONG", "BETWEEN", "AND", "BY", "TO", "WITH", "OF"];
+
+/// A role statement in the preamble: where it is, the roles with where each is stated, whether
+/// it is plural, and — for a parenthetical — the other terms it defines for the same party.
+struct Marker {
+    span: Range<usize>,
+    roles: Vec<(PartyRole, Range<usize>)>,
+    plural: bool,
+    aliases: Vec<String>,
+}
+
+/// The parties named in the preamble.
+pub(crate) fn preamble_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, drafts: &mut Drafts) {
+    let text = doc.slice(preamble.clone());
+    let base = preamble.start;
+    let parens = parentheticals(text);
+    let inside = |pos: usize| {
+        let index = parens.partition_point(|p| p.start <= pos);
+        index > 0 && parens.get(index - 1).is_some_and(|p| p.contains(&pos))
+    };
+    let names: Vec<Range<usize>> = PREAMBLE_NAME
+        .find_iter(text)
+        .map(|m| m.range())
+        .filter(|name| !inside(name.start) && !is_role_word_name(&text[name.clone()]) && opens_name(text, name.start))
+        .collect();
+
+    let mut markers: Vec<Marker> = Vec::new();
+    for list in ROLE_LIST.find_iter(text) {
+        if inside(list.start()) {
+            continue;
+        }
+        let mut roles = Vec::new();
+        for one in ONE_ROLE.find_iter(list.as_str()) {
+            let span = base + list.start() + one.start()..base + list.start() + one.end();
+            roles.extend(roles_of(one.as_str(), lma_style).into_iter().map(|role| (role, span.clone())));
+        }
+        if !roles.is_empty() {
+            markers.push(Marker { span: list.range(), roles, plural: is_plural(list.as_str()), aliases: Vec::new() });
+        }
+    }
+    for paren in &parens {
+        let inner = slice(text, paren.clone());
+        let mut roles = Vec::new();
+        let mut plural = false;
+        let mut aliases = Vec::new();
+        for captures in QUOTED_TERM.captures_iter(inner) {
+            let Some(term) = captures.name("term") else { continue };
+            if is_role_term(term.as_str()) {
+                let span = base + paren.start + term.start()..base + paren.start + term.end();
+                plural |= is_plural(term.as_str()) && !inner.contains("each");
+                roles.extend(roles_of(term.as_str(), lma_style).into_iter().map(|role| (role, span.clone())));
+            } else {
+                aliases.push(alias_key(term.as_str()));
+            }
+        }
+        markers.push(Marker { span: paren.clone(), roles, plural, aliases });
+    }
+    markers.sort_by_key(|m| m.span.start);
+
+    let mut alias_owner: HashMap<String, Range<usize>> = HashMap::new();
+    for marker in &markers {
+        let index = names.partition_point(|n| n.end <= marker.span.start);
+        let Some(owner) = index.checked_sub(1).and_then(|i| names.get(i)) else { continue };
+        if !describes(text, owner.end..marker.span.start, &parens) {
+            continue;
+        }
+        for alias in &marker.aliases {
+            alias_owner.entry(alias.clone()).or_insert_with(|| owner.clone());
+        }
+        if marker.roles.is_empty() {
+            continue;
+        }
+        drafts.add(doc, base + owner.start..base + owner.end, &marker.roles);
+        if marker.plural {
+            // "A, B and C (collectively, the "Borrowers")": every name of the list.
+            let mut k = index - 1;
+            while let Some(previous) = k.checked_sub(1).and_then(|i| names.get(i)) {
+                let Some(current) = names.get(k) else { break };
+                if !is_list_separator(&without_parentheticals(text, previous.end..current.start, &parens)) {
+                    break;
+                }
+                drafts.add(doc, base + previous.start..base + previous.end, &marker.roles);
+                k -= 1;
+            }
+        }
+        // "(… together with Parent, each a "US Borrower" …)": the party defined as "Parent".
+        let inner = slice(text, marker.span.clone());
+        for captures in TOGETHER_WITH.captures_iter(inner) {
+            let Some(list) = captures.name("list") else { continue };
+            for item in list.as_str().split(" and ") {
+                if let Some(joined) = alias_owner.get(&alias_key(item)) {
+                    drafts.add(doc, base + joined.start..base + joined.end, &marker.roles);
+                }
+            }
+        }
+    }
+}
+
+/// A defined term as a lookup key: lower case, single spaces, without a leading "the".
+fn alias_key(term: &str) -> String {
+    let words: Vec<&str> = term.split_whitespace().collect();
+    let words = match words.first() {
+        Some(first) if first.eq_ignore_ascii_case("the") => words.get(1..).unwrap_or(&[]),
+        _ => &words[..],
+    };
+    words.join(" ").to_lowercase()
+}
+
+/// The top-level parentheticals of `text`, in order, each from its `(` to just past its `)`. An
+/// unclosed parenthesis runs to the end of its line.
+fn parentheticals(text: &str) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    let mut open = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => {
+                if depth == 0 {
+                    open = i;
+                }
+                depth += 1;
+            }
+            ')' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    found.push(open..i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        let end = text.get(open..).and_then(|rest| rest.find('\n')).map_or(text.len(), |i| open + i);
+        found.push(open..end);
+    }
+    found
+}
+
+/// Whether a name starting at `start` begins there rather than continuing capitalised words
+/// before it ("Gibson, Dunn & Crutcher LLP" is not "Dunn & Crutcher LLP").
+fn opens_name(text: &str, start: usize) -> bool {
+    let before = text.get(..start).unwrap_or("").trim_end_matches([' ', '\t', '\r', '\n']);
+    let word_start =
+        before.rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '&' | '.' | '-'))).map_or(0, |i| i + 1);
+    let word = before.get(word_start..).unwrap_or("");
+    match word.chars().next() {
+        Some(c) if c.is_uppercase() => LIST_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)),
+        _ => true,
+    }
+}
+
+/// Whether the text between a name and a role statement only describes that name: descriptions
+/// after commas ("a Delaware corporation", "as agent for the Lenders") and parentheticals, but no
+/// semicolon and no new party ("the Lenders party hereto", "and MORGAN GUARANTY …").
+fn describes(text: &str, gap: Range<usize>, parens: &[Range<usize>]) -> bool {
+    let plain = without_parentheticals(text, gap, parens);
+    if plain.contains(';') {
+        return false;
+    }
+    let normalised = plain.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    normalised.split(',').map(str::trim).all(|piece| {
+        piece.is_empty() || DESCRIPTION_OPENERS.iter().any(|opener| piece.starts_with(opener) || piece == opener.trim())
+    })
+}
+
+/// `text[gap]` with its parentheticals replaced by a space.
+fn without_parentheticals(text: &str, gap: Range<usize>, parens: &[Range<usize>]) -> String {
+    let mut plain = String::new();
+    let mut pos = gap.start;
+    let first = parens.partition_point(|p| p.end <= gap.start);
+    for paren in parens.get(first..).unwrap_or(&[]) {
+        if paren.start >= gap.end {
+            break;
+        }
+        plain.push_str(slice(text, pos..paren.start.max(pos)));
+        plain.push(' ');
+        pos = paren.end.max(pos);
+    }
+    plain.push_str(slice(text, pos.min(gap.end)..gap.end));
+    plain
+}
+
+/// Whether the text between two names only separates items of one list: commas and "and".
+fn is_list_separator(gap: &str) -> bool {
+    gap.split(|c: char| c.is_whitespace() || c == ',').all(|word| word.is_empty() || word.eq_ignore_ascii_case("and"))
+}
+
+/// The title roles a cover page lists, each for the whole-line names above it.
+pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: bool, drafts: &mut Drafts) {
+    let text = doc.slice(front.clone());
+    for list in ROLE_LIST.find_iter(text) {
+        let mut roles = Vec::new();
+        for one in ONE_ROLE.find_iter(list.as_str()) {
+            let span = front.start + list.start() + one.start()..front.start + list.start() + one.end();
+            for role in roles_of(one.as_str(), lma_style) {
+                if matches!(
+                    role,
+                    PartyRole::Arranger
+                        | PartyRole::Bookrunner
+                        | PartyRole::SyndicationAgent
+                        | PartyRole::DocumentationAgent
+                ) {
+                    roles.push((role, span.clone()));
+                }
+            }
+        }
+        if roles.is_empty() {
+            continue;
+        }
+        let plural = is_plural(list.as_str());
+        for name in names_above(text, list.start(), plural) {
+            drafts.add(doc, front.start + name.start..front.start + name.end, &roles);
+        }
+    }
+}
+
+/// The names a cover-page role line applies to: the lines above it (or the start of its own
+/// line) that are each a whole name, skipping "and"; only the nearest for a singular role.
+pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let line_start = text.get(..marker).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let mut candidates: Vec<Range<usize>> = Vec::with_capacity(25);
+    candidates.push(line_start..marker);
+    let mut end = line_start.saturating_sub(1);
+    for _ in 0..24 {
+        if end == 0 {
+            break;
+        }
+        let start = text.get(..end).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+        candidates.push(start..end);
+        end = start.saturating_sub(1);
+    }
+    for (i, line) in candidates.into_iter().enumerate() {
+        let content = slice(text, line.clone());
+        let trimmed = content.trim().trim_end_matches(',').trim_end();
+        if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("and") {
+            continue;
+        }
+        let offset = line.start + (content.len() - content.trim_start().len());
+        let names = whole_names(trimmed);
+        if names.is_empty() {
+            // The marker's own line may hold only the role: look above it.
+            if i == 0 {
+                continue;
+            }
+            break;
+        }
+        found.extend(names.into_iter().rev().map(|name| offset + name.start..offset + name.end));
+        if !plural {
+            found.truncate(1);
+            break;
+        }
+    }
+    found
+}
+
+/// The names a cover-page line consists of: one whole name, or whole names joined by "and".
+fn whole_names(line: &str) -> Vec<Range<usize>> {
+    let mut names = Vec::new();
+    let mut start = 0;
+    for piece in line.split(" and ") {
+        let trimmed = piece.trim().trim_end_matches(',');
+        let offset = start + (piece.len() - piece.trim_start().len());
+        match NAME.find(trimmed) {
+            Some(name) if name.start() == 0 && name.end() == trimmed.len() && !is_role_word_name(trimmed) => {
+                names.push(offset..offset + trimmed.len());
+            }
+            _ => return Vec::new(),
+        }
+        start += piece.len() + " and ".len();
+    }
+    names
+}
+
+/// The borrower or agent a definition names (`"Borrower" means AT&T Capital Corporation, a
+/// Delaware corporation`), for a role the preamble gives no one.
+pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
+    for (role, terms) in [
+        (PartyRole::Borrower, &["borrower"][..]),
+        (PartyRole::AdministrativeAgent, &["administrative agent", "agent"][..]),
+        (PartyRole::FacilityAgent, &["facility agent"][..]),
+    ] {
+        if drafts.any_has_role(role) {
+            continue;
+        }
+        let mut named: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+        for definition in doc.structure.definitions_where(|key| terms.contains(&key)) {
+            if !doc.parts.in_body(definition.term.start) {
+                continue;
+            }
+            if let Some(name) = name_opening(doc, definition.body.clone()) {
+                named.push((name, definition.term.clone()));
+            }
+        }
+        let Some((first, term)) = named.first().cloned() else { continue };
+        let key = |r: &Range<usize>| {
+            doc.slice(r.clone())
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_uppercase)
+                .collect::<String>()
+        };
+        if named.iter().all(|(name, _)| key(name) == key(&first)) {
+            drafts.add(doc, first, &[(role, term)]);
+        }
+    }
+}
+
+/// The name a definition's body opens with, when the name is the whole subject: followed by a
+/// comma, a parenthesis, the end of the sentence or "in its capacity".
+fn name_opening(doc: &Document<'_>, body: Range<usize>) -> Option<Range<usize>> {
+    let head_end = super::text::floor_boundary(doc.text, body.start.saturating_add(240)).min(body.end);
+    let head = doc.slice(body.start..head_end);
+    let skipped = head.strip_prefix("the ").or_else(|| head.strip_prefix("The ")).unwrap_or(head);
+    let offset = head.len() - skipped.len();
+    let name = PREAMBLE_NAME.find(skipped).filter(|m| m.start() == 0)?;
+    let rest = skipped.get(name.end()..)?.trim_start();
+    let ends_subject = rest.is_empty()
+        || rest.starts_with([',', '(', '.', ';'])
+        || rest.starts_with("in its")
+        || rest.starts_with("and its");
+    let stated = skipped.get(name.range())?;
+    (ends_subject && !is_role_word_name(stated))
+        .then(|| body.start + offset + name.start()..body.start + offset + name.end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::document::Report;
+    use super::super::model::Party;
+    use super::super::parties::extract;
+    use super::*;
+
+    fn parties(text: &str) -> Vec<Party> {
+        let doc = Document::scan(text);
+        extract(&doc, &mut Report::default())
+    }
+
+    fn with_role(found: &[Party], role: PartyRole) -> Vec<String> {
+        found.iter().filter(|p| p.has_role(role)).map(|p| p.name.value().clone()).collect()
+    }
+
+    #[test]
+    fn a_role_belongs_to_the_name_before_it_not_to_a_class_of_lenders() {
+        let text = "This CREDIT AGREEMENT dated as of June 30, 1995 is among AT&T CAPITAL\nCORPORATION, the BANKS party hereto and MORGAN GUARANTY TRUST COMPANY OF NEW\nYORK, as Agent.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["MORGAN GUARANTY TRUST COMPANY OF NEW YORK"]);
+        assert!(with_role(&found, PartyRole::Borrower).is_empty(), "the preamble names no borrower");
+    }
+
+    #[test]
+    fn a_description_between_the_name_and_its_defined_term_is_read_over() {
+        let text = "This AMENDMENT NO. 3, dated as of January 3, 2023, is among KIMCO REALTY OP, LLC, a Delaware limited liability company (as successor by conversion to Kimco Realty Corporation) (the \u{201c}Borrower\u{201d}), the Lenders party hereto (the \u{201c}Lenders\u{201d}) and JPMORGAN CHASE BANK, N.A., as administrative agent for the Lenders (the \u{201c}Administrative Agent\u{201d}).\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["KIMCO REALTY OP, LLC"]);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["JPMORGAN CHASE BANK, N.A."]);
+        assert!(with_role(&found, PartyRole::Lender).is_empty());
+    }
+
+    #[test]
+    fn every_name_of_a_list_takes_a_collective_role_and_defined_aliases_join_it() {
+        let text = "This Amendment No. 1 dated as of February 26, 1996 is among Acme Australia Inc., Acme\nBaltic Inc., and Acme Drilling Company (collectively, the \"Borrowers\") and First Bank, N.A. (\"Bank\").\n";
+        let found = parties(text);
+        assert_eq!(
+            with_role(&found, PartyRole::Borrower),
+            ["Acme Australia Inc.", "Acme Baltic Inc.", "Acme Drilling Company"]
+        );
+        let text = "This SECOND AMENDMENT (this \u{201c}Agreement\u{201d}) is entered into as of December 29, 2022, by and among NOW INC., a Delaware corporation (\u{201c}Parent\u{201d}), DNOW L.P., a Texas limited partnership (\u{201c}DNOW\u{201d} and, together with Parent, each a \u{201c}US Borrower\u{201d}), and WELLS FARGO BANK, NATIONAL ASSOCIATION, as administrative agent.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["NOW INC.", "DNOW L.P."]);
+    }
+
+    #[test]
+    fn cover_page_names_keep_only_their_title_roles_and_counsel_is_no_party() {
+        let text = "TERM LOAN AGREEMENT\n\nTORONTO DOMINION (TEXAS) LLC,\n\nas Administrative Agent,\n\nTD SECURITIES (USA) LLC,\n\nas Sole Lead Arranger\n\nCAHILL GORDON & REINDEL LLP\n\nThis TERM LOAN AGREEMENT dated as of January 3, 2023 is entered into by and among AMAZON.COM, INC., a Delaware corporation (the \u{201c}Borrower\u{201d}), and TORONTO DOMINION (TEXAS) LLC, as Administrative Agent.\n\nSection 4.01. A customary opinion of Gibson, Dunn & Crutcher LLP, as counsel, addressed to the Administrative Agent.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["TORONTO DOMINION (TEXAS) LLC"]);
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["TD SECURITIES (USA) LLC"]);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["AMAZON.COM, INC."]);
+        assert_eq!(found.len(), 3, "{found:?}");
+    }
+
+    #[test]
+    fn a_definition_names_the_borrower_the_preamble_only_refers_to() {
+        let text = "AGREEMENT dated as of June 30, 1995 among ACME CAPITAL CORPORATION, the BANKS party hereto and FIRST BANK, N.A., as Agent.\n\n\"Borrower\" means Acme Capital Corporation, a Delaware corporation, and its successors.\n\n\"Issuing Bank\" means the Bank.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["Acme Capital Corporation"]);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["FIRST BANK, N.A."]);
+    }
+
+    #[test]
+    fn capitalised_role_words_are_never_names() {
+        for name in ["Issuing Bank", "Agent Bank", "Each Bank", "Capital Corporation", "HOLDINGS, INC."] {
+            assert!(is_role_word_name(name), "{name}");
+        }
+        for name in ["JPMORGAN CHASE BANK, N.A.", "Bank of America, N.A.", "AT&T Capital Corporation"] {
+            assert!(!is_role_word_name(name), "{name}");
+        }
+    }
+}
