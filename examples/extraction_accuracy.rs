@@ -1,9 +1,10 @@
 //! Extraction accuracy on the real-filing corpus: per document and file format, and per field,
 //! how many labelled values are correct, wrong, withheld or missing, and every wrong value.
 //!
-//!     cargo run --release --example extraction_accuracy [-- CORPUS_DIR]
+//!     cargo run --release --example extraction_accuracy [-- [--details] CORPUS_DIR]
 //!
-//! CORPUS_DIR defaults to `tests/corpus/edgar`. Exits 1 when any value is wrong.
+//! CORPUS_DIR defaults to `tests/corpus/edgar`; `--details` also lists every withheld and missing
+//! value. Exits 1 when any value is wrong.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -12,8 +13,11 @@ use std::process::ExitCode;
 use creditflow::evaluation::{Outcome, Totals, score_corpus};
 
 fn main() -> ExitCode {
-    let dir = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let details = args.iter().any(|a| a == "--details");
+    let dir = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/edgar"));
     let started = std::time::Instant::now();
@@ -46,11 +50,14 @@ fn main() -> ExitCode {
     for (field, [correct, wrong, withheld, missing]) in &by_field {
         println!("{field:<28} {correct:>7} {wrong:>5} {withheld:>8} {missing:>7}");
     }
-    println!("\nwrong values:");
+    let listed: &[Outcome] =
+        if details { &[Outcome::Withheld, Outcome::Missing, Outcome::Wrong] } else { &[Outcome::Wrong] };
+    println!("\n{} values:", if details { "withheld, missing and wrong" } else { "wrong" });
     for score in &scores {
-        for wrong in score.fields.iter().filter(|f| f.outcome == Outcome::Wrong) {
+        for wrong in score.fields.iter().filter(|f| listed.contains(&f.outcome)) {
             println!(
-                "  {} ({}): {} expected {} found {:?}",
+                "  {:?} {} ({}): {} expected {} found {:?}",
+                wrong.outcome,
                 score.id,
                 score.media_type.extension(),
                 wrong.field,
