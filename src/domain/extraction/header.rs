@@ -515,13 +515,19 @@ static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
 
 static AMENDMENT_KIND: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,5}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+no\.?[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
+        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,5}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+(?:no\.?|number|\#)[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
     )
 });
 
-/// Amendment details when the document amends another agreement: the kind (from the title or
-/// the operative words) and the amended agreement's date.
-pub(crate) fn amendment(doc: &Document<'_>, title: Option<&Sourced<String>>, report: &mut Report) -> Option<Amendment> {
+/// Amendment details when the document amends another agreement: the kind (from the heading's
+/// `change` words — "AMENDMENT #4", "WAIVER", "EXTENSION AGREEMENT" —, the title or the operative
+/// words) and the amended agreement's date.
+pub(crate) fn amendment(
+    doc: &Document<'_>,
+    title: Option<&Sourced<String>>,
+    change: Option<Range<usize>>,
+    report: &mut Report,
+) -> Option<Amendment> {
     let front_start = title.map_or(0, |t| t.span().start);
     let front_end = super::text::floor_boundary(doc.text, front_start.saturating_add(FRONT_MATTER));
     let front_text = slice(doc.text, front_start..front_end);
@@ -536,9 +542,12 @@ pub(crate) fn amendment(doc: &Document<'_>, title: Option<&Sourced<String>>, rep
         Some(opening) => opening.clone(),
         None => front_start..front_end,
     };
-    let kind_span = title
-        .filter(|t| AMENDMENT_KIND.is_match(t.quote()))
-        .and_then(|t| AMENDMENT_KIND.find(t.quote()).map(|m| t.span().start + m.start()..t.span().start + m.end()))
+    let kind_span = change
+        .or_else(|| {
+            title.and_then(|t| {
+                AMENDMENT_KIND.find(t.quote()).map(|m| t.span().start + m.start()..t.span().start + m.end())
+            })
+        })
         .or_else(|| {
             AMENDMENT_KIND.find(doc.slice(search.clone())).map(|m| search.start + m.start()..search.start + m.end())
         })?;
@@ -579,7 +588,7 @@ mod tests {
         let date = agreement_date(&doc, &mut report).expect("date");
         assert_eq!(date.quote(), "June 3, 2024");
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
-        let amendment = amendment(&doc, title(&doc).as_ref(), &mut report).expect("amendment");
+        let amendment = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
         assert_eq!(*amendment.amendment_type.value(), AmendmentType::Amendment);
         assert_eq!(amendment.amended_agreement_date.map(|d| d.quote().to_owned()).as_deref(), Some("March 15, 2021"));
     }

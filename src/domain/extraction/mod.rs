@@ -124,7 +124,9 @@ pub struct Extraction {
 /// Extracts a credit agreement from `text`. Deterministic, never panics, and reads the whole
 /// text whatever its length.
 pub fn extract_credit_agreement(text: &str) -> Extraction {
-    if classification::classify(text) == Classification::Irrelevant {
+    let doc = Document::scan(text);
+    let reading = classification::read(&doc);
+    if reading.classification == Classification::Irrelevant {
         return Extraction {
             status: ExtractionStatus::IrrelevantDocument,
             agreement: CreditAgreement::default(),
@@ -134,13 +136,12 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
             conflicted_fields: Vec::new(),
         };
     }
-    let doc = Document::scan(text);
     let mut report = Report::default();
     let agreement_name = header::title(&doc);
     let agreement_date = header::agreement_date(&doc, &mut report);
     let effective_date = header::effective_date(&doc, &mut report);
     let governing_law = header::governing_law(&doc, &mut report);
-    let amendment = header::amendment(&doc, agreement_name.as_ref(), &mut report);
+    let amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
     let parties = parties::extract(&doc, &mut report);
     let facilities = facilities::extract(&doc, &mut report);
     let financial_covenants = covenants::extract(&doc);
