@@ -188,6 +188,11 @@ pub fn score_fields(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
     if let Some(facilities) = fields["facilities"].as_array() {
         scored.extend(score_facilities(extraction, facilities));
     }
+    // A document rightly found not to be a credit document has nothing extracted from it by
+    // design: only its type, and the values it must not be given, are scored.
+    if document_type == "not_a_credit_agreement" && fields["document_type"]["value"] == "not_a_credit_agreement" {
+        scored.retain(|s| s.field == "document_type" || s.expected == "null");
+    }
     scored
 }
 

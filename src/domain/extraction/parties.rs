@@ -17,7 +17,7 @@ use regex::Regex;
 
 use super::document::{Document, Report, quoted};
 use super::model::{Party, PartyRole};
-use super::preamble::{cover_parties, defined_parties, names_above, preamble_parties};
+use super::preamble::{cover_parties, debtor_parties, defined_parties, names_above, preamble_parties};
 use super::sourced::Sourced;
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
 
@@ -34,7 +34,7 @@ pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(
 static DEFINED_ROLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"\((?:[^()"“”]{0,80}?)?["“](?P<term>[^"”\n]{1,40})["”](?:[^()]{0,80})?\)"#));
 
-const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
+const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|GMBH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
 const CAPITALISED: &str = r"(?:[\p{Lu}0-9][\p{L}0-9&'’.\-]*|\([\p{Lu}][\p{L}.]{1,12}\))";
 /// "Morgan Guaranty Trust Company of New York": a place after "Company".
 const COMPANY_OF_PLACE: &str =
@@ -47,8 +47,13 @@ fn name_pattern(space: &str) -> String {
     let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
     let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
+    // "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the
+    // branch through which a bank acts, completes the name.
+    let completion = format!(
+        r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,[ \t]+(?:[\p{{Lu}}][\p{{L}}]+[ \t]+){{1,3}}(?:Branch|BRANCH)\b)?"
+    );
     format!(
-        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?)"
+        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){completion}"
     )
 }
 
@@ -431,6 +436,7 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
         label_parties(doc, lma_style, &mut drafts);
     }
 
+    debtor_parties(doc, &mut drafts);
     lenders_from_schedules(doc, &mut drafts);
 
     let mut drafts = drafts.0;

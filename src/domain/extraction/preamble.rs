@@ -25,10 +25,12 @@ use super::model::PartyRole;
 use super::parties::{
     Drafts, NAME, ONE_ROLE, PREAMBLE_NAME, ROLE_LIST, is_plural, is_role_term, is_role_word_name, roles_of,
 };
-use super::text::{pattern, slice};
+use super::text::{floor_boundary, pattern, slice};
 
 /// A quoted defined term inside a parenthetical: (the "Borrower"), ("Parent").
-static QUOTED_TERM: LazyLock<Regex> = LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,60})["”]"#));
+/// A term may wrap onto the next line ("the "U.S.\nBorrower"").
+static QUOTED_TERM: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,60}(?:\r?\n[ \t]*[^"”\n]{1,40})?)["”]"#));
 
 /// "together with Parent, each a …": the defined terms another party is joined with.
 static TOGETHER_WITH: LazyLock<Regex> =
@@ -76,8 +78,78 @@ struct Marker {
     aliases: Vec<String>,
 }
 
+/// Terms a debtor is defined by in documents that have no "Borrower": credit agreements of the
+/// 1990s lend to "the Company", a note is made by "the Company" or "the Maker".
+const DEBTOR_TERMS: &[&str] = &["company", "maker", "issuer", "obligor", "debtor"];
+
+/// Terms of a lending side; one of them must be defined beside a debtor term for that term to
+/// name the borrower ("the Company" of a merger agreement lends nothing).
+const CREDITOR_TERMS: &[&str] = &[
+    "bank",
+    "banks",
+    "lender",
+    "lenders",
+    "holder",
+    "holders",
+    "noteholder",
+    "noteholders",
+    "payee",
+    "purchaser",
+    "purchasers",
+    "investor",
+    "investors",
+];
+
+/// "(together, jointly and severally, the "Company")", "(collectively, the "Maker")": a term
+/// several names share.
+static COLLECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:collectively|jointly|joint[ \t\r\n]+and[ \t\r\n]+several(?:ly)?|together[ \t]*,)")
+});
+
+/// How far past the preamble's start the recitals may define the parties the preamble only
+/// refers to ("by and between Company and Holder (each as defined below)").
+const RECITALS: usize = 4000;
+/// How much of a document without a preamble is read for its debtor ("FOR VALUE RECEIVED, …").
+const OPENING: usize = 3000;
+
+/// What a reading of party statements looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Terms {
+    /// Role phrases and role terms ("as Administrative Agent", (the "Borrower")).
+    Roles,
+    /// Only debtor terms, as the borrower's.
+    Debtor,
+}
+
 /// The parties named in the preamble.
 pub(crate) fn preamble_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, drafts: &mut Drafts) {
+    read_parties(doc, preamble, lma_style, Terms::Roles, drafts);
+}
+
+/// The borrower of a document that defines none, when the opening defines a debtor term beside a
+/// lending side: `CSC HOLDINGS, INC., a Delaware corporation (the "COMPANY") … (the "BANKS")`,
+/// `FOR VALUE RECEIVED, X, a Nevada corporation (the "Company") hereby promises to pay to … ("Holder")`.
+/// Read in the preamble and the recitals after it, or in the opening of a document without one.
+pub(crate) fn debtor_parties(doc: &Document<'_>, drafts: &mut Drafts) {
+    if drafts.any_has_role(PartyRole::Borrower) {
+        return;
+    }
+    let region = match &doc.parts.preamble {
+        Some(preamble) => {
+            preamble.start..floor_boundary(doc.text, preamble.start.saturating_add(RECITALS)).min(doc.parts.body.end)
+        }
+        None => 0..floor_boundary(doc.text, OPENING),
+    };
+    let defines_creditor = QUOTED_TERM
+        .captures_iter(doc.slice(region.clone()))
+        .filter_map(|c| c.name("term"))
+        .any(|term| CREDITOR_TERMS.contains(&alias_key(term.as_str()).as_str()));
+    if defines_creditor {
+        read_parties(doc, region, false, Terms::Debtor, drafts);
+    }
+}
+
+fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, terms: Terms, drafts: &mut Drafts) {
     let text = doc.slice(preamble.clone());
     let base = preamble.start;
     let parens = parentheticals(text);
@@ -93,7 +165,7 @@ pub(crate) fn preamble_parties(doc: &Document<'_>, preamble: Range<usize>, lma_s
 
     let mut markers: Vec<Marker> = Vec::new();
     for list in ROLE_LIST.find_iter(text) {
-        if inside(list.start()) {
+        if inside(list.start()) || terms == Terms::Debtor {
             continue;
         }
         let mut roles = Vec::new();
@@ -112,10 +184,14 @@ pub(crate) fn preamble_parties(doc: &Document<'_>, preamble: Range<usize>, lma_s
         let mut aliases = Vec::new();
         for captures in QUOTED_TERM.captures_iter(inner) {
             let Some(term) = captures.name("term") else { continue };
-            if is_role_term(term.as_str()) {
-                let span = base + paren.start + term.start()..base + paren.start + term.end();
-                plural |= is_plural(term.as_str()) && !inner.contains("each");
-                roles.extend(roles_of(term.as_str(), lma_style).into_iter().map(|role| (role, span.clone())));
+            let span = base + paren.start + term.start()..base + paren.start + term.end();
+            let words = term.as_str().split_whitespace().collect::<Vec<_>>().join(" ");
+            if terms == Terms::Roles && (is_role_term(&words) || is_qualified_borrower(&words)) {
+                plural |= is_plural(&words) && !inner.contains("each") || COLLECTIVE.is_match(inner);
+                roles.extend(roles_of(&words, lma_style).into_iter().map(|role| (role, span.clone())));
+            } else if terms == Terms::Debtor && DEBTOR_TERMS.contains(&alias_key(&words).as_str()) {
+                plural |= COLLECTIVE.is_match(inner);
+                roles.push((PartyRole::Borrower, span));
             } else {
                 aliases.push(alias_key(term.as_str()));
             }
@@ -163,6 +239,16 @@ pub(crate) fn preamble_parties(doc: &Document<'_>, preamble: Range<usize>, lma_s
     }
 }
 
+/// "Dutch Borrower", "German Borrower", "U.K. Borrower": a borrower term qualified by capitalised
+/// words (a place, a kind), each borrower of a multi-borrower agreement.
+fn is_qualified_borrower(term: &str) -> bool {
+    let words: Vec<&str> = term.split(' ').collect();
+    let Some((last, qualifiers)) = words.split_last() else { return false };
+    matches!(*last, "Borrower" | "Borrowers" | "BORROWER" | "BORROWERS")
+        && (1..=3).contains(&qualifiers.len())
+        && qualifiers.iter().all(|w| w.chars().next().is_some_and(char::is_uppercase))
+}
+
 /// A defined term as a lookup key: lower case, single spaces, without a leading "the".
 fn alias_key(term: &str) -> String {
     let words: Vec<&str> = term.split_whitespace().collect();
@@ -207,6 +293,10 @@ fn parentheticals(text: &str) -> Vec<Range<usize>> {
 /// before it ("Gibson, Dunn & Crutcher LLP" is not "Dunn & Crutcher LLP").
 fn opens_name(text: &str, start: usize) -> bool {
     let before = text.get(..start).unwrap_or("").trim_end_matches([' ', '\t', '\r', '\n']);
+    // A paragraph break ends whatever came before ("RECITALS\n\nOdyssey Group …").
+    if text.get(before.len()..start).is_some_and(|gap| gap.matches('\n').count() >= 2) {
+        return true;
+    }
     let word_start =
         before.rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '&' | '.' | '-'))).map_or(0, |i| i + 1);
     let word = before.get(word_start..).unwrap_or("");
@@ -247,9 +337,15 @@ fn without_parentheticals(text: &str, gap: Range<usize>, parens: &[Range<usize>]
     plain
 }
 
-/// Whether the text between two names only separates items of one list: commas and "and".
+/// Whether the text between two names only separates items of one list: commas, "and", and the
+/// legal descriptions of the names ("X, a Delaware limited partnership and Y, …").
 fn is_list_separator(gap: &str) -> bool {
-    gap.split(|c: char| c.is_whitespace() || c == ',').all(|word| word.is_empty() || word.eq_ignore_ascii_case("and"))
+    let normalised = gap.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    normalised.split(',').map(str::trim).all(|piece| {
+        let piece = piece.strip_suffix(" and").unwrap_or(piece);
+        // "JUPITER RESEARCH, LLC., an Arizona …": the period of an abbreviation left after a name.
+        piece.is_empty() || piece == "and" || piece == "." || piece.starts_with("a ") || piece.starts_with("an ")
+    })
 }
 
 /// The title roles a cover page lists, each for the whole-line names above it.
@@ -463,5 +559,39 @@ mod tests {
         for name in ["JPMORGAN CHASE BANK, N.A.", "Bank of America, N.A.", "AT&T Capital Corporation"] {
             assert!(!is_role_word_name(name), "{name}");
         }
+    }
+
+    #[test]
+    fn a_debtor_term_names_the_borrower_only_beside_a_lending_side_and_only_when_no_one_else_is() {
+        let agreement = "AMENDED AND RESTATED CREDIT AGREEMENT dated as of May 2, 1997 among WIDGET WORKS, INC., a Delaware\ncorporation (the \"COMPANY\"), the banks which are parties hereto (the \"BANKS\") and GREAT LAKES BANK, N.A., as Agent.";
+        assert_eq!(with_role(&parties(agreement), PartyRole::Borrower), ["WIDGET WORKS, INC."]);
+        let note = "FOR VALUE RECEIVED, Harbor Foods Co., a Maine corporation (the \"Maker\"), hereby promises to pay to the order of Quay Capital LLC (\"Payee\") the principal sum of $400,000.";
+        assert_eq!(with_role(&parties(note), PartyRole::Borrower), ["Harbor Foods Co."]);
+        let merger = "AGREEMENT AND PLAN OF MERGER dated as of May 2, 2020 among Alpha Holdings, Inc., a Delaware corporation (\"Parent\"), and Beta Software, Inc., a Delaware corporation (the \"Company\").";
+        assert!(with_role(&parties(merger), PartyRole::Borrower).is_empty());
+        let both = "CREDIT AGREEMENT dated as of May 2, 2020 among Gamma Corp., a Delaware corporation (the \"Borrower\"), Delta Inc., a Delaware corporation (the \"Company\"), and the Lenders party hereto (the \"Lenders\").";
+        assert_eq!(with_role(&parties(both), PartyRole::Borrower), ["Gamma Corp."]);
+    }
+
+    #[test]
+    fn several_debtors_sharing_one_term_and_qualified_borrowers_are_all_borrowers() {
+        let joint = "This AMENDMENT NO. 2 TO PROMISSORY NOTE (this \"Amendment\") is dated as of March 1, 2021, by and among NORTH FARMS, L.P., a Texas limited partnership and SOUTH FARMS, INC., a Texas corporation, EAST FARMS, LLC., an Ohio limited liability company, and WEST FARMS, INC., a Utah corporation (together, jointly and severally, the \"Company\") and Orchard Lending LLC (\"Noteholder\").";
+        assert_eq!(
+            with_role(&parties(joint), PartyRole::Borrower),
+            ["NORTH FARMS, L.P.", "SOUTH FARMS, INC.", "EAST FARMS, LLC", "WEST FARMS, INC."]
+        );
+        let qualified = "CREDIT AGREEMENT, dated as of June 1, 2006, among TOOLS GROUP CORPORATION, a Delaware corporation (the \"Company\" or the \"U.S.\nBorrower\"), TOOLS HOLDING B.V., a Dutch company (the \"Dutch Borrower\"), TOOLS WERK GMBH, a German company (the \"German\nBorrower\"), the Lenders and CITYBANK, N.A., as administrative agent.";
+        assert_eq!(
+            with_role(&parties(qualified), PartyRole::Borrower),
+            ["TOOLS GROUP CORPORATION", "TOOLS HOLDING B.V.", "TOOLS WERK GMBH"]
+        );
+    }
+
+    #[test]
+    fn a_second_legal_form_or_a_branch_completes_a_name() {
+        let text = "FACILITY AGREEMENT, dated as of May 4, 2012 among RIVER POWER COMPANY, LLC, a Pennsylvania limited liability company (the \"Borrower\"), and ZURICH BANK AG, New York Branch, as lender and as administrative agent (the \"Administrative Agent\").";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["RIVER POWER COMPANY, LLC"]);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["ZURICH BANK AG, New York Branch"]);
     }
 }
