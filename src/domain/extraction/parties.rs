@@ -42,18 +42,17 @@ const COMPANY_OF_PLACE: &str =
 /// Before a legal form a wrapped line may break the name: "CITIBANK,\nN.A.".
 const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
 
+/// "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the branch
+/// through which a bank acts, completes a name.
+const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
+
 /// The pattern of a legal entity's name whose words are separated by `space`.
 fn name_pattern(space: &str) -> String {
     let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
     let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
-    // "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the
-    // branch through which a bank acts, completes the name.
-    let completion = format!(
-        r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,[ \t]+(?:[\p{{Lu}}][\p{{L}}]+[ \t]+){{1,3}}(?:Branch|BRANCH)\b)?"
-    );
     format!(
-        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){completion}"
+        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){COMPLETION}"
     )
 }
 
