@@ -214,7 +214,7 @@ static NOT_A_COMMITMENT_LEAD: LazyLock<Regex> = LazyLock::new(|| {
 
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|principal[ \t\r\n]+sum|facility[ \t\r\n]+amount|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+amount|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
     )
 });
 
@@ -847,10 +847,10 @@ fn reimbursement_loans(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
     })
 }
 
-/// "may borrow, repay and reborrow", "may be borrowed, repaid and borrowed again": what makes a
-/// facility revolving, whatever it is called. "may not be reborrowed" says the opposite.
+/// "may borrow, repay and reborrow", "may be borrowed, repaid and borrowed again", "to lend and
+/// relend": what makes a facility revolving, whatever it is called. "may not be reborrowed" says the opposite.
 static REBORROW: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i)\bre-?borrow(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
+    LazyLock::new(|| pattern(r"(?i)\bre-?(?:borrow|lend)(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
 
 /// The revolving type of a facility the text describes only by its reborrowing, with the words
 /// that say so.
@@ -859,7 +859,9 @@ fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
     for found in REBORROW.find_iter(doc.text) {
         let lead = doc.slice(super::text::before(doc.text, found.start(), 40)).to_ascii_lowercase();
         let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
-        if lead.ends_with("not be") || lead.ends_with("not") || lead.ends_with("no") || lead.contains("may not") {
+        // "may not be reborrowed" forbids it; "is to be repaid and not reborrowed" in a notice
+        // only describes one borrowing.
+        if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
             negated = true;
         }
     }
@@ -1009,6 +1011,10 @@ mod tests {
         );
         assert_eq!(commitment_quotes("By: ______\n\n$500,000,000\nTotal Commitments\n").0, ["$500,000,000"]);
         assert!(commitment_quotes("$500,000,000\nTotal Assets\n").0.is_empty());
+        assert_eq!(
+            commitment_quotes("\"Commitment\" shall mean the several obligations of the Banks to advance funds in the aggregate sum of up to $100,000,000 to the Borrower.\n").0,
+            ["$100,000,000"]
+        );
     }
 
     #[test]
@@ -1028,12 +1034,21 @@ mod tests {
         for text in [
             "The principal balance hereof may be borrowed, repaid and borrowed again.",
             "the Borrower may borrow, prepay Loans and reborrow at any time prior to the Termination Date.",
+            "the several obligations of the Banks to lend and relend to the Borrower.",
         ] {
             let doc = Document::scan(text);
             assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit), "{text}");
         }
-        let doc = Document::scan("Amounts repaid may not be reborrowed. Lenders may reborrow nothing.");
-        assert!(reborrowing(&doc).is_none());
+        for text in [
+            "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.",
+            "Term Loans repaid or prepaid shall not be reborrowed.",
+        ] {
+            assert!(reborrowing(&Document::scan(text)).is_none(), "{text}");
+        }
+        let doc = Document::scan(
+            "the notice states whether the Advance is to be repaid and not reborrowed; Advances may be reborrowed.",
+        );
+        assert!(reborrowing(&doc).is_some());
     }
 
     #[test]
