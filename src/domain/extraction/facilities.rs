@@ -432,6 +432,14 @@ fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
     contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
 }
 
+/// `The date "June 24, 1996" in the definition of "Maturity Date" is deleted and replaced with the
+/// date "December 31, 1998"`: the replacing value is the defined term's, as amended.
+static REPLACED_IN_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\b(?:date|amount|figure)[ \t\r\n]+["“](?P<old>[^"”]{1,80})["”][ \t\r\n]+in[ \t\r\n]+the[ \t\r\n]+definition[ \t\r\n]+of[ \t\r\n]+["“](?P<term>[^"”]{1,80})["”][ \t\r\n]+(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted[ \t\r\n]+and[ \t\r\n]+)?(?:replaced|substituted)[ \t\r\n]+(?:with|by)[ \t\r\n]+(?:the[ \t\r\n]+(?:date|amount|figure)[ \t\r\n]+(?:of[ \t\r\n]+)?)?["“](?P<new>[^"”]{1,80})["”]"#,
+    )
+});
+
 static MATURES_ON: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
 
@@ -506,6 +514,17 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
         let [date] = dates.as_slice() else { continue };
         candidates
             .extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))));
+    }
+    // An amendment that replaces the date in the definition: `The date "June 24, 1996" in the
+    // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
+    for captures in REPLACED_IN_DEFINITION.captures_iter(doc.text) {
+        let (Some(term), Some(new)) = (captures.name("term"), captures.name("new")) else { continue };
+        if !is_maturity_term(&super::text::normalise_label(term.as_str())) {
+            continue;
+        }
+        for date in doc.dates_in(new.range()) {
+            candidates.extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, Vec::new())));
+        }
     }
     for found in MATURES_ON.find_iter(doc.text) {
         let window = super::text::after(doc.text, found.end(), 40);
@@ -708,7 +727,11 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> 
         }
     }
     let general_commitments = commitments.all().filter(|c| c.keys.is_empty()).count();
-    if frames.is_empty() && general_commitments > 0 {
+    // An amendment may restate the facility's maturity or pricing without its amount.
+    let general_terms = maturities.iter().any(|c| c.keys.is_empty())
+        || pricing.spreads.iter().any(|c| c.keys.is_empty())
+        || pricing.grids.iter().any(|c| c.keys.is_empty());
+    if frames.is_empty() && (general_commitments > 0 || general_terms) {
         // A single-facility agreement states its amount without naming the facility ("Total
         // Commitments", "Amount:"). When the text refers to one kind of facility only, that is the
         // facility; otherwise it stays unnamed rather than guessed.
@@ -1090,5 +1113,26 @@ mod tests {
         assert_eq!(facility.facility_type.map(|t| *t.value()), Some(FacilityType::LetterOfCredit));
         let text = "Each Lender agrees to make revolving loans, which may be used to reimburse drawings under Letters of Credit. \"Commitment\" means $40,000,000.\n";
         assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    }
+
+    #[test]
+    fn an_amendment_replacing_the_date_in_the_maturity_definition_states_the_new_maturity() {
+        let text = "(iii) The date \"June 24, 1996\" in the definition of \"Maturity Date\" is deleted and replaced with the date \"December 31, 1998\".\n(iv) The date \"May 1, 1996\" in the definition of \"Closing Date\" is deleted and replaced with the date \"June 1, 1996\".\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let candidates = maturity_candidates(&doc, &mut report);
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["December 31, 1998"]);
+    }
+
+    #[test]
+    fn an_amendment_restating_only_the_maturity_still_describes_the_facility() {
+        let text = "AMENDMENT NO. 1\n\n\"Maturity Date\" means December 31, 1998.\n";
+        let facility = only_facility(text);
+        assert_eq!(facility.termination_date.map(|d| d.quote().to_owned()), Some("December 31, 1998".to_owned()));
+        assert!(facility.commitment.is_none());
+        let doc = Document::scan("A letter about the weather.\n");
+        let mut report = Report::default();
+        assert!(extract(&doc, &mut report).is_empty());
     }
 }
