@@ -204,9 +204,26 @@ const NOT_A_COMMITMENT_WORDS: &[&str] = &[
     "dividend",
 ];
 
+/// Words before an amount that make it something measured against the commitment rather than
+/// the commitment itself: a letter of credit's face amount, a reduction step or its result, a fee.
+/// Read before the amount only: "$25,000,000 minus the face amount of all outstanding Letters of
+/// Credit" is still a statement of the loans' limit.
+static NOT_A_COMMITMENT_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    any_word(&["face amount", "increment", "reduc", "resulting", "less than", "fee", "exceeds", "any one borrowing"])
+});
+
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|facility[ \t\r\n]+amount|commitments?|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bup[ \t\r\n]+to|\bis|\bare|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)[ \t\r\n]*$",
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+amount|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
+    )
+});
+
+/// Words that tie an amount's clause to the facility: the commitment, the facility, the lenders'
+/// undertaking to lend, or a note's principal sum. An amount of "goodwill in an amount not to
+/// exceed" or "an assignment fee in the amount of" is none of these.
+static COMMITMENT_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bcommitments?\b|\bfacilit(?:y|ies)\b|\bagree[sd]?[ \t\r\n]+to[ \t\r\n]+(?:make|lend|extend|provide)\b|\bprincipal[ \t\r\n]+sum\b|\bline[ \t\r\n]+of[ \t\r\n]+credit\b|\bcredit[ \t\r\n]+line\b",
     )
 });
 
@@ -225,10 +242,88 @@ const AMOUNT_LABELS: &[&str] = &[
     "facilities",
 ];
 
+/// Defined terms whose definition states the amount of a facility ("Commitment", "Total
+/// Commitments", "Maximum Revolving Credit Commitment", "Facility Amount"), not the sublimits,
+/// fees, unused or available portions and increases measured against it.
+fn is_commitment_term(term: &str) -> bool {
+    let names_amount = term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount";
+    names_amount
+        && ![
+            "sublimit",
+            "fee",
+            "increase",
+            "incremental",
+            "reduction",
+            "percentage",
+            "swing",
+            "letter of credit",
+            "l/c",
+            "available",
+            "unused",
+            "utilized",
+            "date",
+            "period",
+            "extension",
+            "additional",
+            "new ",
+        ]
+        .iter()
+        .any(|w| term.contains(w))
+}
+
+/// An amount directly followed by the commitments it totals: "$500,000,000 Total Commitments" at
+/// the foot of a lender schedule or signature pages.
+static TOTAL_COMMITMENTS_AFTER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t\r\n]*(?:Total|TOTAL|Aggregate|AGGREGATE)[ \t\r\n]+(?:Commitments|COMMITMENTS)\b"));
+
+/// An amendment's textual substitution: `deleting "$150,000,000" immediately following the words
+/// "the Total Commitment is" and substituting "$300,000,000" therefor`. The deleted text is no
+/// longer a term of the agreement; the substituted text is, read in the context of the words it
+/// follows.
+static SUBSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\bdeleting[ \t\r\n]+["“](?P<old>[^"”]{1,300})["”](?:[^"”]{0,120}?\b(?:following|after)[ \t\r\n]+the[ \t\r\n]+words?[ \t\r\n]+["“](?P<words>[^"”]{1,200})["”])?[^"”]{0,120}?\b(?:substituting|inserting)[ \t\r\n]+(?:therefor[ \t\r\n]+)?["“](?P<new>[^"”]{1,300})["”]"#,
+    )
+});
+
+static BLANK_LINE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\n[ \t\r]*\n"));
+
+/// Candidates for the facilities' commitments. Those `defining` are stated by the provision that
+/// sets the amount (the definition of the commitment, a term sheet's label, the total of the
+/// lender schedule, the amount that names its facility); `passing` ones by a clause that mentions
+/// the amount in the course of something else (a lending clause, a note's principal sum).
+#[derive(Default)]
+struct Commitments {
+    defining: Vec<Scoped<Sourced<Money>>>,
+    passing: Vec<Scoped<Sourced<Money>>>,
+}
+
+impl Commitments {
+    /// Every candidate, in text order.
+    fn all(&self) -> impl Iterator<Item = &Scoped<Sourced<Money>>> {
+        let mut all: Vec<&Scoped<Sourced<Money>>> = self.defining.iter().chain(&self.passing).collect();
+        all.sort_by_key(|c| c.value.span().start);
+        all.into_iter()
+    }
+}
+
 /// Every statement of a facility's commitment, with the facilities it is for.
-fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<Sourced<Money>>> {
-    let mut candidates = Vec::new();
+fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments {
+    let mut candidates = Commitments::default();
+    let mut struck: Vec<Range<usize>> = Vec::new();
+    let mut substituted: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    for captures in SUBSTITUTION.captures_iter(doc.text) {
+        if let Some(old) = captures.name("old") {
+            struck.push(old.range());
+        }
+        if let (Some(words), Some(new)) = (captures.name("words"), captures.name("new")) {
+            substituted.push((words.range(), new.range()));
+        }
+    }
     for found in &doc.money {
+        if struck.iter().any(|r| r.contains(&found.span.start)) {
+            continue;
+        }
         if let Some(words) = &found.words_disagree {
             report.warnings.push(format!(
                 "conflict: an amount is stated in words as {} and in figures as {}; the statement is not used",
@@ -237,24 +332,44 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<
             ));
             continue;
         }
+        // The substituted amount reads in the context of the words it follows.
+        let replaced_context = substituted
+            .iter()
+            .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
+            .map(|(words, _)| words.clone());
         let clause = clause_around(doc.text, found.span.start);
+        let lead_range = match &replaced_context {
+            Some(words) => words.clone(),
+            None => clause.start.max(found.span.start.saturating_sub(160))..found.span.start,
+        };
+        let lead_in = doc.slice(lead_range.clone());
+        if NOT_A_COMMITMENT.is_match(doc.slice(clause.clone())) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
+            continue;
+        }
         let following = type_reference_after(doc, found.span.end, clause.end)
             .or_else(|| defined_reference_after(doc, found.span.end));
-        let lead_in = doc.slice(clause.start.max(found.span.start.saturating_sub(160))..found.span.start);
         let labelled =
             doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
-        if following.is_none() && !labelled && !AMOUNT_LEAD_IN.is_match(lead_in) {
+        // Within the definition's own paragraph: a definition runs on to the next one, over any
+        // unrelated paragraph between them.
+        let defined = doc.structure.definition_at(found.span.start).is_some_and(|d| {
+            is_commitment_term(&d.key) && !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start))
+        });
+        let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(super::text::after(doc.text, found.span.end, 40)));
+        let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
+            && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
+        let defining = following.is_some() || labelled || totals || (defined && stated_in_passing);
+        if !defining && !stated_in_passing {
             continue;
         }
-        if NOT_A_COMMITMENT.is_match(doc.slice(clause.clone())) {
-            continue;
-        }
-        let keys = match following {
-            Some(key) => vec![key],
-            None => nearest_scope(doc, found.span.start),
+        let keys = match (following, &replaced_context) {
+            (Some(key), _) => vec![key],
+            (None, Some(words)) => unique_keys(doc.refs_in(words.clone())).into_iter().take(1).collect(),
+            (None, None) => nearest_scope(doc, found.span.start),
         };
         if let Some(money) = doc.sourced(found.span.clone(), found.money) {
-            candidates.push(Scoped::new(money, keys));
+            let list = if defining { &mut candidates.defining } else { &mut candidates.passing };
+            list.push(Scoped::new(money, keys));
         }
     }
     candidates
@@ -306,8 +421,52 @@ fn is_maturity_term(term: &str) -> bool {
         && !["commitment", "availability", "notice", "extended", "incremental"].iter().any(|w| lower.contains(w))
 }
 
+/// A term defined in passing by a parenthetical: `(the "Maturity Date")`.
+static INLINE_TERM: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"\([ \t\r\n]*(?:the[ \t\r\n]+)?["“](?P<term>[^"”()]{1,60})["”][ \t\r\n]*\)"#));
+
+/// Dates that, from the words just before them, are not the date a definition sets: "after",
+/// "following" or "prior to" a date, a document "dated" one.
+fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
+    let lead = doc.slice(super::text::before(doc.text, start, 24));
+    contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
+}
+
+/// `The date "June 24, 1996" in the definition of "Maturity Date" is deleted and replaced with the
+/// date "December 31, 1998"`: the replacing value is the defined term's, as amended.
+static REPLACED_IN_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\b(?:date|amount|figure)[ \t\r\n]+["“](?P<old>[^"”]{1,80})["”][ \t\r\n]+in[ \t\r\n]+the[ \t\r\n]+definition[ \t\r\n]+of[ \t\r\n]+["“](?P<term>[^"”]{1,80})["”][ \t\r\n]+(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted[ \t\r\n]+and[ \t\r\n]+)?(?:replaced|substituted)[ \t\r\n]+(?:with|by)[ \t\r\n]+(?:the[ \t\r\n]+(?:date|amount|figure)[ \t\r\n]+(?:of[ \t\r\n]+)?)?["“](?P<new>[^"”]{1,80})["”]"#,
+    )
+});
+
 static MATURES_ON: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
+
+/// Whether a defined term names the date the commitments end: "Commitment Termination Date",
+/// "Commitment Expiry Date".
+fn is_commitment_end_term(term: &str) -> bool {
+    ["commitment termination date", "commitment expiry date", "commitment expiration date"]
+        .iter()
+        .any(|end| term.ends_with(end))
+        && !["availability", "incremental", "delayed", "term loan"].iter().any(|w| term.contains(w))
+}
+
+/// The dates the commitments end. For a revolving or letter of credit facility that is its final
+/// maturity: nothing can be borrowed or issued after it, and the loans fall due with it. For a term
+/// loan it is only the end of the period in which the loan may be drawn, so these dates are used
+/// only when every facility revolves.
+fn commitment_end_candidates(doc: &Document<'_>) -> Vec<Scoped<Sourced<Date>>> {
+    let mut candidates = Vec::new();
+    for definition in doc.structure.definitions_where(is_commitment_end_term) {
+        for date in doc.dates_in(definition.body.clone()).iter().filter(|d| !is_reference_date(doc, d.span.start)) {
+            candidates.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+        }
+    }
+    candidates
+}
 
 /// Every statement of a final maturity date, with the facilities it is for. A maturity stated
 /// relatively ("the fifth anniversary of the Closing Date") is reported, not computed.
@@ -321,14 +480,8 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
         .collect();
     regions.sort_by_key(|r| r.start);
     for region in regions {
-        let dates: Vec<_> = doc
-            .dates_in(region.clone())
-            .iter()
-            .filter(|d| {
-                let lead = doc.slice(super::text::before(doc.text, d.span.start, 24));
-                !contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
-            })
-            .collect();
+        let dates: Vec<_> =
+            doc.dates_in(region.clone()).iter().filter(|d| !is_reference_date(doc, d.span.start)).collect();
         if dates.is_empty() {
             let shown = region.start..super::text::floor_boundary(doc.text, region.end.min(region.start + 160));
             report.dropped(
@@ -343,6 +496,34 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             candidates.extend(
                 doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
             );
+        }
+    }
+    // "shall be due and payable on November 30, 1998, or such earlier date as … (the "Maturity
+    // Date")": the sentence that defines the term in passing states its date before it.
+    for captures in INLINE_TERM.captures_iter(doc.text) {
+        let (Some(whole), Some(term)) = (captures.get(0), captures.name("term")) else { continue };
+        if !is_maturity_term(&super::text::normalise_label(term.as_str())) {
+            continue;
+        }
+        let sentence = super::text::sentence_around(doc.text, whole.start());
+        let dates: Vec<_> = doc
+            .dates_in(sentence.start..whole.start())
+            .iter()
+            .filter(|d| !is_reference_date(doc, d.span.start))
+            .collect();
+        let [date] = dates.as_slice() else { continue };
+        candidates
+            .extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))));
+    }
+    // An amendment that replaces the date in the definition: `The date "June 24, 1996" in the
+    // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
+    for captures in REPLACED_IN_DEFINITION.captures_iter(doc.text) {
+        let (Some(term), Some(new)) = (captures.name("term"), captures.name("new")) else { continue };
+        if !is_maturity_term(&super::text::normalise_label(term.as_str())) {
+            continue;
+        }
+        for date in doc.dates_in(new.range()) {
+            candidates.extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, Vec::new())));
         }
     }
     for found in MATURES_ON.find_iter(doc.text) {
@@ -440,6 +621,38 @@ pub(crate) fn resolve<T: PartialEq + Clone>(
     agree(field, pool, report)
 }
 
+/// Resolves a facility's commitment. The provision that sets the amount (the definition of the
+/// commitment, the schedule total) prevails over amounts mentioned in passing, which may cap some
+/// of the loans only ("Swing Loans in an aggregate amount not to exceed $5,000,000"); those that
+/// disagree with it are reported, not used. In an agreement with several facilities, an amount
+/// that names none of them is not any one facility's commitment.
+fn resolve_commitment(
+    field: &str,
+    candidates: &Commitments,
+    facility: &FacilityFrame,
+    all: &[FacilityFrame],
+    report: &mut Report,
+) -> Option<Sourced<Money>> {
+    let named = |list: &[Scoped<Sourced<Money>>]| -> Vec<Scoped<Sourced<Money>>> {
+        list.iter().filter(|c| all.len() == 1 || !c.keys.is_empty()).cloned().collect()
+    };
+    let defining = named(&candidates.defining);
+    let passing = named(&candidates.passing);
+    let settled = resolve(field, &defining, facility, all, report);
+    let Some(settled) = settled else {
+        if !applicable(&defining, facility, all).is_empty() {
+            return None;
+        }
+        return resolve(field, &passing, facility, all, report);
+    };
+    for other in applicable(&passing, facility, all) {
+        if other.value() != settled.value() {
+            report.dropped(field, other.quote(), other.span().range(), "is not the amount the commitment is stated as");
+        }
+    }
+    Some(settled)
+}
+
 /// The type of a lettered LMA facility: the type named in the same clause as an early reference
 /// to it ("(a) a sterling term loan facility … the Total Facility A Commitments").
 fn lettered_type(doc: &Document<'_>, letter: u8) -> Option<Sourced<FacilityType>> {
@@ -479,7 +692,7 @@ fn facility_name(doc: &Document<'_>, key: FacilityKey) -> Option<Sourced<String>
 /// The facilities of the agreement with every field resolved.
 pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> {
     let commitments = commitment_candidates(doc, report);
-    let maturities = maturity_candidates(doc, report);
+    let mut maturities = maturity_candidates(doc, report);
     let pricing = pricing::candidates(doc);
 
     let mut frames: Vec<FacilityFrame> = Vec::new();
@@ -493,7 +706,7 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> 
         };
         frames.push(FacilityFrame { key, facility_type, currency: None });
     };
-    for candidate in &commitments {
+    for candidate in commitments.all() {
         for &key in &candidate.keys {
             add_key(key, &mut frames);
         }
@@ -513,16 +726,35 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> 
             add_key(key, &mut frames);
         }
     }
-    let general_commitments = commitments.iter().filter(|c| c.keys.is_empty()).count();
-    if frames.is_empty() && general_commitments > 0 {
+    let general_commitments = commitments.all().filter(|c| c.keys.is_empty()).count();
+    // An amendment may restate the facility's maturity or pricing without its amount.
+    let general_terms = maturities.iter().any(|c| c.keys.is_empty())
+        || pricing.spreads.iter().any(|c| c.keys.is_empty())
+        || pricing.grids.iter().any(|c| c.keys.is_empty());
+    if frames.is_empty() && (general_commitments > 0 || general_terms) {
         // A single-facility agreement states its amount without naming the facility ("Total
         // Commitments", "Amount:"). When the text refers to one kind of facility only, that is the
         // facility; otherwise it stays unnamed rather than guessed.
         let mut kinds = doc.facility_refs.iter().map(|r| r.key);
         match kinds.next() {
             Some(only) if kinds.all(|k| k == only) => add_key(only, &mut frames),
-            _ => return single_unnamed_facility(doc, &commitments, &maturities, &pricing, report),
+            _ => return single_unnamed_facility(doc, &commitments, maturities, &pricing, report),
         }
+    }
+
+    // Revolving loans that may be borrowed only to reimburse drawings under letters of credit do
+    // not make a revolving credit facility: the facility is the letters of credit.
+    let reimbursing = match frames.as_slice() {
+        [only] if only.key == FacilityKey::Revolving => reimbursement_loans(doc),
+        _ => None,
+    };
+    if let (Some(_), [only]) = (&reimbursing, frames.as_mut_slice()) {
+        only.facility_type = Some(FacilityType::LetterOfCredit);
+    }
+    let revolving =
+        |t: Option<FacilityType>| matches!(t, Some(FacilityType::RevolvingCredit | FacilityType::LetterOfCredit));
+    if !frames.is_empty() && frames.iter().all(|f| revolving(f.facility_type)) {
+        maturities.extend(commitment_end_candidates(doc));
     }
 
     // Currencies come from the commitments, so resolve those first.
@@ -530,11 +762,11 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> 
     let snapshot = frames.clone();
     for (index, frame) in frames.iter_mut().enumerate() {
         let field = format!("/facilities/{index}/commitment");
-        let commitment = resolve(&field, &commitments, frame, &snapshot, report);
+        let commitment = resolve_commitment(&field, &commitments, frame, &snapshot, report);
         frame.currency = commitment.as_ref().map(|c| c.value().currency);
         resolved_commitments.push(commitment);
     }
-    let unused_general: Vec<&Scoped<Sourced<Money>>> = commitments.iter().filter(|c| c.keys.is_empty()).collect();
+    let unused_general: Vec<&Scoped<Sourced<Money>>> = commitments.all().filter(|c| c.keys.is_empty()).collect();
     if frames.len() > 1 {
         for candidate in unused_general {
             report.dropped(
@@ -550,6 +782,7 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> 
     for (index, (frame, commitment)) in frames.iter().zip(resolved_commitments).enumerate() {
         let base = format!("/facilities/{index}");
         let facility_type = match frame.key {
+            _ if reimbursing.is_some() => reimbursing.clone(),
             FacilityKey::Lettered(letter) => lettered_type(doc, letter),
             key => facility_name(doc, key).and_then(|name| {
                 let ty = key.stated_type()?;
@@ -584,18 +817,23 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> 
 /// one facility, without a name or type, holding every general value.
 fn single_unnamed_facility(
     doc: &Document<'_>,
-    commitments: &[Scoped<Sourced<Money>>],
-    maturities: &[Scoped<Sourced<Date>>],
+    commitments: &Commitments,
+    mut maturities: Vec<Scoped<Sourced<Date>>>,
     pricing: &PricingCandidates,
     report: &mut Report,
 ) -> Vec<Facility> {
     let mut frame = FacilityFrame { key: FacilityKey::Term, facility_type: None, currency: None };
     let frames = [frame.clone()];
-    let commitment = resolve("/facilities/0/commitment", commitments, &frame, &frames, report);
+    let commitment = resolve_commitment("/facilities/0/commitment", commitments, &frame, &frames, report);
     frame.currency = commitment.as_ref().map(|c| c.value().currency);
+    let facility_type = reborrowing(doc);
+    frame.facility_type = facility_type.as_ref().map(|t| *t.value());
+    if frame.facility_type == Some(FacilityType::RevolvingCredit) {
+        maturities.extend(commitment_end_candidates(doc));
+    }
     let mut facility = Facility {
         name: None,
-        facility_type: None,
+        facility_type,
         commitment,
         optional_currencies: Vec::new(),
         floating_rate_index: None,
@@ -608,10 +846,53 @@ fn single_unnamed_facility(
         commitment_fee: None,
         payment_frequency: None,
         day_count_fraction: None,
-        termination_date: resolve("/facilities/0/terminationDate", maturities, &frame, &frames, report),
+        termination_date: resolve("/facilities/0/terminationDate", &maturities, &frame, &frames, report),
     };
     pricing::apply(doc, pricing, &mut facility, &frame, &frames, "/facilities/0", report);
     vec![facility]
+}
+
+/// Loans "requested solely for the purpose of satisfying Borrower's Reimbursement Obligations",
+/// "made solely to reimburse drawings under Letters of Credit".
+static REIMBURSEMENT_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bsolely[ \t\r\n]+(?:for[ \t\r\n]+the[ \t\r\n]+purposes?[ \t\r\n]+of[ \t\r\n]+|to[ \t\r\n]+)(?:satisfy(?:ing)?|reimburs(?:e|ing)|pay(?:ing)?|fund(?:ing)?)\b[^.;]{0,60}?\b(?:reimbursement[ \t\r\n]+obligations?|drawings?|letters?[ \t\r\n]+of[ \t\r\n]+credit)\b",
+    )
+});
+
+/// The letter of credit type of a facility whose revolving loans serve only to reimburse letter
+/// of credit drawings, with the words that say so: the loans are named in the same sentence.
+fn reimbursement_loans(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
+    REIMBURSEMENT_ONLY.find_iter(doc.text).find_map(|found| {
+        let sentence = super::text::sentence_around(doc.text, found.start());
+        let names_loans = doc.refs_in(sentence.start..found.start()).iter().any(|r| r.key == FacilityKey::Revolving);
+        names_loans.then(|| doc.sourced(found.range(), FacilityType::LetterOfCredit)).flatten()
+    })
+}
+
+/// "may borrow, repay and reborrow", "may be borrowed, repaid and borrowed again", "to lend and
+/// relend": what makes a facility revolving, whatever it is called. "may not be reborrowed" says the opposite.
+static REBORROW: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\bre-?(?:borrow|lend)(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
+
+/// The revolving type of a facility the text describes only by its reborrowing, with the words
+/// that say so.
+fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
+    let mut negated = false;
+    for found in REBORROW.find_iter(doc.text) {
+        let lead = doc.slice(super::text::before(doc.text, found.start(), 40)).to_ascii_lowercase();
+        let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
+        // "may not be reborrowed" forbids it; "is to be repaid and not reborrowed" in a notice
+        // only describes one borrowing.
+        if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
+            negated = true;
+        }
+    }
+    if negated {
+        return None;
+    }
+    let found = REBORROW.find(doc.text)?;
+    doc.sourced(found.range(), FacilityType::RevolvingCredit)
 }
 
 /// Whether the text describes the facility with `key` as multicurrency.
@@ -684,7 +965,7 @@ mod tests {
         let doc = Document::scan(text);
         let mut report = Report::default();
         let found = commitment_candidates(&doc, &mut report);
-        let scoped: Vec<(&str, Vec<FacilityKey>)> = found.iter().map(|c| (c.value.quote(), c.keys.clone())).collect();
+        let scoped: Vec<(&str, Vec<FacilityKey>)> = found.all().map(|c| (c.value.quote(), c.keys.clone())).collect();
         assert_eq!(
             scoped,
             [
@@ -692,5 +973,166 @@ mod tests {
                 ("$250,000,000", vec![FacilityKey::Revolving]),
             ]
         );
+    }
+
+    fn commitment_quotes(text: &str) -> (Vec<String>, Vec<String>) {
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = commitment_candidates(&doc, &mut report);
+        let quotes = |list: &[Scoped<Sourced<Money>>]| list.iter().map(|c| c.value.quote().to_owned()).collect();
+        (quotes(&found.defining), quotes(&found.passing))
+    }
+
+    fn only_facility(text: &str) -> Facility {
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let mut found = extract(&doc, &mut report);
+        assert_eq!(found.len(), 1, "{found:?} {:?}", report.warnings);
+        found.remove(0)
+    }
+
+    #[test]
+    fn the_defined_commitment_prevails_over_amounts_that_cap_some_loans() {
+        let text = "\"Maximum Revolving Credit Commitment\" shall mean an amount equal to $75,000,000 on the Closing Date.\n\nThe Agent may fund Revolving Credit Advances in an aggregate amount not to exceed $5,000,000 without notice to the Lenders.\n";
+        let (defining, passing) = commitment_quotes(text);
+        assert_eq!(defining, ["$75,000,000"]);
+        assert_eq!(passing, ["$5,000,000"]);
+        let facility = only_facility(text);
+        assert_eq!(facility.commitment.map(|c| c.value().value), Some("75000000".parse().expect("decimal")));
+    }
+
+    #[test]
+    fn amounts_of_other_things_are_not_commitments() {
+        for text in [
+            "goodwill associated with the Acquisition, in an amount not to exceed $35,000,000, shall be added back.",
+            "the transferor Bank shall pay an administrative fee for processing such assignment in the amount of $2,500.",
+            "The Bank's commitment to issue Letters of Credit up to a maximum aggregate face amount not exceeding Three Million Dollars ($3,000,000).",
+            "the Borrower may reduce the Revolving Credit Commitment, in increments of $5,000,000.",
+            "such that the resulting Total Revolving Loan Commitment is $150,000,000.",
+            "time deposits in dollars having a maturity comparable to the related Interest Period and in an amount of $100,000.",
+        ] {
+            assert_eq!(commitment_quotes(text), (Vec::<String>::new(), Vec::<String>::new()), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_notes_principal_sum_and_its_loan_limit_state_the_commitment() {
+        let (_, passing) = commitment_quotes(
+            "promises to pay to the order of the Bank the principal sum of Twenty Five Million Dollars ($25,000,000.00) or so much thereof as may be advanced.\n\nThe Revolving Loans shall not exceed at any one time outstanding Twenty-Five Million Dollars ($25,000,000) minus the face amount of all outstanding Letters of Credit.\n",
+        );
+        assert_eq!(
+            passing,
+            ["Twenty Five Million Dollars ($25,000,000.00)", "Twenty-Five Million Dollars ($25,000,000)"]
+        );
+    }
+
+    #[test]
+    fn commitments_are_defined_with_means_or_totalled_at_the_foot_of_the_signatures() {
+        assert_eq!(
+            commitment_quotes("\u{201c}Commitment\u{201d} means $500,000,000 or such lesser amount.\n").0,
+            ["$500,000,000"]
+        );
+        assert_eq!(commitment_quotes("By: ______\n\n$500,000,000\nTotal Commitments\n").0, ["$500,000,000"]);
+        assert!(commitment_quotes("$500,000,000\nTotal Assets\n").0.is_empty());
+        assert_eq!(
+            commitment_quotes("\"Commitment\" shall mean the several obligations of the Banks to advance funds in the aggregate sum of up to $100,000,000 to the Borrower.\n").0,
+            ["$100,000,000"]
+        );
+    }
+
+    #[test]
+    fn an_amendment_substitutes_the_commitment_it_replaces() {
+        let text = "(a) Section 2.1(a) shall be amended by deleting \"$150,000,000\" immediately following the words \"the Total Revolving Loan Commitment is\" and substituting \"$300,000,000\" therefor.\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = commitment_candidates(&doc, &mut report);
+        let read: Vec<(&str, Vec<FacilityKey>)> = found.all().map(|c| (c.value.quote(), c.keys.clone())).collect();
+        assert_eq!(read, [("$300,000,000", vec![FacilityKey::Revolving])]);
+        let text = "Section 2.14 shall be amended by deleting \"$20,000,000\" immediately following the words \"all Letters of Credit would exceed\" and substituting \"$200,000,000\" therefor.\n";
+        assert_eq!(commitment_quotes(text), (Vec::<String>::new(), Vec::<String>::new()));
+    }
+
+    #[test]
+    fn reborrowing_makes_a_facility_revolving_unless_it_is_forbidden() {
+        for text in [
+            "The principal balance hereof may be borrowed, repaid and borrowed again.",
+            "the Borrower may borrow, prepay Loans and reborrow at any time prior to the Termination Date.",
+            "the several obligations of the Banks to lend and relend to the Borrower.",
+        ] {
+            let doc = Document::scan(text);
+            assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit), "{text}");
+        }
+        for text in [
+            "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.",
+            "Term Loans repaid or prepaid shall not be reborrowed.",
+        ] {
+            assert!(reborrowing(&Document::scan(text)).is_none(), "{text}");
+        }
+        let doc = Document::scan(
+            "the notice states whether the Advance is to be repaid and not reborrowed; Advances may be reborrowed.",
+        );
+        assert!(reborrowing(&doc).is_some());
+    }
+
+    #[test]
+    fn a_maturity_defined_in_passing_takes_the_date_of_its_sentence() {
+        let text = "The entire principal balance shall be due and payable on November 30, 1998, or such earlier date on which it becomes due on acceleration (the \"Maturity Date\").\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let candidates = maturity_candidates(&doc, &mut report);
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["November 30, 1998"]);
+        for text in [
+            "The Loans made after December 1, 1998 shall be repaid on demand (the \"Maturity Date\").\n",
+            "payable on March 1, 1998 or on June 1, 1998 (the \"Maturity Date\").\n",
+            "payable on November 30, 1998 (the \"Closing Date\").\n",
+        ] {
+            let doc = Document::scan(text);
+            assert!(maturity_candidates(&doc, &mut report).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_end_of_the_commitments_is_the_maturity_of_a_revolver_only() {
+        let revolver = "\"Revolving Credit Commitment\" means $10,000,000.\n\n\"Commitment Termination Date\" shall mean the earliest of (i) January 1, 1999 and (ii) the date of acceleration.\n";
+        assert_eq!(
+            only_facility(revolver).termination_date.map(|d| d.quote().to_owned()),
+            Some("January 1, 1999".to_owned())
+        );
+        let term = "The Term Loans shall bear interest.\n\n\"Commitment Termination Date\" shall mean January 1, 1999.\n\n\"Total Commitments\" means $10,000,000.\n";
+        let doc = Document::scan(term);
+        let mut report = Report::default();
+        let found = extract(&doc, &mut report);
+        assert!(found.iter().all(|f| f.termination_date.is_none()), "{found:?}");
+    }
+
+    #[test]
+    fn loans_only_to_reimburse_drawings_make_a_letter_of_credit_facility() {
+        let text = "Each Lender agrees to make revolving loans (\"LOANS\") requested by Borrower solely for the purpose of satisfying Borrower's Reimbursement Obligations. \"COMMITMENT\" means the sum of each Lender's Commitment Amount. As of the Closing Date, the amount of the Commitment is $40,000,000.\n";
+        let facility = only_facility(text);
+        assert_eq!(facility.facility_type.map(|t| *t.value()), Some(FacilityType::LetterOfCredit));
+        let text = "Each Lender agrees to make revolving loans, which may be used to reimburse drawings under Letters of Credit. \"Commitment\" means $40,000,000.\n";
+        assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    }
+
+    #[test]
+    fn an_amendment_replacing_the_date_in_the_maturity_definition_states_the_new_maturity() {
+        let text = "(iii) The date \"June 24, 1996\" in the definition of \"Maturity Date\" is deleted and replaced with the date \"December 31, 1998\".\n(iv) The date \"May 1, 1996\" in the definition of \"Closing Date\" is deleted and replaced with the date \"June 1, 1996\".\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let candidates = maturity_candidates(&doc, &mut report);
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["December 31, 1998"]);
+    }
+
+    #[test]
+    fn an_amendment_restating_only_the_maturity_still_describes_the_facility() {
+        let text = "AMENDMENT NO. 1\n\n\"Maturity Date\" means December 31, 1998.\n";
+        let facility = only_facility(text);
+        assert_eq!(facility.termination_date.map(|d| d.quote().to_owned()), Some("December 31, 1998".to_owned()));
+        assert!(facility.commitment.is_none());
+        let doc = Document::scan("A letter about the weather.\n");
+        let mut report = Report::default();
+        assert!(extract(&doc, &mut report).is_empty());
     }
 }

@@ -252,7 +252,7 @@ impl Located for PercentMatch {
 
 static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?[ \t]*(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b)|(?P<bps>basis[ \t]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
+        r"(?i)(?:(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?|\((?P<pint>[0-9]{1,5})(?:\.(?P<pfrac>[0-9]{1,8}))?\))[ \t]*(?:\r?\n[ \t]*)?(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b)|(?P<bps>basis[ \t\r\n]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
     )
 });
 
@@ -260,8 +260,45 @@ static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
 pub(crate) fn find_percents(text: &str) -> Vec<PercentMatch> {
     PERCENT
         .captures_iter(text)
-        .filter_map(|c| Some(PercentMatch { span: c.get(0)?.range(), fraction: percent_from_captures(&c)? }))
+        .filter_map(|c| {
+            let mut span = c.get(0)?.range();
+            let fraction = percent_from_captures(&c)?;
+            // "one hundred fifty (150) basis points": the figures in parentheses restate the words
+            // before them, and the statement is both; words that say otherwise make it unusable.
+            if let Some(figures) = c.name("pint")
+                && let Some((words, value)) = number_words_before(text, span.start)
+            {
+                if parse_decimal(figures.as_str()) != Some(value) {
+                    return None;
+                }
+                span = words.start..span.end;
+            }
+            Some(PercentMatch { span, fraction })
+        })
         .collect()
+}
+
+static NUMBER_WORDS_BEFORE_PAREN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b((?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|and)[ \t\r\n-]+)+)$",
+    )
+});
+
+/// A number in words directly before the opening parenthesis at `paren`: its span and value.
+fn number_words_before(text: &str, paren: usize) -> Option<(Range<usize>, Decimal)> {
+    let window = super::text::before(text, paren, 120);
+    let captures = NUMBER_WORDS_BEFORE_PAREN.captures(slice(text, window.clone()))?;
+    let words = captures.get(1)?;
+    let mut start = window.start + words.start();
+    let mut trimmed = words.as_str().trim_end();
+    // The pattern admits a leading "and" ("the Bank and one hundred (100) basis points").
+    while let Some(rest) = ["and", "And", "AND"].iter().find_map(|and| trimmed.strip_prefix(and)) {
+        let rest = rest.trim_start();
+        start += trimmed.len() - rest.len();
+        trimmed = rest;
+    }
+    let value = parse_number_words(trimmed)?;
+    Some((start..start + trimmed.len(), value))
 }
 
 /// Parses one percentage ("2.75%", "275 basis points", "2¾ per cent.") to a fraction.
@@ -278,8 +315,8 @@ fn percent_from_captures(captures: &Captures<'_>) -> Option<Decimal> {
     if captures.name("zero").is_some() {
         return Some(Decimal::ZERO);
     }
-    let integer = captures.name("int")?.as_str();
-    let number = match captures.name("frac") {
+    let integer = captures.name("int").or_else(|| captures.name("pint"))?.as_str();
+    let number = match captures.name("frac").or_else(|| captures.name("pfrac")) {
         Some(frac) => parse_decimal(&format!("{integer}.{}", frac.as_str()))?,
         None => parse_decimal(integer)?,
     };
@@ -430,6 +467,20 @@ mod tests {
         assert!(find_money(&text).is_empty());
         let text = "$99,999,999,999,999,999,999 billion";
         assert!(find_money(text).iter().all(|m| m.money.value > Decimal::ZERO));
+    }
+
+    #[test]
+    fn a_percentage_in_words_and_figures_is_one_statement_and_must_agree() {
+        let text = "means one hundred fifty (150) basis\npoints over Libor";
+        let found = find_percents(text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(&text[found[0].span.clone()], "one hundred fifty (150) basis\npoints");
+        assert_eq!(found[0].fraction, dec("0.015"));
+        let found = find_percents("Bank and two (2%) percent");
+        assert!(found.iter().all(|p| p.fraction == dec("0.02")), "{found:?}");
+        assert!(find_percents("one hundred (150) basis points").is_empty(), "words and figures differ");
+        let found = find_percents("Section (150) basis points");
+        assert_eq!(found.first().map(|p| p.fraction), Some(dec("0.015")));
     }
 
     #[test]

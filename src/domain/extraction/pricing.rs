@@ -18,7 +18,7 @@ use super::numbers::{PercentMatch, parse_decimal, parse_percent};
 use super::sourced::Sourced;
 use super::text::{
     Located, Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
-    sentence_around, table_after,
+    sentence_around, wrapped_table_after,
 };
 
 /// A mention of a benchmark rate.
@@ -38,7 +38,7 @@ impl Located for BenchmarkMatch {
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\bLIBOR\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
     )
 });
 
@@ -184,6 +184,9 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     if NOT_A_MARGIN.is_match(lead_in) || contains_any_ci(trailing, &["otherwise", "adjustment"]) {
         return RateKind::Excluded;
     }
+    if names_loans_of_another_rate(doc, clause.start..pct.span.start) {
+        return RateKind::Excluded;
+    }
     let mention_before = doc.benchmarks_in(before_range).last().cloned();
     let mention_after = doc.benchmarks_in(after_range).first().cloned();
     let binds_before =
@@ -205,6 +208,24 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
         Some(mention) => RateKind::Benchmark(mention),
         None => RateKind::Unqualified,
     }
+}
+
+/// Loans named by the rate they bear: "Index Rate Advances", "CD Rate Loans", "LIBO Rate Loans".
+static RATE_LOANS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[A-Z][A-Za-z\-]*[ \t\r\n]+){1,3}(?:Rate|RATE)[ \t\r\n]+(?:Loans?|LOANS?|Advances?|ADVANCES?|Borrowings?|BORROWINGS?)\b",
+    )
+});
+
+/// Whether the last loans `range` names by their rate bear a rate that is not a recognised
+/// benchmark: "(i) with respect to Index Rate Advances, 0% per annum" is the margin of another
+/// rate (an agreement's own base rate, a CD rate, a fixed rate), not a margin over the benchmark.
+/// Eurocurrency and Euro-Dollar loans bear the interbank offered rate whatever the agreement calls
+/// it.
+fn names_loans_of_another_rate(doc: &Document<'_>, range: Range<usize>) -> bool {
+    let Some(last) = RATE_LOANS.find_iter(doc.slice(range.clone())).last() else { return false };
+    let named = range.start + last.start()..range.start + last.end();
+    doc.benchmarks_in(named.clone()).is_empty() && !contains_ci(doc.slice(named), "euro")
 }
 
 /// A set of text ranges with a membership test by binary search (overlapping ranges are merged).
@@ -332,7 +353,11 @@ fn binds_to_benchmark_in_interest_sentence(doc: &Document<'_>, pct: &PercentMatc
         return false;
     }
     let sentence = doc.slice(sentence_around(doc.text, pct.span.start));
-    let about_interest = contains_any_ci(sentence, &["interest", "margin", "applicable rate", "pricing"]);
+    // The definition of a rate ("Libor Option Rate" means 150 basis points over Libor) states the
+    // interest rate itself.
+    let defines_rate = doc.structure.definition_at(pct.span.start).is_some_and(|d| d.key.ends_with(" rate"));
+    let about_interest =
+        defines_rate || contains_any_ci(sentence, &["interest", "margin", "applicable rate", "pricing"]);
     let in_other_definition = doc.structure.definition_at(pct.span.start).is_some_and(|d| {
         let term = doc.slice(d.term.clone()).to_ascii_lowercase();
         ["base rate", "adjusted", "benchmark", "replacement", "floor", "sofr", "euribor", "sonia"]
@@ -357,6 +382,13 @@ static GRID_INTRO: LazyLock<Regex> = LazyLock::new(|| {
     ];
     let alternatives: Vec<String> = phrases.iter().map(|p| capitalisable(p)).collect();
     pattern(&format!(r"\b(?:{})\b", alternatives.join("|")))
+});
+
+/// A margin stated over a benchmark: "150 basis points over Libor", "1.25% above the LIBO Rate".
+static MARGIN_OVER_BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)(?:%|per[ \t]?cent|percent|basis[ \t\r\n]+points?)[ \t\r\n]+(?:per[ \t\r\n]+annum[ \t\r\n]+)?(?:over|above|in[ \t\r\n]+excess[ \t\r\n]+of)[ \t\r\n]+(?:the[ \t\r\n]+)?(?:libor|libo[ \t\r\n]+rate|eurodollar[ \t\r\n]+rate|london[ \t\r\n]+interbank)",
+    )
 });
 
 /// The role of a pricing-grid column, from its header.
@@ -396,7 +428,9 @@ fn column_role(header: &str) -> Column {
         Column::Spread
     } else if any(&["level", "tier", "category", "pricing"]) {
         Column::Level
-    } else if any(&["ratio", "leverage", "rating", "coverage", "s&p", "moody", "fitch", "debt", "cover"]) {
+    } else if any(&[
+        "ratio", "leverage", "rating", "coverage", "s&p", "moody", "fitch", "debt", "cover", "income", "ebitda",
+    ]) {
         Column::Condition
     } else {
         Column::Ignored
@@ -405,7 +439,7 @@ fn column_role(header: &str) -> Column {
 
 static NUMERIC_CELL: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^[0-9]{1,4}(?:\.[0-9]{1,6})?[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?$",
+        r"(?i)^(?:[0-9]{1,4}(?:\.[0-9]{1,6})?|\.[0-9]{1,6})[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?(?P<over>[ \t]+(?:over|above|plus)[ \t]+(?:the[ \t]+)?[A-Za-z][A-Za-z .\-]{0,30})?$",
     )
 });
 
@@ -413,9 +447,13 @@ fn is_numeric_cell(cell: &str) -> bool {
     NUMERIC_CELL.is_match(cell.trim())
 }
 
-/// The fraction a grid cell states; a bare number takes its unit from the column header.
+/// The fraction a grid cell states; a bare number takes its unit from the column header. A cell
+/// may name the rate it is added to ("175 basis points over Libor"), which the header also names.
 fn cell_fraction(cell: &str, header_in_bps: bool) -> Option<Decimal> {
-    let trimmed = cell.trim();
+    let mut trimmed = cell.trim();
+    if let Some(over) = NUMERIC_CELL.captures(trimmed).and_then(|c| c.name("over")) {
+        trimmed = trimmed.get(..over.start()).unwrap_or(trimmed).trim_end();
+    }
     if let Some(explicit) = parse_percent(trimmed.trim_end_matches(" per annum")) {
         return Some(explicit);
     }
@@ -438,11 +476,16 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             .map_or(intro.start().saturating_sub(800), |d| d.term.start)
             .max(intro.start().saturating_sub(1200));
         let context = doc.slice(super::text::floor_boundary(doc.text, context_start)..intro.end());
-        if !contains_any_ci(context, &["margin", "applicable rate", "pricing", "spread", "commitment fee"]) {
+        // The table prices loans: the text before it speaks of margins or pricing, or of a rate
+        // stated as a margin over a benchmark ("the Libor Option Rate means 150 basis points
+        // over Libor … will be as follows").
+        let priced = contains_any_ci(context, &["margin", "applicable rate", "pricing", "spread", "commitment fee"])
+            || MARGIN_OVER_BENCHMARK.is_match(context);
+        if !priced {
             continue;
         }
         let Some(line) = super::text::line_around(doc.text, intro.end(), 2000) else { continue };
-        let Some(table) = table_after(doc.text, line.end, is_numeric_cell) else { continue };
+        let Some(table) = wrapped_table_after(doc.text, line.end, is_numeric_cell) else { continue };
         let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
         let table_scope = scope_at(doc, intro.start());
         for (column_keys, levels, benchmark) in levels_by_column {
@@ -465,9 +508,9 @@ type GridColumn = (Vec<facilities::FacilityKey>, Vec<PricingGridLevel>, Option<B
 /// own column). `None` when the table has no margin column.
 fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
     let header = table.header.as_ref()?;
-    let roles: Vec<Column> = header.iter().map(|cell| column_role(doc.slice(cell.clone()))).collect();
-    let in_bps: Vec<bool> =
-        header.iter().map(|cell| contains_any_ci(doc.slice(cell.clone()), &["bps", "basis point"])).collect();
+    let column_texts: Vec<String> = header.iter().map(|cell| column_heading(doc, cell, &table.header_above)).collect();
+    let roles: Vec<Column> = column_texts.iter().map(|text| column_role(text)).collect();
+    let in_bps: Vec<bool> = column_texts.iter().map(|text| contains_any_ci(text, &["bps", "basis point"])).collect();
     let spread_columns: Vec<usize> =
         roles.iter().enumerate().filter(|(_, r)| **r == Column::Spread).map(|(i, _)| i).collect();
     if spread_columns.is_empty() {
@@ -487,7 +530,16 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
             let spread = cells.iter().find(|(_, _, column)| *column == spread_column).and_then(|(_, cell, _)| {
                 sourced_fraction(doc, cell, in_bps.get(spread_column).copied().unwrap_or(false))
             });
-            let Some(spread) = spread else { continue };
+            // A level may apply another rate instead of a margin ("Below 0 | Prime Rate"): it is a
+            // level of the grid, with no margin over the benchmark.
+            let names_rate = || {
+                cells.iter().find(|(_, _, column)| *column == spread_column).is_some_and(|(_, cell, _)| {
+                    !doc.benchmarks_in(cell.clone()).is_empty() && doc.percents_in(cell.clone()).is_empty()
+                })
+            };
+            if spread.is_none() && !names_rate() {
+                continue;
+            }
             let text_cell = |role: Column| {
                 cell_for(role).and_then(|(cell, _)| {
                     let text = doc.slice(cell.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
@@ -502,16 +554,39 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
             levels.push(PricingGridLevel {
                 level: text_cell(Column::Level),
                 condition: text_cell(Column::Condition),
-                spread: Some(spread),
+                spread,
                 base_rate_spread: fraction_cell(Column::BaseRate),
                 commitment_fee: fraction_cell(Column::Fee),
             });
         }
-        if levels.len() >= 2 {
+        if levels.iter().filter(|level| level.spread.is_some()).count() >= 2 {
             columns.push((keys, levels, benchmark));
         }
     }
     (!columns.is_empty()).then_some(columns)
+}
+
+/// A column's heading: its cell in the header's last line, after the cells above it in a header
+/// wrapped over several lines (those that overlap it horizontally).
+fn column_heading(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<usize>>]) -> String {
+    let column = |range: &Range<usize>| {
+        let back = before(doc.text, range.start, 400);
+        let line_start = doc.slice(back.clone()).rfind('\n').map_or(back.start, |i| back.start + i + 1);
+        let from = range.start - line_start;
+        from..from + range.len()
+    };
+    let own = column(cell);
+    let mut words: Vec<&str> = Vec::new();
+    for line in above {
+        for other in line {
+            let theirs = column(other);
+            if theirs.start < own.end && own.start < theirs.end {
+                words.push(doc.slice(other.clone()));
+            }
+        }
+    }
+    words.push(doc.slice(cell.clone()));
+    words.join(" ")
 }
 
 fn sourced_fraction(doc: &Document<'_>, cell: &Range<usize>, in_bps: bool) -> Option<Sourced<Decimal>> {
@@ -991,7 +1066,7 @@ fn resolve_grid(
     };
     if let Some(other) = pool.iter().find(|g| values(g) != values(first))
         && let (Some(a), Some(b)) =
-            (first.first().and_then(|l| l.spread.as_ref()), other.first().and_then(|l| l.spread.as_ref()))
+            (first.iter().find_map(|l| l.spread.as_ref()), other.iter().find_map(|l| l.spread.as_ref()))
     {
         report.conflict(field, a, b);
         return Vec::new();
@@ -1072,5 +1147,61 @@ mod tests {
             let found = find_benchmarks(text);
             assert_eq!(found.first().map(|b| b.index), Some(FloatingRateIndex::UsdLibor), "{text}");
         }
+    }
+
+    #[test]
+    fn a_rate_defined_as_basis_points_over_libor_gives_its_margin_and_grid() {
+        let text = "     \"Libor Option Rate\" means one hundred fifty (150) basis\npoints over Libor; provided that if the Borrower has achieved Net Income of the\nfollowing amounts, then the Libor Option Rate will be as follows:\n\n     Net Income                    Libor Option Rate\n\n     Below 0                       Prime Rate\n     0 - $ 2,000,000               175 basis points over Libor\n     $2,000,001 - $5,000,000       150 basis points over Libor\n     Greater than $5,000,000       125 basis points over Libor\n\n     \"Lien\" means any mortgage.\n";
+        let found = pricing(text);
+        assert_eq!(
+            found.spreads.iter().map(|s| s.value.quote()).collect::<Vec<_>>(),
+            ["one hundred fifty (150) basis\npoints"]
+        );
+        assert_eq!(found.spreads[0].value.value(), &dec("0.015"));
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Option<Decimal>> = grid.value.iter().map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(
+            spreads,
+            [None, Some(dec("0.0175")), Some(dec("0.015")), Some(dec("0.0125"))],
+            "the prime row is a level"
+        );
+    }
+
+    #[test]
+    fn a_wrapped_header_and_wrapped_conditions_keep_every_row_of_the_grid() {
+        let text = "the Applicable Margin for LIBO Rate Advances shall be adjusted to be as follows:\n\n     If Interest         If Fixed Charge\n     Coverage Ratio is   Coverage Ratio is        Then\n                                                  Applicable\n     for the period      for the period           Margin is\n\n     < 1.75 : 1          or   < 1.20 : 1          2.50%\n\n     > or = 1.75 : 1     and  > or = 1.20 : 1     2.25%\n     and < 2.50 : 1      and < 1.40 : 1\n\n     > or = 2.50 : 1     and > or = 1.40 : 1      2.00%\n\n     The adjustments set forth in this paragraph apply quarterly.\n";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.025"), dec("0.0225"), dec("0.02")]);
+    }
+
+    #[test]
+    fn a_table_that_prices_nothing_is_not_a_grid() {
+        let text = "the Borrower shall repay the Term Loans as follows:\n\n     Date                Amount\n\n     March 31, 2026      2.50%\n     June 30, 2026       2.50%\n";
+        assert!(pricing(text).grids.is_empty());
+    }
+
+    #[test]
+    fn a_margin_for_loans_of_another_rate_is_not_the_benchmark_margin() {
+        for text in [
+            "\"Applicable Margin\" shall mean (i) with respect to Index Rate Advances, 0% per annum and (ii) with respect to LIBO Rate Advances, 2.5% per annum.\n",
+            "\"Applicable Margin\" means (a) for Fixed Rate Loans, 1.00% and (b) for Eurodollar Rate Loans, 2.5%.\n",
+        ] {
+            let found = pricing(text);
+            assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.025")], "{text}");
+        }
+        let text = "\"Applicable Margin\" means (i) with respect to Eurocurrency Rate Loans, 2.00% per annum.\n";
+        assert_eq!(pricing(text).spreads.len(), 1, "Eurocurrency loans bear the interbank rate");
+    }
+
+    #[test]
+    fn libor_in_mixed_case_is_libor() {
+        assert_eq!(
+            find_benchmarks("150 basis points over Libor").first().map(|b| b.index),
+            Some(FloatingRateIndex::UsdLibor)
+        );
+        assert!(find_benchmarks("a library of libors").is_empty());
     }
 }

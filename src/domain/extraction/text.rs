@@ -87,10 +87,12 @@ pub(crate) fn line_around(text: &str, pos: usize, max: usize) -> Option<Range<us
     Some(start..end.max(start))
 }
 
-/// A case-insensitive pattern matching any of `words` literally: one regex scan instead of a
-/// substring search per word.
+/// A case-insensitive pattern matching any of `words` literally, except that a space matches any
+/// run of spaces and line breaks (a phrase wraps across lines in hard-wrapped filings): one regex
+/// scan instead of a substring search per word.
 pub(crate) fn any_word(words: &[&str]) -> Regex {
-    let alternatives: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+    let alternatives: Vec<String> =
+        words.iter().map(|w| w.split(' ').map(regex::escape).collect::<Vec<_>>().join(r"[ \t\r\n]+")).collect();
     pattern(&format!("(?i:{})", alternatives.join("|")))
 }
 
@@ -277,7 +279,61 @@ fn is_enumerator(bytes: &[u8], at: usize) -> bool {
             break;
         }
     }
-    (1..=4).contains(&len) && bytes.get(k) == Some(&b')') && bytes.get(k + 1).is_none_or(|b| b.is_ascii_whitespace())
+    let closed = (1..=4).contains(&len)
+        && bytes.get(k) == Some(&b')')
+        && bytes.get(k + 1).is_none_or(|b| b.is_ascii_whitespace());
+    closed && !restates_number_words(bytes, at, k)
+}
+
+/// Number words a figure in parentheses may restate.
+const NUMBER_WORDS: &[&str] = &[
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+];
+
+/// Whether `(digits)` between `open` and `close` restates the number in words before it ("thirty
+/// (30) days", "one hundred fifty (150) basis points"): a figure, not a list enumerator.
+fn restates_number_words(bytes: &[u8], open: usize, close: usize) -> bool {
+    if !bytes.get(open + 1..close).is_some_and(|inner| inner.iter().all(u8::is_ascii_digit)) {
+        return false;
+    }
+    let mut end = open;
+    while end > 0 && bytes.get(end - 1).is_some_and(|b| b.is_ascii_whitespace()) {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && bytes.get(start - 1).is_some_and(u8::is_ascii_alphabetic) {
+        start -= 1;
+    }
+    let word: Vec<u8> = bytes.get(start..end).unwrap_or(&[]).iter().map(u8::to_ascii_lowercase).collect();
+    NUMBER_WORDS.iter().any(|number| number.as_bytes() == word.as_slice())
 }
 
 /// `bytes[at]` is a period that ends a sentence: followed by whitespace and not closing an
@@ -349,6 +405,8 @@ fn push_cell(text: &str, range: Range<usize>, cells: &mut Vec<Range<usize>>) {
 #[derive(Clone, Debug)]
 pub(crate) struct Table {
     pub header: Option<Vec<Range<usize>>>,
+    /// Lines of a header wrapped over several lines, above `header` (its last line), top first.
+    pub header_above: Vec<Vec<Range<usize>>>,
     pub rows: Vec<Vec<Range<usize>>>,
     /// From the first row to the end of the last.
     pub range: Range<usize>,
@@ -365,17 +423,35 @@ const MAX_ROWS: usize = 40;
 /// (per `is_value`) before any data row is the header. Prose before the table is skipped, and the
 /// table ends at the first prose line or the second consecutive blank line after it starts.
 pub(crate) fn table_after(text: &str, start: usize, is_value: impl Fn(&str) -> bool) -> Option<Table> {
+    read_table(text, start, &is_value, false)
+}
+
+/// Like [`table_after`], for tables typed the way 1990s filings type them: a header wrapped over
+/// consecutive lines ("Then / Applicable / Margin is"), a row whose condition wraps onto the next
+/// line ("> or = 1.75 : 1 … 2.25%" then "and < 2.50 : 1"), and a first row, set off from the header
+/// by a blank line, that states no figure ("Below 0  Prime Rate"). Such a row is kept; a wrapped
+/// continuation line is part of the row above it and is not a row of its own.
+pub(crate) fn wrapped_table_after(text: &str, start: usize, is_value: impl Fn(&str) -> bool) -> Option<Table> {
+    read_table(text, start, &is_value, true)
+}
+
+fn read_table(text: &str, start: usize, is_value: &dyn Fn(&str) -> bool, wrapped: bool) -> Option<Table> {
     let end = floor_boundary(text, start.saturating_add(MAX_TABLE));
     let mut header: Option<Vec<Range<usize>>> = None;
+    let mut header_above: Vec<Vec<Range<usize>>> = Vec::new();
     let mut rows: Vec<Vec<Range<usize>>> = Vec::new();
     let mut first: Option<usize> = None;
     let mut last = start;
     let mut blank_run = 0;
     let mut lead_lines = 0;
+    // Whether the previous line was part of the table (a header or row line), with no blank
+    // line since.
+    let mut previous_in_table = false;
     for line in lines_in(text, start..end) {
         let content = slice(text, line.clone());
         if content.trim().is_empty() {
             blank_run += 1;
+            previous_in_table = false;
             if blank_run > 1 && first.is_some() {
                 break;
             }
@@ -386,6 +462,17 @@ pub(crate) fn table_after(text: &str, start: usize, is_value: impl Fn(&str) -> b
             continue;
         }
         let cells = table_cells(text, line.clone());
+        if wrapped && cells.len() == 1 && previous_in_table {
+            // One cell of a wrapped header, or of a row wrapped onto the next line.
+            if rows.is_empty() {
+                if let Some(above) = header.take() {
+                    header_above.push(above);
+                }
+                header = Some(cells);
+            }
+            last = line.end;
+            continue;
+        }
         if cells.len() < 2 {
             if first.is_some() {
                 break;
@@ -397,13 +484,27 @@ pub(crate) fn table_after(text: &str, start: usize, is_value: impl Fn(&str) -> b
             continue;
         }
         let has_value = cells.iter().any(|cell| is_value(slice(text, cell.clone())));
+        let has_data = rows.iter().any(|row| row.iter().any(|cell| is_value(slice(text, cell.clone()))));
         if has_value {
             rows.push(cells);
+        } else if wrapped && previous_in_table && !rows.is_empty() {
+            // The row above wraps onto this line.
+        } else if wrapped && header.is_some() && !has_data && !previous_in_table {
+            rows.push(cells);
         } else if rows.is_empty() {
+            if wrapped
+                && previous_in_table
+                && let Some(above) = header.take()
+            {
+                header_above.push(above);
+            } else {
+                header_above.clear();
+            }
             header = Some(cells);
         } else {
             break;
         }
+        previous_in_table = true;
         first.get_or_insert(line.start);
         last = line.end;
         if rows.len() >= MAX_ROWS {
@@ -411,7 +512,8 @@ pub(crate) fn table_after(text: &str, start: usize, is_value: impl Fn(&str) -> b
         }
     }
     let first = first?;
-    (!rows.is_empty()).then_some(Table { header, rows, range: first..last })
+    let any_value = rows.iter().any(|row| row.iter().any(|cell| is_value(slice(text, cell.clone()))));
+    any_value.then_some(Table { header, header_above, rows, range: first..last })
 }
 
 /// The lines of `range`, without their line terminators.
@@ -680,5 +782,33 @@ mod tests {
         let structure = Structure::scan(text);
         let values: Vec<&str> = structure.labels.iter().map(|l| &text[l.value.clone()]).collect();
         assert_eq!(values, ["Zenith Logistics Corp.", "A senior secured\n  bridge facility."]);
+    }
+
+    #[test]
+    fn a_figure_restating_number_words_is_not_an_enumerator() {
+        let text = "means one hundred fifty (150) basis points over Libor; (b) next";
+        let pos = text.find("over").expect("present");
+        assert_eq!(&text[clause_around(text, pos)], "means one hundred fifty (150) basis points over Libor");
+        let text = "the following: (2) a list item";
+        let pos = text.find("list").expect("present");
+        assert_eq!(&text[clause_around(text, pos)], "(2) a list item");
+    }
+
+    #[test]
+    fn words_of_a_phrase_match_across_a_line_break() {
+        let re = any_word(&["in excess of"]);
+        assert!(re.is_match("an amount in\n     excess of $1,000,000"));
+        assert!(!re.is_match("an amount inexcess of"));
+    }
+
+    #[test]
+    fn a_wrapped_table_joins_its_header_lines_and_skips_wrapped_rows() {
+        let text = "Ratio          Then\n               Margin is\n\nBelow 0        Prime Rate\n< 1.75         2.50%\n> 1.75         2.25%\nand < 2.50     and more\n\n> 2.50         2.00%\n\nProse follows here.\n";
+        let is_value = |cell: &str| cell.ends_with('%');
+        let table = wrapped_table_after(text, 0, is_value).expect("table");
+        assert_eq!(table.header_above.len(), 1);
+        let firsts: Vec<&str> = table.rows.iter().map(|row| &text[row[0].clone()]).collect();
+        assert_eq!(firsts, ["Below 0", "< 1.75", "> 1.75", "> 2.50"]);
+        assert!(table_after(text, 0, is_value).is_none(), "the plain reading stops at the wrapped header");
     }
 }
