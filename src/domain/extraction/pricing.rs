@@ -205,8 +205,45 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     });
     match chosen {
         Some(mention) if mention.base_rate => RateKind::BaseRate,
-        Some(mention) => RateKind::Benchmark(mention),
+        Some(mention) => RateKind::Benchmark(preferred_of_joined(doc, mention)),
         None => RateKind::Unqualified,
+    }
+}
+
+/// "with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75%": one margin stated for
+/// loans of two benchmarks of one currency. The facility's index is then the one the agreement
+/// prefers by the rule `default_index` documents (Term SOFR before daily SOFR, EURIBOR before
+/// €STR), not whichever happens to stand nearer the figure.
+fn preferred_of_joined(doc: &Document<'_>, mention: BenchmarkMatch) -> BenchmarkMatch {
+    let mut best = mention.clone();
+    let mut end = mention.span.start;
+    for earlier in doc.benchmarks_in(before(doc.text, mention.span.start, 80)).iter().rev() {
+        let joiner = doc.slice(earlier.span.end..end).to_ascii_lowercase();
+        let only_joins = joiner
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '/'))
+            .all(|w| matches!(w, "" | "and" | "or" | "loans" | "loan" | "advances" | "borrowings"));
+        if !only_joins || earlier.base_rate {
+            break;
+        }
+        if let (Some(this), Some(that)) = (preference(earlier.index), preference(best.index))
+            && this.0 == that.0
+            && this.1 < that.1
+        {
+            best = earlier.clone();
+        }
+        end = earlier.span.start;
+    }
+    best
+}
+
+/// The currency and rank of an index among those the agreement may define for that currency.
+fn preference(index: FloatingRateIndex) -> Option<(&'static str, u8)> {
+    match index {
+        FloatingRateIndex::UsdSofrCmeTerm => Some(("USD", 0)),
+        FloatingRateIndex::UsdSofr => Some(("USD", 1)),
+        FloatingRateIndex::EurEuribor => Some(("EUR", 0)),
+        FloatingRateIndex::EurEuroStr => Some(("EUR", 1)),
+        _ => None,
     }
 }
 
@@ -1203,5 +1240,14 @@ mod tests {
             Some(FloatingRateIndex::UsdLibor)
         );
         assert!(find_benchmarks("a library of libors").is_empty());
+    }
+
+    #[test]
+    fn one_margin_for_loans_of_two_benchmarks_takes_the_preferred_benchmark() {
+        let text = "\u{201c}Applicable Rate\u{201d} means (a) with respect to Base Rate Loans, 0.00% per annum and (b) with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75% per annum.";
+        let found = pricing(text);
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+        let alone = "Loans bear interest at Daily Simple SOFR plus 1.25% per annum; Term SOFR is not available.";
+        assert_eq!(pricing(alone).indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofr));
     }
 }
