@@ -10,7 +10,9 @@ labels), both files are read by the service's own reader (the release binary run
   cells is written with spaces);
 * word recall: share of the HTML text's words (split on whitespace and `|`, multiset) found in
   the PDF text; letter-spaced words ("C RED IT") and words glued together count as lost;
-* stray words: PDF words that are not words of the HTML text at all (fragments such as "RED").
+* stray words: PDF words that are not words of the HTML text at all (fragments such as "RED");
+* rows: the HTML text's table rows (lines with a ` | ` cell separator and no empty cells)
+  found as a line of the text, cells and all.
 
     scripts/pdf-text-quality.py [--bin PATH] [--pdftotext] [ID ...]
 
@@ -68,12 +70,17 @@ def compare(reference, text, qs):
     got_words = collections.Counter(words(text))
     recall = sum(min(n, got_words[w]) for w, n in ref_words.items()) / max(1, sum(ref_words.values()))
     stray = sum(n for w, n in got_words.items() if w not in ref_words)
+    lines = {collapse(line) for line in text.splitlines()}
+    rows = [collapse(line) for line in reference.splitlines() if " | " in line]
+    rows = [row for row in rows if all(cell.strip(" \u200b") for cell in row.split(" | "))]
     return {
         "quotes": sum(collapse(q) in plain for q in qs),
         "quotes_cells_as_spaces": sum(collapse(q) in spaced for q in qs),
         "word_recall": recall,
         "stray_words": stray,
         "words": sum(got_words.values()),
+        "rows": sum(row in lines for row in rows),
+        "of_rows": len(rows),
     }
 
 
@@ -109,13 +116,16 @@ def main():
                 ).stdout.decode()
         for name, text in texts.items():
             rows.append((labels["id"], name, len(qs), compare(html_text, text, qs)))
-    print(f"{'document':<28} {'text':<18} {'quotes':>8} {'cells→sp':>8} {'recall':>7} {'stray':>6} {'words':>6}")
-    totals = collections.defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
+    print(f"{'document':<28} {'text':<18} {'quotes':>8} {'cells→sp':>8} {'recall':>7} {'stray':>6} {'words':>6} {'rows':>7}")
+    totals = collections.defaultdict(lambda: [0, 0, 0, 0, 0, 0.0, 0, 0])
     for ident, name, n, r in rows:
         print(
             f"{ident:<28} {name:<18} {r['quotes']:>4}/{n:<3} {r['quotes_cells_as_spaces']:>4}/{n:<3} "
-            f"{r['word_recall']:>7.4f} {r['stray_words']:>6} {r['words']:>6}"
+            f"{r['word_recall']:>7.4f} {r['stray_words']:>6} {r['words']:>6} {r['rows']:>3}/{r['of_rows']:<3}"
         )
+        t = totals[name]
+        t[6] += r["rows"]
+        t[7] += r["of_rows"]
         t = totals[name]
         t[0] += r["quotes"]
         t[1] += r["quotes_cells_as_spaces"]
@@ -126,7 +136,7 @@ def main():
     docs = len({row[0] for row in rows})
     for name, t in totals.items():
         print(
-            f"{'ALL':<28} {name:<18} {t[0]:>4}/{t[2]:<3} {t[1]:>4}/{t[2]:<3} {t[5] / docs:>7.4f} {t[3]:>6} {t[4]:>6}"
+            f"{'ALL':<28} {name:<18} {t[0]:>4}/{t[2]:<3} {t[1]:>4}/{t[2]:<3} {t[5] / docs:>7.4f} {t[3]:>6} {t[4]:>6} {t[6]:>3}/{t[7]:<3}"
             "  (recall: mean over documents)"
         )
 
