@@ -7,8 +7,14 @@
 //! declares: a page that fails is an error naming it, never a document silently cut short.
 //! Parsing untrusted PDFs can exhaust memory or panic deep inside the parser: this runs in the
 //! reader's worker process (see [`super::worker`]), which is killed at its limits.
+//!
+//! pdf-extract 0.12 misreads the glyph widths of composite (CID) fonts given as ranges
+//! (`c_first c_last w` in `/W`): those glyphs get the font's default width, so the gap it sees
+//! before the next glyph is wrong and it writes spaces inside words (`U tah`, `EX ECU TED`, every
+//! letter of a Chromium-printed monospace text apart) or glues words. [`cid_widths_listed`]
+//! rewrites every such range as the list form it does read before any page is read.
 
-use pdf_extract::{Document, PlainTextOutput, output_doc_page};
+use pdf_extract::{Document, MediaBox, Object, OutputDev, OutputError, Transform, output_doc_page};
 
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
 
@@ -25,6 +31,7 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
     if document.is_encrypted() && document.decrypt("").is_err() {
         return Err(ReadError::Encrypted);
     }
+    cid_widths_listed(&mut document);
     let count = document.get_pages().len();
     if count == 0 {
         return Err(corrupt("it has no pages".into()));
@@ -35,10 +42,10 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
     let mut pages = Vec::with_capacity(count);
     let mut total = 0;
     for number in 1..=count as u32 {
-        let mut page = String::new();
-        output_doc_page(&document, &mut PlainTextOutput::new(&mut page), number)
+        let mut page = PageText::default();
+        output_doc_page(&document, &mut page, number)
             .map_err(|e| corrupt(format!("page {number} cannot be read: {e}")))?;
-        let page = cells_apart(&page);
+        let page = cells_apart(&page.text);
         total += page.len();
         if total > max_text_bytes {
             return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
@@ -46,6 +53,180 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
         pages.push(page);
     }
     Ok(ReadDocument::from_pages(pages))
+}
+
+/// A gap this many times the font size between two glyphs of a line, with nothing but spaces in
+/// it, separates two table cells (or other columns): written as a run of spaces, which
+/// [`cells_apart`] turns into ` | `.
+const CELL_GAP: f64 = 2.0;
+
+/// One page's text from pdf-extract's glyphs. Lines and paragraphs are found as pdf-extract's
+/// own `PlainTextOutput` finds them (a line ends where the text moves down and back to the left;
+/// a jump of more than 1.5 lines leaves a blank line), and a space is written where the text
+/// jumps right by more than a tenth of the font size, as there. Two differences: space glyphs
+/// after the first word of a line and such jumps together make one space, not one each (justified
+/// text came out `the  entry  by`), and a gap of [`CELL_GAP`] font sizes or more between two
+/// glyphs of a line is written as a cell gap: a browser prints a table row cell by cell with no
+/// space glyph between the cells, which pdf-extract's output ran together with one space.
+#[derive(Default)]
+struct PageText {
+    text: String,
+    started: bool,
+    /// A text-showing operator began: gaps are looked at on its first glyph, as pdf-extract does.
+    word_start: bool,
+    last_x_end: f64,
+    last_y: f64,
+    /// Where the last glyph other than a space ended, when the current line has one.
+    ink_end: Option<f64>,
+    space_due: bool,
+}
+
+impl OutputDev for PageText {
+    fn begin_page(&mut self, _: u32, _: &MediaBox, _: Option<(f64, f64, f64, f64)>) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _spacing: f64,
+        font_size: f64,
+        glyph: &str,
+    ) -> Result<(), OutputError> {
+        let (x, y) = (trm.m31, trm.m32);
+        let size = font_size * (trm.m11 * trm.m22 - trm.m12 * trm.m21).abs().sqrt();
+        if self.started && self.word_start {
+            let dy = (y - self.last_y).abs();
+            let down = dy > size * 1.5;
+            let back = x < self.last_x_end && dy > size * 0.5;
+            if down {
+                self.text.push('\n');
+            }
+            if back {
+                self.text.push('\n');
+            }
+            if down || back {
+                self.ink_end = None;
+                self.space_due = false;
+            } else if x > self.last_x_end + size * 0.1 {
+                self.space_due = true;
+            }
+        }
+        if glyph.chars().all(char::is_whitespace) {
+            match self.ink_end {
+                // Indentation: kept as it was printed.
+                None => self.text.extend(glyph.chars().map(|_| ' ')),
+                Some(_) => self.space_due = true,
+            }
+        } else {
+            match self.ink_end {
+                Some(end) if x - end >= CELL_GAP * size => self.text.push_str("   "),
+                _ if self.space_due => self.text.push(' '),
+                _ => {}
+            }
+            self.text.push_str(glyph);
+            self.ink_end = Some(x + width * size);
+            self.space_due = false;
+        }
+        self.started = true;
+        self.word_start = false;
+        self.last_y = y;
+        self.last_x_end = x + width * size;
+        Ok(())
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        self.word_start = true;
+        Ok(())
+    }
+
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+/// Glyph widths a font's `/W` may expand to; past them a hostile file's remaining widths are
+/// dropped (pdf-extract then uses the font's default width).
+const MAX_LISTED_WIDTHS: usize = 1 << 16;
+
+/// Rewrites the `/W` array of every CID font (ISO 32000-1 §9.7.4.3: `c [w1 w2 …]` gives widths
+/// from CID `c` on, `c_first c_last w` one width for a range) into the first form only, the one
+/// pdf-extract reads correctly. A malformed array is cut at the first entry that fits neither form
+/// (pdf-extract would index past its end and panic).
+fn cid_widths_listed(document: &mut Document) {
+    let fonts: Vec<_> = document
+        .objects
+        .iter()
+        .filter_map(|(&id, object)| {
+            let dict = object.as_dict().ok()?;
+            let subtype = dict.get(b"Subtype").and_then(Object::as_name).ok()?;
+            (subtype == b"CIDFontType2" || subtype == b"CIDFontType0").then_some(id)
+        })
+        .collect();
+    for id in fonts {
+        let Some(widths) = document
+            .get_object(id)
+            .and_then(Object::as_dict)
+            .and_then(|font| font.get(b"W"))
+            .and_then(|w| document.dereference(w))
+            .and_then(|(_, w)| w.as_array())
+            .ok()
+            .map(|w| listed_widths(document, w))
+        else {
+            continue;
+        };
+        if let Ok(font) = document.get_object_mut(id).and_then(Object::as_dict_mut) {
+            font.set("W", Object::Array(widths));
+        }
+    }
+}
+
+fn listed_widths(document: &Document, entries: &[Object]) -> Vec<Object> {
+    let resolve = |object: &Object| document.dereference(object).map(|(_, o)| o.clone()).ok();
+    let number = |object: &Object| match resolve(object)? {
+        Object::Integer(n) => Some(n as f64),
+        Object::Real(r) => Some(f64::from(r)),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut expanded = 0;
+    let mut i = 0;
+    while i + 1 < entries.len() {
+        let Some(first) = number(&entries[i]).filter(|c| *c >= 0.0).map(|c| c as i64) else { break };
+        if let Some(Object::Array(list)) = resolve(&entries[i + 1]) {
+            let list: Option<Vec<Object>> = list.iter().map(|w| number(w).map(|w| Object::Real(w as f32))).collect();
+            let Some(list) = list else { break };
+            expanded += list.len();
+            out.extend([Object::Integer(first), Object::Array(list)]);
+            i += 2;
+            continue;
+        }
+        let (Some(last), Some(width)) = (entries.get(i + 1).and_then(number), entries.get(i + 2).and_then(number))
+        else {
+            break;
+        };
+        let count = (last as i64).saturating_sub(first).saturating_add(1);
+        if count <= 0 {
+            i += 3;
+            continue;
+        }
+        expanded = expanded.saturating_add(count as usize);
+        if expanded > MAX_LISTED_WIDTHS {
+            break;
+        }
+        out.extend([Object::Integer(first), Object::Array(vec![Object::Real(width as f32); count as usize])]);
+        i += 3;
+    }
+    out
 }
 
 /// `pdf-extract` puts runs of spaces between the cells of a table row; written as ` | ` the row
@@ -83,8 +264,9 @@ mod tests {
         let read = read_pdf(&fixture("agreement.pdf"), 1 << 20).unwrap();
         assert_eq!(read.pages.starts().len(), 3);
         assert!(read.pages_without_text.is_empty());
+        // Printed by Chromium cell by cell, with no space glyph between the cells.
         let row = read.text.lines().find(|line| line.contains("> 3.00:1.00")).unwrap();
-        assert!(row.starts_with("I ") && row.contains("2.25%") && row.ends_with("1.25%"), "{row}");
+        assert_eq!(row, "I | > 3.00:1.00 | 2.25% | 1.25%");
         assert!(read.text.contains("(the “Borrower”)"));
         let law = read.text.find("GOVERNED BY").unwrap();
         assert_eq!(read.pages.page_of(law), Some(3));
@@ -97,6 +279,42 @@ mod tests {
         assert!(matches!(read_pdf(&whole[..whole.len() / 2], 1 << 20), Err(ReadError::Corrupt { .. })));
         assert_eq!(read_pdf(&fixture("image-only.pdf"), 1 << 20).unwrap().pages_without_text, vec![1, 2]);
         assert!(matches!(read_pdf(&whole, 100), Err(ReadError::TextTooLong { .. })));
+    }
+
+    #[test]
+    fn cid_width_ranges_become_lists_and_a_malformed_array_is_cut() {
+        let document = Document::with_version("1.7");
+        let (int, real) = (Object::Integer, Object::Real);
+        let w = [int(0), Object::Array(vec![int(365)]), int(11), int(12), real(333.0), int(56), int(58), int(722)];
+        assert_eq!(
+            listed_widths(&document, &w),
+            vec![
+                int(0),
+                Object::Array(vec![real(365.0)]),
+                int(11),
+                Object::Array(vec![real(333.0); 2]),
+                int(56),
+                Object::Array(vec![real(722.0); 3]),
+            ]
+        );
+        assert_eq!(listed_widths(&document, &[int(3), int(17)]), vec![]);
+        assert_eq!(listed_widths(&document, &[int(3), int(1 << 40), int(500)]), vec![]);
+    }
+
+    #[test]
+    fn glyphs_whose_widths_are_given_as_ranges_are_not_letter_spaced() {
+        // Chromium prints monospace text with one range for every glyph (`/W [0 93 600]`, `/DW 0`)
+        // and proportional text with some (`56 60 722`: U to Y): read as the default width,
+        // every letter of the first stood apart, and `Utah` read `U tah`.
+        let mono = read_pdf(&fixture("monospace.pdf"), 1 << 20).unwrap();
+        assert!(mono.text.contains("CREDIT AGREEMENT"), "{}", &mono.text[..200]);
+        assert!(mono.text.contains("Dated as of August 17, 2005"));
+        let corpus = |name: &str| {
+            std::fs::read(format!("{}/tests/corpus/edgar/{name}", env!("CARGO_MANIFEST_DIR"))).expect(name)
+        };
+        let tronco = read_pdf(&corpus("tronco-2023-amend1.pdf"), 1 << 20).unwrap().text;
+        // Justified: a space glyph and a jump right make one space.
+        assert!(tronco.contains("Inc., a Utah corporation or its") && tronco.contains("EXECUTED AS OF"), "{tronco}");
     }
 
     #[test]
