@@ -163,6 +163,13 @@ fn looks_binary(head: &[u8]) -> bool {
 /// filings carry SGML tags of their own (`<PAGE>`, `<TYPE>`, `<S>`, `<C>`), which are not HTML.
 fn has_html_markup(head: &[u8]) -> bool {
     let lower = head.to_ascii_lowercase();
+    // An EDGAR text filing opens with its SGML envelope and lays tables out in `<TABLE>`,
+    // `<CAPTION>`, `<S>`, `<C>` tags of its own; only an HTML document inside it is markup.
+    let envelope = [b"<document>".as_slice(), b"<sec-document>", b"<sec-header>", b"<type>"];
+    if envelope.iter().any(|opening| lower.trim_ascii_start().starts_with(opening)) {
+        const HTML: [&[u8]; 3] = [b"<!doctype html", b"<html", b"<body"];
+        return HTML.iter().any(|element| lower.windows(element.len()).any(|w| w == *element));
+    }
     const ELEMENTS: [&[u8]; 9] =
         [b"<!doctype html", b"<html", b"<body", b"<head", b"<p>", b"<p ", b"<div", b"<table", b"<font"];
     ELEMENTS.iter().any(|element| lower.windows(element.len()).any(|w| w == *element))
@@ -202,5 +209,14 @@ mod tests {
         assert!(MediaType::Text.check(b"<html><body>x</body></html>").is_err());
         assert!(MediaType::Text.check(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR").is_err());
         assert!(MediaType::Text.check(b"   \n").is_err(), "empty");
+    }
+
+    #[test]
+    fn an_edgar_text_filing_with_sgml_tables_is_text() {
+        let filing = b"<DOCUMENT>\n<TYPE>EX-10.1\n<TEXT>\n<TABLE>\n<CAPTION>\n<S>    <C>\nCREDIT AGREEMENT\n</TABLE>\n";
+        assert_eq!(MediaType::Text.check(filing), Ok(()));
+        assert!(MediaType::Html.check(filing).is_err());
+        let wrapped_html = b"<DOCUMENT>\n<TYPE>EX-10.1\n<TEXT>\n<HTML><BODY><P>CREDIT AGREEMENT</P></BODY></HTML>";
+        assert_eq!(MediaType::Html.check(wrapped_html), Ok(()));
     }
 }
