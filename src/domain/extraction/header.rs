@@ -519,6 +519,33 @@ static AMENDMENT_KIND: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A reference to another instrument by its name and date: "that certain Convertible Promissory
+/// Note (the "Note") dated April 5, 2021", "holds a Promissory Note of the Company dated November 1,
+/// 2019", "the Securities Purchase Agreement, dated as of October 10, 2022".
+static REFERENCE_DATED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[Tt]hat[ \t\r\n]+certain|the|a|an)[ \t\r\n]+(?:(?:[A-Z0-9][\w&\-]*|and|of)[ \t\r\n]+){0,8}?(?:Agreement|AGREEMENT|Note|NOTE)\b(?P<between>[^;]{0,300}?)\bdated[ \t\r\n]+(?:as[ \t\r\n]+of[ \t\r\n]+)?",
+    )
+});
+
+/// How far into an amendment's preamble and recitals the amended instrument is looked for.
+const RECITALS: usize = 6000;
+
+/// The date of the first instrument an amendment's opening refers to by name and date: drafting
+/// names the instrument being amended first. Read only when no "credit agreement dated" statement
+/// says it; a reference whose words in between speak of this document ("This Amendment …") is not
+/// one.
+fn first_referenced_date(doc: &Document<'_>, opening: Range<usize>) -> Option<Sourced<Date>> {
+    let start = opening.start;
+    let end = super::text::floor_boundary(doc.text, start.saturating_add(RECITALS)).max(opening.end);
+    let region = doc.slice(start..end);
+    let found = REFERENCE_DATED.captures_iter(region).find(|c| {
+        let between = c.name("between").map_or("", |b| b.as_str()).to_ascii_lowercase();
+        !between.split(|ch: char| !ch.is_alphabetic()).any(|w| matches!(w, "this" | "hereof" | "hereby"))
+    })?;
+    date_starting_at(doc, start + found.get(0)?.end())
+}
+
 /// Amendment details when the document amends another agreement: the kind (from the heading's
 /// `change` words — "AMENDMENT #4", "WAIVER", "EXTENSION AGREEMENT" —, the title or the operative
 /// words) and the amended agreement's date.
@@ -559,6 +586,9 @@ pub(crate) fn amendment(
         dates.extend(date_starting_at(doc, front_start + found.end()));
     }
     dedupe_spans(&mut dates);
+    if dates.is_empty() {
+        dates.extend(first_referenced_date(doc, opening.map_or(front_start..front_end, |o| o.start..o.start)));
+    }
     let amended_agreement_date = agree("/amendment/amendedAgreementDate", dates, report);
     Some(Amendment { amendment_type, amended_agreement_date })
 }
@@ -683,5 +713,18 @@ mod tests {
         let doc = scan(text);
         let mut report = Report::default();
         assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Usny));
+    }
+
+    #[test]
+    fn an_amendment_names_the_date_of_the_instrument_it_refers_to_first() {
+        let note = "AMENDMENT NO. 3 TO PROMISSORY NOTE\n\nThis AMENDMENT NO. 3 TO PROMISSORY NOTE (this \"Amendment\") is dated as of May 5, 2022, by and among Ridge Co., a Delaware corporation (the \"Company\") and Vale LLC (\"Noteholder\").\n\nWHEREAS, Noteholder holds a Promissory Note of the Company dated June 1, 2020, which has been amended by Amendment No. 1 to Promissory Note dated as of March 3, 2021;\n";
+        let doc = scan(note);
+        let mut report = Report::default();
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2020-06-01".to_owned()));
+        let loan = "FIRST AMENDMENT TO SECOND AMENDED AND RESTATED LOAN AGREEMENT\n\nReference is made to that certain Second Amended and Restated Loan Agreement executed by Peak Corp., a Utah corporation (\"Borrower\") and Summit Inc., a Utah corporation (\"Lender\") dated August 9, 2019. This First Amendment is made as of this 1st day of March, 2022.";
+        let doc = scan(loan);
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2019-08-09".to_owned()));
     }
 }
