@@ -355,6 +355,16 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         let defined = doc.structure.definition_at(found.span.start).is_some_and(|d| {
             is_commitment_term(&d.key) && !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start))
         });
+        // "Canadian Maximum Revolver Amount" means $50,000,000": the amount of another defined
+        // amount (a sublimit, a cap, a threshold), not a statement of the facility's size.
+        let defines_other_amount = doc.structure.definition_at(found.span.start).is_some_and(|d| {
+            !is_commitment_term(&d.key)
+                && ["amount", "limit", "sublimit", "cap", "threshold", "basket"].iter().any(|w| d.key.ends_with(w))
+                && !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start))
+        });
+        if defines_other_amount {
+            continue;
+        }
         let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(super::text::after(doc.text, found.span.end, 40)));
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
@@ -1134,5 +1144,16 @@ mod tests {
         let doc = Document::scan("A letter about the weather.\n");
         let mut report = Report::default();
         assert!(extract(&doc, &mut report).is_empty());
+    }
+
+    #[test]
+    fn the_amount_of_another_defined_amount_is_not_the_facility_size() {
+        let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000, decreased by reductions in the Canadian Revolver Commitments.\n\n\u{201c}Revolver Commitments\u{201d} means $500,000,000.\n";
+        let facility = only_facility(text);
+        assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$500,000,000".to_owned()));
+        let only_the_sublimit = "\u{201c}Canadian Revolver Sublimit\u{201d} means $50,000,000 of revolving loans.\n";
+        let doc = Document::scan(only_the_sublimit);
+        let found = extract(&doc, &mut Report::default());
+        assert!(found.iter().all(|f| f.commitment.is_none()), "{found:?}");
     }
 }
