@@ -75,7 +75,7 @@ static COVER_DATE: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)^[ \t]*dated
 
 static THIS_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"\b(?:THIS|This)[ \t\r\n]+(?:(?:[A-Z0-9][A-Za-z0-9.]*|to|and|of|TO|AND|OF|\(this[ \t]+["“][A-Za-z ]+["”]\)),?[ \t\r\n]+){1,10}(?:is[ \t\r\n]+)?(?i:dated|entered[ \t\r\n]+into|made)(?:[ \t\r\n]+(?i:as[ \t\r\n]+of|on))?[ \t\r\n]+"#,
+        r#"\b(?:THIS|This)[ \t\r\n]+(?:(?:[A-Z0-9][A-Za-z0-9.]*|to|and|of|TO|AND|OF|\(this[ \t]+["“][A-Za-z ]+["”]\)),?[ \t\r\n]+){1,10}(?:is[ \t\r\n]+)?(?i:dated|entered[ \t\r\n]+into|made)(?:[ \t\r\n]+(?i:as[ \t\r\n]+of|on))?[ \t\r\n]+(?:this[ \t\r\n]+)?"#,
     )
 });
 
@@ -726,5 +726,13 @@ mod tests {
         let doc = scan(loan);
         let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
         assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2019-08-09".to_owned()));
+    }
+
+    #[test]
+    fn a_document_made_as_of_this_nth_day_is_dated_that_day() {
+        let text = "FIRST AMENDMENT TO LOAN AGREEMENT\n\nReference is made to that certain Loan Agreement dated May 1, 2019. This First Amendment to Loan Agreement is made as of this 31st day of December, 2022 and amends the Loan Agreement.";
+        let doc = scan(text);
+        let date = agreement_date(&doc, &mut Report::default()).map(|d| d.value().to_string());
+        assert_eq!(date, Some("2022-12-31".to_owned()));
     }
 }
