@@ -42,11 +42,12 @@ const MAX_PARTY_PARAGRAPHS: usize = 30;
 /// "THIS AMENDMENT NO. 1 …", "This Credit Agreement …".
 static OPENS_WITH_THIS: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*(?:THIS|This)[ \t\r\n]+"));
 
-/// "CREDIT AGREEMENT, dated as of …", "AMENDMENT NO. 1 dated as of …": the title opening the
+/// "CREDIT AGREEMENT, dated as of …", "AMENDMENT NO. 1 dated as of …", "AMENDMENT NUMBER TWO,
+/// dated as of …": the title opening the
 /// sentence, as 1990s filings write their preambles.
 static OPENS_WITH_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+NO\.[ \t]*[0-9]+)?)[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
+        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+(?:NO\.|NUMBER|\#)[ \t]*[0-9A-Z]+)?)[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
     )
 });
 
@@ -254,5 +255,13 @@ mod tests {
         assert_eq!(parts.body.end, exhibit);
         assert!(parts.in_body(text.find("Section 1.").expect("present")));
         assert!(!parts.in_body(text.find("CONFORMED").expect("present")));
+    }
+
+    #[test]
+    fn an_amendment_numbered_in_words_opens_its_preamble_with_its_title() {
+        let text = "EXHIBIT 4\n\n          AMENDMENT NUMBER THREE, dated as of March 2, 1997\n(\"Amendment\") to the Credit Agreement dated as of May 1, 1995, among\nWIDGET CORP., a Delaware corporation (the \"Borrower\"), and the lenders.\n";
+        let parts = Parts::find(text);
+        let preamble = parts.preamble.expect("a preamble");
+        assert!(text[preamble].trim_start().starts_with("AMENDMENT NUMBER THREE"));
     }
 }
