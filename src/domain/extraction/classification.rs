@@ -83,8 +83,6 @@ const HEADING_LINES: usize = 40;
 const HEADING_LINE: usize = 150;
 /// How much of the preamble names the document ("This Subordination Agreement (this …").
 const PREAMBLE_NAMING: usize = 300;
-/// How far into the recitals a change is read for what it changes.
-const RECITALS: usize = 6000;
 /// How far after "AMENDMENT NO. 4" its title says what it amends ("TO PROMISSORY NOTE").
 const CHANGED_OBJECT: usize = 80;
 
@@ -119,7 +117,7 @@ fn classify(doc: &Document<'_>, heading: &str) -> Classification {
                 Some((Named::Credit, _)) => Classification::CreditAgreement,
                 Some((Named::Other, _)) => Classification::Irrelevant,
                 _ => {
-                    let opening = recitals(doc);
+                    let opening = doc.slice(doc.parts.opening(doc.text));
                     if CREDIT_INSTRUMENT.is_match(opening) || vocabulary(opening) == Classification::CreditAgreement {
                         Classification::CreditAgreement
                     } else {
@@ -203,12 +201,6 @@ fn first_named(text: &str) -> Option<(Named, Range<usize>)> {
         .filter_map(|(regex, named)| regex.find(text).map(|m| (named, m.range())))
         // Leftmost wins; at one position, the longer name.
         .min_by_key(|(_, range)| (range.start, usize::MAX - range.end))
-}
-
-/// The opening a change is read in for what it changes: the preamble and recitals.
-fn recitals<'t>(doc: &Document<'t>) -> &'t str {
-    let start = doc.parts.preamble.as_ref().map_or(0, |p: &Range<usize>| p.start);
-    slice(doc.text, start..floor_boundary(doc.text, start.saturating_add(RECITALS)))
 }
 
 static SIGNALS: LazyLock<Regex> = LazyLock::new(|| {

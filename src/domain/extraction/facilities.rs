@@ -352,15 +352,16 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
             doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
         // Within the definition's own paragraph: a definition runs on to the next one, over any
         // unrelated paragraph between them.
-        let defined = doc.structure.definition_at(found.span.start).is_some_and(|d| {
-            is_commitment_term(&d.key) && !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start))
-        });
+        let definition = doc
+            .structure
+            .definition_at(found.span.start)
+            .filter(|d| !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start)));
+        let defined = definition.is_some_and(|d| is_commitment_term(&d.key));
         // "Canadian Maximum Revolver Amount" means $50,000,000": the amount of another defined
         // amount (a sublimit, a cap, a threshold), not a statement of the facility's size.
-        let defines_other_amount = doc.structure.definition_at(found.span.start).is_some_and(|d| {
+        let defines_other_amount = definition.is_some_and(|d| {
             !is_commitment_term(&d.key)
                 && ["amount", "limit", "sublimit", "cap", "threshold", "basket"].iter().any(|w| d.key.ends_with(w))
-                && !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start))
         });
         if defines_other_amount {
             continue;

@@ -528,17 +528,14 @@ static REFERENCE_DATED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// How far into an amendment's preamble and recitals the amended instrument is looked for.
-const RECITALS: usize = 6000;
-
 /// The date of the first instrument an amendment's opening refers to by name and date: drafting
 /// names the instrument being amended first. Read only when no "credit agreement dated" statement
 /// says it; a reference whose words in between speak of this document ("This Amendment …") is not
 /// one.
-fn first_referenced_date(doc: &Document<'_>, opening: Range<usize>) -> Option<Sourced<Date>> {
+fn first_referenced_date(doc: &Document<'_>) -> Option<Sourced<Date>> {
+    let opening = doc.parts.opening(doc.text);
     let start = opening.start;
-    let end = super::text::floor_boundary(doc.text, start.saturating_add(RECITALS)).max(opening.end);
-    let region = doc.slice(start..end);
+    let region = doc.slice(opening);
     let found = REFERENCE_DATED.captures_iter(region).find(|c| {
         let between = c.name("between").map_or("", |b| b.as_str()).to_ascii_lowercase();
         !between.split(|ch: char| !ch.is_alphabetic()).any(|w| matches!(w, "this" | "hereof" | "hereby"))
@@ -587,7 +584,7 @@ pub(crate) fn amendment(
     }
     dedupe_spans(&mut dates);
     if dates.is_empty() {
-        dates.extend(first_referenced_date(doc, opening.map_or(front_start..front_end, |o| o.start..o.start)));
+        dates.extend(first_referenced_date(doc));
     }
     let amended_agreement_date = agree("/amendment/amendedAgreementDate", dates, report);
     Some(Amendment { amendment_type, amended_agreement_date })

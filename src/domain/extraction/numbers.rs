@@ -83,6 +83,11 @@ pub fn parse_number_words(words: &str) -> Option<Decimal> {
     Decimal::from_str(&value.to_string()).ok()
 }
 
+/// Whether a lower-case word is one that numbers are written in ("thirty", "hundred", "million").
+pub(crate) fn is_number_word(word: &str) -> bool {
+    small_number(word).is_some() || word == "hundred" || scale_word(word).is_some()
+}
+
 fn small_number(word: &str) -> Option<u128> {
     const UNITS: [&str; 20] = [
         "zero",

@@ -36,6 +36,10 @@ pub(crate) struct Parts {
 const OPENING: usize = 700;
 /// The longest a preamble paragraph is read for.
 const MAX_PREAMBLE: usize = 6000;
+/// How far past the preamble's start its recitals are read.
+const RECITALS: usize = 6000;
+/// How much of a document without a preamble is its opening.
+const OPENING_WITHOUT_PREAMBLE: usize = 3000;
 /// The most numbered party paragraphs an LMA preamble is extended over.
 const MAX_PARTY_PARAGRAPHS: usize = 30;
 
@@ -93,6 +97,18 @@ impl Parts {
         let attachments = find_attachments(text, preamble.end);
         let body_end = attachments.unwrap_or(text.len());
         Parts { front: 0..preamble.start, body: preamble.start..body_end, preamble: Some(preamble) }
+    }
+
+    /// The opening where a document says what it is, whom it binds and what it refers to: the
+    /// preamble and the recitals after it, or — without a preamble — the first lines ("FOR VALUE
+    /// RECEIVED, …", "Reference is made to that certain …").
+    pub(crate) fn opening(&self, text: &str) -> Range<usize> {
+        match &self.preamble {
+            Some(preamble) => {
+                preamble.start..floor_boundary(text, preamble.start.saturating_add(RECITALS)).min(self.body.end)
+            }
+            None => 0..floor_boundary(text, OPENING_WITHOUT_PREAMBLE),
+        }
     }
 
     /// Whether `pos` lies in the document's own text (not in an attachment).

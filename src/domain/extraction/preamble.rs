@@ -25,7 +25,7 @@ use super::model::PartyRole;
 use super::parties::{
     Drafts, NAME, ONE_ROLE, PREAMBLE_NAME, ROLE_LIST, is_plural, is_role_term, is_role_word_name, roles_of,
 };
-use super::text::{floor_boundary, pattern, slice};
+use super::text::{pattern, slice};
 
 /// A quoted defined term inside a parenthetical: (the "Borrower"), ("Parent").
 /// A term may wrap onto the next line ("the "U.S.\nBorrower"").
@@ -106,12 +106,6 @@ static COLLECTIVE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)\b(?:collectively|jointly|joint[ \t\r\n]+and[ \t\r\n]+several(?:ly)?|together[ \t]*,)")
 });
 
-/// How far past the preamble's start the recitals may define the parties the preamble only
-/// refers to ("by and between Company and Holder (each as defined below)").
-const RECITALS: usize = 4000;
-/// How much of a document without a preamble is read for its debtor ("FOR VALUE RECEIVED, …").
-const OPENING: usize = 3000;
-
 /// What a reading of party statements looks for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Terms {
@@ -134,12 +128,7 @@ pub(crate) fn debtor_parties(doc: &Document<'_>, drafts: &mut Drafts) {
     if drafts.any_has_role(PartyRole::Borrower) {
         return;
     }
-    let region = match &doc.parts.preamble {
-        Some(preamble) => {
-            preamble.start..floor_boundary(doc.text, preamble.start.saturating_add(RECITALS)).min(doc.parts.body.end)
-        }
-        None => 0..floor_boundary(doc.text, OPENING),
-    };
+    let region = doc.parts.opening(doc.text);
     let defines_creditor = QUOTED_TERM
         .captures_iter(doc.slice(region.clone()))
         .filter_map(|c| c.name("term"))

@@ -285,39 +285,6 @@ fn is_enumerator(bytes: &[u8], at: usize) -> bool {
     closed && !restates_number_words(bytes, at, k)
 }
 
-/// Number words a figure in parentheses may restate.
-const NUMBER_WORDS: &[&str] = &[
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-];
-
 /// Whether `(digits)` between `open` and `close` restates the number in words before it ("thirty
 /// (30) days", "one hundred fifty (150) basis points"): a figure, not a list enumerator.
 fn restates_number_words(bytes: &[u8], open: usize, close: usize) -> bool {
@@ -332,8 +299,8 @@ fn restates_number_words(bytes: &[u8], open: usize, close: usize) -> bool {
     while start > 0 && bytes.get(start - 1).is_some_and(u8::is_ascii_alphabetic) {
         start -= 1;
     }
-    let word: Vec<u8> = bytes.get(start..end).unwrap_or(&[]).iter().map(u8::to_ascii_lowercase).collect();
-    NUMBER_WORDS.iter().any(|number| number.as_bytes() == word.as_slice())
+    let word = std::str::from_utf8(bytes.get(start..end).unwrap_or(&[])).unwrap_or("").to_ascii_lowercase();
+    super::numbers::is_number_word(&word)
 }
 
 /// `bytes[at]` is a period that ends a sentence: followed by whitespace and not closing an
