@@ -327,6 +327,35 @@ async fn a_language_model_fills_a_missing_field_only_with_words_found_in_the_tex
 }
 
 #[tokio::test]
+async fn a_proposed_value_that_belongs_to_another_instrument_is_dropped_with_the_reason() {
+    let text = "FIRST AMENDMENT TO CREDIT AGREEMENT\n\nThis FIRST AMENDMENT is entered into among ACME HOLDINGS, \
+        INC., as the Borrower, and FIRST BANK, N.A., as Administrative Agent.\n\nReference is made to the Credit \
+        Agreement dated as of May 1, 2020 and to the Pledge Agreement dated April 9, 2021. Each Note shall be governed by the laws of the State of Texas.\n";
+    let llm = FakeLlm::answering(json!({
+        "/agreementDate": { "value": "April 9, 2021", "quote": "Pledge Agreement dated April 9, 2021" },
+        "/legalAgreementIdentification/governingLaw": {
+            "value": "Texas", "quote": "Each Note shall be governed by the laws of the State of Texas"
+        },
+    }))
+    .await;
+    let app = app_with_model(&llm.base_url).await;
+    let token = app.token_for("analyst").await;
+
+    let (status, body) = post_json(&app, "/api/extract", &token, &json!({ "text": text })).await;
+
+    assert_eq!(status, 200, "{body}");
+    let agreement = body["agreement"].as_object().expect("agreement");
+    assert!(!agreement.contains_key("agreementDate"), "{body}");
+    assert!(agreement["legalAgreementIdentification"].get("governingLaw").is_none(), "{body}");
+    let dropped = body["extraction"]["llm"]["dropped"].as_array().expect("dropped");
+    let reason_for = |field: &str| {
+        dropped.iter().find(|d| d["field"] == field).and_then(|d| d["reason"].as_str()).unwrap_or("").to_owned()
+    };
+    assert!(reason_for("/agreementDate").contains("another instrument"), "{dropped:?}");
+    assert!(reason_for("/legalAgreementIdentification/governingLaw").contains("governs this document"), "{dropped:?}");
+}
+
+#[tokio::test]
 async fn an_unreachable_language_model_leaves_the_rules_result_and_says_so() {
     let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = closed.local_addr().expect("address");

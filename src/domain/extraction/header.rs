@@ -425,6 +425,29 @@ fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
     }
 }
 
+/// Words that choose a law: "governed by", "construed in accordance with", "subject to the laws of".
+static CHOOSES_LAW: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:govern\w*|constru\w*|interpret\w*|subject[ \t\r\n]+to|laws?[ \t\r\n]+of)\b"));
+
+/// Whether `span` lies in a sentence that chooses the law of this document: in the document's own
+/// text (not an attachment), with words that choose a law, and not stated for a note, guaranty,
+/// assignment form or other instrument; or in a `Governing Law:` label. Proposals from outside the
+/// rules are held to this (see `proposals.rs`).
+pub(crate) fn states_own_governing_law(doc: &Document<'_>, span: Range<usize>) -> bool {
+    if doc
+        .structure
+        .labels_where(|name| name == "governing law")
+        .any(|label| label.value.start <= span.start && span.end <= label.value.end)
+    {
+        return true;
+    }
+    if doc.parts.preamble.is_some() && !doc.parts.in_body(span.start) {
+        return false;
+    }
+    let sentence = super::text::sentence_around(doc.text, span.start);
+    CHOOSES_LAW.is_match(doc.slice(sentence)) && governs(doc, span.start) != Governs::OtherInstrument
+}
+
 /// The governing law: every "governed by … law(s) of …" clause and any `Governing Law:` label.
 /// With a preamble, only clauses in the document's own text count (not those of attached
 /// exhibits or a conformed copy), and the clause that governs this document ("This Agreement
