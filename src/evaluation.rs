@@ -188,6 +188,9 @@ pub fn score_fields(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
     if let Some(facilities) = fields["facilities"].as_array() {
         scored.extend(score_facilities(extraction, facilities));
     }
+    if let Some(changes) = fields["changes"].as_array() {
+        scored.extend(score_changes(extraction, changes));
+    }
     // A document rightly found not to be a credit document has nothing extracted from it by
     // design: only its type, and the values it must not be given, are scored.
     if document_type == "not_a_credit_agreement" && fields["document_type"]["value"] == "not_a_credit_agreement" {
@@ -292,6 +295,79 @@ fn judge(
         }
     };
     Scored { field: field.to_owned(), expected: expected.to_string(), found: found.unwrap_or_default(), outcome }
+}
+
+/// An amendment's stated changes. The labels list every change the amendment states as a value
+/// replaced (a date, an amount, a rate): each labelled change found with its term and values is
+/// correct, one not found is missing, and every change found that the labels do not have — or
+/// found with other values — is wrong.
+fn score_changes(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
+    let found: Vec<(String, Value, Value)> = extraction
+        .agreement
+        .amendment
+        .iter()
+        .flat_map(|a| &a.changes)
+        .map(|c| {
+            let before = c.before.as_ref().map_or(Value::Null, |b| serde_json::to_value(b).unwrap_or(Value::Null));
+            (c.term.value().clone(), before, serde_json::to_value(&c.after).unwrap_or(Value::Null))
+        })
+        .collect();
+    let shown = |(term, before, after): &(String, Value, Value)| format!("{term}: {before} -> {after}");
+    let mut used = vec![false; found.len()];
+    let mut scored = Vec::new();
+    for (i, label) in labelled.iter().enumerate() {
+        let term = label["term"].as_str().unwrap_or_default();
+        let same_term = |f: &(String, Value, Value)| f.0.eq_ignore_ascii_case(term);
+        let same_values = |f: &(String, Value, Value)| {
+            same_stated_value(&label["before"], &f.1) && same_stated_value(&label["after"], &f.2)
+        };
+        let field = format!("changes/{i}");
+        let hit = found.iter().enumerate().position(|(j, f)| !used[j] && same_term(f) && same_values(f));
+        let (outcome, shown_found) = match hit {
+            Some(j) => {
+                used[j] = true;
+                (Outcome::Correct, shown(&found[j]))
+            }
+            None => match found.iter().enumerate().position(|(j, f)| !used[j] && same_term(f)) {
+                Some(j) => {
+                    used[j] = true;
+                    (Outcome::Wrong, shown(&found[j]))
+                }
+                None => (Outcome::Missing, String::new()),
+            },
+        };
+        scored.push(Scored { field, expected: label.to_string(), found: shown_found, outcome });
+    }
+    for (j, change) in found.iter().enumerate().filter(|(j, _)| !used[*j]) {
+        scored.push(Scored {
+            field: format!("changes/+{j}"),
+            expected: "null".to_owned(),
+            found: shown(change),
+            outcome: Outcome::Wrong,
+        });
+    }
+    scored
+}
+
+/// A labelled value (a date or rate as a string, an amount as `{amount, currency}`, or null) and
+/// an extracted one serialised the same way.
+fn same_stated_value(label: &Value, found: &Value) -> bool {
+    match (label, found) {
+        (Value::Null, Value::Null) => true,
+        (Value::String(a), Value::String(b)) => a.eq_ignore_ascii_case(b) || decimal_equal(a, b),
+        (Value::Object(a), Value::Object(b)) => {
+            // Labels write `amount`, CDM's money writes `value`.
+            let amount = |o: &serde_json::Map<String, Value>| {
+                o.get("amount").or_else(|| o.get("value")).map(value_text).unwrap_or_default()
+            };
+            decimal_equal(&amount(a), &amount(b)) && a.get("currency") == b.get("currency")
+        }
+        _ => false,
+    }
+}
+
+fn value_text(value: &Value) -> String {
+    value.as_str().map_or_else(|| value.to_string(), str::to_owned)
 }
 
 /// Borrowers or agents: every labelled name found is correct, every one not found is missing,
@@ -420,5 +496,29 @@ mod tests {
         let law = stated.iter().find(|s| s.field == "governing_law").unwrap();
         assert_eq!((law.outcome, law.found.as_str()), (Outcome::Wrong, "USNY"));
         assert_eq!(stated.iter().find(|s| s.field == "agreement_date").unwrap().outcome, Outcome::Correct);
+    }
+
+    #[test]
+    fn an_amendments_changes_are_scored_against_a_complete_list() {
+        let text = "FIRST AMENDMENT TO CREDIT AGREEMENT\n\nTHIS FIRST AMENDMENT TO CREDIT AGREEMENT, dated as of May 1, \
+            2024, is among ACME CORP., as the Borrower, and FIRST BANK, as Administrative Agent.\n\n(a) The date \
+            \"June 30, 2025\" in the definition of \"Maturity Date\" is deleted and replaced with the date \"June 30, \
+            2027\".\n\n(b) The amount \"$5,000,000\" in the definition of \"Swing Line Sublimit\" is deleted and \
+            replaced with the amount of \"$7,500,000\".\n";
+        let extraction = extract_credit_agreement(text);
+        let fields = serde_json::json!({ "changes": [
+            {"term": "Maturity Date", "before": "2025-06-30", "after": "2027-06-30", "quote": "…"},
+            {"term": "Commitments", "before": null, "after": {"amount": "90000000", "currency": "USD"}, "quote": "…"},
+        ]});
+        let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| (s.field, s.outcome)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                ("changes/0".to_owned(), Outcome::Correct),
+                ("changes/1".to_owned(), Outcome::Missing),
+                ("changes/+1".to_owned(), Outcome::Wrong),
+            ],
+            "a change the labels do not list is wrong"
+        );
     }
 }

@@ -610,7 +610,7 @@ pub(crate) fn amendment(
         dates.extend(first_referenced_date(doc));
     }
     let amended_agreement_date = agree("/amendment/amendedAgreementDate", dates, report);
-    Some(Amendment { amendment_type, amended_agreement_date })
+    Some(Amendment { amendment_type, amended_agreement_date, changes: Vec::new() })
 }
 
 #[cfg(test)]

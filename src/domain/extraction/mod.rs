@@ -49,6 +49,7 @@
 //! [`ExtractionStatus::PartialDataMissing`]. A text that is not a credit agreement at all (a lease,
 //! a recipe) is [`ExtractionStatus::IrrelevantDocument`] and nothing is extracted from it.
 
+mod amendments;
 mod classification;
 mod covenants;
 mod currency;
@@ -77,9 +78,10 @@ pub use currency::CurrencyCode;
 pub use dates::parse_date;
 pub use lei::{Lei, LeiError};
 pub use model::{
-    Amendment, AmendmentType, CommitmentFee, CovenantLevel, CovenantType, CreditAgreement, DayCountFraction, Facility,
-    FacilityType, FinancialCovenant, FloatingRateIndex, GoverningLaw, LegalAgreementIdentification, Party, PartyRole,
-    Period, PeriodUnit, PricingGridLevel, SustainabilityLinked,
+    AmendedTerm, AmendedTermCategory, Amendment, AmendmentType, CommitmentFee, CovenantLevel, CovenantType,
+    CreditAgreement, DayCountFraction, Facility, FacilityType, FinancialCovenant, FloatingRateIndex, GoverningLaw,
+    LegalAgreementIdentification, Party, PartyRole, Period, PeriodUnit, PricingGridLevel, StatedValue,
+    SustainabilityLinked,
 };
 pub use numbers::{Money, parse_decimal, parse_number_words, parse_percent, parse_ratio};
 pub use proposals::{ASSISTABLE_FIELDS, UnusableProposal};
@@ -141,7 +143,10 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let agreement_date = header::agreement_date(&doc, &mut report);
     let effective_date = header::effective_date(&doc, &mut report);
     let governing_law = header::governing_law(&doc, &mut report);
-    let amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
+    let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
+    if let Some(amendment) = &mut amendment {
+        amendment.changes = amendments::changes(&doc);
+    }
     let parties = parties::extract(&doc, &mut report);
     let facilities = facilities::extract(&doc, &mut report);
     let financial_covenants = covenants::extract(&doc);

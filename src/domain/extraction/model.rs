@@ -570,6 +570,60 @@ pub struct Amendment {
     /// The date of the agreement being amended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub amended_agreement_date: Option<Sourced<Date>>,
+    /// The terms the amendment states it changes, in the order stated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<AmendedTerm>,
+}
+
+named_values! {
+    /// What an amended term is, read from its name.
+    pub enum AmendedTermCategory {
+        /// A maturity, termination or expiry date.
+        MaturityDate => "MaturityDate",
+        /// A commitment or facility amount.
+        Commitment => "Commitment",
+        /// A margin, spread or applicable rate.
+        Margin => "Margin",
+        /// A fee rate.
+        Fee => "Fee",
+        /// Any other date, amount or rate.
+        Other => "Other",
+    }
+}
+
+/// A value an amendment changes: a date, an amount or a rate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StatedValue {
+    Date(Date),
+    Money(Money),
+    /// A percentage as a fraction (2.25% is 0.0225).
+    Rate(Decimal),
+}
+
+impl SourcedValue for StatedValue {
+    fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            StatedValue::Date(date) => date.serialize_value(serializer),
+            StatedValue::Money(money) => money.serialize_value(serializer),
+            StatedValue::Rate(rate) => rate.serialize_value(serializer),
+        }
+    }
+}
+
+/// One change an amendment states: the term, its value before (when the amendment says it) and
+/// after.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AmendedTerm {
+    /// The term as the amendment names it ("Maturity Date", "Section 2.1(a)").
+    pub term: Sourced<String>,
+    /// What kind of term it is.
+    pub category: AmendedTermCategory,
+    /// The value replaced, when the amendment states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<Sourced<StatedValue>>,
+    /// The value as amended.
+    pub after: Sourced<StatedValue>,
 }
 
 /// The credit agreement as extracted. Serialized with CDM attribute names and a `provenance`
@@ -653,6 +707,12 @@ impl CreditAgreement {
         if let Some(amendment) = &self.amendment {
             map.add("/amendment/amendmentType", &amendment.amendment_type);
             map.optional("/amendment/amendedAgreementDate", &amendment.amended_agreement_date);
+            for (i, change) in amendment.changes.iter().enumerate() {
+                let base = format!("/amendment/changes/{i}");
+                map.add(&format!("{base}/term"), &change.term);
+                map.optional(&format!("{base}/before"), &change.before);
+                map.add(&format!("{base}/after"), &change.after);
+            }
         }
         map.0
     }

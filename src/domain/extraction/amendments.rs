@@ -1,0 +1,376 @@
+//! What an amendment says it changes: the dates, amounts and rates it replaces, each with the
+//! value before (when the amendment states it) and after, read from the amendment's own text (an
+//! attached conformed copy states terms, not changes).
+//!
+//! Amendments state changes in a few settled ways, and only those are read:
+//! - a quoted value replaced by another: `The date "June 24, 1996" in the definition of "Maturity
+//!   Date" is deleted and replaced with the date "December 31, 1998"`, `by deleting "$150,000,000"
+//!   … and substituting "$300,000,000" therefor`, `by replacing "2.25%" with "2.00%"`;
+//! - a definition restated with its value first: `"Maturity Date" … is amended and restated in its
+//!   entirety to read as follows: "Maturity Date" means June 30, 2027.`;
+//! - a term extended, increased or reduced: `the Maturity Date is hereby extended from June 30,
+//!   2025 to June 30, 2027`, `the Aggregate Commitments are increased to $750,000,000`.
+//!
+//! A quoted value counts only when the quote holds that value and nothing more, and both sides
+//! must be values of the kind the term is (a maturity is a date, a commitment an amount): a
+//! replaced passage of prose is a change of wording, not of a value, and is not reported.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+use super::document::Document;
+use super::model::{AmendedTerm, AmendedTermCategory, StatedValue};
+use super::text::{contains_any_ci, pattern, sentence_around};
+
+/// A quoted passage, straight or curly quotes.
+const QUOTE: &str = r#"["“](?:[^"“”]{1,300})["”]"#;
+
+/// A value named before its quote: "the date", "the amount of", "the percentage".
+const VALUE_NOUN: &str = r"(?:(?:the|such)[ \t\r\n]+)?(?:(?:amount|date|percentage|figure|number|rate|reference)s?[ \t\r\n]+(?:of[ \t\r\n]+|to[ \t\r\n]+)?)?";
+
+/// One character of the words between a change's two values: neither a semicolon nor a blank
+/// line, which end the statement of a change.
+const GAP: &str = r"(?:[^;\n]|\r?\n[ \t]*[^;\s])";
+
+/// `deleting OLD … (and) substituting|inserting|replacing it with NEW`, `OLD … is deleted and
+/// replaced with NEW`, `replacing OLD with NEW`, `changing OLD to NEW`.
+static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
+    let ws = r"[ \t\r\n]+";
+    pattern(&format!(
+        r"(?i)(?:\bdeleting{ws}{VALUE_NOUN}(?P<old1>{QUOTE})(?P<gap1>{GAP}{{0,250}}?)\b(?:and{ws})?(?:substituting|inserting|replacing{ws}(?:it|the{ws}same|such{ws}\w+){ws}with)(?:{ws}(?:therefor|in{ws}lieu{ws}thereof),?)?{ws}{VALUE_NOUN}(?P<new1>{QUOTE})|(?P<old2>{QUOTE})(?P<gap2>{GAP}{{0,250}}?)\b(?:is|are|shall{ws}be){ws}(?:hereby{ws})?(?:deleted{ws}and{ws})?(?:replaced|amended{ws}to{ws}read)(?:{ws}in{ws}(?:its|their){ws}entirety)?{ws}(?:with|by|as){ws}{VALUE_NOUN}(?P<new2>{QUOTE})|\b(?:replacing|changing){ws}{VALUE_NOUN}(?P<old3>{QUOTE})(?P<gap3>{GAP}{{0,120}}?)\b(?:with|by|to){ws}{VALUE_NOUN}(?P<new3>{QUOTE}))"
+    ))
+});
+
+/// A defined term named in a change: `the definition of "Maturity Date"`, `the words "…"`.
+static NAMED_TERM: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\b(?:definitions?[ \t\r\n]+of|the[ \t\r\n]+(?:words?|phrase|term))[ \t\r\n]+["“](?P<term>[^"“”]{1,80})["”]"#,
+    )
+});
+
+/// A defined term that a sentence says is amended: `"Maturity Date" shall be amended …`.
+static AMENDED_TERM: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"["“](?P<term>[^"“”]{1,80})["”][ \t\r\n]+(?:(?:in|of)[ \t\r\n]+Section[ \t]+[0-9.()a-z]+[ \t\r\n]+)?(?:is|are|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:further[ \t\r\n]+)?amended"#,
+    )
+});
+
+/// A section reference: `Section 2.1(a)`.
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\b(?:Section|SECTION|Clause|CLAUSE)[ \t]+[0-9]+(?:\.[0-9]+)*(?:\([a-z0-9]+\))*"));
+
+/// A definition restated: `"Maturity Date" means`, `'Final Maturity Date' shall mean`.
+static MEANS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"["“'‘]{1,2}(?P<term>[A-Z][^"“”'’\n]{1,80})["”'’]{1,2}[ \t\r\n]+(?:means|shall[ \t\r\n]+mean)\b[ \t\r\n:,]*"#,
+    )
+});
+
+/// Operative words that introduce a restated definition.
+const RESTATING: &[&str] = &["amended", "restated", "replaced", "deleted", "read as follows", "substitut"];
+
+/// `the Maturity Date is hereby extended from OLD to NEW`, `the Commitments are increased to NEW`.
+static MOVED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?P<term>(?:[A-Z][\w\-]*[ \t\r\n]+){0,4}(?:Date|Commitments?|Amount|Margin|Spread|Rate))(?:[ \t\r\n]+(?:of|under|for)[ \t\r\n]+the[ \t\r\n]+[A-Z]\w*(?:[ \t\r\n]+[A-Z]\w*){0,2})?[ \t\r\n]+(?:is|are|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:amended[ \t\r\n]+and[ \t\r\n]+)?(?:extended|increased|decreased|reduced|changed|amended)[ \t\r\n]+(?:from[ \t\r\n]+(?P<old>\S)[^;]{0,80}?[ \t\r\n]+)?to[ \t\r\n]+(?:and[ \t\r\n]+including[ \t\r\n]+)?(?P<new>\S)",
+    )
+});
+
+/// `to extend the Maturity Date from OLD to NEW`, `increasing the Revolving Commitments from OLD to
+/// NEW`: the active form states both values.
+static MOVED_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i:\b(?:extend|extending|increase|increasing|reduce|reducing|decrease|decreasing|change|changing))[ \t\r\n]+(?:the[ \t\r\n]+)?(?P<term>(?:[A-Z][\w\-]*[ \t\r\n]+){0,4}(?:Date|Commitments?|Amount|Margin|Spread|Rate))(?:[ \t\r\n]+(?:of|under|for)[ \t\r\n]+the[ \t\r\n]+[A-Z]\w*(?:[ \t\r\n]+[A-Z]\w*){0,2})?[ \t\r\n]+from[ \t\r\n]+(?P<old>\S)[^;]{0,80}?[ \t\r\n]+to[ \t\r\n]+(?P<new>\S)",
+    )
+});
+
+/// How far after "means" a restated definition's value must start to be its value.
+const MEANS_REACH: usize = 40;
+/// How far after the operative words a restated definition may start.
+const RESTATEMENT_REACH: usize = 400;
+
+/// The changes an amendment states in its own text.
+pub(crate) fn changes(doc: &Document<'_>) -> Vec<AmendedTerm> {
+    let mut found = Vec::new();
+    // A candidate that is not a change (its first quote is a defined term, say) must not hide a
+    // change that starts inside it, so the search resumes just after a failed candidate's start.
+    let mut from = 0;
+    while let Some(captures) = REPLACED.captures_at(doc.text, from) {
+        let Some(whole) = captures.get(0) else { break };
+        match replaced_value(doc, &captures) {
+            Some(change) => {
+                found.push(change);
+                from = whole.end();
+            }
+            None => from = super::text::ceil_boundary(doc.text, whole.start() + 1),
+        }
+    }
+    for means in MEANS.captures_iter(doc.text) {
+        found.extend(restated_definition(doc, &means));
+    }
+    for captures in MOVED.captures_iter(doc.text).chain(MOVED_ACTIVE.captures_iter(doc.text)) {
+        found.extend(moved_value(doc, &captures));
+    }
+    found.retain(|change| doc.parts.in_body(change.after.span().start));
+    found.sort_by_key(|change| change.after.span().start);
+    found.dedup_by(|later, earlier| later.after.span() == earlier.after.span());
+    found
+}
+
+fn replaced_value(doc: &Document<'_>, captures: &Captures<'_>) -> Option<AmendedTerm> {
+    let (old, gap, new) = ["1", "2", "3"].iter().find_map(|n| {
+        Some((
+            captures.name(&format!("old{n}"))?,
+            captures.name(&format!("gap{n}"))?,
+            captures.name(&format!("new{n}"))?,
+        ))
+    })?;
+    let before = quoted_value(doc, old.range())?;
+    let after = quoted_value(doc, new.range())?;
+    let sentence = sentence_around(doc.text, old.start());
+    let term = NAMED_TERM
+        .captures(doc.slice(gap.range()))
+        .and_then(|c| c.name("term"))
+        .map(|t| gap.start() + t.start()..gap.start() + t.end())
+        .or_else(|| last_term_before(doc, sentence.start..old.start()))
+        .or_else(|| {
+            SECTION
+                .find_iter(doc.slice(sentence.start..old.start()))
+                .last()
+                .map(|m| sentence.start + m.start()..sentence.start + m.end())
+        })?;
+    change(doc, term, Some(before), after)
+}
+
+/// The defined term the words before a change name: the last `definition of "…"` or `"…" shall be
+/// amended` of the sentence.
+fn last_term_before(doc: &Document<'_>, lead: Range<usize>) -> Option<Range<usize>> {
+    let text = doc.slice(lead.clone());
+    let named = NAMED_TERM.captures_iter(text).last().and_then(|c| c.name("term").map(|t| t.range()));
+    let amended = AMENDED_TERM.captures_iter(text).last().and_then(|c| c.name("term").map(|t| t.range()));
+    let term = match (named, amended) {
+        (Some(a), Some(b)) => Some(if a.start > b.start { a } else { b }),
+        (a, b) => a.or(b),
+    }?;
+    Some(lead.start + term.start..lead.start + term.end)
+}
+
+/// `"Maturity Date" means June 30, 2027`, when the operative words before it restate that
+/// definition and the value opens the definition.
+fn restated_definition(doc: &Document<'_>, means: &Captures<'_>) -> Option<AmendedTerm> {
+    let whole = means.get(0)?;
+    let term = means.name("term")?;
+    let lead_start = super::text::floor_boundary(doc.text, whole.start().saturating_sub(RESTATEMENT_REACH));
+    let lead = doc.slice(lead_start..whole.start());
+    // The operative words must name this very term: `definition of "Maturity Date" … amended`.
+    let named_here = lead.contains(&format!("\"{}\"", term.as_str())) || lead.contains(&format!("“{}”", term.as_str()));
+    if !named_here || !contains_any_ci(lead, RESTATING) {
+        return None;
+    }
+    let category = category_of(term.as_str());
+    let reach = super::text::floor_boundary(doc.text, whole.end() + MEANS_REACH);
+    let after = first_value(doc, whole.end()..reach, category)?;
+    if after.span.start > whole.end() + MEANS_REACH {
+        return None;
+    }
+    change(doc, term.range(), None, doc.sourced(after.span, after.value)?)
+}
+
+fn moved_value(doc: &Document<'_>, captures: &Captures<'_>) -> Option<AmendedTerm> {
+    let term = captures.name("term")?;
+    let category = category_of(term.as_str());
+    let new = captures.name("new")?;
+    let after = value_at(doc, new.start(), category)?;
+    let before = match captures.name("old") {
+        Some(old) => Some(value_at(doc, old.start(), category)?),
+        None => None,
+    };
+    let after = doc.sourced(after.span, after.value)?;
+    let before = before.and_then(|b| doc.sourced(b.span, b.value));
+    change(doc, term.range(), before, after)
+}
+
+/// A value found in the text.
+struct Found {
+    span: Range<usize>,
+    value: StatedValue,
+}
+
+/// The value a quoted passage holds, when the passage is that value and nothing more (a leading
+/// "the" or trailing punctuation aside).
+fn quoted_value(doc: &Document<'_>, quote: Range<usize>) -> Option<super::sourced::Sourced<StatedValue>> {
+    let quoted = doc.slice(quote.clone());
+    let open = quoted.chars().next().map_or(0, char::len_utf8);
+    let close = quoted.chars().next_back().map_or(0, char::len_utf8);
+    let inner = quote.start + open..quote.end - close;
+    let inner = super::text::trim_range_and(doc.text, inner, &[',', '.', ';', ':']);
+    let found = first_value(doc, inner.clone(), AmendedTermCategory::Other)?;
+    let outside = format!("{}{}", doc.slice(inner.start..found.span.start), doc.slice(found.span.end..inner.end));
+    let alone = outside
+        .split_whitespace()
+        .all(|w| w.eq_ignore_ascii_case("the") || w.eq_ignore_ascii_case("per") || w.eq_ignore_ascii_case("annum"));
+    alone.then(|| doc.sourced(found.span, found.value)).flatten()
+}
+
+/// The first date, amount or rate in `range` of the kind `category` takes.
+fn first_value(doc: &Document<'_>, range: Range<usize>, category: AmendedTermCategory) -> Option<Found> {
+    let date =
+        doc.dates_in(range.clone()).first().map(|d| Found { span: d.span.clone(), value: StatedValue::Date(d.date) });
+    let money = super::text::within(&doc.money, range.clone())
+        .first()
+        .map(|m| Found { span: m.span.clone(), value: StatedValue::Money(m.money) });
+    let rate =
+        doc.percents_in(range).first().map(|p| Found { span: p.span.clone(), value: StatedValue::Rate(p.fraction) });
+    match category {
+        AmendedTermCategory::MaturityDate => date,
+        AmendedTermCategory::Commitment => money,
+        AmendedTermCategory::Margin | AmendedTermCategory::Fee => rate,
+        AmendedTermCategory::Other => [date, money, rate].into_iter().flatten().min_by_key(|f| f.span.start),
+    }
+}
+
+/// The value that starts at `pos`.
+fn value_at(doc: &Document<'_>, pos: usize, category: AmendedTermCategory) -> Option<Found> {
+    let reach = super::text::floor_boundary(doc.text, pos + 60);
+    first_value(doc, pos..reach, category).filter(|f| f.span.start == pos)
+}
+
+/// What a term is, from its words.
+fn category_of(term: &str) -> AmendedTermCategory {
+    let lower = term.to_lowercase();
+    if ["maturity", "termination date", "expiry", "expiration"].iter().any(|w| lower.contains(w)) {
+        AmendedTermCategory::MaturityDate
+    } else if lower.contains("fee") {
+        AmendedTermCategory::Fee
+    } else if ["margin", "spread", "applicable rate", "applicable percentage"].iter().any(|w| lower.contains(w)) {
+        AmendedTermCategory::Margin
+    } else if ["commitment", "facility amount", "maximum amount", "aggregate amount"].iter().any(|w| lower.contains(w))
+    {
+        AmendedTermCategory::Commitment
+    } else {
+        AmendedTermCategory::Other
+    }
+}
+
+/// The change, when both values are of one kind and of the kind the term is.
+fn change(
+    doc: &Document<'_>,
+    term: Range<usize>,
+    before: Option<super::sourced::Sourced<StatedValue>>,
+    after: super::sourced::Sourced<StatedValue>,
+) -> Option<AmendedTerm> {
+    // "The Aggregate Commitments are increased": the article is not part of the term.
+    let words = doc.slice(term.clone());
+    let article = ["The ", "the "].iter().find(|a| words.starts_with(**a)).map_or(0, |a| a.len());
+    let mut term = term.start + article..term.end;
+    // "the words "the Total Revolving Loan Commitment is"": the verb after the term is not part of it.
+    while let Some(last) = doc.slice(term.clone()).rsplit(char::is_whitespace).next()
+        && matches!(last, "is" | "are" | "of" | "to" | "be")
+        && term.len() > last.len()
+    {
+        term = super::text::trim_range(doc.text, term.start..term.end - last.len());
+    }
+    let name = doc.slice(term.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+    let category = category_of(&name);
+    let kind_fits = |value: &StatedValue| {
+        matches!(
+            (category, value),
+            (AmendedTermCategory::MaturityDate, StatedValue::Date(_))
+                | (AmendedTermCategory::Commitment, StatedValue::Money(_))
+                | (AmendedTermCategory::Margin | AmendedTermCategory::Fee, StatedValue::Rate(_))
+                | (AmendedTermCategory::Other, _)
+        )
+    };
+    let same_kind =
+        before.as_ref().is_none_or(|b| std::mem::discriminant(b.value()) == std::mem::discriminant(after.value()));
+    if !kind_fits(after.value()) || !same_kind || before.as_ref().is_some_and(|b| b.value() == after.value()) {
+        return None;
+    }
+    Some(AmendedTerm { term: doc.sourced(term, name)?, category, before, after })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<(String, String, Option<String>, String)> {
+        let doc = Document::scan(text);
+        changes(&doc)
+            .into_iter()
+            .map(|c| {
+                let value = |v: &StatedValue| match v {
+                    StatedValue::Date(d) => d.to_string(),
+                    StatedValue::Money(m) => format!("{} {}", m.value, m.currency),
+                    StatedValue::Rate(r) => r.to_string(),
+                };
+                (
+                    c.term.value().clone(),
+                    c.category.to_string(),
+                    c.before.map(|b| value(b.value())),
+                    value(c.after.value()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_quoted_value_replaced_in_a_definition_is_a_change_of_that_term() {
+        let text = "SECOND AMENDMENT\n\n(a) The date \"March 1, 2026\" appearing in the definition of \"Revolving \
+            Termination Date\" is hereby deleted and replaced with the date \"March 1, 2028\".\n\n(b) Section 2.01(b) \
+            is amended by deleting \"$40,000,000\" immediately after the words \"Swing Line Sublimit of\" and \
+            substituting \"$55,000,000\" therefor.\n\n(d)Section 2.6 is hereby amended by replacing the reference to \
+            “5.00%” in such section with “4.50%”.\n\n(c) Section 9.04 is amended by deleting \"the Borrower\" and \
+            substituting \"each Borrower\" therefor.\n";
+        assert_eq!(
+            read(text),
+            [
+                (
+                    "Revolving Termination Date".into(),
+                    "MaturityDate".into(),
+                    Some("2026-03-01".into()),
+                    "2028-03-01".into()
+                ),
+                ("Swing Line Sublimit".into(), "Other".into(), Some("40000000 USD".into()), "55000000 USD".into()),
+                ("Section 2.6".into(), "Other".into(), Some("0.05".into()), "0.045".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_restated_definition_that_opens_with_its_value_is_a_change() {
+        let text = "1.1 The definition of \"Maturity Date\" in Section 1.01 of the Credit Agreement is amended and \
+            restated in its entirety to read as follows:\n\n\"Maturity Date\" means September 30, 2029, or such \
+            earlier date on which the Commitments terminate.\n\n1.2 The definition of \"Applicable Margin\" is \
+            amended and restated as follows: \"Applicable Margin\" means, for any day, the rate per annum set forth \
+            in the grid below under the caption \"Margin\", being 1.75% at Level I.\n";
+        assert_eq!(read(text), [("Maturity Date".into(), "MaturityDate".into(), None, "2029-09-30".into())]);
+    }
+
+    #[test]
+    fn a_term_extended_or_increased_from_one_value_to_another_is_a_change() {
+        let text = "Effective as of the date hereof, the Maturity Date is hereby extended from June 30, 2025 to June \
+            30, 2027. The Aggregate Revolving Commitments are hereby increased to $750,000,000. The Borrower shall \
+            pay interest from January 1, 2025 to the date of payment.\n\nWHEREAS, the parties wish to extend the \
+            Termination Date from March 31, 2026 to September 30, 2026.\n";
+        assert_eq!(
+            read(text),
+            [
+                ("Maturity Date".into(), "MaturityDate".into(), Some("2025-06-30".into()), "2027-06-30".into()),
+                ("Aggregate Revolving Commitments".into(), "Commitment".into(), None, "750000000 USD".into()),
+                ("Termination Date".into(), "MaturityDate".into(), Some("2026-03-31".into()), "2026-09-30".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_replaced_value_of_the_wrong_kind_or_in_an_attachment_is_not_a_change() {
+        let text = "THIRD AMENDMENT TO CREDIT AGREEMENT\n\nTHIS THIRD AMENDMENT TO CREDIT AGREEMENT, dated as of May \
+            1, 2024, is among ACME CORP., as the Borrower, and FIRST BANK, as Administrative Agent.\n\nThe \
+            definition of \"Maturity Date\" is amended by replacing \"$10,000,000\" with \"$12,000,000\".\n\nIN \
+            WITNESS WHEREOF, the parties have executed this Amendment.\n\nEXHIBIT A\n\nCONFORMED CREDIT \
+            AGREEMENT\n\nThe Maturity Date is hereby extended to June 30, 2031.\n";
+        assert_eq!(read(text), []);
+    }
+}
