@@ -55,6 +55,12 @@ async fn post_json(app: &TestApp, path: &str, token: &str, body: &Value) -> (u16
     (status, response.json().await.expect("json body"))
 }
 
+async fn get_json(app: &TestApp, path: &str, token: &str) -> (u16, Value) {
+    let response = app.get(path, Some(token)).await;
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json body"))
+}
+
 /// Every quoted value in the report's provenance must be the exact text at its span.
 fn assert_provenance_quotes_the_text(report: &Value, text: &str) {
     let provenance = report["provenance"].as_object().expect("provenance map");
@@ -353,6 +359,51 @@ async fn a_proposed_value_that_belongs_to_another_instrument_is_dropped_with_the
     };
     assert!(reason_for("/agreementDate").contains("another instrument"), "{dropped:?}");
     assert!(reason_for("/legalAgreementIdentification/governingLaw").contains("governs this document"), "{dropped:?}");
+}
+
+/// An amendment of [`AGREEMENT`]: it names the agreement by its date and replaces two of its values.
+const AMENDMENT: &str = "FIRST AMENDMENT TO CREDIT AGREEMENT
+
+THIS FIRST AMENDMENT TO CREDIT AGREEMENT, dated as of June 1, 2025, is among ACME INDUSTRIAL HOLDINGS, INC., \
+as the Borrower, and FIRST NATIONAL BANK OF NEW YORK, N.A., as Administrative Agent, and amends the Credit \
+Agreement dated as of March 15, 2024.
+
+1. The date \"March 15, 2029\" in the definition of \"Maturity Date\" is deleted and replaced with the date \
+\"March 15, 2031\".
+
+2. The percentage \"2.75%\" in the definition of \"Applicable Margin\" is deleted and replaced with \"2.25%\".
+
+3. THIS AMENDMENT SHALL BE GOVERNED BY THE LAW OF THE STATE OF NEW YORK.
+";
+
+#[tokio::test]
+async fn an_amendment_shows_what_it_changes_in_the_agreement_of_its_deal() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+    let agreement = create_document(&app, &token, "Credit agreement", AGREEMENT).await;
+    let amendment = create_document(&app, &token, "First amendment", AMENDMENT).await;
+
+    let (status, body) = get_json(&app, &format!("/api/documents/{}", amendment["document_id"]), &token).await;
+
+    assert_eq!(status, 200, "{body}");
+    let amended = &body["document"]["workflow_data"]["amended_agreement"];
+    assert_eq!(amended["document_id"], agreement["document_id"], "{body}");
+    assert_eq!(amended["agreement_date"], "2024-03-15");
+    let changes: Vec<(&str, &Value, &Value, &str)> = amended["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| (c["field"].as_str().unwrap_or(""), &c["before"], &c["after"], c["source"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("/facilities/0/terminationDate", &json!("2029-03-15"), &json!("2031-03-15"), "stated"),
+            ("/facilities/0/spread", &json!("0.0275"), &json!("0.0225"), "stated"),
+        ]
+    );
+    let (_, original) = get_json(&app, &format!("/api/documents/{}", agreement["document_id"]), &token).await;
+    assert!(original["document"]["workflow_data"].get("amended_agreement").is_none(), "{original}");
 }
 
 #[tokio::test]

@@ -22,6 +22,7 @@ use super::paging::rfc3339;
 use super::uploads::{body_limit, is_multipart, parse_upload_form};
 use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
+use crate::domain::documents::amends::AmendedAgreement;
 use crate::domain::documents::service::LINKED_RUNS_LIMIT;
 use crate::domain::documents::{
     AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
@@ -418,6 +419,8 @@ pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principa
         let (people, _) = state.people.list(caller, Some(deal_id), 1, LINKED_RUNS_LIMIT).await?;
         body.workflow_data.people = people.iter().map(linked_person).collect();
     }
+    let amended = state.documents.amended_agreement(caller, &document).await?;
+    body.workflow_data.amended_agreement = amended.as_ref().map(AmendedAgreementBody::from);
     Ok(warp::reply::json(&DocumentResponse { status: "success", document: body }))
 }
 
@@ -769,7 +772,9 @@ pub struct WorkflowBody {
 
 /// Agent workflow runs linked to the document's deal that the caller may see. `analyses` lists the
 /// quantitative analyses, `research` the research runs and `people` the people-workflow results with
-/// the same `deal_id`.
+/// the same `deal_id`. For an amendment, `amended_agreement` is the document of the deal that it
+/// amends (the one dated as the amendment says the amended agreement is) with what the amendment
+/// changes in it.
 #[derive(Serialize, ToSchema)]
 pub struct WorkflowDataBody {
     #[schema(value_type = Vec<Object>)]
@@ -778,6 +783,61 @@ pub struct WorkflowDataBody {
     pub research: Vec<Value>,
     #[schema(value_type = Vec<Object>)]
     pub people: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amended_agreement: Option<AmendedAgreementBody>,
+}
+
+/// The agreement an amendment amends and the changes, term by term.
+#[derive(Serialize, ToSchema)]
+pub struct AmendedAgreementBody {
+    pub document_id: i64,
+    pub title: String,
+    /// The version of the amended agreement compared (its current one).
+    pub version: i32,
+    /// ISO 8601.
+    pub agreement_date: String,
+    pub changes: Vec<TermChangeBody>,
+}
+
+/// One term an amendment changes.
+#[derive(Serialize, ToSchema)]
+pub struct TermChangeBody {
+    /// JSON pointer of the term in the amended agreement's extraction (`/facilities/0/terminationDate`),
+    /// when it is one of its facility terms.
+    pub field: Option<String>,
+    /// The term as the amendment names it.
+    pub term: Option<String>,
+    /// The value before, in the agreement's form (ISO date, `{value, currency}`, decimal fraction);
+    /// null when neither document states it.
+    #[schema(value_type = Object)]
+    pub before: Value,
+    #[schema(value_type = Object)]
+    pub after: Value,
+    /// `stated` (the amendment says it replaces the value) or `terms_as_amended` (the amendment
+    /// document states the term, e.g. in an attached conformed copy, and it differs).
+    pub source: &'static str,
+}
+
+impl From<&AmendedAgreement> for AmendedAgreementBody {
+    fn from(amended: &AmendedAgreement) -> Self {
+        Self {
+            document_id: amended.document_id.get(),
+            title: amended.title.clone(),
+            version: amended.version,
+            agreement_date: amended.agreement_date.to_string(),
+            changes: amended
+                .changes
+                .iter()
+                .map(|c| TermChangeBody {
+                    field: c.field.clone(),
+                    term: c.term.clone(),
+                    before: c.before.clone(),
+                    after: c.after.clone(),
+                    source: c.source.as_str(),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -823,7 +883,12 @@ impl From<&Document> for DocumentBody {
                 state: document.state.to_string(),
                 history: document.history.iter().map(ReviewEventBody::from).collect(),
             },
-            workflow_data: WorkflowDataBody { analyses: Vec::new(), research: Vec::new(), people: Vec::new() },
+            workflow_data: WorkflowDataBody {
+                analyses: Vec::new(),
+                research: Vec::new(),
+                people: Vec::new(),
+                amended_agreement: None,
+            },
         }
     }
 }

@@ -2,6 +2,7 @@
 //! found in it, and the review workflow that takes a document from draft to published. Who may move
 //! the workflow, and where to, is decided here ([`ReviewState::apply`]); storing it is a port's job.
 
+pub mod amends;
 pub mod quota;
 pub mod service;
 pub mod upload;

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::amends::{self, AmendedAgreement};
 use super::quota::{DocumentQuota, QuotaExceeded};
 use super::upload::{OriginalFile, OriginalInfo, SourceFile, TextSource, read_upload};
 use super::{
@@ -705,6 +706,51 @@ impl DocumentService {
         let owner = listed_owner(caller);
         let query = AnalysisQuery { owner, deal_id: Some(deal_id), page: 1, limit: LINKED_RUNS_LIMIT };
         Ok(self.analyses.list(&query).await?.0)
+    }
+
+    /// The agreement `document` amends, when `document` is an amendment linked to a deal and
+    /// exactly one other document of that deal the caller may see is dated as the amendment says
+    /// the amended agreement is (amendments of it are passed over), with what the amendment
+    /// changes in it. `None` otherwise: an agreement that cannot be told apart is not guessed.
+    ///
+    /// # Errors
+    /// [`DocumentError::Store`].
+    pub async fn amended_agreement(
+        &self,
+        caller: Principal,
+        document: &Document,
+    ) -> Result<Option<AmendedAgreement>, DocumentError> {
+        let Some(current) = document.current_version() else { return Ok(None) };
+        let (Some(deal_id), Some(date)) =
+            (document.deal_id, amends::amended_agreement_date(&current.extraction.agreement))
+        else {
+            return Ok(None);
+        };
+        let Some(date) = crate::domain::extraction::parse_date(date) else { return Ok(None) };
+        let query =
+            DocumentQuery { owner: listed_owner(caller), search: None, deal_id: Some(deal_id), page: 1, limit: 200 };
+        let mut candidates = Vec::new();
+        for listing in self.documents.list(&query).await?.documents {
+            if listing.id == document.id || listing.summary.agreement_date != Some(date) {
+                continue;
+            }
+            let Some(found) = self.documents.find(listing.id).await? else { continue };
+            let amends_another = found.current_version().is_some_and(|v| {
+                v.extraction.agreement.pointer("/amendment/amendmentType").and_then(Value::as_str) == Some("Amendment")
+            });
+            if !amends_another {
+                candidates.push(found);
+            }
+        }
+        let Ok([amended]) = <[Document; 1]>::try_from(candidates) else { return Ok(None) };
+        let Some(version) = amended.current_version() else { return Ok(None) };
+        Ok(Some(AmendedAgreement {
+            document_id: amended.id,
+            title: amended.title.clone(),
+            version: version.version,
+            agreement_date: date,
+            changes: amends::changes(&version.extraction.agreement, &current.extraction.agreement),
+        }))
     }
 
     /// One page of the documents the caller may see.
