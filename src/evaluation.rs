@@ -191,6 +191,9 @@ pub fn score_fields(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
     if let Some(changes) = fields["changes"].as_array() {
         scored.extend(score_changes(extraction, changes));
     }
+    if let Some(covenants) = fields["covenants"].as_array() {
+        scored.extend(score_covenants(extraction, covenants));
+    }
     // A document rightly found not to be a credit document has nothing extracted from it by
     // design: only its type, and the values it must not be given, are scored.
     if document_type == "not_a_credit_agreement" && fields["document_type"]["value"] == "not_a_credit_agreement" {
@@ -343,6 +346,68 @@ fn score_changes(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
             field: format!("changes/+{j}"),
             expected: "null".to_owned(),
             found: shown(change),
+            outcome: Outcome::Wrong,
+        });
+    }
+    scored
+}
+
+/// Financial covenants, one scored field per covenant. The labels list every covenant on a
+/// leverage, interest coverage, fixed charge coverage or debt service coverage ratio, each with
+/// its levels in order. A covenant found with exactly those levels is correct; one not found, or
+/// found with only some of them (in order), is missing; one found with a level the labels do not
+/// have is wrong, and so is a covenant found that the labels do not list.
+fn score_covenants(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
+    let found: Vec<(String, String, Vec<Decimal>)> = extraction
+        .agreement
+        .financial_covenants
+        .iter()
+        .map(|c| {
+            let levels = c.levels.iter().map(|l| *l.threshold.value()).collect();
+            (c.covenant_type.value().as_str().to_owned(), c.metric.value().clone(), levels)
+        })
+        .collect();
+    let shown = |(kind, metric, levels): &(String, String, Vec<Decimal>)| {
+        format!("{kind} {metric}: {}", levels.iter().map(Decimal::to_string).collect::<Vec<_>>().join(", "))
+    };
+    let mut used = vec![false; found.len()];
+    let mut scored = Vec::new();
+    for (i, label) in labelled.iter().enumerate() {
+        let kind = label["type"].as_str().unwrap_or_default();
+        let metric = label["metric"].as_str().unwrap_or_default();
+        let expected: Vec<Decimal> =
+            label["levels"].as_array().into_iter().flatten().filter_map(|l| l.as_str()?.parse().ok()).collect();
+        let hit =
+            found.iter().enumerate().position(|(j, f)| !used[j] && f.0 == kind && f.1.eq_ignore_ascii_case(metric));
+        let (outcome, shown_found) = match hit {
+            None => (Outcome::Missing, String::new()),
+            Some(j) => {
+                used[j] = true;
+                let levels = &found[j].2;
+                let mut rest = expected.iter();
+                let in_order = levels.iter().all(|level| rest.any(|e| e == level));
+                let outcome = if *levels == expected {
+                    Outcome::Correct
+                } else if in_order {
+                    Outcome::Missing
+                } else {
+                    Outcome::Wrong
+                };
+                (outcome, shown(&found[j]))
+            }
+        };
+        scored.push(Scored {
+            field: format!("covenants/{i}"),
+            expected: label.to_string(),
+            found: shown_found,
+            outcome,
+        });
+    }
+    for (j, covenant) in found.iter().enumerate().filter(|(j, _)| !used[*j]) {
+        scored.push(Scored {
+            field: format!("covenants/+{j}"),
+            expected: "null".to_owned(),
+            found: shown(covenant),
             outcome: Outcome::Wrong,
         });
     }
@@ -519,6 +584,23 @@ mod tests {
                 ("changes/+1".to_owned(), Outcome::Wrong),
             ],
             "a change the labels do not list is wrong"
+        );
+    }
+
+    #[test]
+    fn covenants_are_scored_whole_and_an_unlisted_one_is_wrong() {
+        let text = "CREDIT AGREEMENT\n\nSection 7.11 Financial Covenants.\n\n(a) Leverage Ratio. Permit the Leverage Ratio to exceed \
+            4.50 to 1.00 for the fiscal quarters ending on or before June 30, 2025 and 4.00 to 1.00 thereafter.\n\n\
+            (b) Interest Coverage Ratio. Permit the Interest Coverage Ratio to be less than 3.00 to 1.00.\n\n\
+            Section 7.12 Liens.";
+        let extraction = extract_credit_agreement(text);
+        let fields = serde_json::json!({ "covenants": [
+            {"type": "MaximumLeverageRatio", "metric": "Leverage Ratio", "levels": ["4.50", "4.00"], "quote": "…"},
+        ]});
+        let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| (s.field, s.outcome)).collect();
+        assert_eq!(
+            outcomes,
+            [("covenants/0".to_owned(), Outcome::Correct), ("covenants/+1".to_owned(), Outcome::Wrong)]
         );
     }
 }

@@ -1,11 +1,21 @@
 //! Financial maintenance covenants: maximum leverage, minimum interest cover, fixed charge and
-//! debt service cover, with every level of a step-down schedule.
+//! debt service cover, with every level of a step-down schedule and what starts a level.
 //!
 //! Ratios are read inside the financial covenant section (or a term sheet's `Financial
 //! Covenants:` line), where a ratio is a covenant level. Elsewhere ratios are pricing-grid
 //! conditions or incurrence baskets, so outside such a section only sentences in covenant form
 //! ("shall not permit the Leverage Ratio … to exceed 4.50:1.00") are read, and only when the
-//! agreement has no such section at all.
+//! agreement has no such section at all. A financial covenants article runs over its sections when
+//! they are named after financial tests ("Section 5.1 Maximum Leverage Ratio", "Section 5.2
+//! Minimum Interest Coverage Ratio").
+//!
+//! A level belongs to the ratio its own clause names: a ratio this module does not know ("(b)
+//! Total Priority Indebtedness Ratio. … 0.35 to 1.00") is not a level of the leverage covenant
+//! stated before it. Each metric as named is one covenant, so a total and a secured leverage test
+//! are never mixed into one schedule. A level's test period comes from its row in a step-down table
+//! or from the words after it ("for the fiscal quarters ending on or before June 30, 2025"); the
+//! words that make it conditional ("in the event that … Major Acquisitions", "following the
+//! Delayed Draw Funding Date") are its condition.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -39,8 +49,64 @@ static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
 
 /// How far a section runs when no later heading ends it.
 const MAX_SECTION: usize = 10_000;
+/// How far a financial covenants article may run over sections named after financial tests.
+const MAX_ARTICLE: usize = 40_000;
 /// How far before a ratio its metric may be named.
 const METRIC_REACH: usize = 1_500;
+/// How far after a ratio the words that qualify it may run.
+const QUALIFIER_REACH: usize = 300;
+
+/// A section heading named after a financial test.
+static FINANCIAL_TEST_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:ratio|coverage|leverage|net[ \t]+worth|capital[ \t]+expenditures?|ebitda|liquidity|debt[ \t]+service|fixed[ \t]+charges?)\b",
+    )
+});
+
+/// Any named ratio: "Total Priority Indebtedness Ratio", "Consolidated Interest Coverage Ratio".
+static NAMED_RATIO: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?:[A-Z][\w\-]*[ \t\r\n]+){1,6}(?:Ratio|RATIO)\b"));
+
+/// Words of a ratio's name that do not say which ratio it is.
+const GENERIC_RATIO_WORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "required",
+    "applicable",
+    "permitted",
+    "ratio",
+    "level",
+    "levels",
+    "period",
+    "periods",
+    "ending",
+    "ended",
+    "fiscal",
+    "quarter",
+    "quarters",
+    "four",
+    "test",
+    "date",
+    "covenant",
+    "the",
+];
+
+/// How far before a level in a table row its metric may be named (the table's header and the
+/// sentence that introduces it, over many rows).
+const TABLE_METRIC_REACH: usize = 8_000;
+
+/// Words after a level that give its test period.
+static PERIOD_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*(?:(?:for|during|as[ \t\r\n]+of|on|at)[ \t\r\n]+(?:the[ \t\r\n]+|each[ \t\r\n]+|any[ \t\r\n]+)?(?:(?:(?:one|two|three|four|[0-9]+|consecutive)[ \t\r\n]+)*(?:fiscal|test|calendar)[ \t\r\n]+(?:quarters?|periods?|years?)|test[ \t\r\n]+periods?|period)|(?:commencing|beginning|starting)[ \t\r\n]+(?:with|on)|thereafter)\b",
+    )
+});
+
+/// Words that make a level conditional.
+static CONDITION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:in[ \t\r\n]+the[ \t\r\n]+event|if|upon|following|after[ \t\r\n]+the|provided[ \t\r\n]+that|elects?|election|acquisitions?|funded|funding|consummation|springing|(?:covenant|trigger|compliance|testing)[ \t\r\n]+periods?|at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+(?:that|when|during))\b",
+    )
+});
 
 fn covenant_type(metric: &str) -> Option<CovenantType> {
     let lower = metric.to_ascii_lowercase();
@@ -66,8 +132,7 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
             if !SECTION_HEADING.is_match(doc.slice(line.clone())) || word.start() - line.start > 40 {
                 return None;
             }
-            let end = doc.structure.next_heading_after(line.end).unwrap_or(doc.text.len());
-            let end = end.min(line.end.saturating_add(MAX_SECTION));
+            let end = section_end(doc, line.end);
             Some(line.start..super::text::floor_boundary(doc.text, end).max(line.end))
         })
         .collect();
@@ -85,7 +150,29 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     regions
 }
 
-/// The financial covenants, one per covenant type, levels in the order stated.
+/// Where the section whose heading line ends at `heading_end` ends: at the next heading, unless
+/// that heading names a financial test (a section of a financial covenants article), up to
+/// [`MAX_ARTICLE`].
+fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
+    let limit = heading_end.saturating_add(MAX_ARTICLE).min(doc.text.len());
+    let mut end = heading_end;
+    let mut first = true;
+    while let Some(next) = doc.structure.next_heading_after(end) {
+        if next >= limit {
+            break;
+        }
+        let names_a_test = super::text::line_around(doc.text, next, 200)
+            .is_some_and(|line| FINANCIAL_TEST_HEADING.is_match(doc.slice(line)));
+        if !names_a_test {
+            return if first { next.min(heading_end.saturating_add(MAX_SECTION)) } else { next };
+        }
+        first = false;
+        end = next;
+    }
+    if first { doc.text.len().min(heading_end.saturating_add(MAX_SECTION)) } else { limit }
+}
+
+/// The financial covenants, one per metric as named, levels in the order stated.
 pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
     let mut covenants: Vec<FinancialCovenant> = Vec::new();
     for region in covenant_regions(doc) {
@@ -93,22 +180,37 @@ pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
         let metrics: Vec<Range<usize>> =
             METRIC.find_iter(region_text).map(|m| region.start + m.start()..region.start + m.end()).collect();
         for ratio in doc.ratios_in(region.clone()) {
+            let table_period = period_of(doc, ratio);
+            let reach = if table_period.is_some() { TABLE_METRIC_REACH } else { METRIC_REACH };
             let Some(metric) =
-                metrics.iter().rev().find(|m| m.end <= ratio.span.start && ratio.span.start - m.end <= METRIC_REACH)
+                metrics.iter().rev().find(|m| m.end <= ratio.span.start && ratio.span.start - m.end <= reach)
             else {
                 continue;
             };
+            if !names_its_own_metric(doc, metric.clone(), ratio.span.start) {
+                continue;
+            }
             let Some(kind) = covenant_type(doc.slice(metric.clone())) else { continue };
             let Some(threshold) = doc.sourced(ratio.span.clone(), ratio.value) else { continue };
-            let level = CovenantLevel { threshold, period: period_of(doc, ratio) };
-            match covenants.iter_mut().find(|c| *c.covenant_type.value() == kind) {
+            let name = doc.slice(metric.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+            let (period, condition) = match table_period {
+                Some(period) => (Some(period), None),
+                None => match qualifiers_after(doc, ratio.span.end, region.end) {
+                    (period, None) => (period, condition_before(doc, ratio.span.start)),
+                    stated => stated,
+                },
+            };
+            let level = CovenantLevel { threshold, period, condition };
+            let same_metric = |c: &&mut FinancialCovenant| {
+                *c.covenant_type.value() == kind && c.metric.value().eq_ignore_ascii_case(&name)
+            };
+            match covenants.iter_mut().find(same_metric) {
                 Some(covenant) => {
                     if !covenant.levels.iter().any(|l| l.threshold.span() == level.threshold.span()) {
                         covenant.levels.push(level);
                     }
                 }
                 None => {
-                    let name = doc.slice(metric.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
                     let (Some(covenant_type), Some(metric)) =
                         (doc.sourced(metric.clone(), kind), doc.sourced(metric.clone(), name))
                     else {
@@ -120,6 +222,123 @@ pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
         }
     }
     covenants
+}
+
+/// Whether the ratio name nearest before the level is the metric found for it: a level stated
+/// under a ratio this module does not know ("Total Priority Indebtedness Ratio") is not a level of
+/// a known metric named earlier.
+fn names_its_own_metric(doc: &Document<'_>, metric: Range<usize>, level: usize) -> bool {
+    let lead = metric.start..level;
+    // A table header's "Minimum Ratio" or "Maximum Ratio" names no ratio in particular.
+    let specific = |name: &str| {
+        name.split_whitespace()
+            .any(|word| !GENERIC_RATIO_WORDS.iter().any(|generic| generic.eq_ignore_ascii_case(word.trim_matches(','))))
+    };
+    let nearest = NAMED_RATIO.find_iter(doc.slice(lead.clone())).filter(|m| specific(m.as_str())).last();
+    match nearest {
+        None => true,
+        Some(named) => {
+            let named = lead.start + named.start()..lead.start + named.end();
+            // The nearest ratio name is the metric itself, or contains it ("Maximum Leverage Ratio").
+            named.end <= metric.end || METRIC.is_match(doc.slice(named))
+        }
+    }
+}
+
+/// The test period or the condition stated in the words right after a level: "for the fiscal
+/// quarters ending on or before June 30, 2025", "(or 0.65 to 1.00 for four consecutive fiscal
+/// quarters in the event that … Major Acquisitions)". The words run to the next ratio, semicolon,
+/// closing parenthesis or sentence end.
+fn qualifiers_after(
+    doc: &Document<'_>,
+    level_end: usize,
+    region_end: usize,
+) -> (Option<super::sourced::Sourced<String>>, Option<super::sourced::Sourced<String>>) {
+    let reach = super::text::floor_boundary(doc.text, level_end.saturating_add(QUALIFIER_REACH)).min(region_end);
+    let mut end = reach;
+    if let Some(next_ratio) = doc.ratios_in(level_end..reach).first() {
+        end = end.min(next_ratio.span.start);
+    }
+    let words = doc.slice(level_end..end);
+    let stop = qualifier_end(words);
+    // "4.50 to 1.00 for the first four quarters and 4.00 to 1.00 thereafter": the connective to
+    // the next level is not part of this level's words.
+    let kept = words[..stop].trim_end_matches([' ', ',', '\n', '\r', '\t']);
+    let stop = ["and", "or"]
+        .iter()
+        .find_map(|w| kept.strip_suffix(w).filter(|rest| rest.ends_with(char::is_whitespace)).map(str::len))
+        .unwrap_or(stop);
+    let range = super::text::trim_range_and(doc.text, level_end..level_end + stop, &[',', ' ']);
+    let stated = doc.slice(range.clone());
+    if stated.is_empty() {
+        return (None, None);
+    }
+    let text = stated.split_whitespace().collect::<Vec<_>>().join(" ");
+    if CONDITION_WORDS.is_match(stated) {
+        return (None, doc.sourced(range, text));
+    }
+    if PERIOD_WORDS.is_match(stated) {
+        return (doc.sourced(range, text), None);
+    }
+    (None, None)
+}
+
+/// The condition stated before a level in its own clause: "Commencing with the first fiscal
+/// quarter ending after the Delayed Draw Funding Date, …", "…, calculated for each 4 quarter
+/// period ending on the first day of any Covenant Testing Period, …". The comma-separated part
+/// that holds the conditional words is quoted.
+fn condition_before(doc: &Document<'_>, level_start: usize) -> Option<super::sourced::Sourced<String>> {
+    let mut start = super::text::clause_start(doc.text, level_start);
+    // The clause starts at its enumerator ("(b) Commencing …"), which is not part of the words.
+    if doc.slice(start..level_start).starts_with('(')
+        && let Some(close) = doc.slice(start..level_start).find(')').filter(|&close| close <= 5)
+    {
+        start += close + 1;
+    }
+    let lead = doc.slice(start..level_start);
+    let mut offset = 0;
+    for part in lead.split(',') {
+        let range = start + offset..start + offset + part.len();
+        offset += part.len() + 1;
+        if CONDITION_WORDS.is_match(part) {
+            let range = super::text::trim_range(doc.text, range);
+            let text = doc.slice(range.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+            return doc.sourced(range, text);
+        }
+    }
+    None
+}
+
+/// Where the words qualifying a level end: at a semicolon, a sentence end, the parenthesis that
+/// closes one opened before the level, or the enumerator of the next item ("(ii)").
+fn qualifier_end(words: &str) -> usize {
+    // Parentheses opened after the level; one still open where the words end opens the next
+    // level's words ("thereafter (or 5.25 to 1.00 …)").
+    let mut open: Vec<usize> = Vec::new();
+    for (i, c) in words.char_indices() {
+        match c {
+            ';' => return open.first().copied().unwrap_or(i),
+            '.' if words[i + 1..].starts_with(char::is_whitespace) => return open.first().copied().unwrap_or(i),
+            '(' => {
+                let rest = &words[i + 1..];
+                let label = rest.split(')').next().unwrap_or("");
+                let enumerator = rest.contains(')')
+                    && !label.is_empty()
+                    && label.len() <= 4
+                    && label.chars().all(|ch| ch.is_ascii_lowercase());
+                if enumerator {
+                    return open.first().copied().unwrap_or(i);
+                }
+                open.push(i);
+            }
+            ')' if open.is_empty() => return i,
+            ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.first().copied().unwrap_or(words.len())
 }
 
 /// The test period of a level stated in a step-down table: the row's first cell, when the ratio
@@ -177,6 +396,92 @@ mod tests {
                 (CovenantType::MaximumLeverageRatio, "5".to_owned()),
                 (CovenantType::MinimumInterestCoverageRatio, "2.5".to_owned())
             ]
+        );
+    }
+
+    fn levels(found: &FinancialCovenant) -> Vec<(String, Option<String>, Option<String>)> {
+        found
+            .levels
+            .iter()
+            .map(|l| {
+                (
+                    l.threshold.value().to_string(),
+                    l.period.as_ref().map(|p| p.value().clone()),
+                    l.condition.as_ref().map(|c| c.value().clone()),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_financial_covenants_article_runs_over_sections_named_after_financial_tests() {
+        let text = "ARTICLE VI\n\nFINANCIAL COVENANTS\n\nSection 6.1 Maximum Senior Leverage Ratio\n\nThe Parent shall \
+            not permit the Senior Leverage Ratio to exceed 3.25 to 1.\n\nSection 6.2 Minimum Debt Service Coverage \
+            Ratio\n\nThe Parent shall maintain a Debt Service Coverage Ratio of at least 1.20 to 1.\n\nSection 6.3 \
+            Maximum Total Leverage Ratio\n\nThe Parent shall not permit the Total Leverage Ratio to exceed 4.00 to \
+            1.\n\nARTICLE VII\n\nEVENTS OF DEFAULT\n\nSection 7.1 Cross-default at a Leverage Ratio above 5.00 \
+            to 1.\n";
+        let found = extract(&Document::scan(text));
+        let read: Vec<(String, String)> =
+            found.iter().map(|c| (c.metric.value().clone(), c.levels[0].threshold.value().to_string())).collect();
+        assert_eq!(
+            read,
+            [
+                ("Senior Leverage Ratio".to_owned(), "3.25".to_owned()),
+                ("Debt Service Coverage Ratio".to_owned(), "1.2".to_owned()),
+                ("Total Leverage Ratio".to_owned(), "4".to_owned()),
+            ],
+            "two leverage tests stay two covenants; the events of default are not covenants"
+        );
+    }
+
+    #[test]
+    fn a_level_stated_under_a_ratio_not_known_here_is_not_given_to_an_earlier_metric() {
+        let text = "Section 8.1 Financial Covenants.\n\n(a) Maximum Leverage Ratio. Permit the Consolidated Leverage \
+            Ratio to exceed 3.75 to 1.00.\n\n(b) Unencumbered Asset Ratio. Permit the Unencumbered Asset Ratio to \
+            be less than 1.60 to 1.00.\n\nSection 8.2 Liens.";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1);
+        assert_eq!(levels(&found[0]), [("3.75".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn prose_step_downs_keep_their_periods_and_conditional_levels_their_conditions() {
+        let text = "Section 7.15 Financial Covenants.\n\n(a) Consolidated Net Leverage Ratio. Permit the Consolidated \
+            Net Leverage Ratio as of the last day of any fiscal quarter to exceed (i) 5.25 to 1.00 for the fiscal \
+            quarters ending on or before December 31, 2025 and (ii) 4.75 to 1.00 thereafter (or 5.25 to 1.00 for \
+            the four fiscal quarters following the consummation of a Material Acquisition).\n\n(b) Commencing with \
+            the first full fiscal quarter ending after the Delayed Draw Funding Date, permit the Consolidated \
+            Interest Coverage Ratio to be less than 2.50 to 1.00.\n\nSection 7.16 Amendments.";
+        let found = extract(&Document::scan(text));
+        assert_eq!(
+            levels(&found[0]),
+            [
+                (
+                    "5.25".to_owned(),
+                    Some("for the fiscal quarters ending on or before December 31, 2025".to_owned()),
+                    None
+                ),
+                ("4.75".to_owned(), Some("thereafter".to_owned()), None),
+                (
+                    "5.25".to_owned(),
+                    None,
+                    Some(
+                        "for the four fiscal quarters following the consummation of a Material Acquisition".to_owned()
+                    )
+                ),
+            ]
+        );
+        assert_eq!(
+            levels(&found[1]),
+            [(
+                "2.5".to_owned(),
+                None,
+                Some(
+                    "Commencing with the first full fiscal quarter ending after the Delayed Draw Funding Date"
+                        .to_owned()
+                )
+            )]
         );
     }
 }

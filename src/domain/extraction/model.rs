@@ -533,6 +533,11 @@ pub struct CovenantLevel {
     /// thereafter").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<Sourced<String>>,
+    /// What must happen for the level to apply, when the agreement makes it conditional ("in the
+    /// event that … has incurred Indebtedness in connection with Major Acquisitions", "following
+    /// the Delayed Draw Funding Date").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Sourced<String>>,
 }
 
 /// A maintenance covenant on a financial ratio.
@@ -697,6 +702,7 @@ impl CreditAgreement {
             for (j, level) in covenant.levels.iter().enumerate() {
                 map.add(&format!("{base}/levels/{j}/threshold"), &level.threshold);
                 map.optional(&format!("{base}/levels/{j}/period"), &level.period);
+                map.optional(&format!("{base}/levels/{j}/condition"), &level.condition);
             }
         }
         if let Some(sustainability) = &self.sustainability_linked {
