@@ -172,6 +172,13 @@ mod tests {
     }
 
     #[test]
+    fn zero_width_spaces_read_as_space_and_cells_holding_only_them_are_empty() {
+        let html = "<p>Title:\u{200B}President</p><table><tr><td>\u{200B}</td><td>BAKER LLC</td>\
+            <td>&#8203;</td></tr><tr><td>\u{FEFF}</td><td>\u{200B}</td></tr></table>";
+        assert_eq!(read(html), "Title: President\n\nBAKER LLC");
+    }
+
+    #[test]
     fn preformatted_text_keeps_its_lines() {
         let html =
             "<html><body><pre>                CREDIT AGREEMENT\n\n  Section 1.  Definitions.\n</pre></body></html>";

@@ -55,7 +55,7 @@ impl Layout {
         }
         let target = if self.in_row { &mut self.cell } else { &mut self.line };
         for c in text.chars() {
-            if c.is_whitespace() {
+            if c.is_whitespace() || is_invisible(c) {
                 if !target.is_empty() && !target.ends_with(' ') {
                     target.push(' ');
                 }
@@ -148,4 +148,11 @@ impl Layout {
 
 fn is_currency_sign(cell: &str) -> bool {
     matches!(cell, "$" | "U.S.$" | "US$" | "€" | "£" | "¥")
+}
+
+/// Characters that print nothing and separate nothing a reader sees: filings fill "empty" table
+/// cells and spacing with zero-width spaces and byte-order marks. They read as whitespace, so a
+/// cell holding only them is empty.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}')
 }
