@@ -909,26 +909,27 @@ fn answer_agreement(field: AgreementField, agreement: &Value, base: &str) -> Doc
                     continue;
                 };
                 let test = if kind.starts_with("Maximum") { "must not exceed" } else { "must be at least" };
-                let levels: Vec<String> = covenant
-                    .get("levels")
-                    .and_then(Value::as_array)
-                    .map(|levels| {
-                        levels
-                            .iter()
-                            .filter_map(|level| {
-                                let threshold = format_ratio(level.get("threshold").and_then(decimal_of)?);
-                                Some(match level.get("period").and_then(text_of) {
-                                    Some(period) => format!("{threshold} ({period})"),
-                                    None => threshold,
-                                })
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if levels.is_empty() {
+                // Levels in force one after another read as a schedule; a level that applies only
+                // when something happens is said with its condition, never as a next step.
+                let (mut levels, mut conditional) = (Vec::new(), Vec::new());
+                for level in covenant.get("levels").and_then(Value::as_array).into_iter().flatten() {
+                    let Some(threshold) = level.get("threshold").and_then(decimal_of).map(format_ratio) else {
+                        continue;
+                    };
+                    match (level.get("condition").and_then(text_of), level.get("period").and_then(text_of)) {
+                        (Some(condition), _) => conditional.push(format!("{threshold} instead ({condition})")),
+                        (None, Some(period)) => levels.push(format!("{threshold} ({period})")),
+                        (None, None) => levels.push(threshold),
+                    }
+                }
+                if levels.is_empty() && conditional.is_empty() {
                     sentences.push(format!("{metric} covenant (level not stated)."));
-                } else {
+                } else if levels.is_empty() {
+                    sentences.push(format!("{metric} {test} {}.", conditional.join("; or ")));
+                } else if conditional.is_empty() {
                     sentences.push(format!("{metric} {test} {}.", levels.join(", then ")));
+                } else {
+                    sentences.push(format!("{metric} {test} {}; {}.", levels.join(", then "), conditional.join("; ")));
                 }
                 cited.push(at(&list_path, i));
             }
@@ -1406,6 +1407,15 @@ mod tests {
         assert_eq!(
             answer(AgreementField::Covenants).text,
             "Consolidated Total Net Leverage Ratio must not exceed 4.50:1.00 (through June 30, 2025), then 4.25:1.00. Interest Coverage Ratio must be at least 3.00:1.00."
+        );
+        let conditional = json!({ "financialCovenants": [ { "covenantType": "MaximumLeverageRatio",
+            "metric": "Leverage Ratio", "levels": [ { "threshold": "0.60" },
+            { "threshold": "0.65", "condition": "for four quarters in the event of a Major Acquisition" } ] } ] });
+        assert_eq!(
+            answer_from_agreement(AgreementField::Covenants, &conditional).text,
+            "Leverage Ratio must not exceed 0.60:1.00; 0.65:1.00 instead (for four quarters in the event of a Major \
+             Acquisition).",
+            "a conditional level is not the next step of a schedule"
         );
         assert_eq!(answer(AgreementField::Floor).text, "Term Loan B: the benchmark is floored at 0.5% (50 bps).");
         assert_eq!(answer(AgreementField::FloatingRateIndex).cited_fields[1], "facilities[0].indexTenor");
