@@ -245,7 +245,7 @@ pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<
 
 static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:governed[ \t\r\n]+by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
+        r"(?i)\b(?:governed[ \t\r\n]+(?:and[ \t\r\n]+controlled[ \t\r\n]+)?by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40}(?:\r?\n[ \t]*[A-Za-z][A-Za-z \t]{0,30})?)|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
     )
 });
 
@@ -429,16 +429,23 @@ fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
 /// With a preamble, only clauses in the document's own text count (not those of attached
 /// exhibits or a conformed copy), and the clause that governs this document ("This Agreement
 /// shall be governed by …") wins over clauses of notes, guaranties, assignment forms or security
-/// documents. Clauses naming different laws are a conflict; a law with no CDM code is reported
-/// and dropped.
+/// documents. An amendment that states no law of its own but incorporates the amended agreement's
+/// choice-of-law provision takes the law of the attached conformed copy. Clauses naming different
+/// laws are a conflict; a law with no CDM code is reported and dropped.
 pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<GoverningLaw>> {
     let field = "/legalAgreementIdentification/governingLaw";
     let mut candidates = Vec::new();
     let mut own = Vec::new();
+    let mut attached = Vec::new();
     let structured = doc.parts.preamble.is_some();
     for captures in GOVERNED_BY.captures_iter(doc.text) {
         if structured && let Some(whole) = captures.get(0) {
             if !doc.parts.in_body(whole.start()) {
+                if governs(doc, whole.start()) != Governs::OtherInstrument
+                    && let Some((law, range)) = law_of(&captures)
+                {
+                    attached.extend(doc.sourced(range, law));
+                }
                 continue;
             }
             match governs(doc, whole.start()) {
@@ -495,7 +502,26 @@ pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<S
     if !own.is_empty() {
         return agree(field, own, report);
     }
+    if candidates.is_empty() && structured && incorporates_choice_of_law(doc) {
+        // "Section 12 of the Credit Agreement (choice of law) is incorporated herein": the law is
+        // the one the attached conformed copy of that agreement states.
+        return agree(field, attached, report);
+    }
     agree(field, candidates, report)
+}
+
+/// "THIS AGREEMENT SHALL BE SUBJECT TO THE PROVISIONS REGARDING CHOICE OF LAW … SET FORTH IN
+/// SECTION 12 OF THE CREDIT AGREEMENT, AND SUCH PROVISIONS ARE INCORPORATED HEREIN": an amendment
+/// that takes its governing law from the agreement it amends instead of stating one.
+static INCORPORATED_CHOICE_OF_LAW: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:choice[ \t\r\n]+of[ \t\r\n]+law|governing[ \t\r\n]+law)\b[^.]{0,300}?\bincorporated[ \t\r\n]+(?:herein|into[ \t\r\n]+this)\b",
+    )
+});
+
+/// Whether the document's own text incorporates the amended agreement's governing-law provision.
+fn incorporates_choice_of_law(doc: &Document<'_>) -> bool {
+    INCORPORATED_CHOICE_OF_LAW.is_match(doc.slice(doc.parts.body.clone()))
 }
 
 /// The law a governing-law clause names and the range quoted for it.
@@ -731,5 +757,28 @@ mod tests {
         let doc = scan(text);
         let date = agreement_date(&doc, &mut Report::default()).map(|d| d.value().to_string());
         assert_eq!(date, Some("2022-12-31".to_owned()));
+    }
+
+    #[test]
+    fn a_clause_governed_and_controlled_by_a_law_or_naming_a_place_wrapped_over_two_lines_is_read() {
+        let text = "This Note shall be governed and controlled by the internal laws of the State of Illinois.";
+        let mut report = Report::default();
+        assert_eq!(governing_law(&scan(text), &mut report).map(|l| *l.value()), Some(GoverningLaw::Usil));
+        let text = "(g) THIS AMENDMENT SHALL BE GOVERNED BY, CONSTRUED AND ENFORCED IN ACCORDANCE WITH, THE LAWS OF THE STATE OF NEW\nYORK WITHOUT REGARD TO CONFLICT OF LAWS.";
+        let law = governing_law(&scan(text), &mut report).expect("law");
+        assert_eq!(*law.value(), GoverningLaw::Usny);
+        assert!(law.quote().ends_with("STATE OF NEW\nYORK"), "{}", law.quote());
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn an_amendment_that_incorporates_the_amended_agreements_choice_of_law_takes_the_attached_copys_law() {
+        let amendment = "THIRD AMENDMENT TO CREDIT AGREEMENT\n\nThis THIRD AMENDMENT TO CREDIT AGREEMENT (this \"Agreement\") is entered into as of May 2, 2023, by and among ORBIT CO., a Delaware corporation (the \"Borrower\"), and FIRST BANK, N.A., as administrative agent.\n\n7. Choice of Law. The provisions on choice of law set forth in Section 10 of the Credit Agreement are incorporated herein by this reference, mutatis mutandis.\n\nIN WITNESS WHEREOF, the parties have signed.\n\nEXHIBIT A\n\nCONFORMED CREDIT AGREEMENT\n\n10. THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF TEXAS.\n\n11. Each swap shall be governed by the laws of the State of New York.\n";
+        let mut report = Report::default();
+        let law = governing_law(&scan(amendment), &mut report).map(|l| *l.value());
+        assert_eq!(law, Some(GoverningLaw::Ustx));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let silent = amendment.replace("7. Choice of Law. The provisions on choice of law set forth in Section 10 of the Credit Agreement are incorporated herein by this reference, mutatis mutandis.", "7. Counterparts. This Agreement may be signed in counterparts.");
+        assert_eq!(governing_law(&scan(&silent), &mut report), None);
     }
 }
