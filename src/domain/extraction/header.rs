@@ -100,7 +100,8 @@ static TITLE_BLOCK_DATED: LazyLock<Regex> =
 /// "entered into as of", "made as of this …"), and the date line of the title block above it
 /// ("Dated as of …", or a line holding only a date when the preamble says "as of the date first
 /// set forth above"); dates of other agreements named in it are not candidates. Without one:
-/// cover-page "Dated as of", "This … Agreement is dated …", or a `Date:` label.
+/// cover-page "Dated as of", "This … Agreement is dated …", a `Date:` label, a definition of the
+/// "Agreement Date", or — on a note's face — its "Issuance Date:" or its dateline.
 pub(crate) fn agreement_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
     match doc.parts.preamble.clone() {
         Some(preamble) => own_date(doc, preamble, report),
@@ -171,8 +172,43 @@ fn stated_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>>
             candidates.push(date);
         }
     }
+    // "\"Agreement Date\" shall mean December 15, 1995.": the document names its own date.
+    for definition in doc.structure.definitions_where(|key| matches!(key, "agreement date" | "date of this agreement"))
+    {
+        if let Some(date) = date_starting_at(doc, definition.body.start) {
+            candidates.push(date);
+        }
+    }
+    let opening = doc.parts.opening(doc.text);
+    for found in ISSUE_DATE_LABEL.find_iter(doc.slice(opening.clone())) {
+        candidates.extend(date_starting_at(doc, opening.start + found.end()));
+    }
+    candidates.extend(note_dateline(doc, opening));
     dedupe_spans(&mut candidates);
     agree("/agreementDate", candidates, report)
+}
+
+/// "Issuance Date: December 27, 2022" on a note's face, often sharing its line with the principal
+/// amount: a note is dated the day it is issued.
+static ISSUE_DATE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:(?:original[ \t]+)?issu(?:anc)?e[ \t]+date|date[ \t]+of[ \t]+issu(?:anc)?e)[ \t]*:[ \t]*")
+});
+
+/// "$25,000,000.00      Chicago, Illinois      November 30, 1995": the line above a promissory
+/// note's text that states its amount, where it was made and its date, and nothing else.
+static NOTE_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?m)^[ \t]*(?:U\.?S\.?[ \t]?)?\$[ \t]*[0-9][0-9,]*(?:\.[0-9]{2})?[ \t|]{2,}[A-Z][A-Za-z.]*(?:[ \t][A-Z][A-Za-z.]*){0,3},[ \t]+[A-Z][A-Za-z.]*(?:[ \t][A-Z][A-Za-z.]*){0,2}[ \t|]{2,}",
+    )
+});
+
+/// The date of a note's dateline in `opening`: the date must end its line.
+fn note_dateline(doc: &Document<'_>, opening: Range<usize>) -> Option<Sourced<Date>> {
+    NOTE_DATELINE.find_iter(doc.slice(opening.clone())).find_map(|found| {
+        let date = date_starting_at(doc, opening.start + found.end())?;
+        let rest_of_line = doc.text.get(date.span().end..)?.split('\n').next()?;
+        rest_of_line.trim().is_empty().then_some(date)
+    })
 }
 
 /// The date that starts at `pos` (after optional whitespace).
@@ -569,9 +605,35 @@ fn first_referenced_date(doc: &Document<'_>) -> Option<Sourced<Date>> {
     date_starting_at(doc, start + found.get(0)?.end())
 }
 
+/// "WHEREAS, on May 28, 1998, the Company, … and the Agent entered into that certain Credit
+/// Agreement …": a recital that states the day the amended agreement was signed before naming it.
+static RECITAL_ON: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bwhereas,?[ \t\r\n]+on[ \t\r\n]+"));
+
+/// What follows the date of such a recital: its parties, then "entered into that certain …
+/// Credit Agreement". No semicolon (the end of a recital) comes between.
+static ENTERED_INTO_AGREEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^,[^;]{0,1500}?\bentered[ \t\r\n]+into[ \t\r\n]+(?:that[ \t\r\n]+certain|the|an?)[ \t\r\n]+(?P<instrument>(?:[a-z]+[ \t\r\n]+){0,6}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement)\b",
+    )
+});
+
+/// The date of a recital saying the amended agreement was entered into on that date, read in the
+/// preamble and recitals.
+fn recited_execution_date(doc: &Document<'_>) -> Option<Sourced<Date>> {
+    let opening = doc.parts.opening(doc.text);
+    RECITAL_ON.find_iter(doc.slice(opening.clone())).find_map(|found| {
+        let date = date_starting_at(doc, opening.start + found.end())?;
+        let after = date.span().end..opening.end;
+        let instrument = ENTERED_INTO_AGREEMENT.captures(doc.slice(after))?.name("instrument")?;
+        // "entered into the First Amendment to Credit Agreement" dates an earlier amendment.
+        (!contains_ci(instrument.as_str(), "amendment")).then_some(date)
+    })
+}
+
 /// Amendment details when the document amends another agreement: the kind (from the heading's
 /// `change` words — "AMENDMENT #4", "WAIVER", "EXTENSION AGREEMENT" —, the title or the operative
-/// words) and the amended agreement's date.
+/// words) and the amended agreement's date: "… Credit Agreement dated …" (not an earlier amendment's
+/// date named beside it) or a recital that the parties entered into it on a stated day.
 pub(crate) fn amendment(
     doc: &Document<'_>,
     title: Option<&Sourced<String>>,
@@ -606,8 +668,14 @@ pub(crate) fn amendment(
     let amendment_type = doc.sourced(kind_span, kind)?;
     let mut dates = Vec::new();
     for found in AMENDED_AGREEMENT_DATED.find_iter(front_text) {
+        // "(as amended by that certain First Amendment to Credit Agreement, dated …)" dates an
+        // earlier amendment, not the agreement it amended.
+        if contains_ci(found.as_str(), "amendment") {
+            continue;
+        }
         dates.extend(date_starting_at(doc, front_start + found.end()));
     }
+    dates.extend(recited_execution_date(doc));
     dedupe_spans(&mut dates);
     if dates.is_empty() {
         dates.extend(first_referenced_date(doc));
@@ -780,5 +848,45 @@ mod tests {
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         let silent = amendment.replace("7. Choice of Law. The provisions on choice of law set forth in Section 10 of the Credit Agreement are incorporated herein by this reference, mutatis mutandis.", "7. Counterparts. This Agreement may be signed in counterparts.");
         assert_eq!(governing_law(&scan(&silent), &mut report), None);
+    }
+
+    #[test]
+    fn the_date_of_an_earlier_amendment_named_beside_the_amended_agreement_is_not_its_date() {
+        let text = "THIRD AMENDMENT TO CREDIT AGREEMENT\n\nThis THIRD AMENDMENT TO CREDIT AGREEMENT (this \"Amendment\"), dated as of May 1, 2023, is among PINE CO., a Delaware corporation (the \"Borrower\"), and FIRST BANK, N.A., as Administrative Agent.\n\nReference is made to that certain Credit Agreement dated as of June 1, 2019 (as amended by that certain Second Amendment to Credit Agreement, dated as of June 1, 2021, the \"Credit Agreement\").\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2019-06-01".to_owned()));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn a_recital_that_the_parties_entered_into_the_restated_agreement_on_a_day_dates_it() {
+        let text = "AMENDED AND RESTATED CREDIT AGREEMENT dated as of March 1, 2005 among ALPHA CORP., a Delaware corporation (the \"Company\"), the banks party hereto (the \"Banks\") and FIRST BANK, N.A., as Administrative Agent.\n\nWHEREAS, on April 2, 2001, the Company, the banks named therein and First Bank, N.A., as agent, entered into that certain Credit Agreement (the \"Original Agreement\");\n\nWHEREAS, the Company wishes to amend and restate the Original Agreement;\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2001-04-02".to_owned()));
+        for other in ["signed a merger agreement", "entered into that certain First Amendment to Credit Agreement"] {
+            let unrelated = text.replace("entered into that certain Credit Agreement", other);
+            let doc = scan(&unrelated);
+            let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+            assert_eq!(found.amended_agreement_date, None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_document_without_a_preamble_is_dated_by_its_agreement_date_issue_date_or_note_dateline() {
+        let date_of = |text: &str| agreement_date(&scan(text), &mut Report::default()).map(|d| d.value().to_string());
+        let defined = "TERM LOAN AGREEMENT\n\nARTICLE 1 - Definitions.\n\n    \"Agreement Date\" shall mean March 3, 1997.\n\n    \"Bank\" shall mean First Bank, N.A.\n";
+        assert_eq!(date_of(defined), Some("1997-03-03".to_owned()));
+        let issued = "Harbor Foods Co.\n\nSenior Secured Promissory Note\n\nPrincipal Amount: $400,000 Issue Date: April 4, 2023\n\nFOR VALUE RECEIVED, Harbor Foods Co. promises to pay to the order of Quay LLC (\"Holder\") the Principal Amount.\n";
+        assert_eq!(date_of(issued), Some("2023-04-04".to_owned()));
+        let dateline = "REVOLVING NOTE\n\n$10,000,000.00        Denver, Colorado        June 2, 1994\n\n     FOR VALUE RECEIVED, the undersigned promises to pay to the order of First Bank (\"Bank\") the principal sum of Ten Million Dollars.\n";
+        assert_eq!(date_of(dateline), Some("1994-06-02".to_owned()));
+        let prose = "REVOLVING NOTE\n\n$10,000,000.00 shall be repaid on June 2, 1994 and on each date thereafter.\n";
+        assert_eq!(date_of(prose), None);
+        let schedule_row = "REPAYMENT SCHEDULE\n\n$2,500,000.00        June 30, 1995\n";
+        assert_eq!(date_of(schedule_row), None);
     }
 }
