@@ -100,7 +100,8 @@ static TITLE_BLOCK_DATED: LazyLock<Regex> =
 /// "entered into as of", "made as of this …"), and the date line of the title block above it
 /// ("Dated as of …", or a line holding only a date when the preamble says "as of the date first
 /// set forth above"); dates of other agreements named in it are not candidates. Without one:
-/// cover-page "Dated as of", "This … Agreement is dated …", or a `Date:` label.
+/// cover-page "Dated as of", "This … Agreement is dated …", a `Date:` label, a definition of the
+/// "Agreement Date", or — on a note's face — its "Issuance Date:" or its dateline.
 pub(crate) fn agreement_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
     match doc.parts.preamble.clone() {
         Some(preamble) => own_date(doc, preamble, report),
@@ -171,8 +172,43 @@ fn stated_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>>
             candidates.push(date);
         }
     }
+    // "\"Agreement Date\" shall mean December 15, 1995.": the document names its own date.
+    for definition in doc.structure.definitions_where(|key| matches!(key, "agreement date" | "date of this agreement"))
+    {
+        if let Some(date) = date_starting_at(doc, definition.body.start) {
+            candidates.push(date);
+        }
+    }
+    let opening = doc.parts.opening(doc.text);
+    for found in ISSUE_DATE_LABEL.find_iter(doc.slice(opening.clone())) {
+        candidates.extend(date_starting_at(doc, opening.start + found.end()));
+    }
+    candidates.extend(note_dateline(doc, opening));
     dedupe_spans(&mut candidates);
     agree("/agreementDate", candidates, report)
+}
+
+/// "Issuance Date: December 27, 2022" on a note's face, often sharing its line with the principal
+/// amount: a note is dated the day it is issued.
+static ISSUE_DATE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:(?:original[ \t]+)?issu(?:anc)?e[ \t]+date|date[ \t]+of[ \t]+issu(?:anc)?e)[ \t]*:[ \t]*")
+});
+
+/// "$25,000,000.00      Chicago, Illinois      November 30, 1995": the line above a promissory
+/// note's text that states its amount, where it was made and its date, and nothing else.
+static NOTE_DATELINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?m)^[ \t]*(?:U\.?S\.?[ \t]?)?\$[ \t]*[0-9][0-9,]*(?:\.[0-9]{2})?[ \t|]{2,}[A-Z][A-Za-z.]*(?:[ \t][A-Z][A-Za-z.]*){0,3},[ \t]+[A-Z][A-Za-z.]*(?:[ \t][A-Z][A-Za-z.]*){0,2}[ \t|]{2,}",
+    )
+});
+
+/// The date of a note's dateline in `opening`: the date must end its line.
+fn note_dateline(doc: &Document<'_>, opening: Range<usize>) -> Option<Sourced<Date>> {
+    NOTE_DATELINE.find_iter(doc.slice(opening.clone())).find_map(|found| {
+        let date = date_starting_at(doc, opening.start + found.end())?;
+        let rest_of_line = doc.text.get(date.span().end..)?.split('\n').next()?;
+        rest_of_line.trim().is_empty().then_some(date)
+    })
 }
 
 /// The date that starts at `pos` (after optional whitespace).
@@ -245,7 +281,7 @@ pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<
 
 static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:governed[ \t\r\n]+by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40})|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
+        r"(?i)\b(?:governed[ \t\r\n]+(?:and[ \t\r\n]+controlled[ \t\r\n]+)?by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40}(?:\r?\n[ \t]*[A-Za-z][A-Za-z \t]{0,30})?)|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
     )
 });
 
@@ -452,16 +488,23 @@ pub(crate) fn states_own_governing_law(doc: &Document<'_>, span: Range<usize>) -
 /// With a preamble, only clauses in the document's own text count (not those of attached
 /// exhibits or a conformed copy), and the clause that governs this document ("This Agreement
 /// shall be governed by …") wins over clauses of notes, guaranties, assignment forms or security
-/// documents. Clauses naming different laws are a conflict; a law with no CDM code is reported
-/// and dropped.
+/// documents. An amendment that states no law of its own but incorporates the amended agreement's
+/// choice-of-law provision takes the law of the attached conformed copy. Clauses naming different
+/// laws are a conflict; a law with no CDM code is reported and dropped.
 pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<GoverningLaw>> {
     let field = "/legalAgreementIdentification/governingLaw";
     let mut candidates = Vec::new();
     let mut own = Vec::new();
+    let mut attached = Vec::new();
     let structured = doc.parts.preamble.is_some();
     for captures in GOVERNED_BY.captures_iter(doc.text) {
         if structured && let Some(whole) = captures.get(0) {
             if !doc.parts.in_body(whole.start()) {
+                if governs(doc, whole.start()) != Governs::OtherInstrument
+                    && let Some((law, range)) = law_of(&captures)
+                {
+                    attached.extend(doc.sourced(range, law));
+                }
                 continue;
             }
             match governs(doc, whole.start()) {
@@ -518,7 +561,26 @@ pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<S
     if !own.is_empty() {
         return agree(field, own, report);
     }
+    if candidates.is_empty() && structured && incorporates_choice_of_law(doc) {
+        // "Section 12 of the Credit Agreement (choice of law) is incorporated herein": the law is
+        // the one the attached conformed copy of that agreement states.
+        return agree(field, attached, report);
+    }
     agree(field, candidates, report)
+}
+
+/// "THIS AGREEMENT SHALL BE SUBJECT TO THE PROVISIONS REGARDING CHOICE OF LAW … SET FORTH IN
+/// SECTION 12 OF THE CREDIT AGREEMENT, AND SUCH PROVISIONS ARE INCORPORATED HEREIN": an amendment
+/// that takes its governing law from the agreement it amends instead of stating one.
+static INCORPORATED_CHOICE_OF_LAW: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:choice[ \t\r\n]+of[ \t\r\n]+law|governing[ \t\r\n]+law)\b[^.]{0,300}?\bincorporated[ \t\r\n]+(?:herein|into[ \t\r\n]+this)\b",
+    )
+});
+
+/// Whether the document's own text incorporates the amended agreement's governing-law provision.
+fn incorporates_choice_of_law(doc: &Document<'_>) -> bool {
+    INCORPORATED_CHOICE_OF_LAW.is_match(doc.slice(doc.parts.body.clone()))
 }
 
 /// The law a governing-law clause names and the range quoted for it.
@@ -566,9 +628,35 @@ fn first_referenced_date(doc: &Document<'_>) -> Option<Sourced<Date>> {
     date_starting_at(doc, start + found.get(0)?.end())
 }
 
+/// "WHEREAS, on May 28, 1998, the Company, … and the Agent entered into that certain Credit
+/// Agreement …": a recital that states the day the amended agreement was signed before naming it.
+static RECITAL_ON: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bwhereas,?[ \t\r\n]+on[ \t\r\n]+"));
+
+/// What follows the date of such a recital: its parties, then "entered into that certain …
+/// Credit Agreement". No semicolon (the end of a recital) comes between.
+static ENTERED_INTO_AGREEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^,[^;]{0,1500}?\bentered[ \t\r\n]+into[ \t\r\n]+(?:that[ \t\r\n]+certain|the|an?)[ \t\r\n]+(?P<instrument>(?:[a-z]+[ \t\r\n]+){0,6}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement)\b",
+    )
+});
+
+/// The date of a recital saying the amended agreement was entered into on that date, read in the
+/// preamble and recitals.
+fn recited_execution_date(doc: &Document<'_>) -> Option<Sourced<Date>> {
+    let opening = doc.parts.opening(doc.text);
+    RECITAL_ON.find_iter(doc.slice(opening.clone())).find_map(|found| {
+        let date = date_starting_at(doc, opening.start + found.end())?;
+        let after = date.span().end..opening.end;
+        let instrument = ENTERED_INTO_AGREEMENT.captures(doc.slice(after))?.name("instrument")?;
+        // "entered into the First Amendment to Credit Agreement" dates an earlier amendment.
+        (!contains_ci(instrument.as_str(), "amendment")).then_some(date)
+    })
+}
+
 /// Amendment details when the document amends another agreement: the kind (from the heading's
 /// `change` words — "AMENDMENT #4", "WAIVER", "EXTENSION AGREEMENT" —, the title or the operative
-/// words) and the amended agreement's date.
+/// words) and the amended agreement's date: "… Credit Agreement dated …" (not an earlier amendment's
+/// date named beside it) or a recital that the parties entered into it on a stated day.
 pub(crate) fn amendment(
     doc: &Document<'_>,
     title: Option<&Sourced<String>>,
@@ -603,8 +691,14 @@ pub(crate) fn amendment(
     let amendment_type = doc.sourced(kind_span, kind)?;
     let mut dates = Vec::new();
     for found in AMENDED_AGREEMENT_DATED.find_iter(front_text) {
+        // "(as amended by that certain First Amendment to Credit Agreement, dated …)" dates an
+        // earlier amendment, not the agreement it amended.
+        if contains_ci(found.as_str(), "amendment") {
+            continue;
+        }
         dates.extend(date_starting_at(doc, front_start + found.end()));
     }
+    dates.extend(recited_execution_date(doc));
     dedupe_spans(&mut dates);
     if dates.is_empty() {
         dates.extend(first_referenced_date(doc));
@@ -754,5 +848,68 @@ mod tests {
         let doc = scan(text);
         let date = agreement_date(&doc, &mut Report::default()).map(|d| d.value().to_string());
         assert_eq!(date, Some("2022-12-31".to_owned()));
+    }
+
+    #[test]
+    fn a_clause_governed_and_controlled_by_a_law_or_naming_a_place_wrapped_over_two_lines_is_read() {
+        let text = "This Note shall be governed and controlled by the internal laws of the State of Illinois.";
+        let mut report = Report::default();
+        assert_eq!(governing_law(&scan(text), &mut report).map(|l| *l.value()), Some(GoverningLaw::Usil));
+        let text = "(g) THIS AMENDMENT SHALL BE GOVERNED BY, CONSTRUED AND ENFORCED IN ACCORDANCE WITH, THE LAWS OF THE STATE OF NEW\nYORK WITHOUT REGARD TO CONFLICT OF LAWS.";
+        let law = governing_law(&scan(text), &mut report).expect("law");
+        assert_eq!(*law.value(), GoverningLaw::Usny);
+        assert!(law.quote().ends_with("STATE OF NEW\nYORK"), "{}", law.quote());
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn an_amendment_that_incorporates_the_amended_agreements_choice_of_law_takes_the_attached_copys_law() {
+        let amendment = "THIRD AMENDMENT TO CREDIT AGREEMENT\n\nThis THIRD AMENDMENT TO CREDIT AGREEMENT (this \"Agreement\") is entered into as of May 2, 2023, by and among ORBIT CO., a Delaware corporation (the \"Borrower\"), and FIRST BANK, N.A., as administrative agent.\n\n7. Choice of Law. The provisions on choice of law set forth in Section 10 of the Credit Agreement are incorporated herein by this reference, mutatis mutandis.\n\nIN WITNESS WHEREOF, the parties have signed.\n\nEXHIBIT A\n\nCONFORMED CREDIT AGREEMENT\n\n10. THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF TEXAS.\n\n11. Each swap shall be governed by the laws of the State of New York.\n";
+        let mut report = Report::default();
+        let law = governing_law(&scan(amendment), &mut report).map(|l| *l.value());
+        assert_eq!(law, Some(GoverningLaw::Ustx));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let silent = amendment.replace("7. Choice of Law. The provisions on choice of law set forth in Section 10 of the Credit Agreement are incorporated herein by this reference, mutatis mutandis.", "7. Counterparts. This Agreement may be signed in counterparts.");
+        assert_eq!(governing_law(&scan(&silent), &mut report), None);
+    }
+
+    #[test]
+    fn the_date_of_an_earlier_amendment_named_beside_the_amended_agreement_is_not_its_date() {
+        let text = "THIRD AMENDMENT TO CREDIT AGREEMENT\n\nThis THIRD AMENDMENT TO CREDIT AGREEMENT (this \"Amendment\"), dated as of May 1, 2023, is among PINE CO., a Delaware corporation (the \"Borrower\"), and FIRST BANK, N.A., as Administrative Agent.\n\nReference is made to that certain Credit Agreement dated as of June 1, 2019 (as amended by that certain Second Amendment to Credit Agreement, dated as of June 1, 2021, the \"Credit Agreement\").\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2019-06-01".to_owned()));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn a_recital_that_the_parties_entered_into_the_restated_agreement_on_a_day_dates_it() {
+        let text = "AMENDED AND RESTATED CREDIT AGREEMENT dated as of March 1, 2005 among ALPHA CORP., a Delaware corporation (the \"Company\"), the banks party hereto (the \"Banks\") and FIRST BANK, N.A., as Administrative Agent.\n\nWHEREAS, on April 2, 2001, the Company, the banks named therein and First Bank, N.A., as agent, entered into that certain Credit Agreement (the \"Original Agreement\");\n\nWHEREAS, the Company wishes to amend and restate the Original Agreement;\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2001-04-02".to_owned()));
+        for other in ["signed a merger agreement", "entered into that certain First Amendment to Credit Agreement"] {
+            let unrelated = text.replace("entered into that certain Credit Agreement", other);
+            let doc = scan(&unrelated);
+            let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
+            assert_eq!(found.amended_agreement_date, None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_document_without_a_preamble_is_dated_by_its_agreement_date_issue_date_or_note_dateline() {
+        let date_of = |text: &str| agreement_date(&scan(text), &mut Report::default()).map(|d| d.value().to_string());
+        let defined = "TERM LOAN AGREEMENT\n\nARTICLE 1 - Definitions.\n\n    \"Agreement Date\" shall mean March 3, 1997.\n\n    \"Bank\" shall mean First Bank, N.A.\n";
+        assert_eq!(date_of(defined), Some("1997-03-03".to_owned()));
+        let issued = "Harbor Foods Co.\n\nSenior Secured Promissory Note\n\nPrincipal Amount: $400,000 Issue Date: April 4, 2023\n\nFOR VALUE RECEIVED, Harbor Foods Co. promises to pay to the order of Quay LLC (\"Holder\") the Principal Amount.\n";
+        assert_eq!(date_of(issued), Some("2023-04-04".to_owned()));
+        let dateline = "REVOLVING NOTE\n\n$10,000,000.00        Denver, Colorado        June 2, 1994\n\n     FOR VALUE RECEIVED, the undersigned promises to pay to the order of First Bank (\"Bank\") the principal sum of Ten Million Dollars.\n";
+        assert_eq!(date_of(dateline), Some("1994-06-02".to_owned()));
+        let prose = "REVOLVING NOTE\n\n$10,000,000.00 shall be repaid on June 2, 1994 and on each date thereafter.\n";
+        assert_eq!(date_of(prose), None);
+        let schedule_row = "REPAYMENT SCHEDULE\n\n$2,500,000.00        June 30, 1995\n";
+        assert_eq!(date_of(schedule_row), None);
     }
 }

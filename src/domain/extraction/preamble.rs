@@ -5,6 +5,7 @@
 //!   Agent`: a role belongs to the name just before it, across a description of that name but
 //!   never across the start of the next party ("the Lenders party hereto", "; (2) …");
 //!   `A, B and C (collectively, the "Borrowers")` gives the role to every name of the list;
+//!   `DIVISION, a division of COMPANY INC., as Agent` names the division with its company;
 //!   `(… together with Parent, each a "US Borrower")` gives it to the party defined as "Parent";
 //! - the cover page, for the title roles it lists only (arrangers, bookrunners, syndication and
 //!   documentation agents), each name a whole line of its own;
@@ -43,6 +44,7 @@ const DESCRIPTION_OPENERS: &[&str] = &[
     "an ",
     "as ",
     "not ",
+    "but solely",
     "in its ",
     "in their ",
     "solely",
@@ -148,7 +150,7 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
     };
     let names: Vec<Range<usize>> = PREAMBLE_NAME
         .find_iter(text)
-        .map(|m| m.range())
+        .map(|m| with_division_name(text, m.range()))
         .filter(|name| !inside(name.start) && !is_role_word_name(&text[name.clone()]) && opens_name(text, name.start))
         .collect();
 
@@ -226,6 +228,52 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
             }
         }
     }
+}
+
+/// "a division of": what precedes it names a division, what follows the company it belongs to.
+static DIVISION_OF: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)(?:^|[ \t\r\n])a[ \t\r\n]+division[ \t\r\n]+of(?:[ \t\r\n]+|$)"));
+
+/// The most words a division's own name is read back over.
+const MAX_DIVISION_WORDS: usize = 6;
+
+/// "MERRILL LYNCH CAPITAL, A DIVISION OF MERRILL LYNCH BUSINESS FINANCIAL SERVICES INC.": a
+/// division contracts under its own name followed by its company's, and only the company's part
+/// ends in a legal form. A name found as (or right after) "a division of …" is extended back over
+/// the division's capitalised name before the comma.
+fn with_division_name(text: &str, name: Range<usize>) -> Range<usize> {
+    let stated = slice(text, name.clone());
+    let division_start = match DIVISION_OF.find(stated).filter(|m| m.start() == 0) {
+        Some(_) => name.start,
+        None => {
+            let from = super::text::ceil_boundary(text, name.start.saturating_sub(40));
+            let before = slice(text, from..name.start);
+            match DIVISION_OF.find_iter(before).last().filter(|m| m.end() == before.len()) {
+                Some(found) => {
+                    let stated = before.get(found.range()).unwrap_or("");
+                    from + found.start() + (stated.len() - stated.trim_start().len())
+                }
+                None => return name,
+            }
+        }
+    };
+    let Some(before) = text.get(..division_start).map(str::trim_end) else { return name };
+    let Some(before) = before.strip_suffix(',') else { return name };
+    let mut start = None;
+    let mut rest = before.trim_end();
+    for _ in 0..MAX_DIVISION_WORDS {
+        let word_start =
+            rest.char_indices().rev().find(|(_, c)| c.is_whitespace()).map_or(0, |(i, c)| i + c.len_utf8());
+        let word = rest.get(word_start..).unwrap_or("");
+        let capitalised = word.chars().next().is_some_and(char::is_uppercase)
+            && word.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '.' | '-' | '\'' | '’'));
+        if !capitalised || LIST_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+            break;
+        }
+        start = Some(word_start);
+        rest = rest.get(..word_start).unwrap_or("").trim_end();
+    }
+    start.map_or(name.clone(), |start| start..name.end)
 }
 
 /// "Dutch Borrower", "German Borrower", "U.K. Borrower": a borrower term qualified by capitalised
@@ -582,5 +630,31 @@ mod tests {
         let found = parties(text);
         assert_eq!(with_role(&found, PartyRole::Borrower), ["RIVER POWER COMPANY, LLC"]);
         assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["ZURICH BANK AG, New York Branch"]);
+    }
+
+    #[test]
+    fn an_agent_acting_not_individually_but_solely_as_agent_takes_its_defined_role() {
+        let text = "This Consent (this \u{201c}Consent\u{201d}) dated as of May 3, 2023, is among Birch Labs Inc., a Delaware corporation (\u{201c}Borrower\u{201d}), Oak Lending, LLC, not individually, but solely in its capacity as administrative and collateral agent for the Lenders (the \u{201c}Agent\u{201d}) and the Lenders party hereto.\n";
+        assert_eq!(with_role(&parties(text), PartyRole::AdministrativeAgent), ["Oak Lending, LLC"]);
+    }
+
+    #[test]
+    fn a_division_is_named_with_the_company_it_belongs_to() {
+        let text = "CREDIT AGREEMENT dated as of May 5, 2003 among PINE FUNDING CORPORATION, a Delaware corporation, as Borrower, the financial institutions parties hereto, and SUMMIT CAPITAL, A\nDIVISION OF SUMMIT COMMERCIAL FINANCE INC., individually as a Lender and as Agent.\n";
+        assert_eq!(
+            with_role(&parties(text), PartyRole::AdministrativeAgent),
+            ["SUMMIT CAPITAL, A DIVISION OF SUMMIT COMMERCIAL FINANCE INC."]
+        );
+        let text = "This LOAN AGREEMENT dated as of May 5, 2003 is among Pine Funding Corporation (the \"Borrower\") and Summit Capital, a division of Summit Commercial Finance Inc., as Agent.\n";
+        assert_eq!(
+            with_role(&parties(text), PartyRole::AdministrativeAgent),
+            ["Summit Capital, a division of Summit Commercial Finance Inc."]
+        );
+    }
+
+    #[test]
+    fn an_unlimited_liability_company_is_a_legal_form() {
+        let text = "This SECOND AMENDMENT (this \u{201c}Agreement\u{201d}) is entered into as of May 2, 2023, by and among MAPLE INC., a Delaware corporation (the \u{201c}US Borrower\u{201d}), MAPLE CANADA ULC, a British Columbia unlimited liability company (the \u{201c}Canadian Borrower\u{201d}), and FIRST BANK, N.A., as administrative agent.\n";
+        assert_eq!(with_role(&parties(text), PartyRole::Borrower), ["MAPLE INC.", "MAPLE CANADA ULC"]);
     }
 }
