@@ -192,6 +192,8 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
     markers.sort_by_key(|m| m.span.start);
 
     let mut alias_owner: HashMap<String, Range<usize>> = HashMap::new();
+    // Names whose own parenthetical or role phrase gave them a role.
+    let mut own_role: Vec<usize> = Vec::new();
     for marker in &markers {
         let index = names.partition_point(|n| n.end <= marker.span.start);
         let Some(owner) = index.checked_sub(1).and_then(|i| names.get(i)) else { continue };
@@ -205,12 +207,17 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
             continue;
         }
         drafts.add(doc, base + owner.start..base + owner.end, &marker.roles);
+        own_role.push(owner.start);
         if marker.plural {
-            // "A, B and C (collectively, the "Borrowers")": every name of the list.
+            // "A, B and C (collectively, the "Borrowers")": every name of the list, back to a name
+            // that has a role of its own ("GRC (… collectively, the "Lenders"), A, B and C (…
+            // collectively, the "Borrowers")": GRC is a lender, not a borrower).
             let mut k = index - 1;
             while let Some(previous) = k.checked_sub(1).and_then(|i| names.get(i)) {
                 let Some(current) = names.get(k) else { break };
-                if !is_list_separator(&without_parentheticals(text, previous.end..current.start, &parens)) {
+                if own_role.contains(&previous.start)
+                    || !is_list_separator(&without_parentheticals(text, previous.end..current.start, &parens))
+                {
                     break;
                 }
                 drafts.add(doc, base + previous.start..base + previous.end, &marker.roles);
@@ -568,6 +575,18 @@ mod tests {
         let text = "This SECOND AMENDMENT (this \u{201c}Agreement\u{201d}) is entered into as of December 29, 2022, by and among NOW INC., a Delaware corporation (\u{201c}Parent\u{201d}), DNOW L.P., a Texas limited partnership (\u{201c}DNOW\u{201d} and, together with Parent, each a \u{201c}US Borrower\u{201d}), and WELLS FARGO BANK, NATIONAL ASSOCIATION, as administrative agent.\n";
         let found = parties(text);
         assert_eq!(with_role(&found, PartyRole::Borrower), ["NOW INC.", "DNOW L.P."]);
+    }
+
+    #[test]
+    fn a_collective_term_stops_at_a_name_with_a_role_of_its_own() {
+        let text = "This Loan Agreement is entered into as of May 2, 2024 among Birch Capital LLC (\u{201c}Birch\u{201d}), \
+            as agent for the Lenders (\u{201c}Agent\u{201d}), Oak Credit Fund, LP (\u{201c}Oak\u{201d}; and together with \
+            Birch, collectively, the \u{201c}Lenders\u{201d}), Maple Mills, Inc., an Ohio corporation (\u{201c}Maple\u{201d}), \
+            Pine Works, LLC, an Ohio limited liability company (\u{201c}Pine\u{201d}; and together with Maple, \
+            collectively, the \u{201c}Borrowers\u{201d}).\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["Maple Mills, Inc.", "Pine Works, LLC"]);
+        assert!(with_role(&found, PartyRole::Lender).contains(&"Oak Credit Fund, LP".to_owned()), "{found:?}");
     }
 
     #[test]
