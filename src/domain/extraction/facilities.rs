@@ -454,6 +454,23 @@ static REPLACED_IN_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
 static MATURES_ON: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
 
+/// The condition of a term that applies only once the borrower extends the facility: "provided
+/// that if the Maturity Date shall have been extended pursuant to Section 2.12, then …".
+static IF_EXTENDED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bif\b[^.;]{0,160}?\b(?:shall[ \t\r\n]+have[ \t\r\n]+been|has[ \t\r\n]+been|have[ \t\r\n]+been|is|are)[ \t\r\n]+extended\b",
+    )
+});
+
+/// Whether the value at `pos` is stated for after an extension the borrower may or may not
+/// exercise ("… then the term "Maturity Date" shall mean January 3, 2025"): the agreement as it
+/// stands is the value stated without that condition.
+pub(crate) fn applies_once_extended(doc: &Document<'_>, pos: usize) -> bool {
+    let sentence = super::text::sentence_around(doc.text, pos);
+    let lead = doc.slice(sentence.start..pos);
+    IF_EXTENDED.find_iter(lead).last().is_some_and(|condition| !lead[condition.end()..].contains(';'))
+}
+
 /// Whether a defined term names the date the commitments end: "Commitment Termination Date",
 /// "Commitment Expiry Date".
 fn is_commitment_end_term(term: &str) -> bool {
@@ -476,6 +493,7 @@ fn commitment_end_candidates(doc: &Document<'_>) -> Vec<Scoped<Sourced<Date>>> {
             );
         }
     }
+    candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
     candidates
 }
 
@@ -547,6 +565,7 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             );
         }
     }
+    candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
     candidates
 }
 
@@ -886,24 +905,31 @@ fn reimbursement_loans(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
 static REBORROW: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bre-?(?:borrow|lend)(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
 
-/// The revolving type of a facility the text describes only by its reborrowing, with the words
-/// that say so.
+/// The type of a facility the text describes only by whether its loans may be reborrowed, with
+/// the words that say so: revolving when they may be; a term loan when every mention forbids it
+/// ("Amounts borrowed and repaid may not be reborrowed"), since reborrowing is what distinguishes a
+/// revolving facility from a term loan. Mentions that disagree settle nothing.
 fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
-    let mut negated = false;
+    let mut allowed = None;
+    let mut forbidden = None;
     for found in REBORROW.find_iter(doc.text) {
         let lead = doc.slice(super::text::before(doc.text, found.start(), 40)).to_ascii_lowercase();
         let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
         // "may not be reborrowed" forbids it; "is to be repaid and not reborrowed" in a notice
         // only describes one borrowing.
-        if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
-            negated = true;
-        }
+        let slot =
+            if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
+                &mut forbidden
+            } else {
+                &mut allowed
+            };
+        slot.get_or_insert(found.range());
     }
-    if negated {
-        return None;
+    match (allowed, forbidden) {
+        (Some(span), None) => doc.sourced(span, FacilityType::RevolvingCredit),
+        (None, Some(span)) => doc.sourced(span, FacilityType::TermLoan),
+        _ => None,
     }
-    let found = REBORROW.find(doc.text)?;
-    doc.sourced(found.range(), FacilityType::RevolvingCredit)
 }
 
 /// Whether the text describes the facility with `key` as multicurrency.
@@ -1064,7 +1090,7 @@ mod tests {
     }
 
     #[test]
-    fn reborrowing_makes_a_facility_revolving_unless_it_is_forbidden() {
+    fn reborrowing_makes_a_facility_revolving_and_forbidding_it_a_term_loan() {
         for text in [
             "The principal balance hereof may be borrowed, repaid and borrowed again.",
             "the Borrower may borrow, prepay Loans and reborrow at any time prior to the Termination Date.",
@@ -1073,16 +1099,29 @@ mod tests {
             let doc = Document::scan(text);
             assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit), "{text}");
         }
-        for text in [
-            "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.",
-            "Term Loans repaid or prepaid shall not be reborrowed.",
-        ] {
-            assert!(reborrowing(&Document::scan(text)).is_none(), "{text}");
-        }
+        let doc = Document::scan("Term Loans repaid or prepaid shall not be reborrowed.");
+        assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::TermLoan));
+        let mixed = "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.";
+        assert!(reborrowing(&Document::scan(mixed)).is_none(), "{mixed}");
         let doc = Document::scan(
             "the notice states whether the Advance is to be repaid and not reborrowed; Advances may be reborrowed.",
         );
-        assert!(reborrowing(&doc).is_some());
+        assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    }
+
+    #[test]
+    fn a_single_unnamed_loan_that_may_not_be_reborrowed_is_a_term_loan() {
+        let text = "Each Lender agrees to make a loan to the Borrower in a single drawing in an amount not exceeding its Commitment. Amounts repaid in respect of the Loans may not be reborrowed.\n\n\"Maturity Date\" means March 1, 2027.\n";
+        assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::TermLoan));
+    }
+
+    #[test]
+    fn a_maturity_that_applies_only_once_extended_is_not_the_maturity() {
+        let text = "\"Maturity Date\" means June 30, 2027; provided that if the Maturity Date has been extended under Section 2.15, then the Maturity Date shall mean June 30, 2028.\n";
+        let doc = Document::scan(text);
+        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["June 30, 2027"]);
     }
 
     #[test]

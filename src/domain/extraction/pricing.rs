@@ -38,7 +38,7 @@ impl Located for BenchmarkMatch {
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
     )
 });
 
@@ -341,6 +341,9 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
         let near_benchmark = !doc.benchmarks_in(before(doc.text, pct.span.start, 80)).is_empty()
             || !doc.benchmarks_in(after(doc.text, pct.span.end, 80)).is_empty();
         if !in_region && !near_benchmark {
+            continue;
+        }
+        if facilities::applies_once_extended(doc, pct.span.start) {
             continue;
         }
         let kind = rate_kind(doc, pct);
@@ -1249,5 +1252,19 @@ mod tests {
         assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
         let alone = "Loans bear interest at Daily Simple SOFR plus 1.25% per annum; Term SOFR is not available.";
         assert_eq!(pricing(alone).indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofr));
+    }
+    #[test]
+    fn a_margin_that_applies_only_once_extended_is_not_the_margin() {
+        let text = "\u{201c}Applicable Rate\u{201d} means 1.00% per annum for Term SOFR Loans; provided that, if the Maturity Date shall have been extended, then on and after the Original Maturity Date the Applicable Rate shall mean 1.25% per annum for Term SOFR Loans.\n";
+        let found = pricing(text);
+        assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.01")]);
+    }
+
+    #[test]
+    fn daily_simple_sofr_broken_over_a_line_is_one_benchmark() {
+        let found = find_benchmarks("Term SOFR Loans and Daily\nSimple SOFR Loans");
+        let read: Vec<FloatingRateIndex> = found.iter().map(|b| b.index).collect();
+        assert_eq!(read, [FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr]);
+        assert_eq!(found.last().map(|b| b.span.start), Some(20));
     }
 }
