@@ -246,7 +246,13 @@ const AMOUNT_LABELS: &[&str] = &[
 /// Commitments", "Maximum Revolving Credit Commitment", "Facility Amount"), not the sublimits,
 /// fees, unused or available portions and increases measured against it.
 fn is_commitment_term(term: &str) -> bool {
-    let names_amount = term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount";
+    // "Maximum Revolver Amount", "Maximum Credit Amount": the cap an asset-based facility is sized
+    // by. A qualified one ("Canadian Maximum Revolver Amount") caps a part of it.
+    let maximum_amount = term.starts_with("maximum ")
+        && term.ends_with(" amount")
+        && ["revolver", "revolving", "credit", "loan", "facility"].iter().any(|w| term.contains(w));
+    let names_amount =
+        term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount" || maximum_amount;
     names_amount
         && ![
             "sublimit",
@@ -343,13 +349,6 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
             None => clause.start.max(found.span.start.saturating_sub(160))..found.span.start,
         };
         let lead_in = doc.slice(lead_range.clone());
-        if NOT_A_COMMITMENT.is_match(doc.slice(clause.clone())) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
-            continue;
-        }
-        let following = type_reference_after(doc, found.span.end, clause.end)
-            .or_else(|| defined_reference_after(doc, found.span.end));
-        let labelled =
-            doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
         // Within the definition's own paragraph: a definition runs on to the next one, over any
         // unrelated paragraph between them.
         let definition = doc
@@ -357,6 +356,16 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
             .definition_at(found.span.start)
             .filter(|d| !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start)));
         let defined = definition.is_some_and(|d| is_commitment_term(&d.key));
+        // What follows the amount in the definition of the commitment says how it changes ("and
+        // increased by the amount of any Increase"), not that it is some other amount.
+        let judged = if defined { clause.start..found.span.end } else { clause.clone() };
+        if NOT_A_COMMITMENT.is_match(doc.slice(judged)) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
+            continue;
+        }
+        let following = type_reference_after(doc, found.span.end, clause.end)
+            .or_else(|| defined_reference_after(doc, found.span.end));
+        let labelled =
+            doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
         // "Canadian Maximum Revolver Amount" means $50,000,000": the amount of another defined
         // amount (a sublimit, a cap, a threshold), not a statement of the facility's size.
         let defines_other_amount = definition.is_some_and(|d| {
@@ -1191,6 +1200,8 @@ mod tests {
         let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000, decreased by reductions in the Canadian Revolver Commitments.\n\n\u{201c}Revolver Commitments\u{201d} means $500,000,000.\n";
         let facility = only_facility(text);
         assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$500,000,000".to_owned()));
+        let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000.\n\n\u{201c}Maximum Revolver Amount\u{201d} means $400,000,000, decreased by reductions in the Revolver Commitments and increased by the amount of any Increase.\n";
+        assert_eq!(only_facility(text).commitment.map(|c| c.quote().to_owned()), Some("$400,000,000".to_owned()));
         let only_the_sublimit = "\u{201c}Canadian Revolver Sublimit\u{201d} means $50,000,000 of revolving loans.\n";
         let doc = Document::scan(only_the_sublimit);
         let found = extract(&doc, &mut Report::default());

@@ -449,7 +449,7 @@ fn column_role(header: &str) -> Column {
         Column::Fee
     } else if any(&["letter of credit fee", "l/c fee"]) && !any(&["sofr", "benchmark", "eurocurrency", "margin"]) {
         Column::Ignored
-    } else if any(&["base rate", "abr", "prime"]) {
+    } else if any(&["base rate", "abr", "prime"]) && !names_non_base_rate(&lower) {
         Column::BaseRate
     } else if any(&[
         "sofr",
@@ -464,7 +464,8 @@ fn column_role(header: &str) -> Column {
         "libor",
         "term rate",
         "facility",
-    ]) {
+    ]) || names_non_base_rate(&lower)
+    {
         Column::Spread
     } else if any(&["level", "tier", "category", "pricing"]) {
         Column::Level
@@ -477,9 +478,16 @@ fn column_role(header: &str) -> Column {
     }
 }
 
+/// "Non-Base Rate Loans" (also printed "Non -Base Rate", "Non- Base Rate") are the loans that do
+/// not bear the base rate: those bearing the benchmark.
+fn names_non_base_rate(lower_header: &str) -> bool {
+    let squeezed: String = lower_header.chars().filter(|c| !c.is_whitespace() && *c != '-').collect();
+    squeezed.contains("nonbaserate")
+}
+
 static NUMERIC_CELL: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^(?:[0-9]{1,4}(?:\.[0-9]{1,6})?|\.[0-9]{1,6})[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?(?P<over>[ \t]+(?:over|above|plus)[ \t]+(?:the[ \t]+)?[A-Za-z][A-Za-z .\-]{0,30})?$",
+        r"(?i)^(?:[0-9]{1,4}(?:\.[0-9]{1,6})?|\.[0-9]{1,6})[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|percentage[ \t]+points?|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?(?P<over>[ \t]+(?:over|above|plus)[ \t]+(?:the[ \t]+)?[A-Za-z][A-Za-z .\-]{0,30})?$",
     )
 });
 
@@ -1266,5 +1274,16 @@ mod tests {
         let read: Vec<FloatingRateIndex> = found.iter().map(|b| b.index).collect();
         assert_eq!(read, [FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr]);
         assert_eq!(found.last().map(|b| b.span.start), Some(20));
+    }
+    #[test]
+    fn a_grid_in_percentage_points_for_non_base_rate_loans_is_the_benchmark_margin() {
+        let text = "\"Applicable Margin\" means the margin set forth in the following table:\n\nLevel | Leverage Ratio | Base Rate Loans | Non-Base Rate Loans\nI | > 3.00:1.00 | 0.75 percentage points | 1.75 percentage points\nII | < 3.00:1.00 | 0.50 percentage points | 1.50 percentage points\n\nOther text.";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.0175"), dec("0.015")]);
+        let base: Vec<Decimal> =
+            grid.value.iter().filter_map(|l| l.base_rate_spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(base, [dec("0.0075"), dec("0.005")]);
     }
 }
