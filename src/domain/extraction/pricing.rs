@@ -536,6 +536,13 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
         let Some(table) = wrapped_table_after(doc.text, line.end, is_numeric_cell) else { continue };
         let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
         let table_scope = scope_at(doc, intro.start());
+        if table_scope.is_empty() && names_several_facilities_before(doc, intro.start()) {
+            // "(a) For Term Loans, … (b) For all other Loans: … set forth below": the definition
+            // prices facilities differently, and a grid whose own facility cannot be read is not
+            // every facility's.
+            occupied.push(table.range.clone());
+            continue;
+        }
         for (column_keys, levels, benchmark) in levels_by_column {
             let keys = if column_keys.is_empty() { table_scope.clone() } else { column_keys };
             if let Some(mention) = benchmark
@@ -548,6 +555,13 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
         occupied.push(table.range.clone());
     }
     occupied
+}
+
+/// Whether the definition containing `pos` names two or more different facilities before it.
+fn names_several_facilities_before(doc: &Document<'_>, pos: usize) -> bool {
+    let Some(definition) = doc.structure.definition_at(pos) else { return false };
+    let refs = doc.refs_in(definition.body.start..pos);
+    refs.iter().any(|r| r.key != refs[0].key)
 }
 
 type GridColumn = (Vec<facilities::FacilityKey>, Vec<PricingGridLevel>, Option<BenchmarkMatch>);
@@ -1285,5 +1299,10 @@ mod tests {
         let base: Vec<Decimal> =
             grid.value.iter().filter_map(|l| l.base_rate_spread.as_ref().map(|s| *s.value())).collect();
         assert_eq!(base, [dec("0.0075"), dec("0.005")]);
+    }
+    #[test]
+    fn a_grid_of_unreadable_scope_in_a_definition_pricing_facilities_differently_is_not_used() {
+        let text = "\"Applicable Margin\" means:\n\n(a) For Term Loans, 2.50% per annum for Term SOFR Loans; and\n\n(b) For Revolving Loans and all other Loans:\n\n     following delivery of the financial statements, the rate set forth below:\n\n     Leverage Ratio        Term SOFR Loans\n     > 3.00:1.00           2.25%\n     <= 3.00:1.00          2.00%\n\nOther text.";
+        assert!(pricing(text).grids.is_empty());
     }
 }
