@@ -414,6 +414,7 @@ static GRID_INTRO: LazyLock<Regex> = LazyLock::new(|| {
         "the following table",
         "the following grid",
         "the following pricing",
+        "the following percentages",
         "table below",
         "pricing grid",
         "margin ratchet",
@@ -448,6 +449,9 @@ fn column_role(header: &str) -> Column {
     if any(&["commitment fee", "unused", "facility fee", "ticking"]) {
         Column::Fee
     } else if any(&["letter of credit fee", "l/c fee"]) && !any(&["sofr", "benchmark", "eurocurrency", "margin"]) {
+        Column::Ignored
+    } else if lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "cd") || any(&["certificate of deposit"]) {
+        // The margin over a CD rate, which is not a floating-rate benchmark.
         Column::Ignored
     } else if any(&["base rate", "abr", "prime"]) && !names_non_base_rate(&lower) {
         Column::BaseRate
@@ -582,7 +586,10 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
     for &spread_column in &spread_columns {
         let header_cell = header.get(spread_column)?;
         let keys: Vec<_> = doc.refs_in(header_cell.clone()).iter().map(|r| r.key).collect();
-        let benchmark = doc.benchmarks_in(header_cell.clone()).iter().find(|b| !b.base_rate).cloned();
+        // The benchmark may be named on a line of a wrapped heading above ("LIBOR / MARGIN").
+        let benchmark = heading_cells(doc, header_cell, &table.header_above)
+            .into_iter()
+            .find_map(|cell| doc.benchmarks_in(cell).iter().find(|b| !b.base_rate).cloned());
         let mut levels = Vec::new();
         for row in &table.rows {
             let cells = align(doc, row, &roles);
@@ -631,6 +638,11 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
 /// A column's heading: its cell in the header's last line, after the cells above it in a header
 /// wrapped over several lines (those that overlap it horizontally).
 fn column_heading(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<usize>>]) -> String {
+    heading_cells(doc, cell, above).into_iter().map(|range| doc.slice(range)).collect::<Vec<_>>().join(" ")
+}
+
+/// The cells that make up a column's heading, top line first: see [`column_heading`].
+fn heading_cells(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<usize>>]) -> Vec<Range<usize>> {
     let column = |range: &Range<usize>| {
         let back = before(doc.text, range.start, 400);
         let line_start = doc.slice(back.clone()).rfind('\n').map_or(back.start, |i| back.start + i + 1);
@@ -638,17 +650,17 @@ fn column_heading(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<us
         from..from + range.len()
     };
     let own = column(cell);
-    let mut words: Vec<&str> = Vec::new();
+    let mut cells: Vec<Range<usize>> = Vec::new();
     for line in above {
         for other in line {
             let theirs = column(other);
             if theirs.start < own.end && own.start < theirs.end {
-                words.push(doc.slice(other.clone()));
+                cells.push(other.clone());
             }
         }
     }
-    words.push(doc.slice(cell.clone()));
-    words.join(" ")
+    cells.push(cell.clone());
+    cells
 }
 
 fn sourced_fraction(doc: &Document<'_>, cell: &Range<usize>, in_bps: bool) -> Option<Sourced<Decimal>> {
@@ -1304,5 +1316,14 @@ mod tests {
     fn a_grid_of_unreadable_scope_in_a_definition_pricing_facilities_differently_is_not_used() {
         let text = "\"Applicable Margin\" means:\n\n(a) For Term Loans, 2.50% per annum for Term SOFR Loans; and\n\n(b) For Revolving Loans and all other Loans:\n\n     following delivery of the financial statements, the rate set forth below:\n\n     Leverage Ratio        Term SOFR Loans\n     > 3.00:1.00           2.25%\n     <= 3.00:1.00          2.00%\n\nOther text.";
         assert!(pricing(text).grids.is_empty());
+    }
+    #[test]
+    fn a_grid_of_the_following_percentages_gives_the_libor_column_not_the_cd_column() {
+        let text = "     \"APPLICABLE MARGIN\" means, at any time, the following\n     percentages determined by the rating of the Borrower:\n\n                         ABR       LIBOR     CD\n     RATING              MARGIN    MARGIN    MARGIN\n\n     BB or lower         .75%      2.0%      2.10%\n     BBB- or higher      0%        1.25%     1.35%\n\n     \"Bank\" means the lender.\n";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.02"), dec("0.0125")]);
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
     }
 }
