@@ -537,7 +537,14 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             continue;
         }
         let Some(line) = super::text::line_around(doc.text, intro.end(), 2000) else { continue };
+        // A grid that replaces the margins once a sustainability target is met adjusts the
+        // pricing; the margins in force are the other grid's.
+        let sustainability = contains_ci(doc.slice(sentence_around(doc.text, intro.start())), "sustainab");
         let Some(table) = wrapped_table_after(doc.text, line.end, is_numeric_cell) else { continue };
+        if sustainability {
+            occupied.push(table.range.clone());
+            continue;
+        }
         let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
         let table_scope = scope_at(doc, intro.start());
         if table_scope.is_empty() && names_several_facilities_before(doc, intro.start()) {
@@ -580,7 +587,7 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
     let spread_columns: Vec<usize> =
         roles.iter().enumerate().filter(|(_, r)| **r == Column::Spread).map(|(i, _)| i).collect();
     if spread_columns.is_empty() {
-        return None;
+        return levels_across(doc, table, &roles).map(|levels| vec![(Vec::new(), levels, None)]);
     }
     let mut columns = Vec::new();
     for &spread_column in &spread_columns {
@@ -633,6 +640,52 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
         }
     }
     (!columns.is_empty()).then_some(columns)
+}
+
+/// The levels of a grid laid out across: the header names the levels ("Level I Status | Level II
+/// Status"), and each row gives one kind of loan its margin at every level ("Eurodollar Loans |
+/// 0.500% | 0.625%"). The margin row is the one loan kind that bears neither the base rate nor
+/// another rate (a CD rate) nor a fee; with none or several such rows, there is no reading.
+fn levels_across(doc: &Document<'_>, table: &Table, roles: &[Column]) -> Option<Vec<PricingGridLevel>> {
+    let header = table.header.as_ref()?;
+    if header.len() < 2 || !roles.iter().all(|role| *role == Column::Level) {
+        return None;
+    }
+    let margin_rows: Vec<&Vec<Range<usize>>> = table
+        .rows
+        .iter()
+        .filter(|row| {
+            let Some(label) = row.first() else { return false };
+            let label = doc.slice(label.clone());
+            let role = column_role(label);
+            let cd_rate = label.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w.eq_ignore_ascii_case("cd"));
+            !is_numeric_cell(label)
+                && !matches!(role, Column::BaseRate | Column::Fee)
+                && !cd_rate
+                && !contains_ci(label, "fee")
+                && row.iter().skip(1).all(|cell| is_numeric_cell(doc.slice(cell.clone())))
+        })
+        .collect();
+    let [row] = margin_rows.as_slice() else { return None };
+    let figures = row.get(1..)?;
+    if figures.len() != header.len() {
+        return None;
+    }
+    let levels: Vec<PricingGridLevel> = header
+        .iter()
+        .zip(figures)
+        .map(|(level, figure)| {
+            let name = doc.slice(level.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+            PricingGridLevel {
+                level: doc.sourced(level.clone(), name),
+                condition: None,
+                spread: sourced_fraction(doc, figure, false),
+                base_rate_spread: None,
+                commitment_fee: None,
+            }
+        })
+        .collect();
+    (levels.iter().filter(|level| level.spread.is_some()).count() >= 2).then_some(levels)
 }
 
 /// A column's heading: its cell in the header's last line, after the cells above it in a header
@@ -1325,5 +1378,25 @@ mod tests {
         let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
         assert_eq!(spreads, [dec("0.02"), dec("0.0125")]);
         assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+    }
+    #[test]
+    fn a_grid_laid_out_across_levels_takes_the_benchmark_loans_row() {
+        let text = "\"Applicable Margin\" means the percentage per annum set forth below based upon the Status:\n\nLevel 1 Status | Level 2 Status | Level 3 Status\nEurodollar Loans | 0.500% | 0.625% | 0.800%\nCD Loans | 0.600% | 0.725% | 0.900%\nABR Loans | 0.000% | 0.000% | 0.100%\n\nNotwithstanding the foregoing, upon a Sustainability Notice the Applicable Margin shall be based on the following grid:\n\nLevel 1 Status | Level 2 Status | Level 3 Status\nEurodollar Loans | 0.490% | 0.615% | 0.790%\n\nOther text.";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let read: Vec<(Option<&str>, Option<Decimal>)> = grid
+            .value
+            .iter()
+            .map(|l| (l.level.as_ref().map(|n| n.value().as_str()), l.spread.as_ref().map(|s| *s.value())))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (Some("Level 1 Status"), Some(dec("0.005"))),
+                (Some("Level 2 Status"), Some(dec("0.00625"))),
+                (Some("Level 3 Status"), Some(dec("0.008")))
+            ]
+        );
+        assert!(found.spreads.is_empty(), "{:?}", found.spreads);
     }
 }
