@@ -449,6 +449,11 @@ static INLINE_TERM: LazyLock<Regex> =
 /// "following" or "prior to" a date, a document "dated" one.
 fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
     let lead = doc.slice(super::text::before(doc.text, start, 24));
+    // "from June 30, 2023 to September 30, 2023": the date a change runs to is not a reference.
+    let lower = lead.trim_end().to_ascii_lowercase();
+    if lower.ends_with(" to") && !lower.ends_with("prior to") {
+        return false;
+    }
     contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
 }
 
@@ -457,6 +462,14 @@ fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
 static REPLACED_IN_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r#"(?i)\b(?:date|amount|figure)[ \t\r\n]+["“](?P<old>[^"”]{1,80})["”][ \t\r\n]+in[ \t\r\n]+the[ \t\r\n]+definition[ \t\r\n]+of[ \t\r\n]+["“](?P<term>[^"”]{1,80})["”][ \t\r\n]+(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted[ \t\r\n]+and[ \t\r\n]+)?(?:replaced|substituted)[ \t\r\n]+(?:with|by)[ \t\r\n]+(?:the[ \t\r\n]+(?:date|amount|figure)[ \t\r\n]+(?:of[ \t\r\n]+)?)?["“](?P<new>[^"”]{1,80})["”]"#,
+    )
+});
+
+/// The operative words of an amendment that changes the maturity: "the Maturity Date of the Note
+/// is amended and extended to", "the Maturity Date is hereby amended to be".
+static MATURITY_AMENDED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bmaturity[ \t\r\n]+date\b[^.;]{0,60}?\b(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:amended[ \t\r\n]+and[ \t\r\n]+extended|extended|amended)[ \t\r\n]+(?:to[ \t\r\n]+be|to|until)[ \t\r\n]+",
     )
 });
 
@@ -536,6 +549,7 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             );
         }
     }
+    let mut defined_in_passing: Vec<(String, Scoped<Sourced<Date>>)> = Vec::new();
     // "shall be due and payable on November 30, 1998, or such earlier date as … (the "Maturity
     // Date")": the sentence that defines the term in passing states its date before it.
     for captures in INLINE_TERM.captures_iter(doc.text) {
@@ -550,8 +564,31 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             .filter(|d| !is_reference_date(doc, d.span.start))
             .collect();
         let [date] = dates.as_slice() else { continue };
-        candidates
-            .extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))));
+        let candidate =
+            doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start)));
+        if let Some(candidate) = candidate {
+            defined_in_passing.push((super::text::normalise_label(term.as_str()), candidate.clone()));
+            candidates.push(candidate);
+        }
+    }
+    // "The Maturity Date of the Note is amended and extended to March 31, 2022", "is hereby
+    // amended to be the Amended Maturity Date": the amendment's operative change prevails over
+    // the maturity it recites ("the Note has a maturity date of December 31, 2022").
+    let mut amended: Vec<Scoped<Sourced<Date>>> = Vec::new();
+    for found in MATURITY_AMENDED_TO.find_iter(doc.text) {
+        let window = super::text::after(doc.text, found.end(), 60);
+        if let Some(date) =
+            doc.dates_in(window.clone()).first().filter(|d| doc.slice(found.end()..d.span.start).trim().is_empty())
+        {
+            amended.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+            continue;
+        }
+        let named = super::text::normalise_label(doc.slice(window).trim_start_matches("the "));
+        amended.extend(
+            defined_in_passing.iter().filter(|(term, _)| named.starts_with(term.as_str())).map(|(_, c)| c.clone()),
+        );
     }
     // An amendment that replaces the date in the definition: `The date "June 24, 1996" in the
     // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
@@ -573,6 +610,9 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
                 doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
             );
         }
+    }
+    if !amended.is_empty() {
+        candidates = amended;
     }
     candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
     candidates
@@ -1131,6 +1171,20 @@ mod tests {
         let candidates = maturity_candidates(&doc, &mut Report::default());
         let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
         assert_eq!(found, ["June 30, 2027"]);
+    }
+
+    #[test]
+    fn an_amendments_operative_change_of_maturity_prevails_over_the_maturity_it_recites() {
+        let text = "WHEREAS, the Note has a maturity date of June 30, 2023 (the \"Maturity Date\"); and\n\nWHEREAS, the parties wish to extend the Maturity Date from June 30, 2023 to September 30, 2023 (the \"Amended Maturity Date\").\n\n1. The Maturity Date of the Note is hereby amended to be the Amended Maturity Date.\n";
+        let doc = Document::scan(text);
+        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["September 30, 2023"]);
+        let text = "The Note matures on May 1, 2022.\n\n1. The Maturity Date of the Note is amended and extended to August 1, 2022.\n";
+        let doc = Document::scan(text);
+        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["August 1, 2022"]);
     }
 
     #[test]
