@@ -359,7 +359,14 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         // What follows the amount in the definition of the commitment says how it changes ("and
         // increased by the amount of any Increase"), not that it is some other amount.
         let judged = if defined { clause.start..found.span.end } else { clause.clone() };
-        if NOT_A_COMMITMENT.is_match(doc.slice(judged)) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
+        // "in the amount of $1,050,000.00 (the "Loan Amount")": the amount the document itself names
+        // as the loan's, whatever else its sentence mentions (a lender called "… Investments, LLC").
+        let named_as_loan = named_after(doc, found.span.end).is_some_and(|term| {
+            is_commitment_term(&term)
+                || ["loan amount", "principal amount", "original principal amount", "maximum principal amount"]
+                    .contains(&term.as_str())
+        });
+        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged))) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
             continue;
         }
         let following = type_reference_after(doc, found.span.end, clause.end)
@@ -378,7 +385,7 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(super::text::after(doc.text, found.span.end, 40)));
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
-        let defining = following.is_some() || labelled || totals || (defined && stated_in_passing);
+        let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
         if !defining && !stated_in_passing {
             continue;
         }
@@ -419,6 +426,17 @@ fn defined_reference_after(doc: &Document<'_>, pos: usize) -> Option<FacilityKey
         return None;
     }
     doc.refs_in(pos + open..pos + open + close).first().map(|r| r.key)
+}
+
+/// The term a parenthetical right after `pos` defines ("(the "Loan Amount")"), normalised.
+fn named_after(doc: &Document<'_>, pos: usize) -> Option<String> {
+    let following = doc.slice(super::text::after(doc.text, pos, 80));
+    let trimmed = following.trim_start();
+    let captures = INLINE_TERM.captures(trimmed)?;
+    if captures.get(0)?.start() != 0 {
+        return None;
+    }
+    Some(super::text::normalise_label(captures.name("term")?.as_str()))
 }
 
 /// For amounts: the single nearest facility reference scoping the value.
@@ -1124,6 +1142,12 @@ mod tests {
             commitment_quotes("\"Commitment\" shall mean the several obligations of the Banks to advance funds in the aggregate sum of up to $100,000,000 to the Borrower.\n").0,
             ["$100,000,000"]
         );
+    }
+
+    #[test]
+    fn an_amount_named_as_the_loan_amount_is_the_commitment() {
+        let text = "the Company issued to Harbor Investments, LLC that certain Promissory Note dated May 1, 2021 in the amount of $750,000.00 (the \u{201c}Loan Amount\u{201d}), and paid a fee of $5,000.00 (the \u{201c}Fee\u{201d}).\n";
+        assert_eq!(commitment_quotes(text).0, ["$750,000.00"]);
     }
 
     #[test]

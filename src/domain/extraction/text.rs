@@ -537,7 +537,7 @@ pub(crate) struct Label {
 
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:means|shall mean|has the meaning)\b[ \t]*:?"#,
+        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:means|shall mean|has the meaning)\b[ \t]*:?"#,
     )
 });
 
@@ -744,6 +744,14 @@ mod tests {
         assert_eq!(bodies, ["0.00%.", "March 15, 2029."]);
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Floor", "Maturity Date"]);
+    }
+
+    #[test]
+    fn a_definition_in_a_lettered_table_row_is_a_definition() {
+        let text = "(d) | \u{201c}Issue Date\u{201d} shall mean June 1, 2023.\n(e) | \u{201c}Maturity Date\u{201d} shall mean June 1, 2025.\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Issue Date", "Maturity Date"]);
     }
 
     #[test]
