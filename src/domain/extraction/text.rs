@@ -537,7 +537,7 @@ pub(crate) struct Label {
 
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:means|shall mean|has the meaning)\b[ \t]*:?"#,
+        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
     )
 });
 
@@ -744,6 +744,15 @@ mod tests {
         assert_eq!(bodies, ["0.00%.", "March 15, 2029."]);
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Floor", "Maturity Date"]);
+    }
+
+    #[test]
+    fn a_term_followed_by_a_colon_is_defined_as_in_some_us_forms() {
+        let text = "\u{201c}Applicable Margin\u{201d}: with respect to each Loan, 1.00%.\n\n\u{201c}Maturity Date\u{201d}: (i) March 1, 2027 or (ii) such later date.\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Applicable Margin", "Maturity Date"]);
+        assert!(text[structure.definitions[1].body.clone()].starts_with("(i) March 1, 2027"));
     }
 
     #[test]
