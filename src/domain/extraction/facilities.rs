@@ -246,7 +246,13 @@ const AMOUNT_LABELS: &[&str] = &[
 /// Commitments", "Maximum Revolving Credit Commitment", "Facility Amount"), not the sublimits,
 /// fees, unused or available portions and increases measured against it.
 fn is_commitment_term(term: &str) -> bool {
-    let names_amount = term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount";
+    // "Maximum Revolver Amount", "Maximum Credit Amount": the cap an asset-based facility is sized
+    // by. A qualified one ("Canadian Maximum Revolver Amount") caps a part of it.
+    let maximum_amount = term.starts_with("maximum ")
+        && term.ends_with(" amount")
+        && ["revolver", "revolving", "credit", "loan", "facility"].iter().any(|w| term.contains(w));
+    let names_amount =
+        term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount" || maximum_amount;
     names_amount
         && ![
             "sublimit",
@@ -343,13 +349,6 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
             None => clause.start.max(found.span.start.saturating_sub(160))..found.span.start,
         };
         let lead_in = doc.slice(lead_range.clone());
-        if NOT_A_COMMITMENT.is_match(doc.slice(clause.clone())) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
-            continue;
-        }
-        let following = type_reference_after(doc, found.span.end, clause.end)
-            .or_else(|| defined_reference_after(doc, found.span.end));
-        let labelled =
-            doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
         // Within the definition's own paragraph: a definition runs on to the next one, over any
         // unrelated paragraph between them.
         let definition = doc
@@ -357,6 +356,23 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
             .definition_at(found.span.start)
             .filter(|d| !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start)));
         let defined = definition.is_some_and(|d| is_commitment_term(&d.key));
+        // What follows the amount in the definition of the commitment says how it changes ("and
+        // increased by the amount of any Increase"), not that it is some other amount.
+        let judged = if defined { clause.start..found.span.end } else { clause.clone() };
+        // "in the amount of $1,050,000.00 (the "Loan Amount")": the amount the document itself names
+        // as the loan's, whatever else its sentence mentions (a lender called "… Investments, LLC").
+        let named_as_loan = named_after(doc, found.span.end).is_some_and(|term| {
+            is_commitment_term(&term)
+                || ["loan amount", "principal amount", "original principal amount", "maximum principal amount"]
+                    .contains(&term.as_str())
+        });
+        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged))) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
+            continue;
+        }
+        let following = type_reference_after(doc, found.span.end, clause.end)
+            .or_else(|| defined_reference_after(doc, found.span.end));
+        let labelled =
+            doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
         // "Canadian Maximum Revolver Amount" means $50,000,000": the amount of another defined
         // amount (a sublimit, a cap, a threshold), not a statement of the facility's size.
         let defines_other_amount = definition.is_some_and(|d| {
@@ -369,7 +385,7 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(super::text::after(doc.text, found.span.end, 40)));
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
-        let defining = following.is_some() || labelled || totals || (defined && stated_in_passing);
+        let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
         if !defining && !stated_in_passing {
             continue;
         }
@@ -412,6 +428,17 @@ fn defined_reference_after(doc: &Document<'_>, pos: usize) -> Option<FacilityKey
     doc.refs_in(pos + open..pos + open + close).first().map(|r| r.key)
 }
 
+/// The term a parenthetical right after `pos` defines ("(the "Loan Amount")"), normalised.
+fn named_after(doc: &Document<'_>, pos: usize) -> Option<String> {
+    let following = doc.slice(super::text::after(doc.text, pos, 80));
+    let trimmed = following.trim_start();
+    let captures = INLINE_TERM.captures(trimmed)?;
+    if captures.get(0)?.start() != 0 {
+        return None;
+    }
+    Some(super::text::normalise_label(captures.name("term")?.as_str()))
+}
+
 /// For amounts: the single nearest facility reference scoping the value.
 fn nearest_scope(doc: &Document<'_>, pos: usize) -> Vec<FacilityKey> {
     let clause = clause_around(doc.text, pos);
@@ -440,6 +467,11 @@ static INLINE_TERM: LazyLock<Regex> =
 /// "following" or "prior to" a date, a document "dated" one.
 fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
     let lead = doc.slice(super::text::before(doc.text, start, 24));
+    // "from June 30, 2023 to September 30, 2023": the date a change runs to is not a reference.
+    let lower = lead.trim_end().to_ascii_lowercase();
+    if lower.ends_with(" to") && !lower.ends_with("prior to") {
+        return false;
+    }
     contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
 }
 
@@ -451,8 +483,33 @@ static REPLACED_IN_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The operative words of an amendment that changes the maturity: "the Maturity Date of the Note
+/// is amended and extended to", "the Maturity Date is hereby amended to be".
+static MATURITY_AMENDED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bmaturity[ \t\r\n]+date\b[^.;]{0,60}?\b(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:amended[ \t\r\n]+and[ \t\r\n]+extended|extended|amended)[ \t\r\n]+(?:to[ \t\r\n]+be|to|until)[ \t\r\n]+",
+    )
+});
+
 static MATURES_ON: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
+
+/// The condition of a term that applies only once the borrower extends the facility: "provided
+/// that if the Maturity Date shall have been extended pursuant to Section 2.12, then …".
+static IF_EXTENDED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bif\b[^.;]{0,160}?\b(?:shall[ \t\r\n]+have[ \t\r\n]+been|has[ \t\r\n]+been|have[ \t\r\n]+been|is|are)[ \t\r\n]+extended\b",
+    )
+});
+
+/// Whether the value at `pos` is stated for after an extension the borrower may or may not
+/// exercise ("… then the term "Maturity Date" shall mean January 3, 2025"): the agreement as it
+/// stands is the value stated without that condition.
+pub(crate) fn applies_once_extended(doc: &Document<'_>, pos: usize) -> bool {
+    let sentence = super::text::sentence_around(doc.text, pos);
+    let lead = doc.slice(sentence.start..pos);
+    IF_EXTENDED.find_iter(lead).last().is_some_and(|condition| !lead[condition.end()..].contains(';'))
+}
 
 /// Whether a defined term names the date the commitments end: "Commitment Termination Date",
 /// "Commitment Expiry Date".
@@ -476,6 +533,7 @@ fn commitment_end_candidates(doc: &Document<'_>) -> Vec<Scoped<Sourced<Date>>> {
             );
         }
     }
+    candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
     candidates
 }
 
@@ -509,6 +567,7 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             );
         }
     }
+    let mut defined_in_passing: Vec<(String, Scoped<Sourced<Date>>)> = Vec::new();
     // "shall be due and payable on November 30, 1998, or such earlier date as … (the "Maturity
     // Date")": the sentence that defines the term in passing states its date before it.
     for captures in INLINE_TERM.captures_iter(doc.text) {
@@ -523,8 +582,31 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             .filter(|d| !is_reference_date(doc, d.span.start))
             .collect();
         let [date] = dates.as_slice() else { continue };
-        candidates
-            .extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))));
+        let candidate =
+            doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start)));
+        if let Some(candidate) = candidate {
+            defined_in_passing.push((super::text::normalise_label(term.as_str()), candidate.clone()));
+            candidates.push(candidate);
+        }
+    }
+    // "The Maturity Date of the Note is amended and extended to March 31, 2022", "is hereby
+    // amended to be the Amended Maturity Date": the amendment's operative change prevails over
+    // the maturity it recites ("the Note has a maturity date of December 31, 2022").
+    let mut amended: Vec<Scoped<Sourced<Date>>> = Vec::new();
+    for found in MATURITY_AMENDED_TO.find_iter(doc.text) {
+        let window = super::text::after(doc.text, found.end(), 60);
+        if let Some(date) =
+            doc.dates_in(window.clone()).first().filter(|d| doc.slice(found.end()..d.span.start).trim().is_empty())
+        {
+            amended.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+            continue;
+        }
+        let named = super::text::normalise_label(doc.slice(window).trim_start_matches("the "));
+        amended.extend(
+            defined_in_passing.iter().filter(|(term, _)| named.starts_with(term.as_str())).map(|(_, c)| c.clone()),
+        );
     }
     // An amendment that replaces the date in the definition: `The date "June 24, 1996" in the
     // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
@@ -547,6 +629,10 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             );
         }
     }
+    if !amended.is_empty() {
+        candidates = amended;
+    }
+    candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
     candidates
 }
 
@@ -886,24 +972,31 @@ fn reimbursement_loans(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
 static REBORROW: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bre-?(?:borrow|lend)(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
 
-/// The revolving type of a facility the text describes only by its reborrowing, with the words
-/// that say so.
+/// The type of a facility the text describes only by whether its loans may be reborrowed, with
+/// the words that say so: revolving when they may be; a term loan when every mention forbids it
+/// ("Amounts borrowed and repaid may not be reborrowed"), since reborrowing is what distinguishes a
+/// revolving facility from a term loan. Mentions that disagree settle nothing.
 fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
-    let mut negated = false;
+    let mut allowed = None;
+    let mut forbidden = None;
     for found in REBORROW.find_iter(doc.text) {
         let lead = doc.slice(super::text::before(doc.text, found.start(), 40)).to_ascii_lowercase();
         let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
         // "may not be reborrowed" forbids it; "is to be repaid and not reborrowed" in a notice
         // only describes one borrowing.
-        if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
-            negated = true;
-        }
+        let slot =
+            if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
+                &mut forbidden
+            } else {
+                &mut allowed
+            };
+        slot.get_or_insert(found.range());
     }
-    if negated {
-        return None;
+    match (allowed, forbidden) {
+        (Some(span), None) => doc.sourced(span, FacilityType::RevolvingCredit),
+        (None, Some(span)) => doc.sourced(span, FacilityType::TermLoan),
+        _ => None,
     }
-    let found = REBORROW.find(doc.text)?;
-    doc.sourced(found.range(), FacilityType::RevolvingCredit)
 }
 
 /// Whether the text describes the facility with `key` as multicurrency.
@@ -1052,6 +1145,12 @@ mod tests {
     }
 
     #[test]
+    fn an_amount_named_as_the_loan_amount_is_the_commitment() {
+        let text = "the Company issued to Harbor Investments, LLC that certain Promissory Note dated May 1, 2021 in the amount of $750,000.00 (the \u{201c}Loan Amount\u{201d}), and paid a fee of $5,000.00 (the \u{201c}Fee\u{201d}).\n";
+        assert_eq!(commitment_quotes(text).0, ["$750,000.00"]);
+    }
+
+    #[test]
     fn an_amendment_substitutes_the_commitment_it_replaces() {
         let text = "(a) Section 2.1(a) shall be amended by deleting \"$150,000,000\" immediately following the words \"the Total Revolving Loan Commitment is\" and substituting \"$300,000,000\" therefor.\n";
         let doc = Document::scan(text);
@@ -1064,7 +1163,7 @@ mod tests {
     }
 
     #[test]
-    fn reborrowing_makes_a_facility_revolving_unless_it_is_forbidden() {
+    fn reborrowing_makes_a_facility_revolving_and_forbidding_it_a_term_loan() {
         for text in [
             "The principal balance hereof may be borrowed, repaid and borrowed again.",
             "the Borrower may borrow, prepay Loans and reborrow at any time prior to the Termination Date.",
@@ -1073,16 +1172,43 @@ mod tests {
             let doc = Document::scan(text);
             assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit), "{text}");
         }
-        for text in [
-            "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.",
-            "Term Loans repaid or prepaid shall not be reborrowed.",
-        ] {
-            assert!(reborrowing(&Document::scan(text)).is_none(), "{text}");
-        }
+        let doc = Document::scan("Term Loans repaid or prepaid shall not be reborrowed.");
+        assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::TermLoan));
+        let mixed = "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.";
+        assert!(reborrowing(&Document::scan(mixed)).is_none(), "{mixed}");
         let doc = Document::scan(
             "the notice states whether the Advance is to be repaid and not reborrowed; Advances may be reborrowed.",
         );
-        assert!(reborrowing(&doc).is_some());
+        assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    }
+
+    #[test]
+    fn a_single_unnamed_loan_that_may_not_be_reborrowed_is_a_term_loan() {
+        let text = "Each Lender agrees to make a loan to the Borrower in a single drawing in an amount not exceeding its Commitment. Amounts repaid in respect of the Loans may not be reborrowed.\n\n\"Maturity Date\" means March 1, 2027.\n";
+        assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::TermLoan));
+    }
+
+    #[test]
+    fn a_maturity_that_applies_only_once_extended_is_not_the_maturity() {
+        let text = "\"Maturity Date\" means June 30, 2027; provided that if the Maturity Date has been extended under Section 2.15, then the Maturity Date shall mean June 30, 2028.\n";
+        let doc = Document::scan(text);
+        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["June 30, 2027"]);
+    }
+
+    #[test]
+    fn an_amendments_operative_change_of_maturity_prevails_over_the_maturity_it_recites() {
+        let text = "WHEREAS, the Note has a maturity date of June 30, 2023 (the \"Maturity Date\"); and\n\nWHEREAS, the parties wish to extend the Maturity Date from June 30, 2023 to September 30, 2023 (the \"Amended Maturity Date\").\n\n1. The Maturity Date of the Note is hereby amended to be the Amended Maturity Date.\n";
+        let doc = Document::scan(text);
+        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["September 30, 2023"]);
+        let text = "The Note matures on May 1, 2022.\n\n1. The Maturity Date of the Note is amended and extended to August 1, 2022.\n";
+        let doc = Document::scan(text);
+        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(found, ["August 1, 2022"]);
     }
 
     #[test]
@@ -1152,6 +1278,8 @@ mod tests {
         let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000, decreased by reductions in the Canadian Revolver Commitments.\n\n\u{201c}Revolver Commitments\u{201d} means $500,000,000.\n";
         let facility = only_facility(text);
         assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$500,000,000".to_owned()));
+        let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000.\n\n\u{201c}Maximum Revolver Amount\u{201d} means $400,000,000, decreased by reductions in the Revolver Commitments and increased by the amount of any Increase.\n";
+        assert_eq!(only_facility(text).commitment.map(|c| c.quote().to_owned()), Some("$400,000,000".to_owned()));
         let only_the_sublimit = "\u{201c}Canadian Revolver Sublimit\u{201d} means $50,000,000 of revolving loans.\n";
         let doc = Document::scan(only_the_sublimit);
         let found = extract(&doc, &mut Report::default());

@@ -257,7 +257,7 @@ impl Located for PercentMatch {
 
 static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?|\((?P<pint>[0-9]{1,5})(?:\.(?P<pfrac>[0-9]{1,8}))?\))[ \t]*(?:\r?\n[ \t]*)?(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b)|(?P<bps>basis[ \t\r\n]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
+        r"(?i)(?:(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?|\((?P<pint>[0-9]{1,5})(?:\.(?P<pfrac>[0-9]{1,8}))?\))[ \t]*(?:\r?\n[ \t]*)?(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b|percentage[ \t\r\n]+points?\b)|(?P<bps>basis[ \t\r\n]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
     )
 });
 
@@ -503,6 +503,7 @@ mod tests {
             ("35 per cent.", "0.35"),
             ("0.00%", "0"),
             ("zero per cent", "0"),
+            ("1.25 percentage points", "0.0125"),
         ] {
             assert_eq!(parse_percent(raw), Some(dec(expected)), "{raw}");
         }

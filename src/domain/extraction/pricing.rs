@@ -38,7 +38,7 @@ impl Located for BenchmarkMatch {
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t]+simple|compounded)[ \t]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
     )
 });
 
@@ -343,6 +343,9 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
         if !in_region && !near_benchmark {
             continue;
         }
+        if facilities::applies_once_extended(doc, pct.span.start) {
+            continue;
+        }
         let kind = rate_kind(doc, pct);
         let stated_as_margin = in_region || binds_to_benchmark_in_interest_sentence(doc, pct, &kind);
         if !stated_as_margin {
@@ -411,6 +414,7 @@ static GRID_INTRO: LazyLock<Regex> = LazyLock::new(|| {
         "the following table",
         "the following grid",
         "the following pricing",
+        "the following percentages",
         "table below",
         "pricing grid",
         "margin ratchet",
@@ -446,7 +450,10 @@ fn column_role(header: &str) -> Column {
         Column::Fee
     } else if any(&["letter of credit fee", "l/c fee"]) && !any(&["sofr", "benchmark", "eurocurrency", "margin"]) {
         Column::Ignored
-    } else if any(&["base rate", "abr", "prime"]) {
+    } else if lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "cd") || any(&["certificate of deposit"]) {
+        // The margin over a CD rate, which is not a floating-rate benchmark.
+        Column::Ignored
+    } else if any(&["base rate", "abr", "prime"]) && !names_non_base_rate(&lower) {
         Column::BaseRate
     } else if any(&[
         "sofr",
@@ -461,7 +468,8 @@ fn column_role(header: &str) -> Column {
         "libor",
         "term rate",
         "facility",
-    ]) {
+    ]) || names_non_base_rate(&lower)
+    {
         Column::Spread
     } else if any(&["level", "tier", "category", "pricing"]) {
         Column::Level
@@ -474,9 +482,16 @@ fn column_role(header: &str) -> Column {
     }
 }
 
+/// "Non-Base Rate Loans" (also printed "Non -Base Rate", "Non- Base Rate") are the loans that do
+/// not bear the base rate: those bearing the benchmark.
+fn names_non_base_rate(lower_header: &str) -> bool {
+    let squeezed: String = lower_header.chars().filter(|c| !c.is_whitespace() && *c != '-').collect();
+    squeezed.contains("nonbaserate")
+}
+
 static NUMERIC_CELL: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^(?:[0-9]{1,4}(?:\.[0-9]{1,6})?|\.[0-9]{1,6})[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?(?P<over>[ \t]+(?:over|above|plus)[ \t]+(?:the[ \t]+)?[A-Za-z][A-Za-z .\-]{0,30})?$",
+        r"(?i)^(?:[0-9]{1,4}(?:\.[0-9]{1,6})?|\.[0-9]{1,6})[ \t]?[¼½¾⅛⅜⅝⅞]?[ \t]*(?:%|per[ \t]?cent\.?|percent|percentage[ \t]+points?|bps|basis[ \t]+points?)?(?:[ \t]+per[ \t]+annum)?(?P<over>[ \t]+(?:over|above|plus)[ \t]+(?:the[ \t]+)?[A-Za-z][A-Za-z .\-]{0,30})?$",
     )
 });
 
@@ -522,9 +537,23 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             continue;
         }
         let Some(line) = super::text::line_around(doc.text, intro.end(), 2000) else { continue };
+        // A grid that replaces the margins once a sustainability target is met adjusts the
+        // pricing; the margins in force are the other grid's.
+        let sustainability = contains_ci(doc.slice(sentence_around(doc.text, intro.start())), "sustainab");
         let Some(table) = wrapped_table_after(doc.text, line.end, is_numeric_cell) else { continue };
+        if sustainability {
+            occupied.push(table.range.clone());
+            continue;
+        }
         let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
         let table_scope = scope_at(doc, intro.start());
+        if table_scope.is_empty() && names_several_facilities_before(doc, intro.start()) {
+            // "(a) For Term Loans, … (b) For all other Loans: … set forth below": the definition
+            // prices facilities differently, and a grid whose own facility cannot be read is not
+            // every facility's.
+            occupied.push(table.range.clone());
+            continue;
+        }
         for (column_keys, levels, benchmark) in levels_by_column {
             let keys = if column_keys.is_empty() { table_scope.clone() } else { column_keys };
             if let Some(mention) = benchmark
@@ -539,6 +568,13 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
     occupied
 }
 
+/// Whether the definition containing `pos` names two or more different facilities before it.
+fn names_several_facilities_before(doc: &Document<'_>, pos: usize) -> bool {
+    let Some(definition) = doc.structure.definition_at(pos) else { return false };
+    let refs = doc.refs_in(definition.body.start..pos);
+    refs.iter().any(|r| r.key != refs[0].key)
+}
+
 type GridColumn = (Vec<facilities::FacilityKey>, Vec<PricingGridLevel>, Option<BenchmarkMatch>);
 
 /// The levels of a pricing grid, one list per margin column (LMA ratchets give each facility its
@@ -551,13 +587,16 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
     let spread_columns: Vec<usize> =
         roles.iter().enumerate().filter(|(_, r)| **r == Column::Spread).map(|(i, _)| i).collect();
     if spread_columns.is_empty() {
-        return None;
+        return levels_across(doc, table, &roles).map(|levels| vec![(Vec::new(), levels, None)]);
     }
     let mut columns = Vec::new();
     for &spread_column in &spread_columns {
         let header_cell = header.get(spread_column)?;
         let keys: Vec<_> = doc.refs_in(header_cell.clone()).iter().map(|r| r.key).collect();
-        let benchmark = doc.benchmarks_in(header_cell.clone()).iter().find(|b| !b.base_rate).cloned();
+        // The benchmark may be named on a line of a wrapped heading above ("LIBOR / MARGIN").
+        let benchmark = heading_cells(doc, header_cell, &table.header_above)
+            .into_iter()
+            .find_map(|cell| doc.benchmarks_in(cell).iter().find(|b| !b.base_rate).cloned());
         let mut levels = Vec::new();
         for row in &table.rows {
             let cells = align(doc, row, &roles);
@@ -603,9 +642,60 @@ fn grid_levels(doc: &Document<'_>, table: &Table) -> Option<Vec<GridColumn>> {
     (!columns.is_empty()).then_some(columns)
 }
 
+/// The levels of a grid laid out across: the header names the levels ("Level I Status | Level II
+/// Status"), and each row gives one kind of loan its margin at every level ("Eurodollar Loans |
+/// 0.500% | 0.625%"). The margin row is the one loan kind that bears neither the base rate nor
+/// another rate (a CD rate) nor a fee; with none or several such rows, there is no reading.
+fn levels_across(doc: &Document<'_>, table: &Table, roles: &[Column]) -> Option<Vec<PricingGridLevel>> {
+    let header = table.header.as_ref()?;
+    if header.len() < 2 || !roles.iter().all(|role| *role == Column::Level) {
+        return None;
+    }
+    let margin_rows: Vec<&Vec<Range<usize>>> = table
+        .rows
+        .iter()
+        .filter(|row| {
+            let Some(label) = row.first() else { return false };
+            let label = doc.slice(label.clone());
+            let role = column_role(label);
+            let cd_rate = label.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w.eq_ignore_ascii_case("cd"));
+            !is_numeric_cell(label)
+                && !matches!(role, Column::BaseRate | Column::Fee)
+                && !cd_rate
+                && !contains_ci(label, "fee")
+                && row.iter().skip(1).all(|cell| is_numeric_cell(doc.slice(cell.clone())))
+        })
+        .collect();
+    let [row] = margin_rows.as_slice() else { return None };
+    let figures = row.get(1..)?;
+    if figures.len() != header.len() {
+        return None;
+    }
+    let levels: Vec<PricingGridLevel> = header
+        .iter()
+        .zip(figures)
+        .map(|(level, figure)| {
+            let name = doc.slice(level.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+            PricingGridLevel {
+                level: doc.sourced(level.clone(), name),
+                condition: None,
+                spread: sourced_fraction(doc, figure, false),
+                base_rate_spread: None,
+                commitment_fee: None,
+            }
+        })
+        .collect();
+    (levels.iter().filter(|level| level.spread.is_some()).count() >= 2).then_some(levels)
+}
+
 /// A column's heading: its cell in the header's last line, after the cells above it in a header
 /// wrapped over several lines (those that overlap it horizontally).
 fn column_heading(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<usize>>]) -> String {
+    heading_cells(doc, cell, above).into_iter().map(|range| doc.slice(range)).collect::<Vec<_>>().join(" ")
+}
+
+/// The cells that make up a column's heading, top line first: see [`column_heading`].
+fn heading_cells(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<usize>>]) -> Vec<Range<usize>> {
     let column = |range: &Range<usize>| {
         let back = before(doc.text, range.start, 400);
         let line_start = doc.slice(back.clone()).rfind('\n').map_or(back.start, |i| back.start + i + 1);
@@ -613,17 +703,17 @@ fn column_heading(doc: &Document<'_>, cell: &Range<usize>, above: &[Vec<Range<us
         from..from + range.len()
     };
     let own = column(cell);
-    let mut words: Vec<&str> = Vec::new();
+    let mut cells: Vec<Range<usize>> = Vec::new();
     for line in above {
         for other in line {
             let theirs = column(other);
             if theirs.start < own.end && own.start < theirs.end {
-                words.push(doc.slice(other.clone()));
+                cells.push(other.clone());
             }
         }
     }
-    words.push(doc.slice(cell.clone()));
-    words.join(" ")
+    cells.push(cell.clone());
+    cells
 }
 
 fn sourced_fraction(doc: &Document<'_>, cell: &Range<usize>, in_bps: bool) -> Option<Sourced<Decimal>> {
@@ -1249,5 +1339,64 @@ mod tests {
         assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
         let alone = "Loans bear interest at Daily Simple SOFR plus 1.25% per annum; Term SOFR is not available.";
         assert_eq!(pricing(alone).indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofr));
+    }
+    #[test]
+    fn a_margin_that_applies_only_once_extended_is_not_the_margin() {
+        let text = "\u{201c}Applicable Rate\u{201d} means 1.00% per annum for Term SOFR Loans; provided that, if the Maturity Date shall have been extended, then on and after the Original Maturity Date the Applicable Rate shall mean 1.25% per annum for Term SOFR Loans.\n";
+        let found = pricing(text);
+        assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.01")]);
+    }
+
+    #[test]
+    fn daily_simple_sofr_broken_over_a_line_is_one_benchmark() {
+        let found = find_benchmarks("Term SOFR Loans and Daily\nSimple SOFR Loans");
+        let read: Vec<FloatingRateIndex> = found.iter().map(|b| b.index).collect();
+        assert_eq!(read, [FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr]);
+        assert_eq!(found.last().map(|b| b.span.start), Some(20));
+    }
+    #[test]
+    fn a_grid_in_percentage_points_for_non_base_rate_loans_is_the_benchmark_margin() {
+        let text = "\"Applicable Margin\" means the margin set forth in the following table:\n\nLevel | Leverage Ratio | Base Rate Loans | Non-Base Rate Loans\nI | > 3.00:1.00 | 0.75 percentage points | 1.75 percentage points\nII | < 3.00:1.00 | 0.50 percentage points | 1.50 percentage points\n\nOther text.";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.0175"), dec("0.015")]);
+        let base: Vec<Decimal> =
+            grid.value.iter().filter_map(|l| l.base_rate_spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(base, [dec("0.0075"), dec("0.005")]);
+    }
+    #[test]
+    fn a_grid_of_unreadable_scope_in_a_definition_pricing_facilities_differently_is_not_used() {
+        let text = "\"Applicable Margin\" means:\n\n(a) For Term Loans, 2.50% per annum for Term SOFR Loans; and\n\n(b) For Revolving Loans and all other Loans:\n\n     following delivery of the financial statements, the rate set forth below:\n\n     Leverage Ratio        Term SOFR Loans\n     > 3.00:1.00           2.25%\n     <= 3.00:1.00          2.00%\n\nOther text.";
+        assert!(pricing(text).grids.is_empty());
+    }
+    #[test]
+    fn a_grid_of_the_following_percentages_gives_the_libor_column_not_the_cd_column() {
+        let text = "     \"APPLICABLE MARGIN\" means, at any time, the following\n     percentages determined by the rating of the Borrower:\n\n                         ABR       LIBOR     CD\n     RATING              MARGIN    MARGIN    MARGIN\n\n     BB or lower         .75%      2.0%      2.10%\n     BBB- or higher      0%        1.25%     1.35%\n\n     \"Bank\" means the lender.\n";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.02"), dec("0.0125")]);
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+    }
+    #[test]
+    fn a_grid_laid_out_across_levels_takes_the_benchmark_loans_row() {
+        let text = "\"Applicable Margin\" means the percentage per annum set forth below based upon the Status:\n\nLevel 1 Status | Level 2 Status | Level 3 Status\nEurodollar Loans | 0.500% | 0.625% | 0.800%\nCD Loans | 0.600% | 0.725% | 0.900%\nABR Loans | 0.000% | 0.000% | 0.100%\n\nNotwithstanding the foregoing, upon a Sustainability Notice the Applicable Margin shall be based on the following grid:\n\nLevel 1 Status | Level 2 Status | Level 3 Status\nEurodollar Loans | 0.490% | 0.615% | 0.790%\n\nOther text.";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let read: Vec<(Option<&str>, Option<Decimal>)> = grid
+            .value
+            .iter()
+            .map(|l| (l.level.as_ref().map(|n| n.value().as_str()), l.spread.as_ref().map(|s| *s.value())))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (Some("Level 1 Status"), Some(dec("0.005"))),
+                (Some("Level 2 Status"), Some(dec("0.00625"))),
+                (Some("Level 3 Status"), Some(dec("0.008")))
+            ]
+        );
+        assert!(found.spreads.is_empty(), "{:?}", found.spreads);
     }
 }

@@ -382,7 +382,7 @@ pub(crate) struct Table {
 /// How far after its introduction a table is looked for, and how long it may run.
 const MAX_TABLE: usize = 5000;
 /// Prose lines tolerated between a table's introduction and its first row.
-const MAX_LEAD_LINES: usize = 4;
+const MAX_LEAD_LINES: usize = 6;
 /// The most rows a table is read for.
 const MAX_ROWS: usize = 40;
 
@@ -425,7 +425,9 @@ fn read_table(text: &str, start: usize, is_value: &dyn Fn(&str) -> bool, wrapped
             continue;
         }
         blank_run = 0;
-        if content.trim().chars().all(|c| matches!(c, '-' | '=' | '|' | '+' | '_' | ' ' | '\t' | ':')) {
+        if content.trim().chars().all(|c| matches!(c, '-' | '=' | '|' | '+' | '_' | ' ' | '\t' | ':'))
+            || is_edgar_markup(content)
+        {
             continue;
         }
         let cells = table_cells(text, line.clone());
@@ -483,6 +485,23 @@ fn read_table(text: &str, start: usize, is_value: &dyn Fn(&str) -> bool, wrapped
     any_value.then_some(Table { header, header_above, rows, range: first..last })
 }
 
+/// EDGAR's plain-text filings mark up tables and page breaks with SGML tags on lines of their own
+/// (`<TABLE>`, `<CAPTION>`, the column markers `<S>  <C>  <C>`, `<PAGE>  8`): layout, not content.
+fn is_edgar_markup(line: &str) -> bool {
+    let mut tokens = line.split_whitespace().peekable();
+    let Some(first) = tokens.peek().copied() else { return false };
+    let tag = |token: &str| {
+        matches!(
+            token.to_ascii_uppercase().as_str(),
+            "<TABLE>" | "</TABLE>" | "<CAPTION>" | "</CAPTION>" | "<S>" | "<C>"
+        )
+    };
+    if first.eq_ignore_ascii_case("<PAGE>") {
+        return line.split_whitespace().skip(1).all(|t| t.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    }
+    tokens.all(tag)
+}
+
 /// The lines of `range`, without their line terminators.
 pub(crate) fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
     let base = range.start;
@@ -518,7 +537,7 @@ pub(crate) struct Label {
 
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:means|shall mean|has the meaning)\b[ \t]*:?"#,
+        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
     )
 });
 
@@ -728,6 +747,23 @@ mod tests {
     }
 
     #[test]
+    fn a_term_followed_by_a_colon_is_defined_as_in_some_us_forms() {
+        let text = "\u{201c}Applicable Margin\u{201d}: with respect to each Loan, 1.00%.\n\n\u{201c}Maturity Date\u{201d}: (i) March 1, 2027 or (ii) such later date.\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Applicable Margin", "Maturity Date"]);
+        assert!(text[structure.definitions[1].body.clone()].starts_with("(i) March 1, 2027"));
+    }
+
+    #[test]
+    fn a_definition_in_a_lettered_table_row_is_a_definition() {
+        let text = "(d) | \u{201c}Issue Date\u{201d} shall mean June 1, 2023.\n(e) | \u{201c}Maturity Date\u{201d} shall mean June 1, 2025.\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Issue Date", "Maturity Date"]);
+    }
+
+    #[test]
     fn capitalisable_phrases_match_the_three_usual_casings_only() {
         let re = pattern(&capitalisable("commitment fee"));
         for text in ["commitment fee", "Commitment Fee", "COMMITMENT FEE", "Commitment\n  fee"] {
@@ -777,5 +813,15 @@ mod tests {
         let firsts: Vec<&str> = table.rows.iter().map(|row| &text[row[0].clone()]).collect();
         assert_eq!(firsts, ["Below 0", "< 1.75", "> 1.75", "> 2.50"]);
         assert!(table_after(text, 0, is_value).is_none(), "the plain reading stops at the wrapped header");
+    }
+    #[test]
+    fn edgar_table_markup_and_page_breaks_are_not_rows() {
+        let text = "the margin set forth below opposite the rating\n<PAGE>   12\n\nof the Borrower:\n\n<TABLE>\n<CAPTION>\n                                        APPLICABLE\n     RATING                             MARGIN\n     ------                             ------\n<S>  <C>                                <C>\n     A or above                         1.00%\n     BBB                                1.25%\n</TABLE>\n\nProse follows here.\n";
+        let is_value = |cell: &str| cell.ends_with('%');
+        let table = wrapped_table_after(text, 0, is_value).expect("table");
+        let header: Vec<&str> = table.header.iter().flatten().map(|cell| &text[cell.clone()]).collect();
+        assert_eq!(header, ["RATING", "MARGIN"]);
+        let firsts: Vec<&str> = table.rows.iter().map(|row| &text[row[0].clone()]).collect();
+        assert_eq!(firsts, ["A or above", "BBB"]);
     }
 }
