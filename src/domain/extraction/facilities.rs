@@ -16,7 +16,7 @@ use time::Date;
 
 use super::currency::CurrencyCode;
 use super::document::{Document, Report, agree, quoted};
-use super::model::{Facility, FacilityType};
+use super::model::{AmendedTermCategory, Facility, FacilityType, StatedValue};
 use super::numbers::Money;
 use super::pricing::{self, PricingCandidates};
 use super::sourced::Sourced;
@@ -475,14 +475,6 @@ fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
     contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
 }
 
-/// `The date "June 24, 1996" in the definition of "Maturity Date" is deleted and replaced with the
-/// date "December 31, 1998"`: the replacing value is the defined term's, as amended.
-static REPLACED_IN_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r#"(?i)\b(?:date|amount|figure)[ \t\r\n]+["“](?P<old>[^"”]{1,80})["”][ \t\r\n]+in[ \t\r\n]+the[ \t\r\n]+definition[ \t\r\n]+of[ \t\r\n]+["“](?P<term>[^"”]{1,80})["”][ \t\r\n]+(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted[ \t\r\n]+and[ \t\r\n]+)?(?:replaced|substituted)[ \t\r\n]+(?:with|by)[ \t\r\n]+(?:the[ \t\r\n]+(?:date|amount|figure)[ \t\r\n]+(?:of[ \t\r\n]+)?)?["“](?P<new>[^"”]{1,80})["”]"#,
-    )
-});
-
 /// The operative words of an amendment that changes the maturity: "the Maturity Date of the Note
 /// is amended and extended to", "the Maturity Date is hereby amended to be".
 static MATURITY_AMENDED_TO: LazyLock<Regex> = LazyLock::new(|| {
@@ -576,10 +568,15 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             continue;
         }
         let sentence = super::text::sentence_around(doc.text, whole.start());
+        // "prior to February 28, 1999 (the "Maturity Date")": a date the term names right after it
+        // is the term's, whatever the words before it.
         let dates: Vec<_> = doc
             .dates_in(sentence.start..whole.start())
             .iter()
-            .filter(|d| !is_reference_date(doc, d.span.start))
+            .filter(|d| {
+                !is_reference_date(doc, d.span.start)
+                    || doc.slice(d.span.end..whole.start()).trim_matches([' ', ',', '\t', '\r', '\n']).is_empty()
+            })
             .collect();
         let [date] = dates.as_slice() else { continue };
         let candidate =
@@ -608,15 +605,17 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
             defined_in_passing.iter().filter(|(term, _)| named.starts_with(term.as_str())).map(|(_, c)| c.clone()),
         );
     }
-    // An amendment that replaces the date in the definition: `The date "June 24, 1996" in the
+    // An amendment that replaces the date of a maturity term: `The date "June 24, 1996" in the
     // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
-    for captures in REPLACED_IN_DEFINITION.captures_iter(doc.text) {
-        let (Some(term), Some(new)) = (captures.name("term"), captures.name("new")) else { continue };
-        if !is_maturity_term(&super::text::normalise_label(term.as_str())) {
+    // What an amendment changes is read in one place (`amendments.rs`); a change that states the
+    // value it replaces is an amendment's, never an original agreement's extension option.
+    for change in super::amendments::changes(doc) {
+        let replaces = change.before.is_some() && change.category == AmendedTermCategory::MaturityDate;
+        if !replaces || !is_maturity_term(&super::text::normalise_label(change.term.value())) {
             continue;
         }
-        for date in doc.dates_in(new.range()) {
-            candidates.extend(doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, Vec::new())));
+        if let StatedValue::Date(date) = *change.after.value() {
+            candidates.extend(doc.sourced(change.after.span().range(), date).map(|d| Scoped::new(d, Vec::new())));
         }
     }
     for found in MATURES_ON.find_iter(doc.text) {
@@ -1284,5 +1283,16 @@ mod tests {
         let doc = Document::scan(only_the_sublimit);
         let found = extract(&doc, &mut Report::default());
         assert!(found.iter().all(|f| f.commitment.is_none()), "{found:?}");
+    }
+
+    #[test]
+    fn a_date_named_by_the_term_right_after_it_is_the_terms_whatever_precedes_it() {
+        let text = "\"Revolving Credit Commitment\" means $10,000,000.\n\nThe Bank agrees to make Revolving Credit \
+            Loans from time to time on and after the date hereof but prior to March 31, 2030 (the \"Maturity \
+            Date\") in amounts selected by the Borrower.\n";
+        assert_eq!(
+            only_facility(text).termination_date.map(|d| d.quote().to_owned()),
+            Some("March 31, 2030".to_owned())
+        );
     }
 }
