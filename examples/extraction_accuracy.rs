@@ -43,7 +43,12 @@ fn main() -> ExitCode {
     }
     let mut by_field: BTreeMap<String, [usize; 4]> = BTreeMap::new();
     for scored in scores.iter().flat_map(|s| &s.fields) {
-        let field = scored.field.rsplit('/').next().unwrap_or(&scored.field).to_owned();
+        // "facilities/0/margin" counts as margin; "changes/1" and "covenants/+0" as changes and covenants.
+        let segments: Vec<&str> = scored.field.split('/').collect();
+        let field = match segments.as_slice() {
+            [list @ ("changes" | "covenants"), ..] => (*list).to_owned(),
+            _ => segments.last().copied().unwrap_or_default().to_owned(),
+        };
         by_field.entry(field).or_default()[scored.outcome as usize] += 1;
     }
     println!("\n{:<28} {:>7} {:>5} {:>8} {:>7}", "field", "correct", "WRONG", "withheld", "missing");
