@@ -617,15 +617,35 @@ static REFERENCE_DATED: LazyLock<Regex> = LazyLock::new(|| {
 /// names the instrument being amended first. Read only when no "credit agreement dated" statement
 /// says it; a reference whose words in between speak of this document ("This Amendment …") is not
 /// one.
-fn first_referenced_date(doc: &Document<'_>) -> Option<Sourced<Date>> {
+fn first_referenced_date(doc: &Document<'_>, amended_kind: Option<&str>) -> Option<Sourced<Date>> {
     let opening = doc.parts.opening(doc.text);
     let start = opening.start;
     let region = doc.slice(opening);
     let found = REFERENCE_DATED.captures_iter(region).find(|c| {
         let between = c.name("between").map_or("", |b| b.as_str()).to_ascii_lowercase();
-        !between.split(|ch: char| !ch.is_alphabetic()).any(|w| matches!(w, "this" | "hereof" | "hereby"))
+        let names = c.get(0).zip(c.name("between")).map_or("", |(whole, b)| &region[whole.start()..b.start()]);
+        let names = names.split_whitespace().collect::<Vec<_>>().join(" ");
+        // "FIRST AMENDMENT TO CREDIT AGREEMENT": the Pledge Agreement it also refers to is not it.
+        let is_the_amended_kind = amended_kind.is_none_or(|kind| contains_ci(&names, kind));
+        is_the_amended_kind
+            && !between.split(|ch: char| !ch.is_alphabetic()).any(|w| matches!(w, "this" | "hereof" | "hereby"))
     })?;
     date_starting_at(doc, start + found.get(0)?.end())
+}
+
+/// The kind of instrument a title says it amends: "FIRST AMENDMENT TO CREDIT AGREEMENT" →
+/// "CREDIT AGREEMENT", "Amendment No. 4 to the Convertible Promissory Note" → "Convertible
+/// Promissory Note".
+fn amended_kind(title: &str) -> Option<String> {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let to = words.iter().rposition(|w| w.eq_ignore_ascii_case("to"))?;
+    let mut kind = &words[to + 1..];
+    if kind.first().is_some_and(|w| w.eq_ignore_ascii_case("the")) {
+        kind = &kind[1..];
+    }
+    let last = kind.last()?.trim_end_matches(['.', ',']);
+    let names_an_instrument = ["agreement", "note", "notes"].iter().any(|w| last.eq_ignore_ascii_case(w));
+    names_an_instrument.then(|| kind.join(" ").trim_end_matches(['.', ',']).to_owned())
 }
 
 /// "WHEREAS, on May 28, 1998, the Company, … and the Agent entered into that certain Credit
@@ -701,7 +721,7 @@ pub(crate) fn amendment(
     dates.extend(recited_execution_date(doc));
     dedupe_spans(&mut dates);
     if dates.is_empty() {
-        dates.extend(first_referenced_date(doc));
+        dates.extend(first_referenced_date(doc, title.and_then(|t| amended_kind(t.quote())).as_deref()));
     }
     let amended_agreement_date = agree("/amendment/amendedAgreementDate", dates, report);
     Some(Amendment { amendment_type, amended_agreement_date, changes: Vec::new() })
@@ -911,5 +931,22 @@ mod tests {
         assert_eq!(date_of(prose), None);
         let schedule_row = "REPAYMENT SCHEDULE\n\n$2,500,000.00        June 30, 1995\n";
         assert_eq!(date_of(schedule_row), None);
+    }
+
+    #[test]
+    fn an_amendment_is_not_dated_by_another_kind_of_instrument_it_refers_to() {
+        let text = "FIRST AMENDMENT TO LOAN AGREEMENT\n\nThis FIRST AMENDMENT TO LOAN AGREEMENT is entered into \
+            among ACME HOLDINGS, INC., as the Borrower, and FIRST BANK, N.A., as Lender.\n\nReference is made to \
+            the Pledge Agreement dated April 9, 2021 and to the Loan Agreement (the \"Agreement\") dated May 1, 2020 \
+            between the Borrower and the Lender.\n";
+        let doc = scan(text);
+        let title = title(&doc);
+        let found = amendment(&doc, title.as_ref(), None, &mut Report::default()).expect("an amendment");
+        assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2020-05-01".to_owned()));
+        assert_eq!(
+            amended_kind("Amendment No. 4 to the Convertible Promissory Note").as_deref(),
+            Some("Convertible Promissory Note")
+        );
+        assert_eq!(amended_kind("WAIVER"), None);
     }
 }
