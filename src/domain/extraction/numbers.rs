@@ -257,7 +257,7 @@ impl Located for PercentMatch {
 
 static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?|\((?P<pint>[0-9]{1,5})(?:\.(?P<pfrac>[0-9]{1,8}))?\))[ \t]*(?:\r?\n[ \t]*)?(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b|percentage[ \t\r\n]+points?\b)|(?P<bps>basis[ \t\r\n]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
+        r"(?i)(?:(?:(?:\b(?P<int>[0-9]{1,5})(?:\.(?P<frac>[0-9]{1,8}))?|\.(?P<dfrac>[0-9]{1,8}))(?:[ \t]?(?P<vulgar>[¼½¾⅛⅜⅝⅞])|[ \t]+(?P<fnum>[1-7])/(?P<fden>2|4|8))?|\((?P<pint>[0-9]{1,5})(?:\.(?P<pfrac>[0-9]{1,8}))?\))[ \t]*(?:\r?\n[ \t]*)?(?:(?P<pct>%|per[ \t]?cent\b\.?|percent\b|percentage[ \t\r\n]+points?\b)|(?P<bps>basis[ \t\r\n]+points?\b|bps\b|bp\b))|\b(?P<zero>zero)[ \t]+(?:per[ \t]?cent\b\.?|percent\b))",
     )
 });
 
@@ -267,6 +267,9 @@ pub(crate) fn find_percents(text: &str) -> Vec<PercentMatch> {
         .captures_iter(text)
         .filter_map(|c| {
             let mut span = c.get(0)?.range();
+            if is_part_of_a_fraction(text, span.start) {
+                return None;
+            }
             let fraction = percent_from_captures(&c)?;
             // "one hundred fifty (150) basis points": the figures in parentheses restate the words
             // before them, and the statement is both; words that say otherwise make it unusable.
@@ -281,6 +284,19 @@ pub(crate) fn find_percents(text: &str) -> Vec<PercentMatch> {
             Some(PercentMatch { span, fraction })
         })
         .collect()
+}
+
+/// "3/8%", "125/1000 percent" (the figure is a fraction's denominator) and "3/8 of 1%",
+/// "three-eighths of one percent" (the percentage is what a fraction is taken of): the figure
+/// alone is not the percentage, and reading it so would state a wrong rate.
+static FRACTION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)(?:[0-9]/|(?:[0-9]+/[0-9]+|one-half|half|one-quarter|quarter|[a-z]+-(?:halves|thirds|third|quarters|fourths|fourth|eighths|eighth|sixteenths|sixteenth))[ \t\r\n]+of[ \t\r\n]+(?:one[ \t\r\n]+)?)$",
+    )
+});
+
+fn is_part_of_a_fraction(text: &str, start: usize) -> bool {
+    FRACTION_BEFORE.is_match(slice(text, super::text::before(text, start, 40)))
 }
 
 static NUMBER_WORDS_BEFORE_PAREN: LazyLock<Regex> = LazyLock::new(|| {
@@ -320,8 +336,13 @@ fn percent_from_captures(captures: &Captures<'_>) -> Option<Decimal> {
     if captures.name("zero").is_some() {
         return Some(Decimal::ZERO);
     }
-    let integer = captures.name("int").or_else(|| captures.name("pint"))?.as_str();
-    let number = match captures.name("frac").or_else(|| captures.name("pfrac")) {
+    // ".1875% per annum", as 1990s filings write fractions of a percent: no integer part.
+    let integer = match (captures.name("int").or_else(|| captures.name("pint")), captures.name("dfrac")) {
+        (Some(integer), _) => integer.as_str(),
+        (None, Some(_)) => "0",
+        (None, None) => return None,
+    };
+    let number = match captures.name("frac").or_else(|| captures.name("pfrac")).or_else(|| captures.name("dfrac")) {
         Some(frac) => parse_decimal(&format!("{integer}.{}", frac.as_str()))?,
         None => parse_decimal(integer)?,
     };
@@ -518,5 +539,24 @@ mod tests {
         assert_eq!(parse_ratio("3.50:1"), Some(dec("3.5")));
         assert_eq!(parse_ratio("5.00x"), Some(dec("5")));
         assert_eq!(parse_ratio("4.50:1.005"), None);
+    }
+
+    #[test]
+    fn a_fraction_of_a_percent_written_without_its_zero_is_that_fraction() {
+        let found: Vec<(String, Decimal)> = find_percents("a fee of .1875% per annum and .625 percent, not 1.25%")
+            .into_iter()
+            .map(|p| (p.span.start.to_string(), p.fraction))
+            .collect();
+        let fractions: Vec<Decimal> = found.iter().map(|(_, f)| *f).collect();
+        assert_eq!(fractions, [dec("0.001875"), dec("0.00625"), dec("0.0125")]);
+    }
+
+    #[test]
+    fn a_figure_that_is_part_of_a_fraction_is_not_a_percentage() {
+        for text in ["a rate of 3/8 of 1% per annum", "a fee of 3/8% of the Commitment", "one and 125/1000 percent"] {
+            assert!(find_percents(text).is_empty(), "{text}: {:?}", find_percents(text));
+        }
+        let stated = find_percents("one and 125/1000 percent (1.125%)");
+        assert_eq!(stated.iter().map(|p| p.fraction).collect::<Vec<_>>(), [dec("0.01125")]);
     }
 }

@@ -826,6 +826,11 @@ fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingCandidates) 
     }
     for mention in COMMITMENT_FEE.find_iter(doc.text) {
         let clause = clause_around(doc.text, mention.start());
+        // "a one-time commitment fee", "a fully-earned, non-refundable commitment fee … on the
+        // Closing Date": paid once up front, not the rate on unused commitments.
+        if contains_any_ci(doc.slice(clause.start..mention.end()), ONE_TIME_FEE) {
+            continue;
+        }
         let window = mention.end()..clause.end.min(mention.end().saturating_add(250)).max(mention.end());
         if let Some(p) = doc.percents_in(window).first() {
             found.push(p);
@@ -837,8 +842,8 @@ fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingCandidates) 
         if grid_tables.contains(pct.span.start) {
             continue;
         }
-        let lead = doc.slice(before(doc.text, pct.span.start, 12)).to_ascii_lowercase();
-        if lead.trim_end().ends_with("from") {
+        let lead = doc.slice(before(doc.text, pct.span.start, 24)).to_ascii_lowercase();
+        if lead.trim_end().ends_with("from") || is_threshold_lead(&lead) {
             continue;
         }
         let following = doc.slice(after(doc.text, pct.span.end, 60));
@@ -852,6 +857,20 @@ fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingCandidates) 
             out.fees.push(Scoped::new(value, keys));
         }
     }
+}
+
+/// Words that make a fee a one-time payment.
+const ONE_TIME_FEE: &[&str] =
+    &["one-time", "one time", "upfront", "up-front", "fully-earned", "fully earned", "non-refundable"];
+
+/// Whether the words before a percentage make it a threshold the fee depends on ("> 35% of the
+/// Maximum Revolver Amount", "usage less than 50%"), not the fee.
+fn is_threshold_lead(lead: &str) -> bool {
+    let lead = lead.trim_end();
+    ['>', '<', '≥', '≤', '='].iter().any(|sign| lead.ends_with(*sign))
+        || ["greater than", "less than", "more than", "at least", "exceeds", "exceed", "equal to or"]
+            .iter()
+            .any(|words| lead.ends_with(words))
 }
 
 static DAY_COUNT: LazyLock<Regex> = LazyLock::new(|| {
@@ -1398,5 +1417,25 @@ mod tests {
             ]
         );
         assert!(found.spreads.is_empty(), "{:?}", found.spreads);
+    }
+
+    #[test]
+    fn a_usage_threshold_in_a_fee_table_is_not_the_fee() {
+        let text = "\"Unused Line Fee\" is payable quarterly at the rate in this table:\n\nLevel | Average Usage | Unused Line \
+            Fee Rate\nI | > 40% of the Maximum Credit | 0.25%\nII | < 40% of the Maximum Credit | 0.375%\n";
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions(Vec::new()), &mut found);
+        assert!(found.fees.iter().all(|f| *f.value.value() != CommitmentFee::Rate(dec("0.4"))), "{:?}", found.fees);
+    }
+
+    #[test]
+    fn a_one_time_commitment_fee_is_not_the_rate_on_unused_commitments() {
+        let text = "The Borrower shall pay a one-time commitment fee in the amount of 0.25% of the Commitment on the \
+            Closing Date.\n";
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions(Vec::new()), &mut found);
+        assert!(found.fees.is_empty(), "{:?}", found.fees);
     }
 }
