@@ -37,13 +37,13 @@ static SECTION_HEADING: LazyLock<Regex> = LazyLock::new(|| {
 
 static METRIC: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:consolidated|total|senior|secured|first[ \t\r\n]+lien|net|gross)[ \t\r\n]+){0,4}(?:leverage|interest[ \t\r\n]+cover(?:age)?|fixed[ \t\r\n]+charge[ \t\r\n]+cover(?:age)?|debt[ \t\r\n]+service[ \t\r\n]+cover(?:age)?)(?:[ \t\r\n]+ratio)?\b",
+        r"(?i)\b(?:(?:consolidated|adjusted|total|senior|secured|first[ \t\r\n]+lien|net|gross)[ \t\r\n]+){0,4}(?:leverage|interest[ \t\r\n]+cover(?:age)?|fixed[ \t\r\n]+charge[ \t\r\n]+cover(?:age)?|debt[ \t\r\n]+service[ \t\r\n]+cover(?:age)?)(?:[ \t\r\n]+ratio)?\b",
     )
 });
 
 static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:shall|will)[ \t\r\n]+not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
+        r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
     )
 });
 
@@ -483,5 +483,15 @@ mod tests {
                 )
             )]
         );
+    }
+
+    #[test]
+    fn a_negative_covenant_list_item_states_a_level_without_a_covenants_heading() {
+        let text = "10.6 The Company shall:\n\n10.6.1 Adjusted Leverage Ratio. Not permit the Adjusted Leverage Ratio to \
+            be greater than 3.25 to 1 as of the last day of any Computation Period.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].metric.value(), "Adjusted Leverage Ratio");
+        assert_eq!(levels(&found[0]), [("3.25".to_owned(), None, None)]);
     }
 }

@@ -390,7 +390,7 @@ impl Located for RatioMatch {
 
 static RATIO: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)[ \t]*(?::|to)[ \t]*1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|[ \t]times)\b",
+        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)[ \t]*(?::|to)(?:[ \t]*|[ \t]*\r?\n[ \t]*)1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|[ \t]times)\b",
     )
 });
 
@@ -558,5 +558,11 @@ mod tests {
         }
         let stated = find_percents("one and 125/1000 percent (1.125%)");
         assert_eq!(stated.iter().map(|p| p.fraction).collect::<Vec<_>>(), [dec("0.01125")]);
+    }
+
+    #[test]
+    fn a_ratio_wrapped_after_to_is_one_ratio() {
+        let found = find_ratios("not less than 1.0 to\n     1.0 for the three Fiscal Quarter period");
+        assert_eq!(found.iter().map(|r| r.value).collect::<Vec<_>>(), [dec("1.0")]);
     }
 }
