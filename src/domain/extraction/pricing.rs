@@ -846,6 +846,15 @@ fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingCandidates) 
         if lead.trim_end().ends_with("from") || is_threshold_lead(&lead) {
             continue;
         }
+        // "If an Event of Default shall have occurred …, the Commitment Fee Rate shall equal
+        // 0.50%": the rate after a default, not the fee in force.
+        let sentence = super::text::sentence_around(doc.text, pct.span.start);
+        if contains_any_ci(
+            doc.slice(sentence.start..pct.span.start),
+            &["event of default", "default shall have occurred"],
+        ) {
+            continue;
+        }
         let following = doc.slice(after(doc.text, pct.span.end, 60));
         let fee = if OF_MARGIN.is_match(following) {
             CommitmentFee::PercentageOfMargin(pct.fraction)
@@ -1433,6 +1442,16 @@ mod tests {
     fn a_one_time_commitment_fee_is_not_the_rate_on_unused_commitments() {
         let text = "The Borrower shall pay a one-time commitment fee in the amount of 0.25% of the Commitment on the \
             Closing Date.\n";
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions(Vec::new()), &mut found);
+        assert!(found.fees.is_empty(), "{:?}", found.fees);
+    }
+
+    #[test]
+    fn a_fee_rate_that_applies_after_a_default_is_not_the_fee() {
+        let text = "If an Event of Default shall have occurred and be continuing, the Commitment Fee Rate shall equal \
+            0.75% per annum.\n";
         let doc = Document::scan(text);
         let mut found = PricingCandidates::default();
         fees(&doc, &Regions(Vec::new()), &mut found);
