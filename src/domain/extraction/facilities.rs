@@ -16,7 +16,7 @@ use time::Date;
 
 use super::currency::CurrencyCode;
 use super::document::{Document, Report, agree, quoted};
-use super::model::{AmendedTermCategory, Facility, FacilityType, StatedValue};
+use super::model::{AmendedTerm, AmendedTermCategory, Facility, FacilityType, StatedValue};
 use super::numbers::Money;
 use super::pricing::{self, PricingCandidates};
 use super::sourced::Sourced;
@@ -531,7 +531,7 @@ fn commitment_end_candidates(doc: &Document<'_>) -> Vec<Scoped<Sourced<Date>>> {
 
 /// Every statement of a final maturity date, with the facilities it is for. A maturity stated
 /// relatively ("the fifth anniversary of the Closing Date") is reported, not computed.
-fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<Sourced<Date>>> {
+fn maturity_candidates(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut Report) -> Vec<Scoped<Sourced<Date>>> {
     let mut candidates = Vec::new();
     let mut regions: Vec<Range<usize>> = doc
         .structure
@@ -609,7 +609,7 @@ fn maturity_candidates(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<So
     // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
     // What an amendment changes is read in one place (`amendments.rs`); a change that states the
     // value it replaces is an amendment's, never an original agreement's extension option.
-    for change in super::amendments::changes(doc) {
+    for change in changes {
         let replaces = change.before.is_some() && change.category == AmendedTermCategory::MaturityDate;
         if !replaces || !is_maturity_term(&super::text::normalise_label(change.term.value())) {
             continue;
@@ -786,9 +786,10 @@ fn facility_name(doc: &Document<'_>, key: FacilityKey) -> Option<Sourced<String>
 }
 
 /// The facilities of the agreement with every field resolved.
-pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Facility> {
+/// The facilities, with `changes` the values the document states it replaces (see `amendments.rs`).
+pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut Report) -> Vec<Facility> {
     let commitments = commitment_candidates(doc, report);
-    let mut maturities = maturity_candidates(doc, report);
+    let mut maturities = maturity_candidates(doc, changes, report);
     let pricing = pricing::candidates(doc);
 
     let mut frames: Vec<FacilityFrame> = Vec::new();
@@ -1008,6 +1009,7 @@ pub(crate) fn is_multicurrency(doc: &Document<'_>, key: FacilityKey) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::amendments::changes;
     use super::*;
 
     fn keys(text: &str) -> Vec<(String, FacilityKey)> {
@@ -1042,7 +1044,7 @@ mod tests {
         let text = "\"Termination Date\" means: (a) in relation to Facility A, 15 March 2029; and (b) in relation to Facility B, 15 March 2028.\n";
         let doc = Document::scan(text);
         let mut report = Report::default();
-        let found = maturity_candidates(&doc, &mut report);
+        let found = maturity_candidates(&doc, &changes(&doc), &mut report);
         let scoped: Vec<(&str, Vec<FacilityKey>)> = found.iter().map(|c| (c.value.quote(), c.keys.clone())).collect();
         assert_eq!(
             scoped,
@@ -1058,7 +1060,7 @@ mod tests {
         let text = "\"Maturity Date\" means the fifth anniversary of the Closing Date.\n";
         let doc = Document::scan(text);
         let mut report = Report::default();
-        assert!(maturity_candidates(&doc, &mut report).is_empty());
+        assert!(maturity_candidates(&doc, &changes(&doc), &mut report).is_empty());
         assert!(report.warnings[0].contains("fifth anniversary"), "{:?}", report.warnings);
     }
 
@@ -1089,7 +1091,7 @@ mod tests {
     fn only_facility(text: &str) -> Facility {
         let doc = Document::scan(text);
         let mut report = Report::default();
-        let mut found = extract(&doc, &mut report);
+        let mut found = extract(&doc, &changes(&doc), &mut report);
         assert_eq!(found.len(), 1, "{found:?} {:?}", report.warnings);
         found.remove(0)
     }
@@ -1191,7 +1193,7 @@ mod tests {
     fn a_maturity_that_applies_only_once_extended_is_not_the_maturity() {
         let text = "\"Maturity Date\" means June 30, 2027; provided that if the Maturity Date has been extended under Section 2.15, then the Maturity Date shall mean June 30, 2028.\n";
         let doc = Document::scan(text);
-        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
         let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
         assert_eq!(found, ["June 30, 2027"]);
     }
@@ -1200,12 +1202,12 @@ mod tests {
     fn an_amendments_operative_change_of_maturity_prevails_over_the_maturity_it_recites() {
         let text = "WHEREAS, the Note has a maturity date of June 30, 2023 (the \"Maturity Date\"); and\n\nWHEREAS, the parties wish to extend the Maturity Date from June 30, 2023 to September 30, 2023 (the \"Amended Maturity Date\").\n\n1. The Maturity Date of the Note is hereby amended to be the Amended Maturity Date.\n";
         let doc = Document::scan(text);
-        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
         let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
         assert_eq!(found, ["September 30, 2023"]);
         let text = "The Note matures on May 1, 2022.\n\n1. The Maturity Date of the Note is amended and extended to August 1, 2022.\n";
         let doc = Document::scan(text);
-        let candidates = maturity_candidates(&doc, &mut Report::default());
+        let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
         let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
         assert_eq!(found, ["August 1, 2022"]);
     }
@@ -1215,7 +1217,7 @@ mod tests {
         let text = "The entire principal balance shall be due and payable on November 30, 1998, or such earlier date on which it becomes due on acceleration (the \"Maturity Date\").\n";
         let doc = Document::scan(text);
         let mut report = Report::default();
-        let candidates = maturity_candidates(&doc, &mut report);
+        let candidates = maturity_candidates(&doc, &changes(&doc), &mut report);
         let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
         assert_eq!(found, ["November 30, 1998"]);
         for text in [
@@ -1224,7 +1226,7 @@ mod tests {
             "payable on November 30, 1998 (the \"Closing Date\").\n",
         ] {
             let doc = Document::scan(text);
-            assert!(maturity_candidates(&doc, &mut report).is_empty(), "{text}");
+            assert!(maturity_candidates(&doc, &changes(&doc), &mut report).is_empty(), "{text}");
         }
     }
 
@@ -1238,7 +1240,7 @@ mod tests {
         let term = "The Term Loans shall bear interest.\n\n\"Commitment Termination Date\" shall mean January 1, 1999.\n\n\"Total Commitments\" means $10,000,000.\n";
         let doc = Document::scan(term);
         let mut report = Report::default();
-        let found = extract(&doc, &mut report);
+        let found = extract(&doc, &changes(&doc), &mut report);
         assert!(found.iter().all(|f| f.termination_date.is_none()), "{found:?}");
     }
 
@@ -1256,7 +1258,7 @@ mod tests {
         let text = "(iii) The date \"June 24, 1996\" in the definition of \"Maturity Date\" is deleted and replaced with the date \"December 31, 1998\".\n(iv) The date \"May 1, 1996\" in the definition of \"Closing Date\" is deleted and replaced with the date \"June 1, 1996\".\n";
         let doc = Document::scan(text);
         let mut report = Report::default();
-        let candidates = maturity_candidates(&doc, &mut report);
+        let candidates = maturity_candidates(&doc, &changes(&doc), &mut report);
         let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
         assert_eq!(found, ["December 31, 1998"]);
     }
@@ -1269,7 +1271,7 @@ mod tests {
         assert!(facility.commitment.is_none());
         let doc = Document::scan("A letter about the weather.\n");
         let mut report = Report::default();
-        assert!(extract(&doc, &mut report).is_empty());
+        assert!(extract(&doc, &changes(&doc), &mut report).is_empty());
     }
 
     #[test]
@@ -1281,7 +1283,7 @@ mod tests {
         assert_eq!(only_facility(text).commitment.map(|c| c.quote().to_owned()), Some("$400,000,000".to_owned()));
         let only_the_sublimit = "\u{201c}Canadian Revolver Sublimit\u{201d} means $50,000,000 of revolving loans.\n";
         let doc = Document::scan(only_the_sublimit);
-        let found = extract(&doc, &mut Report::default());
+        let found = extract(&doc, &changes(&doc), &mut Report::default());
         assert!(found.iter().all(|f| f.commitment.is_none()), "{found:?}");
     }
 

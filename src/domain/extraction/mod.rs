@@ -144,11 +144,13 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let effective_date = header::effective_date(&doc, &mut report);
     let governing_law = header::governing_law(&doc, &mut report);
     let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
-    if let Some(amendment) = &mut amendment {
-        amendment.changes = amendments::changes(&doc);
-    }
+    // Read once: an amendment reports its changes, and a replaced maturity is a facility's term.
+    let changes = amendments::changes(&doc);
     let parties = parties::extract(&doc, &mut report);
-    let facilities = facilities::extract(&doc, &mut report);
+    let facilities = facilities::extract(&doc, &changes, &mut report);
+    if let Some(amendment) = &mut amendment {
+        amendment.changes = changes;
+    }
     let financial_covenants = covenants::extract(&doc);
     let sustainability_linked = sustainability::extract(&doc, &mut report);
     let agreement = CreditAgreement {
