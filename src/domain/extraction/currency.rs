@@ -49,9 +49,11 @@ impl CurrencyCode {
             "NZ$" => "NZD",
             "HK$" => "HKD",
             "S$" => "SGD",
-            "£" => "GBP",
-            "€" => "EUR",
-            "¥" => "JPY",
+            // EDGAR's plain-text filings of the 1990s and 2000s spell the symbols they could not
+            // encode as "(pound)", "(euro)" and "(yen)".
+            "£" | "(pound)" => "GBP",
+            "€" | "(euro)" => "EUR",
+            "¥" | "(yen)" => "JPY",
             _ => return None,
         };
         Self::new(code)

@@ -39,9 +39,96 @@ pub(crate) enum FacilityKey {
     LetterOfCredit,
     /// LMA "Facility A": the letter; its type comes from its description.
     Lettered(u8),
+    /// "U.S. Term Loans", "Sterling Term Commitments": a term tranche named by its currency or
+    /// jurisdiction, one of several.
+    QualifiedTerm(Qualifier),
+    /// "Dollar Revolving Loans", "Canadian Revolving Facility", "Multicurrency Revolving
+    /// Commitments".
+    QualifiedRevolving(Qualifier),
+}
+
+/// The word that tells tranches of the same kind apart: a currency or a jurisdiction, written
+/// as a capitalised defined term ("Euro Revolving Loans"). A lower-case "multicurrency revolving
+/// credit facility" describes a facility; it does not name a tranche.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Qualifier {
+    Us,
+    Uk,
+    Dollar,
+    Sterling,
+    Euro,
+    Yen,
+    Canadian,
+    Australian,
+    European,
+    Multicurrency,
+    AlternativeCurrency,
+    Domestic,
+    Foreign,
+}
+
+/// Each qualifier with its spellings, title case first (the upper-case form is derived).
+const QUALIFIERS: &[(Qualifier, &[&str])] = &[
+    (Qualifier::Us, &["U.S.", "US"]),
+    (Qualifier::Uk, &["U.K.", "UK"]),
+    (Qualifier::Dollar, &["Dollar", "U.S. Dollar", "US Dollar"]),
+    (Qualifier::Sterling, &["Sterling"]),
+    (Qualifier::Euro, &["Euro"]),
+    (Qualifier::Yen, &["Yen"]),
+    (Qualifier::Canadian, &["Canadian"]),
+    (Qualifier::Australian, &["Australian"]),
+    (Qualifier::European, &["European"]),
+    (Qualifier::Multicurrency, &["Multicurrency", "Multi-Currency", "Multi-currency"]),
+    (Qualifier::AlternativeCurrency, &["Alternative Currency", "Alternate Currency", "Foreign Currency"]),
+    (Qualifier::Domestic, &["Domestic"]),
+    (Qualifier::Foreign, &["Foreign"]),
+];
+
+impl Qualifier {
+    fn from_words(words: &str) -> Option<Self> {
+        let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+        QUALIFIERS
+            .iter()
+            .find(|(_, spellings)| spellings.iter().any(|s| s.eq_ignore_ascii_case(&words)))
+            .map(|(qualifier, _)| *qualifier)
+    }
+
+    /// The currency a qualifier names, when it names one ("Sterling"), not a jurisdiction
+    /// ("U.S.") or a choice of currencies ("Multicurrency").
+    pub(crate) fn currency(self) -> Option<CurrencyCode> {
+        let code = match self {
+            Self::Dollar => "USD",
+            Self::Sterling => "GBP",
+            Self::Euro => "EUR",
+            Self::Yen => "JPY",
+            _ => return None,
+        };
+        CurrencyCode::new(code)
+    }
+}
+
+/// The qualifier alternatives of the reference pattern: each spelling in title and upper case,
+/// longest first so that "U.S. Dollar" wins over "U.S.".
+fn qualifier_pattern() -> String {
+    let mut spellings: Vec<String> = QUALIFIERS
+        .iter()
+        .flat_map(|(_, spellings)| spellings.iter())
+        .flat_map(|s| [s.to_string(), s.to_uppercase()])
+        .collect();
+    spellings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    spellings.dedup();
+    spellings.iter().map(|s| regex::escape(s).replace(' ', r"[ \t\r\n]+")).collect::<Vec<_>>().join("|")
 }
 
 impl FacilityKey {
+    /// The qualifier of a tranche named by its currency or jurisdiction.
+    fn qualifier(&self) -> Option<Qualifier> {
+        match self {
+            Self::QualifiedTerm(q) | Self::QualifiedRevolving(q) => Some(*q),
+            _ => None,
+        }
+    }
+
     /// The type a reference of this kind states by itself.
     fn stated_type(&self) -> Option<FacilityType> {
         match self {
@@ -52,6 +139,8 @@ impl FacilityKey {
             Self::DelayedDraw => Some(FacilityType::DelayedDrawTermLoan),
             Self::Bridge => Some(FacilityType::Bridge),
             Self::LetterOfCredit => Some(FacilityType::LetterOfCredit),
+            Self::QualifiedTerm(_) => Some(FacilityType::TermLoan),
+            Self::QualifiedRevolving(_) => Some(FacilityType::RevolvingCredit),
             Self::Lettered(_) => None,
         }
     }
@@ -71,21 +160,55 @@ impl Located for FacilityRef {
 }
 
 static FACILITY_REF: LazyLock<Regex> = LazyLock::new(|| {
+    // A qualified tranche is tried first: a match starting at its qualifier starts earlier than
+    // the plain reference inside it. Its words are capitalised, as defined terms are.
+    let qualified = format!(
+        r"(?P<q>\b(?:{q}))[ \t\r\n]+(?:(?P<qrev>(?:Revolving|REVOLVING)(?:[ \t\r\n]+(?:Credit|CREDIT))?(?:[ \t\r\n]+(?:Facility|FACILITY|Loans?|LOANS?|Commitments?|COMMITMENTS?|Exposure|EXPOSURE))?)|(?P<qterm>(?:Term|TERM)(?:[ \t\r\n]+(?:Loan|LOAN))?[ \t\r\n]+(?:Facility|FACILITY|Facilities|Loans?|LOANS?|Commitments?|COMMITMENTS?)))\b",
+        q = qualifier_pattern()
+    );
     pattern(
-        r"(?P<dd>\b(?i:delayed[ -]draw)(?:[ \t]+(?i:term))?(?:[ \t]+(?i:loan))?(?:[ \t]+(?i:facility|loans|commitments?))?\b|\bDDTL\b)|(?P<tl>\b(?i:term[ \t]+loan|term|tranche)[ \t]+(?P<tl_letter>[A-F])\b(?:[ \t]+(?i:term[ \t]+)?(?i:loans?|facility|commitments?)\b)?)|(?P<rev>\b(?i:revolving)(?:[ \t]+(?i:credit))?(?:[ \t]+(?i:facility|loans?|commitments?|exposure))?\b|\b(?i:revolver)\b|\bRCF\b)|(?P<bridge>\b(?i:bridge)(?:[ \t]+(?i:term))?[ \t]+(?i:loans?|facility|commitments?)\b)|(?P<lc>\b(?i:letter[ \t]+of[ \t]+credit|l/c)[ \t]+(?i:facility)\b)|(?P<let>\b(?i:facility)[ \t]+(?P<let_letter>[A-F])\b(?:[ \t]+(?i:loans?|commitments?)\b)?)|(?P<term>\b(?i:term)(?:[ \t]+(?i:loan))?[ \t]+(?i:facility|facilities)\b|\b(?i:term)[ \t]+(?i:loans?)\b)",
+        &(qualified
+            + "|"
+            + r"(?P<dd>\b(?i:delayed[ -]draw)(?:[ \t]+(?i:term))?(?:[ \t]+(?i:loan))?(?:[ \t]+(?i:facility|loans|commitments?))?\b|\bDDTL\b)|(?P<tl>\b(?i:term[ \t]+loan|term|tranche)[ \t]+(?P<tl_letter>[A-F])\b(?:[ \t]+(?i:term[ \t]+)?(?i:loans?|facility|commitments?)\b)?)|(?P<rev>\b(?i:revolving)(?:[ \t]+(?i:credit))?(?:[ \t]+(?i:facility|loans?|commitments?|exposure))?\b|\b(?i:revolver)\b|\bRCF\b)|(?P<bridge>\b(?i:bridge)(?:[ \t]+(?i:term))?[ \t]+(?i:loans?|facility|commitments?)\b)|(?P<lc>\b(?i:letter[ \t]+of[ \t]+credit|l/c)[ \t]+(?i:facility)\b)|(?P<let>\b(?i:facility)[ \t]+(?P<let_letter>[A-F])\b(?:[ \t]+(?i:loans?|commitments?)\b)?)|(?P<term>\b(?i:term)(?:[ \t]+(?i:loan))?[ \t]+(?i:facility|facilities)\b|\b(?i:term)[ \t]+(?i:loans?)\b)"),
     )
 });
 
-/// Every facility reference in `text`, in order.
+/// Every facility reference in `text`, in order. A qualifier tells tranches apart only when the
+/// text names two tranches of the kind that way ("Dollar Revolving" and "Euro Revolving"); the one
+/// "Multicurrency Revolving Facility" of an agreement is its revolving facility.
 pub(crate) fn find_facility_refs(text: &str) -> Vec<FacilityRef> {
-    FACILITY_REF
+    let mut refs: Vec<FacilityRef> = FACILITY_REF
         .captures_iter(text)
         .filter_map(|c| Some(FacilityRef { span: c.get(0)?.range(), key: key_of(&c)? }))
-        .collect()
+        .collect();
+    let qualifiers = |of_kind: fn(FacilityKey) -> Option<Qualifier>| {
+        let mut found: Vec<Qualifier> = refs.iter().filter_map(|r| of_kind(r.key)).collect();
+        found.sort();
+        found.dedup();
+        found.len()
+    };
+    let fold_terms = qualifiers(|k| if let FacilityKey::QualifiedTerm(q) = k { Some(q) } else { None }) < 2;
+    let fold_revolving = qualifiers(|k| if let FacilityKey::QualifiedRevolving(q) = k { Some(q) } else { None }) < 2;
+    for r in &mut refs {
+        match r.key {
+            FacilityKey::QualifiedTerm(_) if fold_terms => r.key = FacilityKey::Term,
+            FacilityKey::QualifiedRevolving(_) if fold_revolving => r.key = FacilityKey::Revolving,
+            _ => {}
+        }
+    }
+    refs
 }
 
 fn key_of(captures: &Captures<'_>) -> Option<FacilityKey> {
     let letter = |name: &str| captures.name(name).and_then(|m| m.as_str().bytes().next());
+    if let Some(qualifier) = captures.name("q") {
+        let qualifier = Qualifier::from_words(qualifier.as_str())?;
+        return if captures.name("qrev").is_some() {
+            Some(FacilityKey::QualifiedRevolving(qualifier))
+        } else {
+            Some(FacilityKey::QualifiedTerm(qualifier))
+        };
+    }
     if captures.name("dd").is_some() {
         Some(FacilityKey::DelayedDraw)
     } else if captures.name("tl").is_some() {
@@ -112,12 +235,26 @@ pub(crate) struct Scoped<T> {
     pub value: T,
     pub keys: Vec<FacilityKey>,
     pub currency: Option<CurrencyCode>,
+    /// Facilities a value stated for every facility excludes: "For all Loans other than U.S.
+    /// Term Loans".
+    pub except: Vec<FacilityKey>,
 }
 
 impl<T> Scoped<T> {
     pub(crate) fn new(value: T, keys: Vec<FacilityKey>) -> Self {
-        Self { value, keys, currency: None }
+        Self { value, keys, currency: None, except: Vec::new() }
     }
+
+    pub(crate) fn with_scope(value: T, scope: Scope) -> Self {
+        Self { value, keys: scope.keys, currency: None, except: scope.except }
+    }
+}
+
+/// The facilities a statement is for, and those it excludes by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    pub keys: Vec<FacilityKey>,
+    pub except: Vec<FacilityKey>,
 }
 
 /// How far back in a clause a facility reference still scopes a value.
@@ -128,35 +265,103 @@ const SCOPE_AHEAD: usize = 120;
 /// The facilities a value stated at `pos` is for: references earlier in its clause, else in the
 /// defined term or label stating it, else shortly after it in its clause.
 pub(crate) fn scope_at(doc: &Document<'_>, pos: usize) -> Vec<FacilityKey> {
+    scope_of(doc, pos).keys
+}
+
+/// As [`scope_at`], with the facilities the statement excludes ("for all Loans other than Term
+/// Loans"), which are never among those it is for.
+pub(crate) fn scope_of(doc: &Document<'_>, pos: usize) -> Scope {
     let clause = clause_around(doc.text, pos);
     let back = clause.start.max(pos.saturating_sub(SCOPE_BACK));
-    let mut keys = unique_keys(doc.refs_in(back..pos));
+    let mut scope = split_excluded(doc, doc.refs_in(back..pos));
     // "(b) with respect to Term B Loans, (i) 2.75% … and (ii) 1.75% …": a roman sub-item is
-    // scoped by the item it belongs to.
+    // scoped by the lead-in of the list it belongs to, which comes before its "(i)".
     let mut item_start = clause.start;
+    if scope.keys.is_empty()
+        && !starts_with_roman_item(doc.slice(item_start..pos))
+        && let Some(item) = roman_item_before(doc, pos)
+    {
+        item_start = item;
+    }
     for _ in 0..3 {
-        if !keys.is_empty() || !starts_with_roman_item(doc.slice(item_start..pos)) || item_start == 0 {
+        if !scope.keys.is_empty() || !starts_with_roman_item(doc.slice(item_start..pos)) || item_start == 0 {
             break;
         }
-        let parent = clause_around(doc.text, item_start - 1);
-        keys = unique_keys(doc.refs_in(parent.start.max(item_start.saturating_sub(SCOPE_BACK))..item_start));
+        let first_item = first_item_of_list(doc, item_start);
+        // The lead-in ends before the list, often with a colon that closes its clause.
+        let lead_end = doc.slice(0..first_item).trim_end().trim_end_matches(':').len();
+        let parent = clause_around(doc.text, lead_end.saturating_sub(1));
+        let lead_in =
+            split_excluded(doc, doc.refs_in(parent.start.max(first_item.saturating_sub(SCOPE_BACK))..first_item));
+        scope.except.extend(lead_in.except);
+        scope.keys = lead_in.keys;
         item_start = parent.start;
     }
-    if keys.is_empty()
+    if scope.keys.is_empty()
         && let Some(definition) = doc.structure.definition_at(pos)
     {
-        keys = unique_keys(doc.refs_in(definition.term.clone()));
+        scope.keys = unique_keys(doc.refs_in(definition.term.clone()));
     }
-    if keys.is_empty()
+    if scope.keys.is_empty()
         && let Some(label) = doc.structure.label_at(pos)
     {
-        keys = unique_keys(doc.refs_in(label.name.clone()));
+        scope.keys = unique_keys(doc.refs_in(label.name.clone()));
     }
-    if keys.is_empty() {
+    if scope.keys.is_empty() && scope.except.is_empty() {
         let ahead = clause.end.min(pos.saturating_add(SCOPE_AHEAD));
-        keys = unique_keys(doc.refs_in(pos..ahead.max(pos)));
+        scope = split_excluded(doc, doc.refs_in(pos..ahead.max(pos)));
     }
-    keys
+    scope.except.retain(|key| !scope.keys.contains(key));
+    scope.except.dedup();
+    scope
+}
+
+/// A roman-numbered list item opening a line or following the end of the previous item
+/// ("…; and (ii)"), not a cross-reference ("clause (i) above").
+static ROMAN_ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?m)(?:^[ \t]*|[;:][ \t\r\n]*(?:(?:and|or)[ \t\r\n]+)?)(?P<item>\((?:i|ii|iii|iv|v|vi|vii|viii|ix|x)\))")
+});
+
+/// The start of the roman-numbered item that `pos` lies in, if one opens within a few lines
+/// before it.
+fn roman_item_before(doc: &Document<'_>, pos: usize) -> Option<usize> {
+    let from = super::text::floor_boundary(doc.text, pos.saturating_sub(600));
+    let item = ROMAN_ITEM.captures_iter(doc.slice(from..pos)).last()?.name("item")?;
+    Some(from + item.start())
+}
+
+/// How far back the "(i)" of a list may be from a later item of it.
+const LIST_REACH: usize = 3000;
+
+/// The start of the "(i)" item of the roman-numbered list whose item starts at `item_start`
+/// (`item_start` itself when it is the "(i)" or no "(i)" is near).
+fn first_item_of_list(doc: &Document<'_>, item_start: usize) -> usize {
+    if doc.slice(item_start..doc.text.len().min(item_start + 3)) == "(i)" {
+        return item_start;
+    }
+    // Within the definition the item belongs to: an "(i)" of an earlier one starts another list.
+    let definition_start = doc.structure.definition_at(item_start).map_or(0, |d| d.term.start);
+    let from = super::text::floor_boundary(doc.text, item_start.saturating_sub(LIST_REACH).max(definition_start));
+    doc.slice(from..item_start).rfind("(i)").map_or(item_start, |at| from + at)
+}
+
+/// The facilities `refs` name, less those named as exclusions ("other than U.S. Term Loans",
+/// "except Swing Loans", "excluding the Term B Loans").
+fn split_excluded(doc: &Document<'_>, refs: &[FacilityRef]) -> Scope {
+    let mut scope = Scope::default();
+    for r in refs {
+        let lead = doc.slice(super::text::before(doc.text, r.span.start, 24)).to_ascii_lowercase();
+        let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
+        let excluded =
+            ["other than", "except", "excluding", "but not", "other than the", "except the", "excluding the"]
+                .iter()
+                .any(|w| lead.ends_with(w));
+        let list = if excluded { &mut scope.except } else { &mut scope.keys };
+        if !list.contains(&r.key) {
+            list.push(r.key);
+        }
+    }
+    scope
 }
 
 /// Whether `text` opens with a roman-numeral list item: `(i)`, `(ii)`, `(iv)`.
@@ -389,10 +594,14 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         if !defining && !stated_in_passing {
             continue;
         }
-        let keys = match (following, &replaced_context) {
-            (Some(key), _) => vec![key],
-            (None, Some(words)) => unique_keys(doc.refs_in(words.clone())).into_iter().take(1).collect(),
-            (None, None) => nearest_scope(doc, found.span.start),
+        let keys = match (following, &replaced_context, second_definition_before(doc, found.span.start)) {
+            (Some(key), _, _) => vec![key],
+            (None, Some(words), _) => unique_keys(doc.refs_in(words.clone())).into_iter().take(1).collect(),
+            // `… and "Euro Term-1 Commitments" shall mean the aggregate …, which amount … shall be
+            // €7,226,303.75`: the amount is the one this second definition sets, for the facility
+            // it names, or for none when it names a part of one.
+            (None, None, Some(term)) => unique_keys(doc.refs_in(term)).into_iter().take(1).collect(),
+            (None, None, None) => nearest_scope(doc, found.span.start),
         };
         if let Some(money) = doc.sourced(found.span.clone(), found.money) {
             let list = if defining { &mut candidates.defining } else { &mut candidates.passing };
@@ -401,6 +610,22 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
     }
     candidates
 }
+
+/// A term defined inside another definition's paragraph, in the sentence before `pos`: `…, and
+/// "Dollar Revolving Commitments" shall mean the aggregate …`. Its span, without the quotes.
+fn second_definition_before(doc: &Document<'_>, pos: usize) -> Option<Range<usize>> {
+    let own = doc.structure.definition_at(pos)?;
+    let sentence = super::text::sentence_around(doc.text, pos);
+    let start = sentence.start.max(own.term.end).max(pos.saturating_sub(600));
+    let start = super::text::floor_boundary(doc.text, start);
+    let found = SECOND_DEFINITION.captures_iter(doc.slice(start..pos)).last()?.name("term")?.range();
+    let term = start + found.start..start + found.end;
+    is_commitment_term(&super::text::normalise_label(doc.slice(term.clone()))).then_some(term)
+}
+
+/// `"Dollar Revolving Commitments" shall mean`, `"Total Commitments" means`.
+static SECOND_DEFINITION: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,80})["”][ \t\r\n]+(?:shall[ \t\r\n]+mean|means)\b"#));
 
 /// A facility reference that directly follows an amount, with only descriptive words between
 /// ("$150,000,000 senior secured bridge facility").
@@ -671,12 +896,14 @@ pub(crate) fn applicable<'c, T>(
     all: &[FacilityFrame],
 ) -> Vec<&'c T> {
     let currency_matches = |c: &Scoped<T>| c.currency.is_none_or(|cur| Some(cur) == facility.currency);
+    let excluded = |c: &Scoped<T>| c.except.iter().any(|&k| covers(k, facility, all));
     if all.len() == 1 {
         // With one facility, "the Loans" and "the Term Loans" are the same loans: a general and a
         // specific statement that disagree are a conflict, not a general rule and its exception.
         return candidates
             .iter()
             .filter(|c| (c.keys.is_empty() || c.keys.iter().any(|&k| covers(k, facility, all))) && currency_matches(c))
+            .filter(|c| !excluded(c))
             .map(|c| &c.value)
             .collect();
     }
@@ -699,7 +926,7 @@ pub(crate) fn applicable<'c, T>(
     if !by_currency.is_empty() {
         return by_currency;
     }
-    candidates.iter().filter(|c| c.keys.is_empty() && c.currency.is_none()).map(|c| &c.value).collect()
+    candidates.iter().filter(|c| c.keys.is_empty() && c.currency.is_none() && !excluded(c)).map(|c| &c.value).collect()
 }
 
 /// Resolves one field of one facility from its applicable candidates.
@@ -860,7 +1087,10 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
     for (index, frame) in frames.iter_mut().enumerate() {
         let field = format!("/facilities/{index}/commitment");
         let commitment = resolve_commitment(&field, &commitments, frame, &snapshot, report);
-        frame.currency = commitment.as_ref().map(|c| c.value().currency);
+        // A tranche named by its currency lends in it, even when its size is stated as a dollar
+        // equivalent ("Euro Revolving Commitments … the Dollar Equivalent of $20,000,000").
+        frame.currency =
+            frame.key.qualifier().and_then(Qualifier::currency).or(commitment.as_ref().map(|c| c.value().currency));
         resolved_commitments.push(commitment);
     }
     let unused_general: Vec<&Scoped<Sourced<Money>>> = commitments.all().filter(|c| c.keys.is_empty()).collect();
@@ -1032,6 +1262,36 @@ mod tests {
         ];
         let expected: Vec<(String, FacilityKey)> = expected.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
         assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn tranches_named_by_a_capitalised_currency_or_jurisdiction_are_their_own_references() {
+        let found = keys(
+            "U.S. Term Loans, Sterling Term Commitments, the Dollar Revolving Facility, EURO REVOLVING LOANS, Multicurrency\nRevolving Credit Commitments and a multicurrency revolving facility",
+        );
+        let expected = [
+            ("U.S. Term Loans", FacilityKey::QualifiedTerm(Qualifier::Us)),
+            ("Sterling Term Commitments", FacilityKey::QualifiedTerm(Qualifier::Sterling)),
+            ("Dollar Revolving Facility", FacilityKey::QualifiedRevolving(Qualifier::Dollar)),
+            ("EURO REVOLVING LOANS", FacilityKey::QualifiedRevolving(Qualifier::Euro)),
+            ("Multicurrency\nRevolving Credit Commitments", FacilityKey::QualifiedRevolving(Qualifier::Multicurrency)),
+            // Lower case describes a facility rather than naming a tranche.
+            ("revolving facility", FacilityKey::Revolving),
+        ];
+        let expected: Vec<(String, FacilityKey)> = expected.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_facility_named_after_other_than_is_excluded_from_the_statement() {
+        let text = "\"Applicable Margin\" means (a) for Term Loans, 3.00%; and (b) for all Loans other than Term Loans:\n\n(i) before the Step-Down Date, 2.50%; and\n\n(ii) after the Step-Down Date, as set out in clause (i) above less 0.25%.\n";
+        let doc = Document::scan(text);
+        let at = |needle: &str| text.find(needle).expect("needle");
+        assert_eq!(scope_of(&doc, at("3.00%")), Scope { keys: vec![FacilityKey::Term], except: vec![] });
+        let excluding_term = Scope { keys: vec![], except: vec![FacilityKey::Term] };
+        assert_eq!(scope_of(&doc, at("2.50%")), excluding_term);
+        // A later item of the list is scoped by the list's lead-in too, not by a cross-reference.
+        assert_eq!(scope_of(&doc, at("0.25%")), excluding_term);
     }
 
     #[test]

@@ -302,6 +302,14 @@ named_values! {
         UsdPrime => "USD-Prime",
         /// SONIA.
         GbpSonia => "GBP-SONIA",
+        /// Sterling LIBOR: LIBOR quoted for sterling deposits, before SONIA replaced it.
+        GbpLibor => "GBP-LIBOR",
+        /// Euro LIBOR (most euro loans used EURIBOR instead).
+        EurLibor => "EUR-LIBOR",
+        /// Swiss franc LIBOR, before SARON.
+        ChfLibor => "CHF-LIBOR",
+        /// Yen LIBOR, before TONA.
+        JpyLibor => "JPY-LIBOR",
         /// EURIBOR.
         EurEuribor => "EUR-EURIBOR",
         /// Euro short-term rate.
@@ -320,10 +328,10 @@ impl FloatingRateIndex {
     pub fn currency(&self) -> &'static str {
         match self {
             Self::UsdSofrCmeTerm | Self::UsdSofr | Self::UsdLibor | Self::UsdPrime => "USD",
-            Self::GbpSonia => "GBP",
-            Self::EurEuribor | Self::EurEuroStr => "EUR",
-            Self::ChfSaron => "CHF",
-            Self::JpyTona => "JPY",
+            Self::GbpSonia | Self::GbpLibor => "GBP",
+            Self::EurEuribor | Self::EurEuroStr | Self::EurLibor => "EUR",
+            Self::ChfSaron | Self::ChfLibor => "CHF",
+            Self::JpyTona | Self::JpyLibor => "JPY",
             Self::CadCorra => "CAD",
         }
     }

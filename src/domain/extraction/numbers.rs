@@ -142,7 +142,7 @@ const NUMBER: &str = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,4})?|[0-9]{1,30}(?:\
 
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
-        r"(?:(?P<sym>US\$|U\.S\.\$|USD\$|CAD\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|\$|£|€|¥)[ \t]?|\b(?P<code>[A-Z]{{3}})[ \t\u{{a0}}]?)(?P<num>{NUMBER})(?:[ \t]*(?P<scale>(?i:million|billion|thousand)|mm|mn|bn|m|k)\b)?|\b(?P<num2>{NUMBER})(?:[ \t]*(?P<scale2>(?i:million|billion|thousand)))?[ \t]+(?P<code2>[A-Z]{{3}})\b"
+        r"(?:(?P<sym>US\$|U\.S\.\$|USD\$|CAD\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|\$|£|€|¥|\((?:pound|euro|yen)\))[ \t]?|\b(?P<code>[A-Z]{{3}})[ \t\u{{a0}}]?)(?P<num>{NUMBER})(?:[ \t]*(?P<scale>(?i:million|billion|thousand)|mm|mn|bn|m|k)\b)?|\b(?P<num2>{NUMBER})(?:[ \t]*(?P<scale2>(?i:million|billion|thousand)))?[ \t]+(?P<code2>[A-Z]{{3}})\b"
     ))
 });
 
@@ -477,6 +477,17 @@ mod tests {
         assert_eq!(parse_number_words("Hundred Thousand"), Some(dec("100000")));
         assert_eq!(parse_number_words("Five Hundred Lemons"), None);
         assert_eq!(parse_number_words("and"), None);
+    }
+
+    #[test]
+    fn symbols_spelled_out_by_plain_text_filings_are_currencies() {
+        let found = find_money("shall be (pound)63,500.25 and (euro)1,000,000; (yen)5,000");
+        let read: Vec<(String, String)> =
+            found.iter().map(|m| (m.money.value.to_string(), m.money.currency.to_string())).collect();
+        assert_eq!(
+            read,
+            [("63500.25".into(), "GBP".into()), ("1000000".into(), "EUR".into()), ("5000".into(), "JPY".into())]
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 
 use super::currency::CurrencyCode;
 use super::document::{Document, Report};
-use super::facilities::{self, FacilityFrame, Scoped, applicable, resolve, scope_at};
+use super::facilities::{self, FacilityFrame, Scope, Scoped, applicable, resolve, scope_at, scope_of};
 use super::model::{
     CommitmentFee, DayCountFraction, Facility, FacilityType, FloatingRateIndex, Period, PricingGridLevel,
 };
@@ -351,20 +351,20 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
         if !stated_as_margin {
             continue;
         }
-        let keys = scope_at(doc, pct.span.start);
+        let scope = scope_of(doc, pct.span.start);
         let Some(value) = doc.sourced(pct.span.clone(), pct.fraction) else { continue };
         match kind {
             RateKind::Benchmark(mention) if mention.index == FloatingRateIndex::UsdPrime && !prime_is_benchmark => {
-                out.base_spreads.push(Scoped::new(value, keys));
+                out.base_spreads.push(Scoped::with_scope(value, scope));
             }
             RateKind::Benchmark(mention) => {
                 if let Some(index) = doc.sourced(mention.span.clone(), mention.index) {
-                    out.indices.push(Scoped::new(index, keys.clone()));
+                    out.indices.push(Scoped::with_scope(index, scope.clone()));
                 }
-                out.spreads.push(Scoped::new(value, keys));
+                out.spreads.push(Scoped::with_scope(value, scope));
             }
-            RateKind::Unqualified if in_region => out.spreads.push(Scoped::new(value, keys)),
-            RateKind::BaseRate => out.base_spreads.push(Scoped::new(value, keys)),
+            RateKind::Unqualified if in_region => out.spreads.push(Scoped::with_scope(value, scope)),
+            RateKind::BaseRate => out.base_spreads.push(Scoped::with_scope(value, scope)),
             RateKind::Unqualified | RateKind::Fee | RateKind::Floor | RateKind::Excluded => {}
         }
     }
@@ -546,8 +546,11 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             continue;
         }
         let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
-        let table_scope = scope_at(doc, intro.start());
-        if table_scope.is_empty() && names_several_facilities_before(doc, intro.start()) {
+        let table_scope = scope_of(doc, intro.start());
+        if table_scope.keys.is_empty()
+            && table_scope.except.is_empty()
+            && names_several_facilities_before(doc, intro.start())
+        {
             // "(a) For Term Loans, … (b) For all other Loans: … set forth below": the definition
             // prices facilities differently, and a grid whose own facility cannot be read is not
             // every facility's.
@@ -555,13 +558,17 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             continue;
         }
         for (column_keys, levels, benchmark) in levels_by_column {
-            let keys = if column_keys.is_empty() { table_scope.clone() } else { column_keys };
+            let scope = if column_keys.is_empty() {
+                table_scope.clone()
+            } else {
+                Scope { keys: column_keys, except: Vec::new() }
+            };
             if let Some(mention) = benchmark
                 && let Some(index) = doc.sourced(mention.span.clone(), mention.index)
             {
-                out.indices.push(Scoped::new(index, keys.clone()));
+                out.indices.push(Scoped::with_scope(index, scope.clone()));
             }
-            out.grids.push(Scoped::new(levels, keys));
+            out.grids.push(Scoped::with_scope(levels, scope));
         }
         occupied.push(table.range.clone());
     }
@@ -938,7 +945,7 @@ fn day_counts(doc: &Document<'_>, out: &mut PricingCandidates) {
             .and_then(|(_, code)| CurrencyCode::new(code));
         let keys = facilities_named_in(doc, lead);
         if let Some(value) = doc.sourced(whole.range(), value) {
-            out.day_counts.push(Scoped { value, keys, currency });
+            out.day_counts.push(Scoped { value, keys, currency, except: Vec::new() });
         }
     }
 }
@@ -1125,10 +1132,10 @@ fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Option<Sourced<F
             FloatingRateIndex::UsdLibor,
             FloatingRateIndex::UsdPrime,
         ],
-        "GBP" => &[FloatingRateIndex::GbpSonia],
-        "EUR" => &[FloatingRateIndex::EurEuribor, FloatingRateIndex::EurEuroStr],
-        "CHF" => &[FloatingRateIndex::ChfSaron],
-        "JPY" => &[FloatingRateIndex::JpyTona],
+        "GBP" => &[FloatingRateIndex::GbpSonia, FloatingRateIndex::GbpLibor],
+        "EUR" => &[FloatingRateIndex::EurEuribor, FloatingRateIndex::EurEuroStr, FloatingRateIndex::EurLibor],
+        "CHF" => &[FloatingRateIndex::ChfSaron, FloatingRateIndex::ChfLibor],
+        "JPY" => &[FloatingRateIndex::JpyTona, FloatingRateIndex::JpyLibor],
         "CAD" => &[FloatingRateIndex::CadCorra],
         _ => &[],
     };
@@ -1136,6 +1143,9 @@ fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Option<Sourced<F
     for &index in preference {
         if index == FloatingRateIndex::UsdPrime && risk_free {
             continue;
+        }
+        if let Some(mention) = libor_for_currency(doc, index) {
+            return doc.sourced(mention.span.clone(), index);
         }
         let mentions = || doc.benchmarks.iter().filter(|b| b.index == index && !b.base_rate);
         let defined = mentions().find(|b| {
@@ -1147,6 +1157,37 @@ fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Option<Sourced<F
         }
     }
     None
+}
+
+/// Words that name a currency other than the dollar, for telling which currency a LIBOR mention
+/// is quoted in.
+const CURRENCY_MENTIONS: &[(&str, &[&str])] = &[
+    ("GBP", &["sterling", "pound", "£", "gbp"]),
+    ("EUR", &["euro", "€", "eur"]),
+    ("CHF", &["swiss franc", "chf"]),
+    ("JPY", &["yen", "¥", "jpy"]),
+];
+
+/// A LIBOR mention that is quoted in the currency of `index` when `index` is a non-dollar LIBOR:
+/// a LIBOR mention whose surrounding words name that currency ("in relation to any Loan
+/// denominated in Dollars or Sterling, the LIBOR Rate"). LIBOR was quoted per currency, and an
+/// agreement that does not tie it to the facility's currency leaves the index unstated.
+fn libor_for_currency<'d>(doc: &'d Document<'_>, index: FloatingRateIndex) -> Option<&'d BenchmarkMatch> {
+    if !matches!(
+        index,
+        FloatingRateIndex::GbpLibor
+            | FloatingRateIndex::EurLibor
+            | FloatingRateIndex::ChfLibor
+            | FloatingRateIndex::JpyLibor
+    ) {
+        return None;
+    }
+    let words = CURRENCY_MENTIONS.iter().find(|(code, _)| *code == index.currency())?.1;
+    doc.benchmarks.iter().filter(|b| b.index == FloatingRateIndex::UsdLibor).find(|b| {
+        let clause = clause_around(doc.text, b.span.start);
+        let window = clause.start.max(b.span.start.saturating_sub(200))..clause.end.min(b.span.end + 200);
+        contains_any_ci(doc.slice(window), words)
+    })
 }
 
 /// Resolves every pricing field of one facility.
@@ -1196,9 +1237,17 @@ fn apply_floating_rate(
     facility.spread = resolve(&format!("{base}/spread"), &candidates.spreads, frame, frames, report);
     facility.base_rate_spread =
         resolve(&format!("{base}/baseRateSpread"), &candidates.base_spreads, frame, frames, report);
-    facility.floating_rate_index =
-        resolve(&format!("{base}/floatingRateIndex"), &candidates.indices, frame, frames, report)
-            .or_else(|| frame.currency.and_then(|currency| default_index(doc, currency)));
+    let field = format!("{base}/floatingRateIndex");
+    let stated = resolve(&field, &candidates.indices, frame, frames, report).filter(|index| {
+        // A benchmark of another currency is not this facility's: a sterling tranche is not
+        // priced on dollar SOFR, whatever sentence mentions both.
+        let foreign = frame.currency.is_some_and(|currency| currency.as_str() != index.value().currency());
+        if foreign {
+            report.dropped(&field, index.quote(), index.span().range(), "is a benchmark of another currency");
+        }
+        !foreign
+    });
+    facility.floating_rate_index = stated.or_else(|| frame.currency.and_then(|currency| default_index(doc, currency)));
     facility.pricing_grid = resolve_grid(&format!("{base}/pricingGrid"), candidates, frame, frames, report);
     facility.floor = resolve(&format!("{base}/floor"), &candidates.floors, frame, frames, report);
     facility.interest_periods =

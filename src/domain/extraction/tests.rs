@@ -685,3 +685,71 @@ proptest! {
         assert_sound(&text);
     }
 }
+
+/// Tranches told apart by currency or jurisdiction, in an agreement whose margin definition
+/// prices one tranche and then "all Loans other than" it, and whose sizes are written with the
+/// symbols EDGAR's plain-text filings spelled out.
+const TRANCHES: &str = r#"REVOLVING CREDIT AND TERM LOAN AGREEMENT dated as of March 3, 2004 among NORTHWIND HOLDINGS INC., a Delaware corporation (the "Parent Borrower"), the lenders party hereto and FIRST HARBOUR BANK, N.A., as administrative agent (in such capacity, the "Administrative Agent").
+
+ARTICLE I
+
+DEFINITIONS
+
+    "Applicable Margin" means:
+
+    (a) for Sterling Term Loans, 2.25% per annum; and
+
+    (b) for all Loans other than Sterling Term Loans:
+
+        (i) until the first Pricing Date, 1.50% per annum; and
+
+        (ii) from the first Pricing Date, the percentage per annum set forth below opposite the Total Leverage Ratio:
+
+Pricing Level     Total Leverage Ratio          Eurocurrency Margin     Base Rate Margin
+I                 > 3.00:1.00                   1.75%                   0.75%
+II                <= 3.00:1.00                  1.50%                   0.50%
+III               <= 2.00:1.00                  1.25%                   0.25%
+
+    "Canadian Revolving Commitment" means, for each Lender, its commitment to make Canadian Revolving Loans, and "Canadian Revolving Commitments" means the commitments of all Lenders, the aggregate amount of which on the Effective Date is C$25,000,000.
+
+    "Eurocurrency Rate" means, for a Loan denominated in Dollars or in Sterling, the LIBOR offered for deposits in that currency for the Interest Period.
+
+    "Sterling Term Commitment" means, for each Lender, its commitment to make a Sterling Term Loan, and "Sterling Term Commitments" means the commitments of all Lenders, the aggregate amount of which on the Effective Date is (pound)40,000,000, and "Sterling Term-A Commitments" means the first (pound)10,000,000 of them.
+
+    "U.S. Revolving Commitment" means, for each Lender, its commitment to make U.S. Revolving Loans, and "U.S. Revolving Commitments" means the commitments of all Lenders, the aggregate amount of which on the Effective Date is $150,000,000.
+
+This Agreement shall be governed by the law of the State of New York.
+"#;
+
+#[test]
+fn tranches_named_by_currency_or_jurisdiction_are_separate_facilities() {
+    let extraction = extract_checked(TRANCHES);
+    let facilities = &extraction.agreement.facilities;
+    let by_name = |name: &str| {
+        facilities
+            .iter()
+            .find(|f| f.name.as_ref().is_some_and(|n| n.value().contains(name)))
+            .unwrap_or_else(|| panic!("no {name} facility in {facilities:#?}"))
+    };
+    assert_eq!(facilities.len(), 3, "{facilities:#?}");
+
+    let sterling = by_name("Sterling Term");
+    assert_eq!(sterling.facility_type.as_ref().map(|t| *t.value()), Some(FacilityType::TermLoan));
+    let size = sterling.commitment.as_ref().map(|c| (c.value().value, c.value().currency.to_string()));
+    assert_eq!(size, Some((dec("40000000"), "GBP".to_owned())), "the sub-tranche's (pound)10,000,000 is not its size");
+    assert_eq!(sterling.spread.as_ref().map(|s| *s.value()), Some(dec("0.0225")));
+    assert!(sterling.pricing_grid.is_empty(), "the grid prices all Loans other than Sterling Term Loans");
+    assert_eq!(sterling.floating_rate_index.as_ref().map(|i| *i.value()), Some(FloatingRateIndex::GbpLibor));
+
+    let us = by_name("U.S. Revolving");
+    assert_eq!(us.commitment.as_ref().map(|c| c.value().value), Some(dec("150000000")));
+    assert_eq!(us.spread.as_ref().map(|s| *s.value()), Some(dec("0.015")), "{:?}", extraction.warnings);
+    assert_eq!(us.pricing_grid.len(), 3);
+    assert_eq!(us.floating_rate_index.as_ref().map(|i| *i.value()), Some(FloatingRateIndex::UsdLibor));
+
+    let canadian = by_name("Canadian Revolving");
+    assert_eq!(canadian.commitment.as_ref().map(|c| c.value().currency.to_string()).as_deref(), Some("CAD"));
+    assert_eq!(canadian.pricing_grid.len(), 3);
+    // LIBOR is tied to dollars and sterling only; no Canadian benchmark is stated.
+    assert_eq!(canadian.floating_rate_index, None);
+}
