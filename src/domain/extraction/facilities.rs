@@ -417,6 +417,17 @@ static NOT_A_COMMITMENT_LEAD: LazyLock<Regex> = LazyLock::new(|| {
     any_word(&["face amount", "increment", "reduc", "resulting", "less than", "fee", "exceeds", "any one borrowing"])
 });
 
+/// Whether the words before an amount make it something measured against the commitment. A
+/// date named after a reduction ("On the Reduction Date, … the Bank shall make a term loan … in
+/// the amount of $15,000,000") names when, not what is reduced.
+fn measured_against_commitment(lead_in: &str) -> bool {
+    NOT_A_COMMITMENT_LEAD.find_iter(lead_in).any(|found| {
+        let word_end =
+            lead_in[found.end()..].find(|c: char| !c.is_alphabetic()).map_or(lead_in.len(), |i| found.end() + i);
+        !lead_in[word_end..].starts_with(" Date")
+    })
+}
+
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+amount|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
@@ -571,7 +582,7 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
                 || ["loan amount", "principal amount", "original principal amount", "maximum principal amount"]
                     .contains(&term.as_str())
         });
-        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged))) || NOT_A_COMMITMENT_LEAD.is_match(lead_in) {
+        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged))) || measured_against_commitment(lead_in) {
             continue;
         }
         let following = type_reference_after(doc, found.span.end, clause.end)
@@ -1292,6 +1303,19 @@ mod tests {
         assert_eq!(scope_of(&doc, at("2.50%")), excluding_term);
         // A later item of the list is scoped by the list's lead-in too, not by a cross-reference.
         assert_eq!(scope_of(&doc, at("0.25%")), excluding_term);
+    }
+
+    #[test]
+    fn a_date_named_after_a_reduction_does_not_make_an_amount_a_reduction() {
+        let (defining, passing) = commitment_quotes(
+            "On the Step-Down Date the Bank shall make a term loan (the \"Term Loan\") in the amount of $15,000,000. Each reduction of the Term Loan shall be in the amount of $1,000,000.",
+        );
+        let found: Vec<String> = defining.into_iter().chain(passing).collect();
+        assert_eq!(found, ["$15,000,000"]);
+        let (defining, passing) = commitment_quotes(
+            "On the Reduction Date the Bank shall make a term loan (the \"Term Loan\") in the amount of $15,000,000.",
+        );
+        assert_eq!(defining.into_iter().chain(passing).collect::<Vec<_>>(), ["$15,000,000"]);
     }
 
     #[test]
