@@ -53,6 +53,8 @@ const MAX_SECTION: usize = 10_000;
 const MAX_ARTICLE: usize = 40_000;
 /// How far before a ratio its metric may be named.
 const METRIC_REACH: usize = 1_500;
+/// How long a section heading that runs into its first sentence may be.
+const HEADING_REACH: usize = 120;
 /// How far after a ratio the words that qualify it may run.
 const QUALIFIER_REACH: usize = 300;
 
@@ -142,7 +144,13 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     if regions.is_empty() {
         regions.extend(COVENANT_FORM.find_iter(doc.text).filter_map(|found| {
             let sentence = sentence_around(doc.text, found.start());
-            METRIC.is_match(doc.slice(sentence.clone())).then_some(sentence)
+            // "10.6.2 Fixed Charge Coverage Ratio. Not permit the ratio … to be less than 1.25 to
+            // 1": the section's heading names the metric the sentence tests.
+            let heading = super::text::line_around(doc.text, sentence.start, 2000)
+                .map(|line| line.start)
+                .filter(|&start| sentence.start - start <= HEADING_REACH)
+                .unwrap_or(sentence.start);
+            METRIC.is_match(doc.slice(heading..sentence.end)).then_some(heading..sentence.end)
         }));
     }
     regions.sort_by_key(|r| r.start);
@@ -359,6 +367,15 @@ fn period_of(doc: &Document<'_>, ratio: &RatioMatch) -> Option<super::sourced::S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_section_heading_names_the_metric_its_first_sentence_tests() {
+        let text = "6.3 Interest Coverage Ratio. The Company shall not permit the ratio of EBITDA to Interest Expense for any four consecutive fiscal quarters to be less than 2.75 to 1.\n\n6.4 Other Ratio. The Company shall not permit the ratio of its receivables to payables to be less than 1.10 to 1.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].metric.value(), "Interest Coverage Ratio");
+        assert_eq!(found[0].levels[0].threshold.quote(), "2.75 to 1");
+    }
 
     #[test]
     fn covenant_levels_with_step_downs_are_read_from_the_covenant_section() {
