@@ -12,12 +12,13 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
+use rust_decimal::Decimal;
 use time::Date;
 
 use super::currency::CurrencyCode;
 use super::document::{Document, Report, agree, quoted};
 use super::model::{AmendedTerm, AmendedTermCategory, Facility, FacilityType, StatedValue};
-use super::numbers::Money;
+use super::numbers::{Money, MoneyMatch};
 use super::pricing::{self, PricingCandidates};
 use super::sourced::Sourced;
 use super::text::{Located, any_word, clause_around, contains_any_ci, contains_ci, pattern};
@@ -417,6 +418,38 @@ static NOT_A_COMMITMENT_LEAD: LazyLock<Regex> = LazyLock::new(|| {
     any_word(&["face amount", "increment", "reduc", "resulting", "less than", "fee", "exceeds", "any one borrowing"])
 });
 
+/// How far above a total the lenders' amounts it adds up may start.
+const LENDER_LIST_REACH: usize = 80_000;
+
+/// Whether `total` stands alone on its line below a column of lenders' amounts that add up to it
+/// exactly: the signature pages' "$40,000,000   BANK ONE, NA, as a Bank" … "$2,400,000,000.00".
+/// The sum is what makes it the total of the commitments rather than any other figure.
+fn sums_the_lenders_above(doc: &Document<'_>, total: &MoneyMatch) -> bool {
+    let Some(line) = super::text::line_around(doc.text, total.span.start, 200) else { return false };
+    if doc.slice(line.clone()).trim() != doc.slice(total.span.clone()) {
+        return false;
+    }
+    let reach = total.span.start.saturating_sub(LENDER_LIST_REACH);
+    let above = doc.money.partition_point(|m| m.span.start < total.span.start);
+    let mut sum = Decimal::ZERO;
+    let mut count = 0;
+    for lender in doc.money[..above].iter().rev().take_while(|m| m.span.start >= reach) {
+        let opens_line = super::text::line_around(doc.text, lender.span.start, 200)
+            .is_some_and(|l| doc.slice(l.start..lender.span.start).trim().is_empty());
+        let named =
+            doc.slice(super::text::after(doc.text, lender.span.end, 60)).trim_start().starts_with(char::is_uppercase);
+        if !opens_line || !named || lender.money.currency != total.money.currency {
+            continue;
+        }
+        sum += lender.money.value;
+        count += 1;
+        if sum >= total.money.value {
+            break;
+        }
+    }
+    count >= 2 && sum == total.money.value
+}
+
 /// Whether the words before an amount make it something measured against the commitment. A
 /// date named after a reduction ("On the Reduction Date, … the Bank shall make a term loan … in
 /// the amount of $15,000,000") names when, not what is reduced.
@@ -598,7 +631,8 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         if defines_other_amount {
             continue;
         }
-        let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(super::text::after(doc.text, found.span.end, 40)));
+        let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(super::text::after(doc.text, found.span.end, 40)))
+            || sums_the_lenders_above(doc, found);
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
         let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
@@ -1233,12 +1267,35 @@ fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
             };
         slot.get_or_insert(found.range());
     }
+    // "to make Loans … from time to time … not to exceed at any time outstanding its
+    // Commitment": a limit on what is outstanding, not on what is lent, lets repaid loans be lent
+    // again.
+    if allowed.is_none() {
+        allowed = OUTSTANDING_CAP.find_iter(doc.text).map(|found| found.range()).find(|found| {
+            let sentence = doc.slice(super::text::sentence_around(doc.text, found.start));
+            contains_ci(sentence, "from time to time") && LENDS.is_match(sentence)
+        });
+    }
     match (allowed, forbidden) {
         (Some(span), None) => doc.sourced(span, FacilityType::RevolvingCredit),
         (None, Some(span)) => doc.sourced(span, FacilityType::TermLoan),
         _ => None,
     }
 }
+
+/// A cap on the amount outstanding at any time.
+static OUTSTANDING_CAP: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bat[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time[ \t\r\n]+outstanding\b|\boutstanding[ \t\r\n]+at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time\b",
+    )
+});
+
+/// An undertaking to lend: "agrees to make Loans", "to make advances", "will lend".
+static LENDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:make|makes|making)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?(?:loans?|advances?|revolving)\b|\b(?:lend|advance)[ \t\r\n]+to\b",
+    )
+});
 
 /// Whether the text describes the facility with `key` as multicurrency.
 pub(crate) fn is_multicurrency(doc: &Document<'_>, key: FacilityKey) -> bool {
@@ -1427,6 +1484,25 @@ mod tests {
             commitment_quotes("\"Commitment\" shall mean the several obligations of the Banks to advance funds in the aggregate sum of up to $100,000,000 to the Borrower.\n").0,
             ["$100,000,000"]
         );
+    }
+
+    #[test]
+    fn a_figure_below_the_lenders_amounts_that_adds_them_up_is_the_total_commitment() {
+        let pages = "By: /s/ A. Signer\n\n$60,000,000     NORTH RIVER BANK, as a Lender\n\nBy: /s/ B. Signer\n\n$40,000,000     SOUTH BAY TRUST COMPANY, as a Lender\n\nBy: /s/ C. Signer\n\n---------------\n";
+        assert_eq!(commitment_quotes(&format!("{pages}$100,000,000.00\n")).0, ["$100,000,000.00"]);
+        // A figure that is not their sum is some other figure.
+        assert!(commitment_quotes(&format!("{pages}$90,000,000\n")).0.is_empty());
+    }
+
+    #[test]
+    fn a_cap_on_what_is_outstanding_makes_an_unnamed_facility_revolving() {
+        let lends = "Each Lender agrees to make Loans to the Borrower from time to time before the Termination Date in an aggregate principal amount not to exceed at any time outstanding its Commitment.";
+        let doc = Document::scan(lends);
+        assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+        // A basket capped on what is outstanding says nothing about the loans.
+        let basket =
+            "The Borrower may from time to time incur Indebtedness not to exceed $5,000,000 at any time outstanding.";
+        assert_eq!(reborrowing(&Document::scan(basket)), None);
     }
 
     #[test]
