@@ -298,6 +298,23 @@ fn is_margin_term(term: &str) -> bool {
         && !lower.contains("fee")
 }
 
+/// The definitions of margins the loans bear. When the interest clauses add some margin terms to
+/// a benchmark ("the Adjusted LIBOR Rate plus the Applicable Margin"), those are the loans'
+/// margins, and another margin term the agreement defines ("Applicable Spread" on a facility fee)
+/// prices something else.
+fn loan_margin_definitions<'d>(doc: &'d Document<'_>) -> Vec<&'d super::text::Definition> {
+    let defined: Vec<&super::text::Definition> = doc.structure.definitions_where(is_margin_term).collect();
+    let added_to_benchmark = |definition: &&super::text::Definition| {
+        let term = regex::escape(&definition.key).replace(' ', r"[ \t\r\n]+");
+        let Ok(added) = Regex::new(&format!(r"(?i)(?:\bplus|\+)[ \t\r\n]+(?:the[ \t\r\n]+)?{term}\b")) else {
+            return false;
+        };
+        added.find_iter(doc.text).any(|found| !doc.benchmarks_in(before(doc.text, found.start(), 120)).is_empty())
+    };
+    let added: Vec<&super::text::Definition> = defined.iter().copied().filter(added_to_benchmark).collect();
+    if added.is_empty() { defined } else { added }
+}
+
 /// Labels whose value states the interest rate.
 fn is_rate_label(name: &str) -> bool {
     matches!(
@@ -325,8 +342,8 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
     let grid_tables = Regions::new(grids(doc, &mut out));
     let prime_is_benchmark = !has_risk_free_benchmark(doc);
     let margin_regions = Regions::new(
-        doc.structure
-            .definitions_where(is_margin_term)
+        loan_margin_definitions(doc)
+            .into_iter()
             .map(|d| d.body.clone())
             .chain(doc.structure.labels_where(is_rate_label).map(|l| l.value.clone()))
             .collect(),
@@ -1289,6 +1306,16 @@ mod tests {
     fn pricing(text: &str) -> PricingCandidates {
         let doc = Document::scan(text);
         candidates(&doc)
+    }
+
+    #[test]
+    fn the_margin_the_interest_clause_adds_to_the_benchmark_is_the_loans_margin() {
+        let text = "\"Applicable Margin\" means 1.75%.\n\n\"Applicable Spread\" means 0.40% while the Facility Amount is below $50,000,000 and 0.30% thereafter.\n\nEach Loan shall bear interest at Term SOFR plus the Applicable Margin. The letter of credit fee is the Applicable Spread.\n";
+        let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+        assert_eq!(spreads, [dec("0.0175")]);
+        // Without an interest clause naming either, both definitions state margins.
+        let undecided = text.replace("plus the Applicable Margin", "plus a margin");
+        assert_eq!(pricing(&undecided).spreads.len(), 3);
     }
 
     #[test]
