@@ -719,6 +719,21 @@ fn nearest_scope(doc: &Document<'_>, pos: usize) -> Vec<FacilityKey> {
     scope_at(doc, pos).into_iter().take(1).collect()
 }
 
+/// The dates stated right after `term` and a colon anywhere in the text, as a schedule of key
+/// terms states them ("6. Scheduled Maturity Date: December 28, 2025").
+fn stated_after_its_name<'d>(doc: &'d Document<'_>, term: &str) -> Vec<&'d super::dates::DateMatch> {
+    let name = regex::escape(term.trim()).replace(' ', r"[ \t\r\n]+");
+    let Ok(keyed) = Regex::new(&format!(r"(?i)\b{name}[ \t]*:[ \t\r\n]*")) else { return Vec::new() };
+    keyed
+        .find_iter(doc.text)
+        .filter_map(|found| {
+            doc.dates_in(found.end()..doc.text.len().min(found.end() + 40))
+                .first()
+                .filter(|d| d.span.start == found.end())
+        })
+        .collect()
+}
+
 /// Definition terms and labels that state a final maturity.
 fn is_maturity_term(term: &str) -> bool {
     let lower = term;
@@ -811,8 +826,15 @@ fn maturity_candidates(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut
         .collect();
     regions.sort_by_key(|r| r.start);
     for region in regions {
-        let dates: Vec<_> =
+        let mut dates: Vec<_> =
             doc.dates_in(region.clone()).iter().filter(|d| !is_reference_date(doc, d.span.start)).collect();
+        if dates.is_empty()
+            && let Some(definition) = doc.structure.definition_at(region.start).filter(|d| d.body == region)
+        {
+            // "Scheduled Maturity Date" means the date set forth in Section 6 of Schedule A: the
+            // schedule states it as "6. Scheduled Maturity Date: December 28, 2025".
+            dates.extend(stated_after_its_name(doc, doc.slice(definition.term.clone())));
+        }
         if dates.is_empty() {
             let shown = region.start..super::text::floor_boundary(doc.text, region.end.min(region.start + 160));
             report.dropped(
@@ -1394,6 +1416,16 @@ mod tests {
                 ("15 March 2028", vec![FacilityKey::Lettered(b'B')])
             ]
         );
+    }
+
+    #[test]
+    fn a_maturity_defined_by_reference_to_a_schedule_is_read_from_the_schedule() {
+        let text = "\"Final Maturity Date\" means the date stated in item 4 of the Key Terms Schedule.\n\nKEY TERMS SCHEDULE\n\n3. Borrower: Ridge Foods LLC 4. Final Maturity Date: March 15, 2027 5. Commitment: $20,000,000\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = maturity_candidates(&doc, &changes(&doc), &mut report);
+        let quotes: Vec<&str> = found.iter().map(|c| c.value.quote()).collect();
+        assert_eq!(quotes, ["March 15, 2027"]);
     }
 
     #[test]

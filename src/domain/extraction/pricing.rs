@@ -574,6 +574,7 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             occupied.push(table.range.clone());
             continue;
         }
+        let initial = initial_level(doc, intro.start());
         for (column_keys, levels, benchmark) in levels_by_column {
             let scope = if column_keys.is_empty() {
                 table_scope.clone()
@@ -585,11 +586,51 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
             {
                 out.indices.push(Scoped::with_scope(index, scope.clone()));
             }
+            // "as of the Closing Date and until the first Adjustment Date, the applicable
+            // percentage specified in Tier I below": the margin in force is that level's.
+            if let Some(level) = initial.as_deref().and_then(|name| levels.iter().find(|l| same_level(l, name))) {
+                if let Some(spread) = &level.spread {
+                    out.spreads.push(Scoped::with_scope(spread.clone(), scope.clone()));
+                }
+                if let Some(spread) = &level.base_rate_spread {
+                    out.base_spreads.push(Scoped::with_scope(spread.clone(), scope.clone()));
+                }
+            }
             out.grids.push(Scoped::with_scope(levels, scope));
         }
         occupied.push(table.range.clone());
     }
     occupied
+}
+
+/// "the applicable percentage specified in Tier I below", "shall be set at Level II".
+static NAMED_LEVEL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:specified|set[ \t\r\n]+forth|set[ \t\r\n]+out|shown|indicated|set|determined)[ \t\r\n]+(?:in|at|for|by|opposite)[ \t\r\n]+(?:the[ \t\r\n]+)?(?:row[ \t\r\n]+(?:for|of)[ \t\r\n]+)?(?:pricing[ \t\r\n]+)?(?:tier|level|category)[ \t\r\n]+(?P<name>[ivx]+|[0-9]+|[a-f])\b",
+    )
+});
+
+/// The grid level in force from the start, when the definition introducing a grid at `intro`
+/// names it for the first period ("as of the Closing Date and through … the first Adjustment
+/// Date, the applicable percentage specified in Tier I below").
+fn initial_level(doc: &Document<'_>, intro: usize) -> Option<String> {
+    let definition = doc.structure.definition_at(intro)?;
+    let lead = doc.slice(definition.body.start..intro);
+    let found = NAMED_LEVEL.captures_iter(lead).next()?;
+    let named = found.get(0)?;
+    let sentence = doc.slice(sentence_around(doc.text, definition.body.start + named.start()));
+    let first_period =
+        contains_any_ci(sentence, &["closing date", "effective date", "until", "prior to", "through", "initially"]);
+    let other_use = contains_any_ci(sentence, &["highest", "lowest", "default", "fail"]);
+    (first_period && !other_use).then(|| found["name"].to_ascii_uppercase())
+}
+
+/// Whether a grid level is the one named `name` ("I" names "Tier I", "Level I" and "I").
+fn same_level(level: &PricingGridLevel, name: &str) -> bool {
+    level.level.as_ref().is_some_and(|l| {
+        let label = l.value().trim().to_ascii_uppercase();
+        label == name || label.rsplit(' ').next() == Some(name)
+    })
 }
 
 /// Whether the definition containing `pos` names two or more different facilities before it.
@@ -1306,6 +1347,21 @@ mod tests {
     fn pricing(text: &str) -> PricingCandidates {
         let doc = Document::scan(text);
         candidates(&doc)
+    }
+
+    #[test]
+    fn the_level_named_for_the_first_period_gives_the_margin_in_force() {
+        let text = "\"Applicable Margin\" means, from the Effective Date until the first Pricing Date, the rate set out in Level II below, and thereafter the rate set out below opposite the Leverage Ratio:\n\nLevel | Leverage Ratio | SOFR Loans | Base Rate Loans\nI | > 3.00:1.00 | 2.50% | 1.50%\nII | <= 3.00:1.00 | 2.25% | 1.25%\n\nEach Loan bears interest at Term SOFR plus the Applicable Margin.\n";
+        let found = pricing(text);
+        assert_eq!(found.grids.len(), 1);
+        let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+        assert_eq!(spreads, [dec("0.0225")]);
+        // The highest level named for a failure to deliver financials is not the margin in force.
+        let penalty = text.replace(
+            "from the Effective Date until the first Pricing Date, the rate set out in Level II below, and thereafter",
+            "if the Borrower fails to deliver financial statements, the rate set out in Level I below, and otherwise",
+        );
+        assert!(pricing(&penalty).spreads.is_empty());
     }
 
     #[test]
