@@ -9,7 +9,7 @@ use super::facilities::{FacilityRef, find_facility_refs};
 use super::lei::{LeiMention, find_lei_mentions};
 use super::numbers::{MoneyMatch, PercentMatch, RatioMatch, find_money, find_percents, find_ratios};
 use super::parts::Parts;
-use super::pricing::{BenchmarkMatch, find_benchmarks};
+use super::pricing::{BenchmarkMatch, find_benchmarks, with_aliases};
 use super::sourced::Sourced;
 use super::text::{Located, Structure, slice, within};
 
@@ -29,16 +29,18 @@ pub(crate) struct Document<'t> {
 
 impl<'t> Document<'t> {
     pub(crate) fn scan(text: &'t str) -> Self {
+        let structure = Structure::scan(text);
+        let benchmarks = with_aliases(text, &structure, find_benchmarks(text));
         Self {
             text,
-            structure: Structure::scan(text),
+            structure,
             parts: Parts::find(text),
             money: find_money(text),
             percents: find_percents(text),
             dates: find_dates(text),
             ratios: find_ratios(text),
             facility_refs: find_facility_refs(text),
-            benchmarks: find_benchmarks(text),
+            benchmarks,
             leis: find_lei_mentions(text),
         }
     }

@@ -76,6 +76,71 @@ pub(crate) fn find_benchmarks(text: &str) -> Vec<BenchmarkMatch> {
         .collect()
 }
 
+/// `mentions` with the mentions of terms an agreement defines as another name for a benchmark
+/// ("Index Rate" means the Term SOFR Rate as in effect from time to time), so that "the Index
+/// Rate plus 3.35%" reads as a margin over Term SOFR. A rate defined as a benchmark plus something
+/// ("Interest Rate" means Term SOFR plus 2.50%) is a rate of its own, not another name.
+pub(crate) fn with_aliases(
+    text: &str,
+    structure: &super::text::Structure,
+    mut mentions: Vec<BenchmarkMatch>,
+) -> Vec<BenchmarkMatch> {
+    let mut aliases = Vec::new();
+    for definition in structure.definitions_where(|key| key.ends_with(" rate") && !is_margin_term(key)) {
+        let key = definition.key.as_str();
+        if ["interest", "default", "applicable", "overdue", "floor"].iter().any(|w| key.contains(w)) {
+            continue;
+        }
+        let term = super::text::slice(text, definition.term.clone());
+        if !find_benchmarks(term).is_empty() {
+            continue;
+        }
+        let opening_end = super::text::floor_boundary(text, definition.body.end.min(definition.body.start + 400));
+        let opening = super::text::slice(text, definition.body.start..opening_end);
+        let sentence_end = opening.find(['.', ';']).unwrap_or(opening.len());
+        let first_clause = &opening[..sentence_end];
+        let Some(target) = ALIAS_OF.captures(first_clause).and_then(|c| c.name("target")) else { continue };
+        let Some(target) = find_benchmarks(target.as_str()).into_iter().next().filter(|b| b.span.start == 0) else {
+            continue;
+        };
+        if contains_any_ci(
+            first_clause,
+            &["plus", "+", "margin", "spread", "above", "highest", "greatest", "greater of"],
+        ) {
+            continue;
+        }
+        let Ok(uses) = Regex::new(&format!(r"\b{}\b", regex::escape(term).replace(' ', r"[ \t\r\n]+"))) else {
+            continue;
+        };
+        aliases.extend(uses.find_iter(text).map(|found| BenchmarkMatch {
+            span: found.range(),
+            index: target.index,
+            base_rate: target.base_rate,
+        }));
+    }
+    if aliases.is_empty() {
+        return mentions;
+    }
+    mentions.extend(aliases);
+    mentions.sort_by_key(|m| (m.span.start, std::cmp::Reverse(m.span.end)));
+    // Keep the mentions disjoint: the first of overlapping ones stands.
+    let mut disjoint: Vec<BenchmarkMatch> = Vec::with_capacity(mentions.len());
+    for mention in mentions {
+        if disjoint.last().is_none_or(|last| last.span.end <= mention.span.start) {
+            disjoint.push(mention);
+        }
+    }
+    disjoint
+}
+
+/// The opening of a definition that names a benchmark as the term's meaning: "means the Term
+/// SOFR Rate", "means, for any day, LIBOR".
+static ALIAS_OF: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n,:]*(?:(?:with[ \t\r\n]+respect[ \t\r\n]+to|for)[ \t\r\n]+any[ \t\r\n]+(?:day|period|loan)[ \t\r\n]*,[ \t\r\n]*)?(?:the[ \t\r\n]+)?(?P<target>[A-Za-z€ ]{3,40})",
+    )
+});
+
 /// Every pricing statement, scoped to facilities.
 #[derive(Debug, Default)]
 pub(crate) struct PricingCandidates {
@@ -1347,6 +1412,19 @@ mod tests {
     fn pricing(text: &str) -> PricingCandidates {
         let doc = Document::scan(text);
         candidates(&doc)
+    }
+
+    #[test]
+    fn a_rate_defined_as_another_name_for_a_benchmark_is_that_benchmark() {
+        let text = "\"Reference Rate\" means the Term SOFR Rate in effect from time to time; provided that it shall not be less than zero.\n\n\"Default Rate\" means the Reference Rate plus 2.00%.\n\n\"Loan Rate\" means a rate per annum equal to the Reference Rate plus 2.85%.\n\nEach Loan bears interest at the Loan Rate.\n";
+        let found = pricing(text);
+        let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+        assert_eq!(spreads, [dec("0.0285")]);
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+        // A rate defined as a benchmark plus a margin is not another name for the benchmark.
+        let own_rate = "\"Loan Rate\" means the Term SOFR Rate plus 2.85%.\n\nInterest accrues at the Loan Rate plus 2.00% after a default.\n";
+        let doc = Document::scan(own_rate);
+        assert!(doc.benchmarks.iter().all(|b| !doc.slice(b.span.clone()).contains("Loan Rate")));
     }
 
     #[test]
