@@ -41,6 +41,15 @@ static METRIC: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A ratio named after what it divides, in title or upper case: "Income Available for Fixed
+/// Charges to Fixed Charges Ratio", "EBITDA TO INTEREST EXPENSE RATIO". Only a denominator this
+/// module can classify makes it a metric.
+static TO_RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:(?:[A-Z][A-Za-z'\-]*|for|of|and|FOR|OF|AND)[ \t\r\n]+){1,7}?(?:to|TO)[ \t\r\n]+(?:(?:Consolidated|CONSOLIDATED|Total|TOTAL)[ \t\r\n]+)?(?:Fixed[ \t\r\n]+Charges?|FIXED[ \t\r\n]+CHARGES?|Interest(?:[ \t\r\n]+Expense)?|INTEREST(?:[ \t\r\n]+EXPENSE)?|Debt[ \t\r\n]+Service|DEBT[ \t\r\n]+SERVICE)[ \t\r\n]+(?:Coverage[ \t\r\n]+|COVERAGE[ \t\r\n]+)?(?:Ratio|RATIO)\b",
+    )
+});
+
 static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
@@ -141,21 +150,36 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     regions.extend(
         doc.structure.labels_where(|name| name.starts_with("financial covenant")).map(|label| label.value.clone()),
     );
-    if regions.is_empty() {
-        regions.extend(COVENANT_FORM.find_iter(doc.text).filter_map(|found| {
-            let sentence = sentence_around(doc.text, found.start());
-            // "10.6.2 Fixed Charge Coverage Ratio. Not permit the ratio … to be less than 1.25 to
-            // 1": the section's heading names the metric the sentence tests.
-            let heading = super::text::line_around(doc.text, sentence.start, 2000)
-                .map(|line| line.start)
-                .filter(|&start| sentence.start - start <= HEADING_REACH)
-                .unwrap_or(sentence.start);
-            METRIC.is_match(doc.slice(heading..sentence.end)).then_some(heading..sentence.end)
-        }));
-    }
+    // A section headed by the ratio it tests ("7.6. Fixed Charge Coverage Ratio. Borrower shall
+    // not permit …") is a covenant wherever it stands; without a covenants heading anywhere, any
+    // covenant sentence that names its metric is one.
+    let without_heading = regions.is_empty();
+    regions.extend(
+        COVENANT_FORM.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
+    );
     regions.sort_by_key(|r| r.start);
     regions.dedup_by(|later, earlier| later.start < earlier.end);
     regions
+}
+
+/// The region of the covenant sentence around `pos` with the section heading it runs on from,
+/// when the heading or (if `bare` sentences count) the sentence names a metric; a sentence that
+/// ends by introducing its levels ("… set forth in the following schedule:") runs on to the end
+/// of its section.
+fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range<usize>> {
+    let sentence = sentence_around(doc.text, pos);
+    let heading = super::text::line_around(doc.text, sentence.start, 2000)
+        .map(|line| line.start)
+        .filter(|&start| sentence.start - start <= HEADING_REACH)
+        .unwrap_or(sentence.start);
+    let heading_names = |text: &str| METRIC.is_match(text) || TO_RATIO.is_match(text);
+    let headed = heading < sentence.start && heading_names(doc.slice(heading..sentence.start));
+    if !headed && !(bare && heading_names(doc.slice(heading..sentence.end))) {
+        return None;
+    }
+    let introduces_levels = doc.slice(sentence.clone()).trim_end().ends_with(':');
+    let end = if introduces_levels { section_end(doc, sentence.end).max(sentence.end) } else { sentence.end };
+    Some(heading..end)
 }
 
 /// Where the section whose heading line ends at `heading_end` ends: at the next heading, unless
@@ -180,13 +204,26 @@ fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
     if first { doc.text.len().min(heading_end.saturating_add(MAX_SECTION)) } else { limit }
 }
 
+/// The metric names in `text` (which starts at `offset`), in order; a ratio named after what it
+/// divides is one name, not the coverage words at its end.
+fn metrics_in(text: &str, offset: usize) -> Vec<Range<usize>> {
+    let named: Vec<Range<usize>> = TO_RATIO.find_iter(text).map(|m| m.range()).collect();
+    let mut metrics: Vec<Range<usize>> = METRIC
+        .find_iter(text)
+        .map(|m| m.range())
+        .filter(|m| !named.iter().any(|n| n.start <= m.start && m.end <= n.end))
+        .chain(named.iter().cloned())
+        .collect();
+    metrics.sort_by_key(|m| m.start);
+    metrics.into_iter().map(|m| offset + m.start..offset + m.end).collect()
+}
+
 /// The financial covenants, one per metric as named, levels in the order stated.
 pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
     let mut covenants: Vec<FinancialCovenant> = Vec::new();
     for region in covenant_regions(doc) {
         let region_text = doc.slice(region.clone());
-        let metrics: Vec<Range<usize>> =
-            METRIC.find_iter(region_text).map(|m| region.start + m.start()..region.start + m.end()).collect();
+        let metrics = metrics_in(region_text, region.start);
         for ratio in doc.ratios_in(region.clone()) {
             let table_period = period_of(doc, ratio);
             let reach = if table_period.is_some() { TABLE_METRIC_REACH } else { METRIC_REACH };
@@ -367,6 +404,17 @@ fn period_of(doc: &Document<'_>, ratio: &RatioMatch) -> Option<super::sourced::S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_section_headed_by_a_ratio_named_after_what_it_divides_is_a_covenant_with_its_schedule() {
+        let text = "5.1. FINANCIAL CONDITION. The Company is solvent.\n\n8.4. CASH FLOW TO DEBT SERVICE RATIO. The Company shall not permit the ratio of its Cash Flow to its Debt Service for any four fiscal quarters to be less than the ratio set forth below:\n\nPERIOD                              RATIO\nClosing through June 30, 2026       1.20:1.00\nJuly 1, 2026 and thereafter         1.30:1.00\n\n8.5. LIENS. The Company shall not permit any Lien.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].metric.value(), "CASH FLOW TO DEBT SERVICE RATIO");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MinimumDebtServiceCoverageRatio);
+        let levels: Vec<String> = found[0].levels.iter().map(|l| l.threshold.value().to_string()).collect();
+        assert_eq!(levels, ["1.2", "1.3"]);
+    }
 
     #[test]
     fn a_section_heading_names_the_metric_its_first_sentence_tests() {
