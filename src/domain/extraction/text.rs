@@ -235,6 +235,25 @@ pub(crate) fn sentence_around(text: &str, pos: usize) -> Range<usize> {
     start..end.max(start)
 }
 
+/// The end of the sentence running on from `pos`: just past the first period that ends a
+/// sentence, at most `max` bytes on. Unlike [`sentence_around`], blank lines do not end it: the
+/// items of a list written as prose are often set apart by blank lines and page breaks.
+pub(crate) fn sentence_end_after(text: &str, pos: usize, max: usize) -> usize {
+    let bytes = text.as_bytes();
+    let pos = ceil_boundary(text, pos);
+    let limit = floor_boundary(text, pos.saturating_add(max));
+    (pos..limit).find(|&i| is_sentence_end(bytes, i)).map_or(limit, |i| i + 1)
+}
+
+/// The start of the sentence containing `pos`: just after the last period before it that ends a
+/// sentence, at most `max` bytes back. Blank lines do not end it, as for [`sentence_end_after`].
+pub(crate) fn sentence_start_before(text: &str, pos: usize, max: usize) -> usize {
+    let bytes = text.as_bytes();
+    let pos = floor_boundary(text, pos);
+    let low = ceil_boundary(text, pos.saturating_sub(max));
+    (low..pos).rev().find(|&i| is_sentence_end(bytes, i)).map_or(low, |i| i + 1)
+}
+
 /// `bytes[at]` is a newline and the line before it holds only whitespace.
 fn previous_line_is_blank(bytes: &[u8], at: usize) -> bool {
     let mut k = at;
@@ -502,6 +521,16 @@ fn is_edgar_markup(line: &str) -> bool {
     tokens.all(tag)
 }
 
+/// Whether a line is page furniture of a plain-text filing rather than text: blank, a page number
+/// ("3", "- 3 -"), or EDGAR's page tag (`<PAGE>  8`).
+pub(crate) fn is_page_furniture(line: &str) -> bool {
+    let trimmed = line.trim();
+    let page_number = trimmed.trim_matches(['-', ' ']);
+    trimmed.is_empty()
+        || is_edgar_markup(trimmed)
+        || (!page_number.is_empty() && page_number.len() <= 4 && page_number.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The lines of `range`, without their line terminators.
 pub(crate) fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
     let base = range.start;
@@ -753,6 +782,21 @@ mod tests {
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Applicable Margin", "Maturity Date"]);
         assert!(text[structure.definitions[1].body.clone()].starts_with("(i) March 1, 2027"));
+    }
+
+    #[test]
+    fn a_sentence_read_for_a_list_runs_over_blank_lines_and_page_breaks() {
+        let text = "Recitals end here. The margin shall be:\n\n(i) 1.00% if it is low;\n\n  7\n<PAGE>\n\n(ii) 2.00% if \
+            it is high. Next sentence.";
+        let pos = text.find("(ii)").expect("present");
+        let start = sentence_start_before(text, pos, 500);
+        let end = sentence_end_after(text, pos, 500);
+        assert_eq!(
+            &text[start..end],
+            " The margin shall be:\n\n(i) 1.00% if it is low;\n\n  7\n<PAGE>\n\n(ii) 2.00% if it is high."
+        );
+        assert!(is_page_furniture("  7") && is_page_furniture("<PAGE>") && is_page_furniture("   - 12 -"));
+        assert!(!is_page_furniture("(ii) 2.00%"));
     }
 
     #[test]
