@@ -409,6 +409,19 @@ fn an_amended_and_restated_agreement_reads_a_ratings_grid_in_basis_points() {
 // Term sheets.
 
 #[test]
+fn an_amendment_restating_the_maturity_definition_states_the_maturity_not_the_notice_deadline() {
+    let text = "          AMENDMENT NO. 2, dated as of May 9, 1996, to the Credit Agreement dated as of July 1, 1994,\n\
+        among GADGET CORP., a Delaware corporation (the \"Borrower\"), and SECOND BANK, as agent.\n\n     \
+        (a) \"Maturity Date\" shall be amended to read as follows:\n\n     \"'Maturity Date' means March 31, 2001; \
+        provided that the Borrower may extend the Maturity Date by notice given not later than\n     December 31, \
+        1999.\"\n\n     (b) The Banks agree to make revolving loans which the Borrower may borrow, repay and \
+        reborrow.\n\n     This Amendment shall be governed by the laws of the State of New York.\n";
+    let extraction = extract_checked(text);
+    let [facility] = extraction.agreement.facilities.as_slice() else { panic!("one facility") };
+    assert_eq!(value(&facility.termination_date), Some(ymd(2001, Month::March, 31)), "{:?}", extraction.warnings);
+}
+
+#[test]
 fn a_bridge_term_sheet_reads_labels_and_reports_its_relative_maturity() {
     let extraction = extract_checked(TERM_SHEET_BRIDGE);
     assert_eq!(extraction.status, ExtractionStatus::PartialDataMissing);
