@@ -39,7 +39,7 @@ impl Located for BenchmarkMatch {
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t\r\n]+(?:Rate|RATE|Loans?|LOANS?|Advances?|ADVANCES?|Borrowings?|BORROWINGS?)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
     )
 });
 
@@ -1516,6 +1516,13 @@ mod tests {
         let read: Vec<(Vec<facilities::FacilityKey>, usize)> =
             found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
         assert_eq!(read, [(vec![facilities::FacilityKey::Term], 2), (vec![facilities::FacilityKey::Revolving], 2)]);
+    }
+
+    #[test]
+    fn eurodollar_loans_bear_libor() {
+        let found = find_benchmarks("with respect to Eurodollar Loans and EURODOLLAR\nADVANCES");
+        assert_eq!(found.iter().map(|b| b.index).collect::<Vec<_>>(), [FloatingRateIndex::UsdLibor; 2]);
+        assert!(find_benchmarks("the Eurodollar Reserve Percentage and a Eurodollar Lending Office").is_empty());
     }
 
     #[test]
