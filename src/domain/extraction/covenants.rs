@@ -174,7 +174,8 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
         .unwrap_or(sentence.start);
     let heading_names = |text: &str| METRIC.is_match(text) || TO_RATIO.is_match(text);
     let headed = heading < sentence.start && heading_names(doc.slice(heading..sentence.start));
-    if !headed && !(bare && heading_names(doc.slice(heading..sentence.end))) {
+    let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
+    if !names_its_metric {
         return None;
     }
     let introduces_levels = doc.slice(sentence.clone()).trim_end().ends_with(':');

@@ -749,7 +749,8 @@ static INLINE_TERM: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"\([ \t\r\n]*(?:the[ \t\r\n]+)?["“](?P<term>[^"”()]{1,60})["”][ \t\r\n]*\)"#));
 
 /// Dates that, from the words just before them, are not the date a definition sets: "after",
-/// "following" or "prior to" a date, a document "dated" one.
+/// "following" or "prior to" a date, a document "dated" one, a deadline ("written notice no later
+/// than January 15, 1999" to extend the maturity).
 fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
     let lead = doc.slice(super::text::before(doc.text, start, 24));
     // "from June 30, 2023 to September 30, 2023": the date a change runs to is not a reference.
@@ -757,7 +758,7 @@ fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
     if lower.ends_with(" to") && !lower.ends_with("prior to") {
         return false;
     }
-    contains_any_ci(lead, &["after", "following", "from", "dated", "prior to"])
+    contains_any_ci(lead, &["after", "following", "from", "dated", "prior to", "later than", "earlier than"])
 }
 
 /// The operative words of an amendment that changes the maturity: "the Maturity Date of the Note

@@ -65,6 +65,7 @@ mod parts;
 mod preamble;
 mod pricing;
 mod proposals;
+mod prose_grid;
 mod sourced;
 mod sustainability;
 mod text;

@@ -15,6 +15,7 @@ use super::model::{
     CommitmentFee, DayCountFraction, Facility, FacilityType, FloatingRateIndex, Period, PricingGridLevel,
 };
 use super::numbers::{PercentMatch, parse_decimal, parse_percent};
+use super::prose_grid::{self, LoanRate};
 use super::sourced::Sourced;
 use super::text::{
     Located, Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
@@ -38,7 +39,7 @@ impl Located for BenchmarkMatch {
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t]+(?:Rate|RATE)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t\r\n]+(?:Rate|RATE|Loans?|LOANS?|Advances?|ADVANCES?|Borrowings?|BORROWINGS?)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
     )
 });
 
@@ -404,15 +405,14 @@ fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
 /// Every pricing statement in the document.
 pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
     let mut out = PricingCandidates::default();
-    let grid_tables = Regions::new(grids(doc, &mut out));
+    let pricing_regions: Vec<Range<usize>> = loan_margin_definitions(doc)
+        .into_iter()
+        .map(|d| d.body.clone())
+        .chain(doc.structure.labels_where(is_rate_label).map(|l| l.value.clone()))
+        .collect();
+    let grid_tables = Regions::new(grids(doc, &pricing_regions, &mut out));
     let prime_is_benchmark = !has_risk_free_benchmark(doc);
-    let margin_regions = Regions::new(
-        loan_margin_definitions(doc)
-            .into_iter()
-            .map(|d| d.body.clone())
-            .chain(doc.structure.labels_where(is_rate_label).map(|l| l.value.clone()))
-            .collect(),
-    );
+    let margin_regions = Regions::new(pricing_regions);
 
     for pct in &doc.percents {
         if grid_tables.contains(pct.span.start) {
@@ -596,9 +596,10 @@ fn cell_fraction(cell: &str, header_in_bps: bool) -> Option<Decimal> {
     number.checked_div(divisor).map(|d| d.normalize())
 }
 
-/// Finds the pricing grids, adds them (and the benchmarks their headers name) to `out`, and
-/// returns the ranges they occupy so their figures are not read again as flat margins.
-fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
+/// Finds the pricing grids, tables and lists written as prose (see [`prose_grid`]), adds them (and
+/// the benchmarks their headers name) to `out`, and returns the ranges they occupy so their
+/// figures are not read again as flat margins.
+fn grids(doc: &Document<'_>, pricing_regions: &[Range<usize>], out: &mut PricingCandidates) -> Vec<Range<usize>> {
     let mut occupied: Vec<Range<usize>> = Vec::new();
     for intro in GRID_INTRO.find_iter(doc.text) {
         if occupied.last().is_some_and(|r| intro.start() < r.end) {
@@ -665,6 +666,33 @@ fn grids(doc: &Document<'_>, out: &mut PricingCandidates) -> Vec<Range<usize>> {
         }
         occupied.push(table.range.clone());
     }
+    let tables = occupied.clone();
+    for grid in prose_grid::read(doc, pricing_regions, |range| loans_priced_by(doc, range)) {
+        if tables.iter().any(|table| table.start < grid.range.end && grid.range.start < table.end) {
+            continue;
+        }
+        let scope = scope_at(doc, grid.range.start);
+        if scope.is_empty() && names_several_facilities_before(doc, grid.range.start) {
+            occupied.push(grid.range);
+            continue;
+        }
+        let header_keys: Vec<Vec<facilities::FacilityKey>> =
+            grid.columns.iter().map(|column| facilities_named_in(doc, column.header.clone())).collect();
+        // "(a) for Term Loans, (i) … (b) for all other Loans, (i) …": once one list names its
+        // facility, a list that names none prices facilities this reading cannot tell.
+        let some_named = header_keys.iter().any(|keys| !keys.is_empty());
+        for (column, keys) in grid.columns.into_iter().zip(header_keys) {
+            if keys.is_empty() && some_named {
+                continue;
+            }
+            let keys = if keys.is_empty() { scope.clone() } else { keys };
+            if let Some(index) = column.index {
+                out.indices.push(Scoped::new(index, keys.clone()));
+            }
+            out.grids.push(Scoped::new(column.levels, keys));
+        }
+        occupied.push(grid.range);
+    }
     occupied
 }
 
@@ -696,6 +724,38 @@ fn same_level(level: &PricingGridLevel, name: &str) -> bool {
         let label = l.value().trim().to_ascii_uppercase();
         label == name || label.rsplit(' ').next() == Some(name)
     })
+}
+
+/// What the loans named in `range` bear, for the lists of a prose grid: "with respect to
+/// Eurodollar Loans" (the benchmark: Eurodollar and Eurocurrency loans bear the interbank rate
+/// whatever the agreement calls it), "for Base Rate Loans", "for Fixed CD Rate Loans" (another
+/// rate). Words naming both the base rate and the benchmark do not say which.
+fn loans_priced_by(doc: &Document<'_>, range: Range<usize>) -> LoanRate {
+    let text = doc.slice(range.clone());
+    let lower = text.to_ascii_lowercase();
+    let cd_rate = lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "cd")
+        || lower.contains("certificate of deposit");
+    if cd_rate {
+        return LoanRate::Other;
+    }
+    let mentions = doc.benchmarks_in(range.clone());
+    let benchmark = mentions.iter().find(|b| !b.base_rate && b.index != FloatingRateIndex::UsdPrime);
+    let index = |mention: &BenchmarkMatch| {
+        let mention = preferred_of_joined(doc, mention.clone());
+        doc.sourced(mention.span.clone(), mention.index)
+    };
+    if names_non_base_rate(&lower) {
+        return LoanRate::Benchmark(benchmark.and_then(index));
+    }
+    let base_rate = mentions.iter().any(|b| b.base_rate || b.index == FloatingRateIndex::UsdPrime);
+    match (base_rate, benchmark) {
+        (true, Some(_)) => LoanRate::Other,
+        (true, None) => LoanRate::BaseRate,
+        (false, Some(mention)) => LoanRate::Benchmark(index(mention)),
+        (false, None) if names_loans_of_another_rate(doc, range) => LoanRate::Other,
+        (false, None) if lower.contains("euro") => LoanRate::Benchmark(None),
+        (false, None) => LoanRate::Unstated,
+    }
 }
 
 /// Whether the definition containing `pos` names two or more different facilities before it.
@@ -1636,6 +1696,42 @@ mod tests {
             ]
         );
         assert!(found.spreads.is_empty(), "{:?}", found.spreads);
+    }
+
+    #[test]
+    fn a_grid_written_as_lists_per_loan_type_is_a_grid_and_not_competing_flat_margins() {
+        let text = "     \"Applicable Margin\" shall mean:\n\n          (a) for Base Rate Loans, (i) 0.50% per annum if \
+            the Leverage Ratio exceeds 3.0 to 1 and (ii) 0.25% per annum if the Leverage Ratio is 3.0 to 1 or less; \
+            and\n\n          (b) for Eurodollar Rate Loans, (i) 1.75% per annum if the Leverage Ratio exceeds 3.0 to 1 \
+            and (ii) 1.25% per annum if the Leverage Ratio is 3.0 to 1 or less.\n\n     \"Bank\" means the lender.\n";
+        let found = pricing(text);
+        let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+        let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(spreads, [dec("0.0175"), dec("0.0125")]);
+        let base: Vec<Decimal> =
+            grid.value.iter().filter_map(|l| l.base_rate_spread.as_ref().map(|s| *s.value())).collect();
+        assert_eq!(base, [dec("0.005"), dec("0.0025")]);
+        assert!(found.spreads.is_empty() && found.base_spreads.is_empty(), "{:?}", found.spreads);
+        assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+    }
+
+    #[test]
+    fn a_prose_grid_for_each_facility_is_scoped_to_the_facility_its_list_names() {
+        let text = "\"Applicable Margin\" means (a) with respect to Term Loans, (i) 2.50% if the Leverage Ratio is \
+            greater than 2.0 to 1 and (ii) 2.25% if the Leverage Ratio is 2.0 to 1 or less; and (b) with respect to \
+            Revolving Loans, (i) 2.00% if the Leverage Ratio is greater than 2.0 to 1 and (ii) 1.75% if the \
+            Leverage Ratio is 2.0 to 1 or less.\n";
+        let found = pricing(text);
+        let read: Vec<(Vec<facilities::FacilityKey>, usize)> =
+            found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
+        assert_eq!(read, [(vec![facilities::FacilityKey::Term], 2), (vec![facilities::FacilityKey::Revolving], 2)]);
+    }
+
+    #[test]
+    fn eurodollar_loans_bear_libor() {
+        let found = find_benchmarks("with respect to Eurodollar Loans and EURODOLLAR\nADVANCES");
+        assert_eq!(found.iter().map(|b| b.index).collect::<Vec<_>>(), [FloatingRateIndex::UsdLibor; 2]);
+        assert!(find_benchmarks("the Eurodollar Reserve Percentage and a Eurodollar Lending Office").is_empty());
     }
 
     #[test]

@@ -409,6 +409,54 @@ fn an_amended_and_restated_agreement_reads_a_ratings_grid_in_basis_points() {
 // Term sheets.
 
 #[test]
+fn an_amendment_restating_the_maturity_definition_states_the_maturity_not_the_notice_deadline() {
+    let text = "          AMENDMENT NO. 2, dated as of May 9, 1996, to the Credit Agreement dated as of July 1, 1994,\n\
+        among GADGET CORP., a Delaware corporation (the \"Borrower\"), and SECOND BANK, as agent.\n\n     \
+        (a) \"Maturity Date\" shall be amended to read as follows:\n\n     \"'Maturity Date' means March 31, 2001; \
+        provided that the Borrower may extend the Maturity Date by notice given not later than\n     December 31, \
+        1999.\"\n\n     (b) The Banks agree to make revolving loans which the Borrower may borrow, repay and \
+        reborrow.\n\n     This Amendment shall be governed by the laws of the State of New York.\n";
+    let extraction = extract_checked(text);
+    let [facility] = extraction.agreement.facilities.as_slice() else { panic!("one facility") };
+    assert_eq!(value(&facility.termination_date), Some(ymd(2001, Month::March, 31)), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn an_amendment_restating_a_margin_grid_as_a_prose_list_gives_the_grid_and_its_maturity() {
+    let text = "          AMENDMENT NO. 3, dated as of March 4, 1997 (\"Amendment\"), to the\nCredit Agreement dated as \
+        of June 1, 1995, among\nWIDGET HOLDINGS INC., a Delaware corporation (the \"Borrower\"), the banks\nparty \
+        thereto and FIRST NATIONAL BANK, as agent (the \"Agent\").\n\n     1. Amendments. The Credit Agreement is \
+        amended as follows:\n\n     (a) \"Applicable Margin\" shall be amended to read as follows:\n\n     \
+        \"'Applicable Margin' shall mean (i) with respect to Base Rate Loans,\n     0% per annum and (ii) with respect \
+        to Eurodollar Loans, if the Funded\n     Debt Ratio is (x) greater than 3.25 to 1.0, 1.50% per annum, (y)\n     \
+        greater than 2.50 to 1.0 but not greater than 3.25 to 1.0, 1.25% per\n     annum and (z) not greater than \
+        2.50 to 1.0, 1.00% per annum.\"\n\n     (b) \"Termination Date\" shall be amended to read as follows:\n\n     \
+        \"'Termination Date' means June 30, 2001; provided that the Borrower\n     may request, no later than March \
+        31, 2000, that the Termination Date\n     be extended for one year.\"\n\n     (c) The Banks agree to make \
+        revolving loans which the Borrower may borrow, repay and reborrow.\n\n     2. Governing Law. This Amendment \
+        shall be governed by the laws of the State of New York.\n";
+    let extraction = extract_checked(text);
+    let [facility] = extraction.agreement.facilities.as_slice() else { panic!("one facility") };
+    assert_eq!(grid_spreads(facility), [dec("0.015"), dec("0.0125"), dec("0.01")]);
+    assert_eq!(
+        facility
+            .pricing_grid
+            .iter()
+            .filter_map(|l| l.condition.as_ref().map(|c| c.value().as_str()))
+            .collect::<Vec<_>>(),
+        [
+            "greater than 3.25 to 1.0",
+            "greater than 2.50 to 1.0 but not greater than 3.25 to 1.0",
+            "not greater than 2.50 to 1.0"
+        ]
+    );
+    assert_eq!(facility.spread, None, "the grid's figures are not a flat margin");
+    assert_eq!(value(&facility.floating_rate_index), Some(FloatingRateIndex::UsdLibor));
+    assert_eq!(value(&facility.termination_date), Some(ymd(2001, Month::June, 30)), "{:?}", extraction.warnings);
+    assert!(extraction.warnings.is_empty(), "{:?}", extraction.warnings);
+}
+
+#[test]
 fn a_bridge_term_sheet_reads_labels_and_reports_its_relative_maturity() {
     let extraction = extract_checked(TERM_SHEET_BRIDGE);
     assert_eq!(extraction.status, ExtractionStatus::PartialDataMissing);

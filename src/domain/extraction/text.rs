@@ -235,6 +235,25 @@ pub(crate) fn sentence_around(text: &str, pos: usize) -> Range<usize> {
     start..end.max(start)
 }
 
+/// The end of the sentence running on from `pos`: just past the first period that ends a
+/// sentence, at most `max` bytes on. Unlike [`sentence_around`], blank lines do not end it: the
+/// items of a list written as prose are often set apart by blank lines and page breaks.
+pub(crate) fn sentence_end_after(text: &str, pos: usize, max: usize) -> usize {
+    let bytes = text.as_bytes();
+    let pos = ceil_boundary(text, pos);
+    let limit = floor_boundary(text, pos.saturating_add(max));
+    (pos..limit).find(|&i| is_sentence_end(bytes, i)).map_or(limit, |i| i + 1)
+}
+
+/// The start of the sentence containing `pos`: just after the last period before it that ends a
+/// sentence, at most `max` bytes back. Blank lines do not end it, as for [`sentence_end_after`].
+pub(crate) fn sentence_start_before(text: &str, pos: usize, max: usize) -> usize {
+    let bytes = text.as_bytes();
+    let pos = floor_boundary(text, pos);
+    let low = ceil_boundary(text, pos.saturating_sub(max));
+    (low..pos).rev().find(|&i| is_sentence_end(bytes, i)).map_or(low, |i| i + 1)
+}
+
 /// `bytes[at]` is a newline and the line before it holds only whitespace.
 fn previous_line_is_blank(bytes: &[u8], at: usize) -> bool {
     let mut k = at;
@@ -502,6 +521,16 @@ fn is_edgar_markup(line: &str) -> bool {
     tokens.all(tag)
 }
 
+/// Whether a line is page furniture of a plain-text filing rather than text: blank, a page number
+/// ("3", "- 3 -"), or EDGAR's page tag (`<PAGE>  8`).
+pub(crate) fn is_page_furniture(line: &str) -> bool {
+    let trimmed = line.trim();
+    let page_number = trimmed.trim_matches(['-', ' ']);
+    trimmed.is_empty()
+        || is_edgar_markup(trimmed)
+        || (!page_number.is_empty() && page_number.len() <= 4 && page_number.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The lines of `range`, without their line terminators.
 pub(crate) fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
     let base = range.start;
@@ -535,9 +564,12 @@ pub(crate) struct Label {
     pub value: Range<usize>,
 }
 
+/// A line opening a definition: `"Maturity Date" means …`, and the form an amendment restates a
+/// definition in, the term in single quotes inside the double quotes that open the restated text
+/// (`"'Final Maturity Date' means …"`).
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]([^"”]{1,120})["”][ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
+        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“](?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"”]{1,120})["”])[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
     )
 });
 
@@ -546,6 +578,17 @@ static HEADING_LINE: LazyLock<Regex> = LazyLock::new(|| {
         r"^[ \t]*(?:ARTICLE\b|Article[ \t]+[0-9IVXL]+\b|SECTION[ \t]+[0-9]|Section[ \t]+[0-9]+\.[0-9]+|SCHEDULE\b|Schedule[ \t]+[0-9]+[ \t]*$|[0-9]{1,2}\.[ \t]+[A-Z])",
     )
 });
+
+/// Where a definition line opens a definition, found while scanning.
+struct DefinitionStart {
+    /// The start of the line.
+    line: usize,
+    term: Range<usize>,
+    /// Just after `means`.
+    body: usize,
+    /// Restated inside an amendment's quotes (`"'Term' means …"`).
+    restated: bool,
+}
 
 /// The longest a definition body may run when no later definition or heading ends it.
 const MAX_DEFINITION: usize = 6000;
@@ -567,7 +610,7 @@ impl Structure {
     /// close to the speed of finding the line ends.
     pub(crate) fn scan(text: &str) -> Self {
         let mut headings = Vec::new();
-        let mut definition_starts: Vec<(usize, Range<usize>, usize)> = Vec::new();
+        let mut definition_starts: Vec<DefinitionStart> = Vec::new();
         let mut label_lines: Vec<(Range<usize>, Range<usize>, usize)> = Vec::new();
         for line in lines_in(text, 0..text.len()) {
             let content = slice(text, line.clone());
@@ -575,13 +618,16 @@ impl Structure {
             let Some(first) = content.as_bytes().get(indent).copied() else { continue };
             if matches!(first, b'"' | b'(' | 0xE2)
                 && let Some(c) = DEFINITION_LINE.captures(content)
-                && let (Some(whole), Some(term)) = (c.get(0), c.get(1))
+                && let Some(whole) = c.get(0)
+                && let Some((term, restated)) =
+                    c.name("term").map(|t| (t, false)).or_else(|| c.name("restated").map(|t| (t, true)))
             {
-                definition_starts.push((
-                    line.start,
-                    line.start + term.start()..line.start + term.end(),
-                    line.start + whole.end(),
-                ));
+                definition_starts.push(DefinitionStart {
+                    line: line.start,
+                    term: line.start + term.start()..line.start + term.end(),
+                    body: line.start + whole.end(),
+                    restated,
+                });
                 continue;
             }
             if (first.is_ascii_digit() || matches!(first, b'A' | b'S')) && HEADING_LINE.is_match(content) {
@@ -598,13 +644,21 @@ impl Structure {
             }
         }
         let mut definitions = Vec::with_capacity(definition_starts.len());
-        for (index, (_, term, body_start)) in definition_starts.iter().enumerate() {
-            let next_definition = definition_starts.get(index + 1).map_or(text.len(), |(start, _, _)| *start);
-            let next_heading = next_after(&headings, *body_start).unwrap_or(text.len());
-            let end = next_definition.min(next_heading).min(body_start.saturating_add(MAX_DEFINITION));
-            let end = floor_boundary(text, end).max(*body_start);
-            let key = normalise_label(slice(text, term.clone()));
-            definitions.push(Definition { term: term.clone(), key, body: trim_range(text, *body_start..end) });
+        for (index, start) in definition_starts.iter().enumerate() {
+            let body_start = start.body;
+            let next_definition = definition_starts.get(index + 1).map_or(text.len(), |next| next.line);
+            let next_heading = next_after(&headings, body_start).unwrap_or(text.len());
+            let mut end = next_definition.min(next_heading).min(body_start.saturating_add(MAX_DEFINITION));
+            end = floor_boundary(text, end).max(body_start);
+            if start.restated {
+                // The restated text ends where the double quotes opened before the term close;
+                // what follows is the amendment's own text ("… 0% per annum." (b) Section 2.1 …).
+                if let Some(close) = slice(text, body_start..end).find(['"', '”']) {
+                    end = body_start + close;
+                }
+            }
+            let key = normalise_label(slice(text, start.term.clone()));
+            definitions.push(Definition { term: start.term.clone(), key, body: trim_range(text, body_start..end) });
         }
         let mut labels = Vec::with_capacity(label_lines.len());
         for (index, (line, name, value_start)) in label_lines.iter().enumerate() {
@@ -753,6 +807,37 @@ mod tests {
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Applicable Margin", "Maturity Date"]);
         assert!(text[structure.definitions[1].body.clone()].starts_with("(i) March 1, 2027"));
+    }
+
+    #[test]
+    fn an_amendment_restating_a_definition_in_nested_quotes_defines_the_term() {
+        let text = "(c) \"Termination Date\" shall be amended to read as follows:\n\n     \"'Termination Date' shall mean \
+            June 30, 2001; provided that the Borrower may request an extension.\"\n\n(d) Section 2.4 is amended by \
+            deleting \"May 1, 1999\".\n\n     \u{201c}\u{2018}Revolving Margin\u{2019} means 0.50%.\u{201d}\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Termination Date", "Revolving Margin"]);
+        assert_eq!(
+            &text[structure.definitions[0].body.clone()],
+            "June 30, 2001; provided that the Borrower may request an extension.",
+            "the restated text ends with its closing quote, not with the amendment's next instruction"
+        );
+        assert_eq!(&text[structure.definitions[1].body.clone()], "0.50%.");
+    }
+
+    #[test]
+    fn a_sentence_read_for_a_list_runs_over_blank_lines_and_page_breaks() {
+        let text = "Recitals end here. The margin shall be:\n\n(i) 1.00% if it is low;\n\n  7\n<PAGE>\n\n(ii) 2.00% if \
+            it is high. Next sentence.";
+        let pos = text.find("(ii)").expect("present");
+        let start = sentence_start_before(text, pos, 500);
+        let end = sentence_end_after(text, pos, 500);
+        assert_eq!(
+            &text[start..end],
+            " The margin shall be:\n\n(i) 1.00% if it is low;\n\n  7\n<PAGE>\n\n(ii) 2.00% if it is high."
+        );
+        assert!(is_page_furniture("  7") && is_page_furniture("<PAGE>") && is_page_furniture("   - 12 -"));
+        assert!(!is_page_furniture("(ii) 2.00%"));
     }
 
     #[test]
