@@ -62,6 +62,11 @@ const MAX_SECTION: usize = 10_000;
 const MAX_ARTICLE: usize = 40_000;
 /// How far before a ratio its metric may be named.
 const METRIC_REACH: usize = 1_500;
+/// A numbered section heading that runs into its first sentence: "7.6. INCOME AVAILABLE FOR FIXED
+/// CHARGES TO FIXED CHARGES RATIO.", "Section 10.6.2 Fixed Charge Coverage Ratio.".
+static NUMBERED_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?:section[ \t]+)?[0-9]+(?:\.[0-9]+)*\.?[ \t]+[^.\n]{3,100}\.[ \t]*$"));
+
 /// How long a section heading that runs into its first sentence may be.
 const HEADING_REACH: usize = 120;
 /// How far after a ratio the words that qualify it may run.
@@ -173,7 +178,11 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
         .filter(|&start| sentence.start - start <= HEADING_REACH)
         .unwrap_or(sentence.start);
     let heading_names = |text: &str| METRIC.is_match(text) || TO_RATIO.is_match(text);
-    let headed = heading < sentence.start && heading_names(doc.slice(heading..sentence.start));
+    // Only a numbered heading belongs to the sentence; the rest of a wrapped line is the end of
+    // the sentence before.
+    let lead = doc.slice(heading..sentence.start);
+    let heading = if heading < sentence.start && NUMBERED_HEADING.is_match(lead) { heading } else { sentence.start };
+    let headed = heading < sentence.start && heading_names(lead);
     let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
     if !names_its_metric {
         return None;
@@ -415,6 +424,9 @@ mod tests {
         assert_eq!(*found[0].covenant_type.value(), CovenantType::MinimumDebtServiceCoverageRatio);
         let levels: Vec<String> = found[0].levels.iter().map(|l| l.threshold.value().to_string()).collect();
         assert_eq!(levels, ["1.2", "1.3"]);
+        // A wrapped line of prose that mentions a ratio is not a heading.
+        let prose = "the Designation may be made if the Leverage Ratio is greater than 3.75 to 1.00. The\nCompany shall not permit any such Designation to be less than the amount set forth below:\n";
+        assert!(extract(&Document::scan(prose)).is_empty());
     }
 
     #[test]
