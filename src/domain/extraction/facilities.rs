@@ -639,6 +639,29 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
         if !defining && !stated_in_passing {
             continue;
         }
+        // "Current Liabilities" means … the Revolving Credit Loans outstanding but not up to
+        // $3,980,000 in reserves: an amount in passing in the definition of something that is not
+        // a loan, a facility or an amount of either is part of that other thing.
+        let in_unrelated_definition = definition.is_some_and(|d| {
+            ![
+                "loan",
+                "advance",
+                "credit",
+                "facilit",
+                "note",
+                "commitment",
+                "amount",
+                "principal",
+                "borrowing",
+                "revolv",
+                "tranche",
+            ]
+            .iter()
+            .any(|w| d.key.contains(w))
+        });
+        if !defining && in_unrelated_definition {
+            continue;
+        }
         let keys = match (following, &replaced_context, second_definition_before(doc, found.span.start)) {
             (Some(key), _, _) => vec![key],
             (None, Some(words), _) => unique_keys(doc.refs_in(words.clone())).into_iter().take(1).collect(),
@@ -1525,6 +1548,14 @@ mod tests {
         assert_eq!(commitment_quotes(&format!("{pages}$100,000,000.00\n")).0, ["$100,000,000.00"]);
         // A figure that is not their sum is some other figure.
         assert!(commitment_quotes(&format!("{pages}$90,000,000\n")).0.is_empty());
+    }
+
+    #[test]
+    fn an_amount_in_passing_in_the_definition_of_something_else_is_not_a_commitment() {
+        let text = "\"Working Capital\" means current assets less current liabilities, including all Revolving Loans outstanding but excluding up to $2,500,000 of deferred revenue.\n\n\"Revolving Credit Note\" means the note evidencing the Revolving Loans in the principal amount of $30,000,000.\n";
+        let (defining, passing) = commitment_quotes(text);
+        let found: Vec<String> = defining.into_iter().chain(passing).collect();
+        assert_eq!(found, ["$30,000,000"]);
     }
 
     #[test]
