@@ -207,10 +207,16 @@ fn quoted_value(doc: &Document<'_>, quote: Range<usize>) -> Option<super::source
     let inner = quote.start + open..quote.end - close;
     let inner = super::text::trim_range_and(doc.text, inner, &[',', '.', ';', ':']);
     let found = first_value(doc, inner.clone(), AmendedTermCategory::Other)?;
-    let outside = format!("{}{}", doc.slice(inner.start..found.span.start), doc.slice(found.span.end..inner.end));
-    let alone = outside
-        .split_whitespace()
-        .all(|w| w.eq_ignore_ascii_case("the") || w.eq_ignore_ascii_case("per") || w.eq_ignore_ascii_case("annum"));
+    let filler = |text: &str| {
+        text.split_whitespace()
+            .all(|w| w.eq_ignore_ascii_case("the") || w.eq_ignore_ascii_case("per") || w.eq_ignore_ascii_case("annum"))
+    };
+    let after = doc.slice(found.span.end..inner.end);
+    // "$200,000,000, of which $180,000,000 may be used solely for …": the value, then what part of
+    // it is for.
+    let qualified =
+        after.trim_start_matches([',', ' ', '\t', '\r', '\n']).to_ascii_lowercase().starts_with("of which ");
+    let alone = filler(doc.slice(inner.start..found.span.start)) && (filler(after) || qualified);
     alone.then(|| doc.sourced(found.span, found.value)).flatten()
 }
 
@@ -335,6 +341,23 @@ mod tests {
                 ("Swing Line Sublimit".into(), "Other".into(), Some("40000000 USD".into()), "55000000 USD".into()),
                 ("Section 2.6".into(), "Other".into(), Some("0.05".into()), "0.045".into()),
             ]
+        );
+    }
+
+    #[test]
+    fn a_replacement_value_followed_by_what_part_of_it_is_for_is_that_value() {
+        let text = "Section 2.3 is amended by deleting \"$10,000,000\" following the words \"the Term Loans shall not \
+            exceed\" and substituting \"$25,000,000, of which $5,000,000 may be used only for Capital Expenditures\" \
+            therefor.\n\nSection 2.4 is amended by deleting \"$1,000,000\" and substituting \"$2,000,000 and any \
+            other amount the Agent approves\" therefor.\n";
+        assert_eq!(
+            read(text),
+            [(
+                "Term Loans shall not exceed".into(),
+                "Other".into(),
+                Some("10000000 USD".into()),
+                "25000000 USD".into()
+            )]
         );
     }
 
