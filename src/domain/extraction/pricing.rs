@@ -199,6 +199,18 @@ const NOT_A_MARGIN_WORDS: &[&str] = &[
     "plus 1%",
 ];
 
+/// Whether the words before a figure say it is not a margin ("Default Rate", "step-up", a
+/// credit spread "Adjustment"). A date named after an adjustment ("until the first Adjustment
+/// Date") says when a margin applies, not that the figure is something else.
+fn names_other_rate(lead_in: &str) -> bool {
+    NOT_A_MARGIN.find_iter(lead_in).any(|found| {
+        let word_end =
+            lead_in[found.end()..].find(|c: char| !c.is_alphabetic()).map_or(lead_in.len(), |i| found.end() + i);
+        let word = &lead_in[found.start()..word_end];
+        !(word.eq_ignore_ascii_case("adjustment") && lead_in[word_end..].starts_with(" Date"))
+    })
+}
+
 static BINDS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)^[ \t\r\n]*(?:loans?[ \t\r\n]*)?(?:\+|plus|over|above)?[ \t\r\n]*(?:the[ \t\r\n]+)?(?:applicable[ \t\r\n]+)?(?:a[ \t\r\n]+)?(?:margin|spread|rate)?[ \t\r\n]*(?:of|:|=)?[ \t\r\n]*$",
@@ -247,7 +259,7 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     }
     let lead_in = doc.slice(clause.start..pct.span.start);
     let trailing = after_text.get(..after_text.len().min(40)).unwrap_or(after_text);
-    if NOT_A_MARGIN.is_match(lead_in) || contains_any_ci(trailing, &["otherwise", "adjustment"]) {
+    if names_other_rate(lead_in) || contains_any_ci(trailing, &["otherwise", "adjustment"]) {
         return RateKind::Excluded;
     }
     if names_loans_of_another_rate(doc, clause.start..pct.span.start) {
@@ -1472,6 +1484,13 @@ mod tests {
     fn pricing(text: &str) -> PricingCandidates {
         let doc = Document::scan(text);
         candidates(&doc)
+    }
+
+    #[test]
+    fn a_margin_until_the_first_adjustment_date_is_a_margin_but_a_spread_adjustment_is_not() {
+        let text = "\"Applicable Margin\" means, until the first Adjustment Date, 2.00% per annum, and thereafter the rate the Leverage Ratio sets.\n\n\"Term SOFR Adjustment\" means 0.10% per annum.\n\nEach Loan bears interest at Term SOFR plus the Term SOFR Adjustment plus the Applicable Margin.\n";
+        let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+        assert_eq!(spreads, [dec("0.02")]);
     }
 
     #[test]
