@@ -182,14 +182,17 @@ pub(crate) fn find_facility_refs(text: &str) -> Vec<FacilityRef> {
         .captures_iter(text)
         .filter_map(|c| Some(FacilityRef { span: c.get(0)?.range(), key: key_of(&c)? }))
         .collect();
-    let qualifiers = |of_kind: fn(FacilityKey) -> Option<Qualifier>| {
-        let mut found: Vec<Qualifier> = refs.iter().filter_map(|r| of_kind(r.key)).collect();
+    let distinct = |term: bool| {
+        let mut found: Vec<Qualifier> = refs
+            .iter()
+            .filter(|r| matches!(r.key, FacilityKey::QualifiedTerm(_)) == term)
+            .filter_map(|r| r.key.qualifier())
+            .collect();
         found.sort();
         found.dedup();
         found.len()
     };
-    let fold_terms = qualifiers(|k| if let FacilityKey::QualifiedTerm(q) = k { Some(q) } else { None }) < 2;
-    let fold_revolving = qualifiers(|k| if let FacilityKey::QualifiedRevolving(q) = k { Some(q) } else { None }) < 2;
+    let (fold_terms, fold_revolving) = (distinct(true) < 2, distinct(false) < 2);
     for r in &mut refs {
         match r.key {
             FacilityKey::QualifiedTerm(_) if fold_terms => r.key = FacilityKey::Term,
@@ -294,7 +297,11 @@ pub(crate) fn scope_of(doc: &Document<'_>, pos: usize) -> Scope {
         let parent = clause_around(doc.text, lead_end.saturating_sub(1));
         let lead_in =
             split_excluded(doc, doc.refs_in(parent.start.max(first_item.saturating_sub(SCOPE_BACK))..first_item));
-        scope.except.extend(lead_in.except);
+        for key in lead_in.except {
+            if !scope.except.contains(&key) {
+                scope.except.push(key);
+            }
+        }
         scope.keys = lead_in.keys;
         item_start = parent.start;
     }
@@ -313,7 +320,6 @@ pub(crate) fn scope_of(doc: &Document<'_>, pos: usize) -> Scope {
         scope = split_excluded(doc, doc.refs_in(pos..ahead.max(pos)));
     }
     scope.except.retain(|key| !scope.keys.contains(key));
-    scope.except.dedup();
     scope
 }
 
@@ -343,7 +349,13 @@ fn first_item_of_list(doc: &Document<'_>, item_start: usize) -> usize {
     // Within the definition the item belongs to: an "(i)" of an earlier one starts another list.
     let definition_start = doc.structure.definition_at(item_start).map_or(0, |d| d.term.start);
     let from = super::text::floor_boundary(doc.text, item_start.saturating_sub(LIST_REACH).max(definition_start));
-    doc.slice(from..item_start).rfind("(i)").map_or(item_start, |at| from + at)
+    // An opening "(i)", not a cross-reference to one ("referred to in clause (i) above").
+    ROMAN_ITEM
+        .captures_iter(doc.slice(from..item_start))
+        .filter_map(|c| c.name("item"))
+        .filter(|item| item.as_str() == "(i)")
+        .last()
+        .map_or(item_start, |item| from + item.start())
 }
 
 /// The facilities `refs` name, less those named as exclusions ("other than U.S. Term Loans",
@@ -448,17 +460,6 @@ fn sums_the_lenders_above(doc: &Document<'_>, total: &MoneyMatch) -> bool {
         }
     }
     count >= 2 && sum == total.money.value
-}
-
-/// Whether the words before an amount make it something measured against the commitment. A
-/// date named after a reduction ("On the Reduction Date, … the Bank shall make a term loan … in
-/// the amount of $15,000,000") names when, not what is reduced.
-fn measured_against_commitment(lead_in: &str) -> bool {
-    NOT_A_COMMITMENT_LEAD.find_iter(lead_in).any(|found| {
-        let word_end =
-            lead_in[found.end()..].find(|c: char| !c.is_alphabetic()).map_or(lead_in.len(), |i| found.end() + i);
-        !lead_in[word_end..].starts_with(" Date")
-    })
 }
 
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
@@ -615,7 +616,9 @@ fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments
                 || ["loan amount", "principal amount", "original principal amount", "maximum principal amount"]
                     .contains(&term.as_str())
         });
-        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged))) || measured_against_commitment(lead_in) {
+        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged)))
+            || super::text::matches_outside_date_names(&NOT_A_COMMITMENT_LEAD, lead_in)
+        {
             continue;
         }
         let following = type_reference_after(doc, found.span.end, clause.end)
@@ -1406,6 +1409,9 @@ mod tests {
         assert_eq!(scope_of(&doc, at("2.50%")), excluding_term);
         // A later item of the list is scoped by the list's lead-in too, not by a cross-reference.
         assert_eq!(scope_of(&doc, at("0.25%")), excluding_term);
+        let later = text.replace("less 0.25%.\n", "less 0.25%; and\n\n(iii) from the Maturity Date, 1.75%.\n");
+        let doc = Document::scan(&later);
+        assert_eq!(scope_of(&doc, later.find("1.75%").expect("needle")), excluding_term);
     }
 
     #[test]

@@ -199,18 +199,6 @@ const NOT_A_MARGIN_WORDS: &[&str] = &[
     "plus 1%",
 ];
 
-/// Whether the words before a figure say it is not a margin ("Default Rate", "step-up", a
-/// credit spread "Adjustment"). A date named after an adjustment ("until the first Adjustment
-/// Date") says when a margin applies, not that the figure is something else.
-fn names_other_rate(lead_in: &str) -> bool {
-    NOT_A_MARGIN.find_iter(lead_in).any(|found| {
-        let word_end =
-            lead_in[found.end()..].find(|c: char| !c.is_alphabetic()).map_or(lead_in.len(), |i| found.end() + i);
-        let word = &lead_in[found.start()..word_end];
-        !(word.eq_ignore_ascii_case("adjustment") && lead_in[word_end..].starts_with(" Date"))
-    })
-}
-
 static BINDS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)^[ \t\r\n]*(?:loans?[ \t\r\n]*)?(?:\+|plus|over|above)?[ \t\r\n]*(?:the[ \t\r\n]+)?(?:applicable[ \t\r\n]+)?(?:a[ \t\r\n]+)?(?:margin|spread|rate)?[ \t\r\n]*(?:of|:|=)?[ \t\r\n]*$",
@@ -259,7 +247,9 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     }
     let lead_in = doc.slice(clause.start..pct.span.start);
     let trailing = after_text.get(..after_text.len().min(40)).unwrap_or(after_text);
-    if names_other_rate(lead_in) || contains_any_ci(trailing, &["otherwise", "adjustment"]) {
+    if super::text::matches_outside_date_names(&NOT_A_MARGIN, lead_in)
+        || contains_any_ci(trailing, &["otherwise", "adjustment"])
+    {
         return RateKind::Excluded;
     }
     if names_loans_of_another_rate(doc, clause.start..pct.span.start) {

@@ -96,6 +96,17 @@ pub(crate) fn any_word(words: &[&str]) -> Regex {
     pattern(&format!("(?i:{})", alternatives.join("|")))
 }
 
+/// Whether `words` finds a match in `text` that is not the first word of a date's name: "On the
+/// Reduction Date" and "until the first Adjustment Date" say when, not that a figure is a
+/// reduction or an adjustment.
+pub(crate) fn matches_outside_date_names(words: &Regex, text: &str) -> bool {
+    words.find_iter(text).any(|found| {
+        let rest = &text[found.end()..];
+        let word_end = found.end() + rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
+        !text[word_end..].starts_with(" Date")
+    })
+}
+
 /// A pattern for a phrase whose words may be capitalised or upper case ("commitment fee",
 /// "Commitment Fee", "COMMITMENT FEE"), written without `(?i)` so the regex crate can still find
 /// it with a literal prefilter.
