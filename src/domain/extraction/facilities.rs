@@ -1211,8 +1211,13 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             }),
         };
         let termination_date = resolve(&format!("{base}/terminationDate"), &maturities, frame, &frames, report);
+        // The letters of credit keep the name of their own when the revolving loans are split off.
+        let name = match reimbursing {
+            Some(_) => facility_name(doc, FacilityKey::LetterOfCredit),
+            None => facility_name(doc, frame.key),
+        };
         let mut facility = Facility {
-            name: facility_name(doc, frame.key),
+            name,
             facility_type,
             commitment,
             optional_currencies: Vec::new(),
@@ -1231,7 +1236,51 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         pricing::apply(doc, &pricing, &mut facility, frame, &frames, &base, report);
         facilities.push(facility);
     }
+    if let (Some(_), [letters]) = (&reimbursing, frames.as_slice()) {
+        facilities.push(reimbursement_loan_facility(doc, &pricing, &maturities, letters, report));
+    }
     facilities
+}
+
+/// The revolving loans that only reimburse letter of credit drawings, as a facility beside the
+/// letters: the loans bear interest (the letters bear fees) and fall due at the maturity, but they
+/// draw on the letters' commitment, so no commitment of their own is stated (a second copy of the
+/// amount would double the credit).
+fn reimbursement_loan_facility(
+    doc: &Document<'_>,
+    pricing: &PricingCandidates,
+    maturities: &[Scoped<Sourced<Date>>],
+    letters: &FacilityFrame,
+    report: &mut Report,
+) -> Facility {
+    let frame = FacilityFrame {
+        key: FacilityKey::Revolving,
+        facility_type: Some(FacilityType::RevolvingCredit),
+        currency: letters.currency,
+    };
+    let frames = [frame.clone()];
+    let base = "/facilities/1";
+    let name = facility_name(doc, FacilityKey::Revolving);
+    let facility_type = name.as_ref().and_then(|n| doc.sourced(n.span().range(), FacilityType::RevolvingCredit));
+    let mut facility = Facility {
+        name,
+        facility_type,
+        commitment: None,
+        optional_currencies: Vec::new(),
+        floating_rate_index: None,
+        index_tenor: None,
+        interest_periods: None,
+        spread: None,
+        base_rate_spread: None,
+        pricing_grid: Vec::new(),
+        floor: None,
+        commitment_fee: None,
+        payment_frequency: None,
+        day_count_fraction: None,
+        termination_date: resolve(&format!("{base}/terminationDate"), maturities, &frame, &frames, report),
+    };
+    pricing::apply_floating_rate(doc, pricing, &mut facility, &frame, &frames, base, report);
+    facility
 }
 
 /// An agreement whose only commitment statements name no facility (a term sheet's "Amount:"):
@@ -1675,10 +1724,19 @@ mod tests {
     }
 
     #[test]
-    fn loans_only_to_reimburse_drawings_make_a_letter_of_credit_facility() {
-        let text = "Each Lender agrees to make revolving loans (\"LOANS\") requested by Borrower solely for the purpose of satisfying Borrower's Reimbursement Obligations. \"COMMITMENT\" means the sum of each Lender's Commitment Amount. As of the Closing Date, the amount of the Commitment is $40,000,000.\n";
-        let facility = only_facility(text);
-        assert_eq!(facility.facility_type.map(|t| *t.value()), Some(FacilityType::LetterOfCredit));
+    fn loans_only_to_reimburse_drawings_are_priced_beside_the_letter_of_credit_facility() {
+        let text = "Each Lender agrees to make revolving loans (\"LOANS\") requested by Borrower solely for the purpose of satisfying Borrower's Reimbursement Obligations. \"COMMITMENT\" means the sum of each Lender's Commitment Amount. As of the Closing Date, the amount of the Commitment is $40,000,000. The Loans shall bear interest at a rate equal to LIBOR plus two and one-half percent (2.50%) per annum.\n\n\"MATURITY DATE\" means October 6, 2008.\n";
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        let found = extract(&doc, &changes(&doc), &mut report);
+        let [letters, loans] = found.as_slice() else { panic!("{found:?}") };
+        assert_eq!(letters.facility_type.as_ref().map(|t| *t.value()), Some(FacilityType::LetterOfCredit));
+        assert_eq!(letters.commitment.as_ref().map(|c| c.value().value), Some(Decimal::from(40_000_000)));
+        assert!(letters.spread.is_none(), "letters of credit bear fees, not interest");
+        assert_eq!(loans.facility_type.as_ref().map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+        assert!(loans.commitment.is_none(), "the loans draw on the letters' commitment");
+        assert_eq!(loans.spread.as_ref().map(|s| *s.value()), Some(Decimal::new(25, 3)));
+        assert_eq!(loans.termination_date.as_ref().map(|d| d.quote()), Some("October 6, 2008"));
         let text = "Each Lender agrees to make revolving loans, which may be used to reimburse drawings under Letters of Credit. \"Commitment\" means $40,000,000.\n";
         assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
     }

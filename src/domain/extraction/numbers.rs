@@ -281,9 +281,89 @@ pub(crate) fn find_percents(text: &str) -> Vec<PercentMatch> {
                 }
                 span = words.start..span.end;
             }
+            // "two and 375/1000 percent (2.375%)": the same restatement with the unit on both.
+            if c.name("pint").is_none()
+                && let Some(words) = written_percent_before(text, span.clone())
+            {
+                match words {
+                    (_, Some(value)) if value != fraction => return None,
+                    (words, Some(_)) => span = words.start..span.end + 1,
+                    // Words that cannot be read neither confirm nor contradict the figure.
+                    (_, None) => {}
+                }
+            }
             Some(PercentMatch { span, fraction })
         })
         .collect()
+}
+
+/// A percentage written in words and restated in parentheses ("two and 375/1000 percent (2.375%)",
+/// "one-half of one percent (0.50%)") around the figure at `figure`: the span from the words to the
+/// closing parenthesis, with the words' value as a fraction (`None` when they cannot be read).
+static WRITTEN_PERCENT_BEFORE_PAREN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b((?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|and|of|halfs?|halves|quarters?|fourths?|eighths?|sixteenths?|tenths?|hundredths?|[0-9]{1,4}/[0-9]{1,4})[ \t\r\n-]+)+)(?:percent|per[ \t]?cent\.?)[ \t\r\n]*\($",
+    )
+});
+
+fn written_percent_before(text: &str, figure: Range<usize>) -> Option<(Range<usize>, Option<Decimal>)> {
+    let before = figure.start.checked_sub(1)?;
+    if text.get(before..figure.start)? != "(" || text.get(figure.end..figure.end + 1)? != ")" {
+        return None;
+    }
+    let window = super::text::before(text, figure.start, 160);
+    let captures = WRITTEN_PERCENT_BEFORE_PAREN.captures(slice(text, window.clone()))?;
+    let words = captures.get(1)?;
+    // The pattern admits a leading "and" or "of" ("a rate of two percent (2%)"): not part of it.
+    let mut start = window.start + words.start();
+    let mut trimmed = words.as_str();
+    while let Some(rest) = ["and ", "of ", "And ", "Of ", "AND ", "OF "].iter().find_map(|w| trimmed.strip_prefix(w)) {
+        let rest = rest.trim_start();
+        start += trimmed.len() - rest.len();
+        trimmed = rest;
+    }
+    let end = window.start + captures.get(0)?.end() - 1;
+    Some((
+        start..end,
+        parse_written_percent(trimmed).and_then(|p| p.checked_div(Decimal::ONE_HUNDRED)).map(|p| p.normalize()),
+    ))
+}
+
+/// Reads a number of percent written in words: "two", "two and 375/1000", "two and one-half",
+/// "three-eighths of one", "one-half of one".
+fn parse_written_percent(words: &str) -> Option<Decimal> {
+    let lower = words.to_ascii_lowercase().replace('-', " ");
+    let lower = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    // "three-eighths of one percent" is three eighths of a percent.
+    let lower = lower.strip_suffix(" of one").or_else(|| lower.strip_suffix(" of 1")).unwrap_or(&lower);
+    let (whole, part) = match lower.split_once(" and ") {
+        Some((whole, part)) => (parse_number_words(whole)?, written_fraction(part)?),
+        None => match written_fraction(lower) {
+            Some(part) => (Decimal::ZERO, part),
+            None => (parse_number_words(lower)?, Decimal::ZERO),
+        },
+    };
+    whole.checked_add(part).map(|d| d.normalize())
+}
+
+/// "375/1000", "one half", "a quarter", "three eighths" as a decimal.
+fn written_fraction(words: &str) -> Option<Decimal> {
+    if let Some((numerator, denominator)) = words.split_once('/') {
+        let numerator = Decimal::from_str(numerator.trim()).ok()?;
+        return numerator.checked_div(Decimal::from_str(denominator.trim()).ok()?);
+    }
+    let (count, unit) = words.rsplit_once(' ').unwrap_or(("one", words));
+    let denominator: u32 = match unit.trim_end_matches('s') {
+        "half" | "halve" => 2,
+        "quarter" | "fourth" => 4,
+        "eighth" => 8,
+        "tenth" => 10,
+        "sixteenth" => 16,
+        "hundredth" => 100,
+        _ => return None,
+    };
+    let count = if count == "a" { Decimal::ONE } else { parse_number_words(count)? };
+    count.checked_div(Decimal::from(denominator))
 }
 
 /// "3/8%", "125/1000 percent" (the figure is a fraction's denominator) and "3/8 of 1%",
@@ -550,6 +630,27 @@ mod tests {
         assert_eq!(parse_ratio("3.50:1"), Some(dec("3.5")));
         assert_eq!(parse_ratio("5.00x"), Some(dec("5")));
         assert_eq!(parse_ratio("4.50:1.005"), None);
+    }
+
+    #[test]
+    fn a_percentage_in_words_restated_in_parentheses_is_one_statement() {
+        let text = "interest at LIBOR plus two and 375/1000 percent (2.375%) per annum, a fee of one-half of one percent (0.50%), three and one-quarter percent (3.25%) and a rate of two percent (2%)";
+        let found: Vec<(&str, Decimal)> =
+            find_percents(text).into_iter().map(|p| (&text[p.span.clone()], p.fraction)).collect();
+        assert_eq!(
+            found,
+            [
+                ("two and 375/1000 percent (2.375%)", dec("0.02375")),
+                ("one-half of one percent (0.50%)", dec("0.005")),
+                ("three and one-quarter percent (3.25%)", dec("0.0325")),
+                ("two percent (2%)", dec("0.02")),
+            ]
+        );
+        // Words that say another rate than the figure make the statement unusable.
+        assert!(find_percents("LIBOR plus two and one-half percent (2.75%)").is_empty());
+        // A figure in parentheses after something other than a rate in words stays as it is.
+        let found = find_percents("the Margin (2.25%) applies");
+        assert_eq!(found.iter().map(|p| p.fraction).collect::<Vec<_>>(), [dec("0.0225")]);
     }
 
     #[test]

@@ -383,6 +383,48 @@ fn loan_margin_definitions<'d>(doc: &'d Document<'_>) -> Vec<&'d super::text::De
     if added.is_empty() { defined } else { added }
 }
 
+/// "The Applicable Borrowing Margin … shall be", as an amendment sets a margin defined in the
+/// agreement it amends: the capitalised margin term as the subject of "shall be".
+static MARGIN_STATEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b[Tt]he[ \t\r\n]+(?:[A-Z][A-Za-z-]*[ \t\r\n]+){0,3}(?:Margin|Spread|Applicable[ \t\r\n]+Rate)\b(?P<gap>(?:[^.;:]|\.[0-9]){0,160}?)\bshall[ \t\r\n]+be\b",
+    )
+});
+
+/// The statements that set a margin term ("The Applicable Borrowing Margin, as of the Amendment
+/// Effective Date …, shall be as follows: (i) … 1.125% per annum; (ii) …"), through the items of
+/// a list the statement introduces. A statement about a fee's margin is not the loans'.
+fn margin_statements(doc: &Document<'_>) -> Vec<Range<usize>> {
+    let mut regions = Vec::new();
+    for found in MARGIN_STATEMENT.captures_iter(doc.text) {
+        let (Some(whole), Some(gap)) = (found.get(0), found.name("gap")) else { continue };
+        if contains_ci(doc.slice(whole.start()..gap.start()), "fee") {
+            continue;
+        }
+        let mut end = sentence_around(doc.text, whole.end()).end;
+        for _ in 0..12 {
+            let so_far = doc.slice(whole.start()..end).trim_end();
+            if !(so_far.ends_with(':')
+                || so_far.ends_with(';')
+                || so_far.ends_with("; and")
+                || so_far.ends_with("; or"))
+            {
+                break;
+            }
+            let Some(next) = doc.text.get(end..).and_then(|rest| rest.find(|c: char| !c.is_whitespace())) else {
+                break;
+            };
+            let next_end = sentence_around(doc.text, end + next).end;
+            if next_end <= end {
+                break;
+            }
+            end = next_end;
+        }
+        regions.push(whole.start()..end);
+    }
+    regions
+}
+
 /// Labels whose value states the interest rate.
 fn is_rate_label(name: &str) -> bool {
     matches!(
@@ -411,6 +453,7 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
         .into_iter()
         .map(|d| d.body.clone())
         .chain(doc.structure.labels_where(is_rate_label).map(|l| l.value.clone()))
+        .chain(margin_statements(doc))
         .collect();
     let grid_tables = Regions::new(grids(doc, &pricing_regions, &mut out));
     let prime_is_benchmark = !has_risk_free_benchmark(doc);
@@ -1410,7 +1453,7 @@ pub(crate) fn apply(
 }
 
 /// The benchmark, margin, grid, floor and interest periods of a facility bearing a floating rate.
-fn apply_floating_rate(
+pub(crate) fn apply_floating_rate(
     doc: &Document<'_>,
     candidates: &PricingCandidates,
     facility: &mut Facility,
@@ -1474,6 +1517,20 @@ mod tests {
     fn pricing(text: &str) -> PricingCandidates {
         let doc = Document::scan(text);
         candidates(&doc)
+    }
+
+    #[test]
+    fn an_amendment_setting_a_margin_term_through_a_list_states_the_margin() {
+        let text = "(b) The Applicable Loan Margin, from the First Amendment Date until delivery of the certificate required by Section 6.02, shall be as follows:\n\n(i) for LIBOR Loans, 2.25% per annum;\n\n(ii) for Base Rate Loans, 1.25% per annum.\n\n(c) The Commitment Fee Margin shall be 0.40% per annum.\n";
+        let found = pricing(text);
+        let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+        assert_eq!(spreads, [dec("0.0225")]);
+        let base: Vec<Decimal> = found.base_spreads.iter().map(|c| *c.value.value()).collect();
+        assert_eq!(base, [dec("0.0125")]);
+        // Raising the margin on default sets no margin.
+        let default =
+            "The Applicable Loan Margin shall be increased by 2.00% per annum while an Event of Default continues.\n";
+        assert!(pricing(default).spreads.is_empty());
     }
 
     #[test]
