@@ -55,4 +55,5 @@ pub mod ratelimit;
 pub mod research;
 pub mod research_runs;
 pub mod research_service;
+pub mod statements;
 pub mod workflows;

@@ -1,0 +1,8 @@
+//! Financial statements supplied for a borrower (most bank borrowers file nothing with the SEC):
+//! statement sets given as JSON or read from the analyst's spreadsheet, validated without silent
+//! fixes, and turned into the fiscal years and trailing twelve months the credit analysis reads,
+//! each figure keeping where it came from.
+
+pub mod items;
+
+pub use items::{ItemKind, Sign, StatementItem};
