@@ -12,7 +12,7 @@ use time::Date;
 
 use super::basel::normal_cdf;
 use super::rating::{CoverageRatingTable, FinancialRiskProfile, Grade, PdTable, RiskProfileTable};
-use super::statements::{CompanyFinancials, FiscalYearStatement, finite};
+use super::statements::{CompanyFinancials, FiscalYearStatement, Ownership, finite};
 use super::{Metric, Unit};
 
 /// What the equity market says about the company, for Altman's Z (1968) and the Merton model.
@@ -159,9 +159,9 @@ pub fn analyse_credit(company: &CompanyFinancials, market: Option<MarketInputs>)
 /// Analyses the latest fiscal year with the given rating tables.
 ///
 /// Altman variant rule: Z (1968) when a positive market value of equity is given (and revenue is
-/// reported), otherwise Z″ — the service analyses companies of every sector, and Z″ is the variant that
-/// needs neither a market price nor the manufacturing-specific sales/assets term. Z′ is available
-/// through [`altman`] for callers who know the firm is a private manufacturer.
+/// reported); Z′ (private firms, book equity) for a private company's statements with revenue;
+/// otherwise Z″ — the service analyses listed companies of every sector, and Z″ is the variant that
+/// needs neither a market price nor the manufacturing-specific sales/assets term.
 pub fn analyse_credit_with(
     company: &CompanyFinancials,
     market: Option<MarketInputs>,
@@ -189,7 +189,7 @@ pub fn analyse_credit_with(
     });
     let mut book = MetricBook::default();
     statement_metrics(&mut book, company, latest);
-    analysis.altman = altman_for(&mut book, latest, market, &mut analysis.methodology);
+    analysis.altman = altman_for(&mut book, latest, market, company.ownership(), &mut analysis.methodology);
     analysis.piotroski = company.prior().map(|prior| piotroski(latest, prior, company.years().get(2)));
     match &analysis.piotroski {
         Some(f) => {
@@ -551,6 +551,7 @@ fn altman_for(
     book: &mut MetricBook,
     y: &FiscalYearStatement,
     market: Option<MarketInputs>,
+    ownership: Ownership,
     methodology: &mut Vec<String>,
 ) -> Option<AltmanZ> {
     let inputs = match altman_inputs(y) {
@@ -562,6 +563,10 @@ fn altman_for(
     };
     let market_equity = market.map(|m| m.equity_market_value).filter(|e| *e > 0.0);
     let (result, rule) = match (market_equity, inputs.sales) {
+        (None, Some(_)) if ownership == Ownership::Private => (
+            altman_score(&inputs, AltmanVariant::ZPrime, None),
+            "Altman Z' (1983, private firms, book equity): the borrower's shares are not listed, so there is no market value of equity.",
+        ),
         (Some(_), Some(_)) => (
             altman_score(&inputs, AltmanVariant::Z, market_equity),
             "Altman Z (1968): market value of equity is known and revenue is reported.",
@@ -587,6 +592,10 @@ fn altman_for(
             match (z.variant, market_equity, inputs.sales) {
                 (AltmanVariant::Z, Some(e), Some(s)) => {
                     inputs_used.push(("equity_market_value", e));
+                    inputs_used.push(("revenue", s));
+                }
+                (AltmanVariant::ZPrime, _, Some(s)) => {
+                    inputs_used.push(("equity", inputs.book_equity));
                     inputs_used.push(("revenue", s));
                 }
                 _ => inputs_used.push(("equity", inputs.book_equity)),

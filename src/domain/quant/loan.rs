@@ -327,7 +327,7 @@ pub fn assess_loan(company: &CompanyFinancials, request: LoanRequest, policy: &L
             assumptions.tenor_years
         ),
         "Assumed rate = base rate + coverage-table spread of the pro-forma grade (iterated to a stable grade).".to_owned(),
-        "Pro-forma DSCR = (EBITDA - max(income tax, 0)) / (interest + new interest + current portion of long-term debt + new scheduled principal); maintenance capex not deducted.".to_owned(),
+        "Pro-forma DSCR = (EBITDA - max(income tax, 0)) / (interest + new interest + existing scheduled principal + new scheduled principal), the existing principal being the borrower's stated scheduled_principal, else the current portion of long-term debt; maintenance capex not deducted.".to_owned(),
         "Basel IRB corporate formula (CRE31) with the PD floor, no 1.06 scaling, no SME adjustment; EL = PD x LGD x EAD.".to_owned(),
     ];
     book.push(
@@ -418,7 +418,10 @@ pub fn assess_loan(company: &CompanyFinancials, request: LoanRequest, policy: &L
         ("pro_forma_interest_expense", Some(pro_forma_interest)),
     );
     let new_principal = assumptions.amortisation_years.filter(|y| *y > 0.0).map_or(0.0, |years| drawn / years);
-    let existing_principal = latest.and_then(|y| finite(y.long_term_debt_current)).unwrap_or(0.0);
+    // The borrower's own schedule when it states one; else the current portion of long-term debt,
+    // which is what falls due within the year.
+    let existing_principal =
+        latest.and_then(|y| finite(y.scheduled_principal).or(finite(y.long_term_debt_current))).unwrap_or(0.0);
     let income_tax = latest.and_then(|y| finite(y.income_tax));
     let dscr = book.compute(
         "pro_forma_dscr",

@@ -55,6 +55,14 @@ pub struct FiscalYearStatement {
     /// Payments for property, plant and equipment (a positive outflow; the sign is ignored).
     pub capital_expenditure: Option<f64>,
     pub shares_outstanding: Option<f64>,
+    /// Total debt as the borrower states it (supplied statements), used instead of the sum of the
+    /// debt lines.
+    pub stated_total_debt: Option<f64>,
+    /// EBITDA as the borrower states it (supplied statements), used instead of operating income +
+    /// D&A.
+    pub stated_ebitda: Option<f64>,
+    /// Principal repayments scheduled over the next twelve months (supplied statements).
+    pub scheduled_principal: Option<f64>,
 }
 
 impl FiscalYearStatement {
@@ -88,6 +96,9 @@ impl FiscalYearStatement {
             cash_from_operations: None,
             capital_expenditure: None,
             shares_outstanding: None,
+            stated_total_debt: None,
+            stated_ebitda: None,
+            scheduled_principal: None,
         }
     }
 
@@ -109,10 +120,13 @@ impl FiscalYearStatement {
         }
     }
 
-    /// Total debt (DOMAIN.md §1): long-term debt incl. current portion ([`Self::long_term_debt_total`])
+    /// Total debt: the borrower's stated total when it states one; otherwise (DOMAIN.md §1) long-term debt incl. current portion ([`Self::long_term_debt_total`])
     /// plus short-term borrowings, commercial paper and finance leases, summing whatever is reported;
     /// `None` only when none of these lines is reported.
     pub fn total_debt(&self) -> Option<f64> {
+        if let Some(stated) = finite(self.stated_total_debt) {
+            return Some(stated);
+        }
         sum_reported(&[
             self.long_term_debt_total(),
             finite(self.short_term_borrowings),
@@ -148,9 +162,13 @@ impl FiscalYearStatement {
         Some(self.total_debt()? - finite(self.cash)?)
     }
 
-    /// EBITDA = operating income (EBIT) + depreciation & amortisation; `None` when either is missing
+    /// EBITDA: the borrower's stated EBITDA when it states one; otherwise operating income (EBIT) +
+    /// depreciation & amortisation, `None` when either is missing
     /// (EBIT alone would understate it).
     pub fn ebitda(&self) -> Option<f64> {
+        if let Some(stated) = finite(self.stated_ebitda) {
+            return Some(stated);
+        }
         Some(self.ebit()? + finite(self.depreciation_amortization)?)
     }
 
@@ -182,6 +200,15 @@ pub struct CompanyFinancials {
     name: String,
     ticker: Option<String>,
     years: Vec<FiscalYearStatement>,
+    ownership: Ownership,
+}
+
+/// Whether a company's shares are listed, which decides the Altman model: a private firm's score
+/// rests on book equity (Z′) because there is no market value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ownership {
+    Listed,
+    Private,
 }
 
 impl CompanyFinancials {
@@ -192,7 +219,18 @@ impl CompanyFinancials {
         years.sort_by_key(|y| std::cmp::Reverse(y.fiscal_year_end));
         years.dedup_by(|later, earlier| later.fiscal_year_end == earlier.fiscal_year_end);
         years.truncate(MAX_FISCAL_YEARS);
-        Self { name: name.into(), ticker, years }
+        Self { name: name.into(), ticker, years, ownership: Ownership::Listed }
+    }
+
+    /// The same statements, of a private company.
+    #[must_use]
+    pub fn of_private_company(mut self) -> Self {
+        self.ownership = Ownership::Private;
+        self
+    }
+
+    pub fn ownership(&self) -> Ownership {
+        self.ownership
     }
 
     pub fn name(&self) -> &str {

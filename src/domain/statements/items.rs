@@ -119,7 +119,9 @@ impl StatementItem {
             | Self::TotalLiabilities
             | Self::TotalDebt
             | Self::TotalEquity
-            | Self::RetainedEarnings => ItemKind::Balance,
+            | Self::RetainedEarnings
+            // Principal due over the next twelve months is read at the period end, like a balance.
+            | Self::ScheduledPrincipal => ItemKind::Balance,
             _ => ItemKind::Flow,
         }
     }
@@ -168,10 +170,14 @@ impl StatementItem {
             Self::CurrentLiabilities => "current liabilities at the period end (>= 0)",
             Self::TotalLiabilities => "total liabilities at the period end (>= 0)",
             Self::TotalDebt => "interest-bearing debt at the period end, current portion and leases included (>= 0)",
-            Self::TotalEquity => "shareholders' equity (book) at the period end; negative when liabilities exceed assets",
+            Self::TotalEquity => {
+                "shareholders' equity (book) at the period end; negative when liabilities exceed assets"
+            }
             Self::RetainedEarnings => "retained earnings (accumulated deficit negative) at the period end",
             Self::OperatingCashFlow => "net cash from operating activities over the period",
-            Self::CapitalExpenditure => "purchases of property, plant and equipment over the period, a positive outflow (>= 0)",
+            Self::CapitalExpenditure => {
+                "purchases of property, plant and equipment over the period, a positive outflow (>= 0)"
+            }
             Self::ScheduledPrincipal => "principal repayments scheduled over the next twelve months (>= 0)",
         }
     }

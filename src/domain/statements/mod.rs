@@ -3,6 +3,9 @@
 //! fixes, and turned into the fiscal years and trailing twelve months the credit analysis reads,
 //! each figure keeping where it came from.
 
+pub mod analysis;
 pub mod items;
+pub mod set;
 
 pub use items::{ItemKind, Sign, StatementItem};
+pub use set::{FinancialsInput, StatementError, StatementSet, check_input};
