@@ -183,6 +183,8 @@ fn parse_quant(params: &Params<'_>, deal_id: Option<i64>) -> Result<QuantParams,
                 ticker: params.optional_text("ticker")?.map(str::to_owned),
                 analysis_type: focus,
                 deal_id,
+                // A chat launch names the company; statements are given through the API.
+                financials: None,
             }))
         }
         "market" => {
@@ -209,6 +211,7 @@ fn parse_quant(params: &Params<'_>, deal_id: Option<i64>) -> Result<QuantParams,
                 loan_amount: params.required_number("loan_amount")?,
                 loan_type: params.optional_choice("loan_type", &LOAN_TYPES)?.unwrap_or(LoanType::TermLoan),
                 deal_id,
+                financials: None,
             }))
         }
         other => Err(LaunchError::param(

@@ -14,6 +14,7 @@ mod helpers;
 mod openapi;
 mod people;
 mod postgres;
+mod private_borrowers;
 mod quant;
 mod research;
 mod startup;

@@ -17,6 +17,7 @@ pub mod people;
 pub mod quant;
 pub mod research;
 pub mod server;
+pub mod statements;
 pub mod uploads;
 
 use std::sync::Arc;

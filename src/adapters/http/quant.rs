@@ -9,6 +9,8 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
+
+use super::statements::ApiFinancials;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
@@ -67,6 +69,7 @@ impl From<QuantError> for ApiError {
             }
             QuantError::NotConfigured => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message),
             QuantError::NotFound => ApiError::not_found(message),
+            QuantError::Statements(error) => ApiError::invalid_field(&error.field, error.message),
             QuantError::Store(error) => ApiError::internal(error.into()),
         }
     }
@@ -117,6 +120,9 @@ pub struct CompanyAnalysisRequest {
     /// Default `comprehensive`.
     pub analysis_type: Option<ApiCompanyAnalysisType>,
     pub deal_id: Option<i64>,
+    /// The company's own statements, for a company without SEC filings: the analysis reads these
+    /// and needs no EDGAR match (not with `ticker`, not for `analysis_type: market`).
+    pub financials: Option<ApiFinancials>,
     /// `true`: progress as Server-Sent Events.
     #[serde(default)]
     pub stream: bool,
@@ -136,7 +142,9 @@ pub struct AnalysisCreated {
 /// POST /api/quantitative-analysis/company
 #[utoipa::path(post, path = "/api/quantitative-analysis/company", tag = "quantitative-analysis",
     request_body = CompanyAnalysisRequest,
-    description = "Analyses a company from its SEC filings and daily prices: ratios, Altman Z, Piotroski F, synthetic \
+    description = "Analyses a company from its SEC filings and daily prices, or a private company from the `financials` \
+                   supplied (Altman Z' on book equity; market-based measures listed in `data.missing_inputs`; trailing \
+                   twelve months when the latest period is interim): ratios, Altman Z, Piotroski F, synthetic \
                    rating and PD, Merton distance to default, market statistics; the latest eight quarters and, when \
                    four consecutive quarters end after the last fiscal year, trailing-twelve-month revenue, EBITDA, \
                    net income and leverage (`ttm_*` metrics). With `stream: true` the answer is \
@@ -163,6 +171,7 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
             ApiCompanyAnalysisType::Risk => CompanyAnalysisType::Risk,
         },
         deal_id: request.deal_id,
+        financials: request.financials.map(|f| f.0),
     };
     let prepared = state.quant.prepare_company(caller, request).await.map(PreparedAnalysis::Company);
     analysis_response(state, stream, prepared, request_id).await
@@ -244,6 +253,8 @@ pub struct LoanApplicationRequest {
     /// Default `term_loan`.
     pub loan_type: Option<ApiLoanType>,
     pub deal_id: Option<i64>,
+    /// The borrower's own statements in USD, for a borrower without SEC filings.
+    pub financials: Option<ApiFinancials>,
     #[serde(default)]
     pub stream: bool,
 }
@@ -279,7 +290,8 @@ pub async fn market(state: Arc<AppState>, caller: Principal, request_id: String,
 /// POST /api/quantitative-analysis/loan-application
 #[utoipa::path(post, path = "/api/quantitative-analysis/loan-application", tag = "quantitative-analysis",
     request_body = LoanApplicationRequest,
-    description = "Assesses a loan to a company with public financials: pro-forma leverage, coverage and DSCR, grade \
+    description = "Assesses a loan to a company with public financials, or to a private borrower from the `financials` \
+                   supplied (USD): pro-forma leverage, coverage and DSCR, grade \
                    and PD, LGD, EAD, Basel IRB capital and RWA, expected loss, indicative price and RAROC minimum \
                    spread, a recommendation (approve, approve_with_conditions, refer, decline) with its reasons and \
                    suggested covenants. `stream: true` as for the company analysis.",
@@ -304,6 +316,7 @@ pub async fn loan_application(state: Arc<AppState>, caller: Principal, request_i
         loan_amount: request.loan_amount,
         loan_type,
         deal_id: request.deal_id,
+        financials: request.financials.map(|f| f.0),
     };
     let prepared = state.quant.prepare_loan(caller, application).await.map(PreparedAnalysis::Loan);
     analysis_response(state, request.stream, prepared, request_id).await

@@ -19,12 +19,14 @@ use super::market::{
 };
 use super::narrative::{cited_numbers, uncited_numbers};
 use super::quarterly::{QUARTERS_METHOD, QuarterStatement, TTM_METHOD, TrailingTwelveMonths, trailing_twelve_months};
-use super::statements::FiscalYearStatement;
+use super::statements::{CompanyFinancials, FiscalYearStatement};
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::documents::DocumentQuery;
 use crate::domain::listing::{check_page, listed_owner};
+use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
+use crate::domain::statements::{FinancialsInput, StatementError, StatementSet, check_input};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
@@ -89,6 +91,8 @@ pub struct CompanyRequest {
     pub ticker: Option<String>,
     pub analysis_type: CompanyAnalysisType,
     pub deal_id: Option<i64>,
+    /// The borrower's own statements: the analysis then reads these instead of SEC filings.
+    pub financials: Option<FinancialsInput>,
 }
 
 /// A market analysis as asked for.
@@ -112,6 +116,8 @@ pub struct LoanApplication {
     pub loan_amount: f64,
     pub loan_type: LoanType,
     pub deal_id: Option<i64>,
+    /// The borrower's own statements (in USD, the loan's currency), for a borrower without filings.
+    pub financials: Option<FinancialsInput>,
 }
 
 /// Most instruments one market analysis compares.
@@ -140,6 +146,9 @@ pub enum QuantError {
     NotConfigured,
     #[error("analysis not found")]
     NotFound,
+    /// Supplied statements that do not hold together; the error names the period and field.
+    #[error(transparent)]
+    Statements(#[from] StatementError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -188,8 +197,39 @@ fn capitalised(text: &str) -> String {
 pub struct PreparedCompany {
     caller: Principal,
     request: CompanyRequest,
-    company: ResolvedCompany,
+    subject: Subject,
 }
+
+/// Whose statements an analysis reads: a company's SEC filings, or the statements the caller
+/// supplied for a private borrower.
+pub enum Subject {
+    Listed(ResolvedCompany),
+    Private { name: String, statements: StatementSet },
+}
+
+impl Subject {
+    fn name(&self) -> &str {
+        match self {
+            Subject::Listed(company) => &company.name,
+            Subject::Private { name, .. } => name,
+        }
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Subject::Listed(company) => {
+                json!({ "name": company.name, "cik": company.cik, "ticker": company.ticker, "statements_source": "SEC EDGAR" })
+            }
+            Subject::Private { name, statements } => json!({
+                "name": name, "cik": null, "ticker": null,
+                "statements_source": "supplied", "currency": statements.currency,
+            }),
+        }
+    }
+}
+
+/// What the market-based measures need and a private borrower does not have.
+const NO_LISTED_SHARES: &str = "market-based measures (Merton distance to default, the 1968 market-value Altman Z, price statistics): omitted, the borrower's shares are not listed (statements supplied by the caller)";
 
 /// A validated market request with its price series fetched: nothing is stored before this point.
 pub struct PreparedMarket {
@@ -207,8 +247,10 @@ pub struct PreparedLoan {
     application: LoanApplication,
     /// Facility terms of the agreements stored for the application's deal.
     deal_terms: Vec<Value>,
-    company: ResolvedCompany,
-    statements: StatementsWithProvenance,
+    subject: Subject,
+    financials: CompanyFinancials,
+    /// Where every statement figure came from.
+    provenance: Vec<Value>,
 }
 
 /// Any prepared analysis, ready to run.
@@ -364,6 +406,23 @@ impl QuantService {
             return Err(QuantError::Validation { field: "company_name", message: "must be 1-200 characters".into() });
         }
         validate_deal_id(request.deal_id)?;
+        if let Some(financials) = &request.financials {
+            if request.analysis_type == CompanyAnalysisType::Market {
+                return Err(QuantError::Validation {
+                    field: "analysis_type",
+                    message: "a market analysis reads share prices; supplied financials describe a borrower without listed shares".into(),
+                });
+            }
+            if request.ticker.as_ref().is_some_and(|t| !t.trim().is_empty()) {
+                return Err(QuantError::Validation {
+                    field: "ticker",
+                    message: "give either a ticker (the company's SEC filings are read) or financials (the statements supplied are read), not both".into(),
+                });
+            }
+            let statements = check_input(financials)?;
+            let subject = Subject::Private { name: name.to_owned(), statements };
+            return Ok(PreparedCompany { caller, request, subject });
+        }
         let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
         let query = CompanyQuery::new(name, request.ticker.clone().filter(|t| !t.trim().is_empty()));
         let company = financial.resolve(&query).await.map_err(|error| match error {
@@ -376,7 +435,7 @@ impl QuantService {
             },
             other => unavailable(statements_failure(&other)),
         })?;
-        Ok(PreparedCompany { caller, request, company })
+        Ok(PreparedCompany { caller, request, subject: Subject::Listed(company) })
     }
 
     /// Stores the run, computes it (reporting progress), and stores its outcome.
@@ -389,24 +448,29 @@ impl QuantService {
         request_id: &str,
         progress: &(dyn Fn(Progress) + Send + Sync),
     ) -> Result<AnalysisRecord, QuantError> {
-        let PreparedCompany { caller, request, company } = prepared;
+        let PreparedCompany { caller, request, subject } = prepared;
+        let supplied_periods = match &subject {
+            Subject::Private { statements, .. } => Some(supplied::periods_json(statements)),
+            Subject::Listed(_) => None,
+        };
         let body = json!({
             "company_name": request.company_name,
             "ticker": request.ticker,
             "analysis_type": request.analysis_type.as_str(),
             "deal_id": request.deal_id,
+            "financials": supplied_periods,
         });
         let run = Run {
             caller,
             kind: AnalysisKind::Company,
             body,
             deal_id: request.deal_id,
-            subject: format!("company analysis of {}", company.name),
+            subject: format!("company analysis of {}", subject.name()),
             analysis_type: request.analysis_type.as_str().to_owned(),
         };
         let started = self.begin(run, request_id, progress).await?;
         let step = |step, percent, message: String| progress(Progress::Step { step, percent, message });
-        let computed = self.compute(&company, request.analysis_type, &step).await;
+        let computed = self.compute(&subject, request.analysis_type, &step).await;
         self.end(started, computed, &step).await
     }
 
@@ -706,7 +770,18 @@ impl QuantService {
                 message: format!("must be at most {MAX_LOAN_AMOUNT:.0} (USD 1 trillion)"),
             });
         }
-        let company = self
+        if let Some(financials) = &application.financials
+            && financials.currency.trim() != "USD"
+        {
+            return Err(QuantError::Validation {
+                field: "financials",
+                message: format!(
+                    "currency must be USD, the loan amount's currency: pro-forma leverage adds the loan to the statements' debt (given {})",
+                    financials.currency.trim()
+                ),
+            });
+        }
+        let subject = self
             .prepare_company(
                 caller,
                 CompanyRequest {
@@ -714,6 +789,7 @@ impl QuantService {
                     ticker: None,
                     analysis_type: CompanyAnalysisType::Financial,
                     deal_id: application.deal_id,
+                    financials: application.financials.clone(),
                 },
             )
             .await
@@ -723,26 +799,49 @@ impl QuantService {
                 }
                 other => other,
             })?
-            .company;
+            .subject;
+        let (financials, provenance) = match &subject {
+            Subject::Private { name, statements } => {
+                (supplied::fiscal_years(name, statements), supplied::provenance(statements))
+            }
+            Subject::Listed(company) => {
+                let statements = self.listed_annual_statements(company).await?;
+                let provenance = provenance_json(&statements);
+                (statements.financials, provenance)
+            }
+        };
+        let deal_terms = match application.deal_id {
+            Some(deal_id) => self.deal_terms(caller, deal_id).await?,
+            None => Vec::new(),
+        };
+        Ok(PreparedLoan { caller, application, deal_terms, subject, financials, provenance })
+    }
+
+    /// A listed borrower's annual statements, refused when it files none.
+    async fn listed_annual_statements(
+        &self,
+        company: &ResolvedCompany,
+    ) -> Result<StatementsWithProvenance, QuantError> {
         let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
-        let statements = financial.annual_statements(&company, STATEMENT_YEARS).await.map_err(|error| match error {
+        let statements = financial.annual_statements(company, STATEMENT_YEARS).await.map_err(|error| match error {
             FinancialDataError::NoStatements { company, reason, .. } => QuantError::Validation {
                 field: "borrower_name",
-                message: format!("{company} has no public annual financial statements ({reason})"),
+                message: format!(
+                    "{company} has no public annual financial statements ({reason}): supply the borrower's statements as financials"
+                ),
             },
             other => unavailable(statements_failure(&other)),
         })?;
         if statements.financials.years().is_empty() {
             return Err(QuantError::Validation {
                 field: "borrower_name",
-                message: format!("{} has no public annual financial statements", company.name),
+                message: format!(
+                    "{} has no public annual financial statements: supply the borrower's statements as financials",
+                    company.name
+                ),
             });
         }
-        let deal_terms = match application.deal_id {
-            Some(deal_id) => self.deal_terms(caller, deal_id).await?,
-            None => Vec::new(),
-        };
-        Ok(PreparedLoan { caller, application, deal_terms, company, statements })
+        Ok(statements)
     }
 
     async fn run_loan(
@@ -751,7 +850,7 @@ impl QuantService {
         request_id: &str,
         progress: &(dyn Fn(Progress) + Send + Sync),
     ) -> Result<AnalysisRecord, QuantError> {
-        let PreparedLoan { caller, application, deal_terms, company, statements } = prepared;
+        let PreparedLoan { caller, application, deal_terms, subject, financials, provenance } = prepared;
         let run = Run {
             caller,
             kind: AnalysisKind::LoanApplication,
@@ -760,16 +859,20 @@ impl QuantService {
                 "loan_amount": application.loan_amount,
                 "loan_type": application.loan_type.as_str(),
                 "deal_id": application.deal_id,
+                "financials": match &subject {
+                    Subject::Private { statements, .. } => Some(supplied::periods_json(statements)),
+                    Subject::Listed(_) => None,
+                },
             }),
             deal_id: application.deal_id,
-            subject: format!("loan application of {}", company.name),
+            subject: format!("loan application of {}", subject.name()),
             analysis_type: "loan_application".into(),
         };
         let started = self.begin(run, request_id, progress).await?;
         let step = |step, percent, message: String| progress(Progress::Step { step, percent, message });
         step("compute", 50, "pro-forma ratios, grade, capital and price".into());
         let computed = LoanRequest::new(application.loan_amount, application.loan_type, Seniority::SeniorUnsecured)
-            .map(|request| assess_loan(&statements.financials, request, &LoanPolicy::default()))
+            .map(|request| assess_loan(&financials, request, &LoanPolicy::default()))
             .map_err(|e| ("loan assessment".to_owned(), e.to_string()));
         let computed = computed.map(|assessment| {
             step("rate", 75, "recommendation and findings".into());
@@ -784,13 +887,17 @@ impl QuantService {
                 .map(|p| p.raroc_minimum_spread.map_or(p.grade_spread, |r| r.max(p.grade_spread)));
             findings.extend(margin_findings(&deal_terms, required_spread));
             step("narrate", 90, "writing the summary".into());
-            let summary = narrate_loan(&company, &application, &assessment);
+            let summary = narrate_loan(subject.name(), &application, &assessment);
+            let mut missing_inputs = assessment.missing_inputs.clone();
+            if matches!(subject, Subject::Private { .. }) {
+                missing_inputs.push(NO_LISTED_SHARES.to_owned());
+            }
             json!({
                 "summary": summary,
                 "findings": findings,
                 "metrics": assessment.metrics,
                 "data": {
-                    "borrower": { "name": company.name, "cik": company.cik, "ticker": company.ticker },
+                    "borrower": subject.json(),
                     "loan": {
                         "amount": application.loan_amount,
                         "currency": "USD",
@@ -802,10 +909,10 @@ impl QuantService {
                         "assessment": assessment,
                         "deal_terms": deal_terms,
                     },
-                    "statements": statements.financials.years().iter().map(statement_json).collect::<Vec<_>>(),
-                    "provenance": provenance_json(&statements),
+                    "statements": financials.years().iter().map(statement_json).collect::<Vec<_>>(),
+                    "provenance": provenance,
                     "methodology": assessment.methodology,
-                    "missing_inputs": assessment.missing_inputs,
+                    "missing_inputs": missing_inputs,
                 },
             })
         });
@@ -853,33 +960,30 @@ impl QuantService {
     /// The analysis itself; `Err((provider, reason))` when a provider fails.
     async fn compute(
         &self,
-        company: &ResolvedCompany,
+        subject: &Subject,
         analysis_type: CompanyAnalysisType,
         step: &Step<'_>,
     ) -> Result<Value, (String, String)> {
         let mut missing = Vec::new();
-        let fetched = if analysis_type.needs_statements() {
-            step("fetch_statements", 20, format!("reading {}'s annual and quarterly statements", company.name));
-            let financial =
-                self.financial.as_ref().ok_or_else(|| ("market data".to_owned(), "not configured".to_owned()))?;
-            let statements = financial
-                .statements(company, STATEMENT_YEARS, STATEMENT_QUARTERS)
-                .await
-                .map_err(|e| statements_failure(&e))?;
-            Some(statements)
-        } else {
-            None
+        let gathered = match subject {
+            Subject::Listed(company) => self.gather_listed(company, analysis_type, &mut missing, step).await?,
+            Subject::Private { name, statements } => {
+                step("read_statements", 20, format!("reading the statements supplied for {name}"));
+                missing.push(NO_LISTED_SHARES.to_owned());
+                Gathered {
+                    financials: Some(supplied::fiscal_years(name, statements)),
+                    provenance: Some(supplied::provenance(statements)),
+                    supplied_periods: Some(supplied::periods_json(statements)),
+                    quarterly: None,
+                    ttm: supplied::trailing_twelve_months(statements),
+                    ttm_method: &[SUPPLIED_TTM_METHOD],
+                    stock: None,
+                    benchmark: None,
+                }
+            }
         };
-        let (statements, quarterly) = match fetched {
-            Some(CompanyStatements { annual, quarterly }) => (Some(annual), Some(quarterly)),
-            None => (None, None),
-        };
-        let (stock, benchmark) = if analysis_type.needs_prices() {
-            step("fetch_prices", 45, "reading daily prices".into());
-            self.fetch_prices(company, &mut missing).await?
-        } else {
-            (None, None)
-        };
+        let Gathered { financials, provenance, supplied_periods, quarterly, ttm, ttm_method, stock, benchmark } =
+            gathered;
         step("compute", 70, "computing ratios and market statistics".into());
         let benchmark_stats =
             benchmark.as_ref().and_then(|b| instrument_statistics(b, None, PRICE_RANGE, RISK_FREE_RATE).ok());
@@ -888,14 +992,9 @@ impl QuantService {
                 .map_err(|e| missing.push(format!("market statistics: {e}")))
                 .ok()
         });
-        let credit = statements.as_ref().map(|s| {
-            let market =
-                stock_stats.as_ref().and_then(|stats| market_inputs(s.financials.latest(), stock.as_ref(), stats));
-            analyse_credit(&s.financials, market)
-        });
-        let ttm = quarterly.as_ref().map(|q| {
-            let last_year_end = statements.as_ref().and_then(|s| s.financials.latest()).map(|y| y.fiscal_year_end);
-            trailing_twelve_months(&q.statements, last_year_end)
+        let credit = financials.as_ref().map(|f| {
+            let market = stock_stats.as_ref().and_then(|stats| market_inputs(f.latest(), stock.as_ref(), stats));
+            analyse_credit(f, market)
         });
         step("rate", 85, "rating and findings".into());
         let thresholds = FindingThresholds::default();
@@ -910,7 +1009,7 @@ impl QuantService {
         }
         step("narrate", 95, "writing the summary".into());
         let computed_ttm = ttm.as_ref().and_then(|t| t.as_ref().ok());
-        let summary = narrate(company, credit.as_ref(), computed_ttm, stock_stats.as_ref(), &self.benchmark);
+        let summary = narrate(subject.name(), credit.as_ref(), computed_ttm, stock_stats.as_ref(), &self.benchmark);
         let mut metrics: Vec<Value> = Vec::new();
         if let Some(credit) = &credit {
             metrics.extend(credit.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
@@ -925,11 +1024,12 @@ impl QuantService {
         let mut missing_inputs = credit.as_ref().map(|c| c.missing_inputs.clone()).unwrap_or_default();
         match &ttm {
             Some(Ok(ttm)) => {
-                methodology.extend([QUARTERS_METHOD.to_owned(), TTM_METHOD.to_owned()]);
+                methodology.extend(ttm_method.iter().map(|m| (*m).to_owned()));
                 missing_inputs.extend(ttm.missing_inputs.iter().cloned());
             }
             Some(Err(reason)) => {
-                methodology.push(QUARTERS_METHOD.to_owned());
+                // The quarters were still read the way the first method says.
+                methodology.extend(ttm_method.iter().take(1).map(|m| (*m).to_owned()));
                 missing_inputs.push(format!("ttm_*: {reason}"));
             }
             None => {}
@@ -940,11 +1040,12 @@ impl QuantService {
             "findings": findings,
             "metrics": metrics,
             "data": {
-                "company": { "name": company.name, "cik": company.cik, "ticker": company.ticker },
+                "company": subject.json(),
                 "analysis_type": analysis_type.as_str(),
-                "statements": statements.as_ref().map(|s| s.financials.years().iter().map(statement_json).collect::<Vec<_>>()),
-                "provenance": statements.as_ref().map(provenance_json),
-                "quarterly": quarterly.as_ref().map(quarterly_json),
+                "statements": financials.as_ref().map(|f| f.years().iter().map(statement_json).collect::<Vec<_>>()),
+                "supplied_periods": supplied_periods,
+                "provenance": provenance,
+                "quarterly": quarterly,
                 "ttm": ttm.as_ref().map(|t| match t {
                     Ok(ttm) => json!(ttm),
                     Err(reason) => json!({ "computed": false, "reason": reason }),
@@ -955,6 +1056,53 @@ impl QuantService {
                 "missing_inputs": missing_inputs,
             },
         }))
+    }
+
+    /// A listed company's statements (annual and quarterly, with TTM) and prices, as the analysis
+    /// type needs them.
+    async fn gather_listed(
+        &self,
+        company: &ResolvedCompany,
+        analysis_type: CompanyAnalysisType,
+        missing: &mut Vec<String>,
+        step: &Step<'_>,
+    ) -> Result<Gathered, (String, String)> {
+        let fetched = if analysis_type.needs_statements() {
+            step("fetch_statements", 20, format!("reading {}'s annual and quarterly statements", company.name));
+            let financial =
+                self.financial.as_ref().ok_or_else(|| ("market data".to_owned(), "not configured".to_owned()))?;
+            let statements = financial
+                .statements(company, STATEMENT_YEARS, STATEMENT_QUARTERS)
+                .await
+                .map_err(|e| statements_failure(&e))?;
+            Some(statements)
+        } else {
+            None
+        };
+        let (annual, quarterly) = match fetched {
+            Some(CompanyStatements { annual, quarterly }) => (Some(annual), Some(quarterly)),
+            None => (None, None),
+        };
+        let (stock, benchmark) = if analysis_type.needs_prices() {
+            step("fetch_prices", 45, "reading daily prices".into());
+            self.fetch_prices(company, missing).await?
+        } else {
+            (None, None)
+        };
+        let ttm = quarterly.as_ref().map(|q| {
+            let last_year_end = annual.as_ref().and_then(|s| s.financials.latest()).map(|y| y.fiscal_year_end);
+            trailing_twelve_months(&q.statements, last_year_end)
+        });
+        Ok(Gathered {
+            provenance: annual.as_ref().map(provenance_json),
+            financials: annual.map(|a| a.financials),
+            supplied_periods: None,
+            quarterly: quarterly.as_ref().map(quarterly_json),
+            ttm,
+            ttm_method: &[QUARTERS_METHOD, TTM_METHOD],
+            stock,
+            benchmark,
+        })
     }
 
     async fn fetch_prices(
@@ -986,6 +1134,21 @@ impl QuantService {
         }
         Ok((stock, benchmark))
     }
+}
+
+/// The statements and prices an analysis computes from, whoever supplied them.
+struct Gathered {
+    financials: Option<CompanyFinancials>,
+    /// Where each statement figure came from.
+    provenance: Option<Vec<Value>>,
+    /// The periods the caller supplied, as given (scaled by their unit).
+    supplied_periods: Option<Vec<Value>>,
+    quarterly: Option<Value>,
+    ttm: Option<Result<TrailingTwelveMonths, String>>,
+    /// How the quarters and the trailing twelve months were read.
+    ttm_method: &'static [&'static str],
+    stock: Option<PriceSeries>,
+    benchmark: Option<PriceSeries>,
 }
 
 /// A provider that failed, and why: what a run stores and the 502 names.
@@ -1184,14 +1347,10 @@ fn narrate_market(
     sentences.join(" ")
 }
 
-fn narrate_loan(
-    company: &ResolvedCompany,
-    application: &LoanApplication,
-    assessment: &super::loan::LoanAssessment,
-) -> String {
+fn narrate_loan(name: &str, application: &LoanApplication, assessment: &super::loan::LoanAssessment) -> String {
     let mut sentences = vec![format!(
         "{} applies for a {} of USD {:.0}.",
-        company.name,
+        name,
         application.loan_type.as_str().replace('_', " "),
         application.loan_amount
     )];
@@ -1215,7 +1374,7 @@ fn narrate_loan(
 /// The deterministic narrator: the key figures and what they mean, in plain sentences, using only
 /// the computed numbers.
 fn narrate(
-    company: &ResolvedCompany,
+    name: &str,
     credit: Option<&CreditAnalysis>,
     ttm: Option<&TrailingTwelveMonths>,
     stock: Option<&InstrumentStatistics>,
@@ -1225,7 +1384,7 @@ fn narrate(
     let figure = |name: &str| credit.and_then(|c| c.value(name));
     if let Some(credit) = credit {
         if let Some(year) = credit.fiscal_year_end {
-            sentences.push(format!("{} (fiscal year ended {year}).", company.name));
+            sentences.push(format!("{name} (fiscal year ended {year})."));
         }
         if let Some(revenue) = figure("revenue") {
             sentences.push(format!("Revenue was {:.0}.", revenue));
@@ -1256,7 +1415,7 @@ fn narrate(
             }
         }
     } else {
-        sentences.push(format!("{}: market view only.", company.name));
+        sentences.push(format!("{name}: market view only."));
     }
     if let Some(stats) = stock {
         if let Some(ret) = stats.value("period_return") {

@@ -1,0 +1,154 @@
+//! Private borrowers: analyses from the statements the caller supplies (no SEC filings, no
+//! market-data source configured), with every figure traced to "supplied by caller", and the
+//! checks that refuse a set that does not hold together before anything is stored.
+
+use serde_json::{Value, json};
+
+use crate::cdm_events;
+use crate::helpers::*;
+
+/// A fiscal year in thousands: assets 10,000 = liabilities 6,000 + equity 4,000.
+fn year(end: &str, revenue: f64, ebit: f64) -> Value {
+    json!({
+        "period_end": end, "months": 12,
+        "revenue": revenue, "operating_income": ebit, "depreciation_amortization": 400.0,
+        "interest_expense": 300.0, "income_tax": 250.0, "net_income": 900.0,
+        "cash": 800.0, "current_assets": 4000.0, "total_assets": 10000.0,
+        "current_liabilities": 2500.0, "total_liabilities": 6000.0, "total_debt": 3500.0,
+        "total_equity": 4000.0, "retained_earnings": 2200.0,
+        "operating_cash_flow": 1300.0, "capital_expenditure": 500.0, "scheduled_principal": 700.0
+    })
+}
+
+fn interim(end: &str, months: u32, revenue: f64, ebit: f64) -> Value {
+    let mut period = year(end, revenue, ebit);
+    period["months"] = json!(months);
+    period["depreciation_amortization"] = json!(300.0);
+    period
+}
+
+fn financials() -> Value {
+    json!({
+        "currency": "USD",
+        "unit": 1000,
+        "periods": [
+            year("2022-12-31", 11000.0, 1400.0),
+            interim("2023-09-30", 9, 8000.0, 1000.0),
+            year("2023-12-31", 12000.0, 1500.0),
+            interim("2024-09-30", 9, 9500.0, 1300.0),
+        ]
+    })
+}
+
+fn metric<'a>(result: &'a Value, name: &str) -> &'a Value {
+    result["metrics"].as_array().expect("metrics").iter().find(|m| m["name"] == name).unwrap_or(&Value::Null)
+}
+
+#[tokio::test]
+async fn a_private_company_is_analysed_from_its_supplied_statements() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&token),
+            &json!({ "company_name": "Northwind Tools GmbH", "analysis_type": "financial", "financials": financials() }),
+        )
+        .await;
+
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    let result = &body["result"];
+    assert_eq!(result["data"]["company"]["statements_source"], "supplied");
+    // Z' (private firms) on the latest fiscal year, by hand: X1 = (4,000 - 2,500) / 10,000,
+    // X2 = 2,200 / 10,000, X3 = 1,500 / 10,000, X4 = 4,000 / 6,000, X5 = 12,000 / 10,000.
+    let altman = metric(result, "altman_z");
+    let expected = 0.717 * 0.15 + 0.847 * 0.22 + 3.107 * 0.15 + 0.420 * (4.0 / 6.0) + 0.998 * 1.2;
+    assert!((altman["value"].as_f64().expect("z") - expected).abs() < 1e-9, "{altman}");
+    assert!(altman["formula"].as_str().is_some_and(|f| f.starts_with("0.717")), "{altman}");
+    // Leverage on the stated total debt and EBITDA = EBIT + D&A, in units (unit 1000).
+    assert_eq!(metric(result, "debt_to_ebitda")["value"], json!(3_500_000.0 / 1_900_000.0));
+    // TTM = FY2023 + 9M 2024 - 9M 2023: revenue 12,000 + 9,500 - 8,000 = 13,500 (thousands).
+    assert_eq!(metric(result, "ttm_revenue")["value"], json!(13_500_000.0));
+    let missing = result["data"]["missing_inputs"].to_string();
+    assert!(missing.contains("not listed"), "market-based measures are said to be omitted: {missing}");
+    let provenance = result["data"]["provenance"].as_array().expect("provenance");
+    assert!(!provenance.is_empty() && provenance.iter().all(|p| p["source"] == "supplied by caller"));
+
+    let id = body["analysis_id"].as_str().expect("id");
+    let stored: Value =
+        app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!(stored["status"], "completed");
+    assert_eq!(stored["request"]["financials"][0]["period_end"], "2024-09-30", "{stored}");
+}
+
+#[tokio::test]
+async fn a_loan_to_a_private_borrower_is_assessed_on_its_own_schedule() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+
+    let response = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Northwind Tools GmbH", "loan_amount": 2_000_000.0, "financials": financials() }),
+        )
+        .await;
+
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    let dscr = metric(&body["result"], "pro_forma_dscr");
+    let existing =
+        dscr["inputs"].as_array().expect("inputs").iter().find(|i| i["name"] == "existing_scheduled_principal");
+    assert_eq!(existing.expect("input")["value"], json!(700_000.0), "{dscr}");
+    assert!(body["result"]["data"]["loan"]["recommendation"].is_string());
+    assert_eq!(body["result"]["data"]["borrower"]["name"], "Northwind Tools GmbH");
+}
+
+#[tokio::test]
+async fn statements_that_do_not_hold_together_are_400_naming_the_period_and_nothing_is_stored() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+    let mut unbalanced = financials();
+    unbalanced["periods"][2]["total_equity"] = json!(3000.0);
+    let mut negative = financials();
+    negative["periods"][0]["revenue"] = json!(-1.0);
+    let mut shuffled = financials();
+    shuffled["periods"].as_array_mut().expect("periods").swap(0, 2);
+    let mut euro = financials();
+    euro["currency"] = json!("EUR");
+    let mut unknown_line = financials();
+    unknown_line["periods"][0]["sales"] = json!(1.0);
+
+    for (path, body, field) in [
+        ("company", json!({ "company_name": "N", "financials": unbalanced }), "financials.periods[2].total_assets"),
+        ("company", json!({ "company_name": "N", "financials": negative }), "financials.periods[0].revenue"),
+        ("company", json!({ "company_name": "N", "financials": shuffled }), "financials.periods[0]"),
+        ("company", json!({ "company_name": "N", "ticker": "NWT", "financials": financials() }), "ticker"),
+        (
+            "company",
+            json!({ "company_name": "N", "analysis_type": "market", "financials": financials() }),
+            "analysis_type",
+        ),
+        ("loan-application", json!({ "borrower_name": "N", "loan_amount": 1e6, "financials": euro }), "financials"),
+    ] {
+        let response = app.post(&format!("/api/quantitative-analysis/{path}"), Some(&token), &body).await;
+        let error = assert_error(response, 400).await;
+        assert_eq!(error["detail"]["field"], field, "{error}");
+    }
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&token),
+            &json!({ "company_name": "N", "financials": unknown_line }),
+        )
+        .await;
+    let error = assert_error(response, 400).await;
+    assert!(error.to_string().contains("sales"), "the unknown line is named: {error}");
+
+    let listed: Value = app.get("/api/quantitative-analysis/results", Some(&token)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 0, "nothing half-written is stored");
+}
