@@ -15,6 +15,15 @@ async fn the_document_is_openapi_3_1_with_a_bearer_scheme() {
     assert!(document["openapi"].as_str().expect("version").starts_with("3.1"));
     assert_eq!(document["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
     assert!(document["components"]["schemas"]["ErrorBody"].is_object());
+    // The supplied statements are documented from the item table the service checks against.
+    let financials = &document["components"]["schemas"]["Financials"];
+    let period = &financials["properties"]["periods"]["items"];
+    assert_eq!(period["additionalProperties"], false, "{financials}");
+    assert_eq!(period["properties"]["total_debt"]["minimum"], 0, "{period}");
+    assert!(period["properties"]["net_income"].get("minimum").is_none(), "a loss is a statement: {period}");
+    assert_eq!(period["required"].as_array().map(Vec::len), Some(13), "period_end, months and 11 items: {period}");
+    let company = &document["components"]["schemas"]["CompanyAnalysisRequest"]["properties"]["financials"];
+    assert!(company.to_string().contains("Financials"), "{company}");
 }
 
 #[tokio::test]
