@@ -21,7 +21,7 @@ use crate::adapters::market::{
 };
 use crate::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
-    MemoryResearchStore, MemoryResponseCache, MemoryStore,
+    MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore,
 };
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::reader::WorkerReader;
@@ -36,6 +36,7 @@ use crate::domain::people_service::{PeopleService, PeopleSettings};
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::domain::research_service::{ResearchService, ResearchSettings};
+use crate::domain::statements::service::StatementSetService;
 use crate::domain::workflows::WorkflowLauncher;
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::cache::ResponseCache;
@@ -50,6 +51,7 @@ use crate::ports::people::PeopleRepository;
 use crate::ports::price_history::PriceHistory;
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::research::ResearchRepository;
+use crate::ports::statement_sets::StatementSetRepository;
 use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
 use crate::ports::web_search::WebSearch;
 use crate::research_workers::ResearchWorkers;
@@ -72,6 +74,8 @@ pub struct Adapters {
     pub conversations: Arc<dyn ConversationRepository>,
     /// Finished people-workflow results.
     pub people: Arc<dyn PeopleRepository>,
+    /// Supplied statement sets of private borrowers.
+    pub statement_sets: Arc<dyn StatementSetRepository>,
     /// Web search providers the research loop asks (none: only the stored documents).
     pub web_search: Vec<Arc<dyn WebSearch>>,
     /// Reads result pages; `None`: the research loop uses the providers' snippets.
@@ -132,6 +136,7 @@ impl Adapters {
             research,
             conversations,
             people,
+            statement_sets: Arc::new(MemoryStatementSetStore::new()),
             web_search: Vec::new(),
             page_fetcher: None,
             response_cache,
@@ -176,6 +181,7 @@ impl Adapters {
             store.clone(),
             store.clone(),
         );
+        adapters.statement_sets = store.clone();
         if rate_limits == RateLimitStore::Postgres {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
@@ -508,8 +514,10 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
             config.market_data.benchmark.clone(),
         )
         .with_language_model(adapters.llm.clone())
-        .with_documents(adapters.documents.clone()),
+        .with_documents(adapters.documents.clone())
+        .with_statement_sets(adapters.statement_sets.clone()),
     );
+    let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));
     let research = Arc::new(
         ResearchService::new(
             adapters.research.clone(),
@@ -551,6 +559,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         quant,
         research,
         people,
+        statement_sets,
         chat,
         research_wake,
         rate_limiter: adapters.workflow_rate_limiter.clone(),

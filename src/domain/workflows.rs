@@ -185,6 +185,7 @@ fn parse_quant(params: &Params<'_>, deal_id: Option<i64>) -> Result<QuantParams,
                 deal_id,
                 // A chat launch names the company; statements are given through the API.
                 financials: None,
+                statement_set_id: None,
             }))
         }
         "market" => {
@@ -212,6 +213,7 @@ fn parse_quant(params: &Params<'_>, deal_id: Option<i64>) -> Result<QuantParams,
                 loan_type: params.optional_choice("loan_type", &LOAN_TYPES)?.unwrap_or(LoanType::TermLoan),
                 deal_id,
                 financials: None,
+                statement_set_id: None,
             }))
         }
         other => Err(LaunchError::param(

@@ -17,6 +17,7 @@ pub mod price_history;
 pub mod rate_limit;
 pub mod reader;
 pub mod research;
+pub mod statement_sets;
 pub mod store;
 pub mod tokens;
 pub mod web_search;

@@ -152,3 +152,78 @@ async fn statements_that_do_not_hold_together_are_400_naming_the_period_and_noth
     let listed: Value = app.get("/api/quantitative-analysis/results", Some(&token)).await.json().await.expect("json");
     assert_eq!(listed["total"], 0, "nothing half-written is stored");
 }
+
+#[tokio::test]
+async fn a_stored_statement_set_is_owned_named_by_analyses_and_found_through_its_deal() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+    let other = app.token_for("analyst").await;
+
+    let created = app
+        .post(
+            "/api/financial-statements",
+            Some(&token),
+            &json!({ "borrower_name": "Northwind Tools GmbH", "deal_id": 77, "financials": financials() }),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let created: Value = created.json().await.expect("json");
+    let id = created["statement_set_id"].as_str().expect("id").to_owned();
+    assert_eq!(created["periods"][0]["period_end"], "2024-09-30");
+    assert_eq!(created["periods"][0]["revenue"], json!(9_500_000.0), "in units of the currency");
+
+    let read: Value =
+        app.get(&format!("/api/financial-statements/{id}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!(read, created);
+    let foreign = app.get(&format!("/api/financial-statements/{id}"), Some(&other)).await;
+    assert_error(foreign, 404).await;
+
+    // By id, in a company analysis.
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&token),
+            &json!({ "company_name": "Northwind Tools GmbH", "analysis_type": "risk", "statement_set_id": id }),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(metric(&body["result"], "ttm_revenue")["value"], json!(13_500_000.0));
+    // Someone else's set cannot be used.
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&other),
+            &json!({ "company_name": "Northwind Tools GmbH", "statement_set_id": id }),
+        )
+        .await;
+    assert_eq!(assert_error(response, 400).await["detail"]["field"], "statement_set_id");
+
+    // Through the deal: the borrower has no filings (no market-data source at all here).
+    let response = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Northwind Tools GmbH", "loan_amount": 1_000_000.0, "deal_id": 77 }),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["result"]["data"]["borrower"]["statements_source"], "supplied");
+    // Another deal has no set: the borrower cannot be analysed.
+    let response = app
+        .post(
+            "/api/quantitative-analysis/loan-application",
+            Some(&token),
+            &json!({ "borrower_name": "Northwind Tools GmbH", "loan_amount": 1_000_000.0, "deal_id": 78 }),
+        )
+        .await;
+    assert!(response.status().is_client_error() || response.status() == 503, "{}", response.status());
+
+    let mut unbalanced = financials();
+    unbalanced["periods"][0]["total_assets"] = json!(20000.0);
+    let refused = app
+        .post("/api/financial-statements", Some(&token), &json!({ "borrower_name": "N", "financials": unbalanced }))
+        .await;
+    assert_eq!(assert_error(refused, 400).await["detail"]["field"], "financials.periods[0].total_assets");
+}

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use creditflow::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
-    MemoryResearchStore, MemoryStore,
+    MemoryResearchStore, MemoryStatementSetStore, MemoryStore,
 };
 use creditflow::domain::analyses::{
     AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
@@ -25,6 +25,8 @@ use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::domain::research_runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
 };
+use creditflow::domain::statements::stored::{SetOrigin, StatementSetId, StatementSetRecord};
+use creditflow::domain::statements::{FinancialsInput, check_input};
 use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::cache::ResponseCache;
 use creditflow::ports::conversations::{AppendError, ConversationRepository, StoredMessage};
@@ -32,6 +34,7 @@ use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewD
 use creditflow::ports::people::PeopleRepository;
 use creditflow::ports::rate_limit::RateLimiter;
 use creditflow::ports::research::{LeaseError, ResearchRepository};
+use creditflow::ports::statement_sets::StatementSetRepository;
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -848,4 +851,54 @@ pub async fn people_results_are_stored_found_and_listed(store: Arc<dyn PeopleRep
 #[tokio::test]
 async fn the_memory_people_store_honours_the_contract() {
     people_results_are_stored_found_and_listed(Arc::new(MemoryPeopleStore::new())).await;
+}
+
+fn statement_set(owner: UserId, borrower: &str, deal_id: Option<i64>, created: OffsetDateTime) -> StatementSetRecord {
+    let input: FinancialsInput = serde_json::from_value(json!({
+        "currency": "EUR",
+        "unit": 1000,
+        "periods": [{
+            "period_end": "2023-12-31", "months": 12,
+            "revenue": 1200.5, "operating_income": -15.0, "interest_expense": 30.0, "net_income": -40.0,
+            "cash": 80.0, "current_assets": 400.0, "total_assets": 1000.0,
+            "current_liabilities": 250.0, "total_liabilities": 600.0, "total_debt": 350.0, "total_equity": 400.0
+        }]
+    }))
+    .expect("input");
+    let mut origin = SetOrigin::json_body();
+    origin.format = "xlsx".into();
+    origin.file_name = Some("statements.xlsx".into());
+    origin.unrecognised = json!([{ "row": 14, "label": "Adjusted EBITDA" }]);
+    origin.assumptions = vec!["column C: a bare date is taken as a fiscal year".into()];
+    StatementSetRecord {
+        id: StatementSetId::new_random(),
+        owner,
+        borrower_name: borrower.into(),
+        deal_id,
+        origin,
+        statements: check_input(&input).expect("valid"),
+        created_at: created,
+    }
+}
+
+pub async fn statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(store: Arc<dyn StatementSetRepository>) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let older = statement_set(alice, "Northwind GmbH", Some(41), NOW);
+    let newer = statement_set(alice, "Northwind GmbH", Some(41), NOW + Duration::minutes(5));
+    let bobs = statement_set(bob, "Northwind GmbH", Some(41), NOW + Duration::minutes(9));
+    let elsewhere = statement_set(alice, "Contoso", None, NOW + Duration::minutes(20));
+    for record in [&older, &newer, &bobs, &elsewhere] {
+        store.create(record.clone()).await.expect("create");
+    }
+    assert_eq!(store.find(older.id).await.expect("find").as_ref(), Some(&older), "every figure and source kept");
+    assert_eq!(store.find(StatementSetId::new_random()).await.expect("find"), None);
+    let latest = |owner| store.latest_for_deal(41, owner);
+    assert_eq!(latest(Some(alice)).await.expect("latest").map(|r| r.id), Some(newer.id));
+    assert_eq!(latest(None).await.expect("latest").map(|r| r.id), Some(bobs.id), "any owner's for administrators");
+    assert_eq!(store.latest_for_deal(42, None).await.expect("latest"), None);
+}
+
+#[tokio::test]
+async fn the_memory_statement_set_store_honours_the_contract() {
+    statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(Arc::new(MemoryStatementSetStore::new())).await;
 }

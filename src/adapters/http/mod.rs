@@ -34,6 +34,7 @@ use crate::domain::people_service::PeopleService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
 use crate::domain::research_service::ResearchService;
+use crate::domain::statements::service::StatementSetService;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
 use crate::ports::rate_limit::RateLimiter;
@@ -46,6 +47,8 @@ pub struct AppState {
     pub quant: Arc<QuantService>,
     pub research: Arc<ResearchService>,
     pub people: Arc<PeopleService>,
+    /// Supplied statement sets of private borrowers.
+    pub statement_sets: Arc<StatementSetService>,
     /// Chat turns, workflow launches and sessions.
     pub chat: Arc<ChatService>,
     /// Wakes an idle research worker of this instance when a run is queued.
@@ -88,6 +91,8 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .or(research::routes(state.clone()))
         .unify()
         .or(people::routes(state.clone()))
+        .unify()
+        .or(statements::routes(state.clone()))
         .unify()
         .or(chatbot::routes(state))
         .unify()

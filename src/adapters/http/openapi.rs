@@ -15,7 +15,7 @@ use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
 
 use super::error::ErrorBody;
-use super::{admin, auth, chatbot, documents, health, people, quant, research};
+use super::{admin, auth, chatbot, documents, health, people, quant, research, statements};
 use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
 use crate::domain::ratelimit::is_workflow_request;
 
@@ -63,6 +63,8 @@ use crate::domain::ratelimit::is_workflow_request;
         chatbot::get_session,
         people::get_result,
         people::list_results,
+        statements::create_statement_set,
+        statements::get_statement_set,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),

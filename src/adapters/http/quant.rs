@@ -70,6 +70,7 @@ impl From<QuantError> for ApiError {
             QuantError::NotConfigured => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message),
             QuantError::NotFound => ApiError::not_found(message),
             QuantError::Statements(error) => ApiError::invalid_field(&error.field, error.message),
+            QuantError::NoPublicStatements { message } => ApiError::invalid_field("borrower_name", message),
             QuantError::Store(error) => ApiError::internal(error.into()),
         }
     }
@@ -123,6 +124,8 @@ pub struct CompanyAnalysisRequest {
     /// The company's own statements, for a company without SEC filings: the analysis reads these
     /// and needs no EDGAR match (not with `ticker`, not for `analysis_type: market`).
     pub financials: Option<ApiFinancials>,
+    /// A stored statement set (`POST /api/financial-statements`) instead of `financials`.
+    pub statement_set_id: Option<String>,
     /// `true`: progress as Server-Sent Events.
     #[serde(default)]
     pub stream: bool,
@@ -172,6 +175,10 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
         },
         deal_id: request.deal_id,
         financials: request.financials.map(|f| f.0),
+        statement_set_id: match request.statement_set_id.as_deref().map(str::parse).transpose() {
+            Ok(id) => id,
+            Err(_) => return ApiError::invalid_field("statement_set_id", "must be a UUID").into_response(),
+        },
     };
     let prepared = state.quant.prepare_company(caller, request).await.map(PreparedAnalysis::Company);
     analysis_response(state, stream, prepared, request_id).await
@@ -255,6 +262,9 @@ pub struct LoanApplicationRequest {
     pub deal_id: Option<i64>,
     /// The borrower's own statements in USD, for a borrower without SEC filings.
     pub financials: Option<ApiFinancials>,
+    /// A stored statement set (`POST /api/financial-statements`) instead of `financials`. Without
+    /// either, a borrower without filings is read from the newest set stored for `deal_id`.
+    pub statement_set_id: Option<String>,
     #[serde(default)]
     pub stream: bool,
 }
@@ -317,6 +327,10 @@ pub async fn loan_application(state: Arc<AppState>, caller: Principal, request_i
         loan_type,
         deal_id: request.deal_id,
         financials: request.financials.map(|f| f.0),
+        statement_set_id: match request.statement_set_id.as_deref().map(str::parse).transpose() {
+            Ok(id) => id,
+            Err(_) => return ApiError::invalid_field("statement_set_id", "must be a UUID").into_response(),
+        },
     };
     let prepared = state.quant.prepare_loan(caller, application).await.map(PreparedAnalysis::Loan);
     analysis_response(state, request.stream, prepared, request_id).await

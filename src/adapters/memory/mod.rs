@@ -8,6 +8,7 @@ mod documents;
 mod people;
 mod rate_limit;
 mod research;
+mod statement_sets;
 mod store;
 
 pub use analyses::MemoryAnalysisStore;
@@ -17,6 +18,7 @@ pub use documents::MemoryDocumentStore;
 pub use people::MemoryPeopleStore;
 pub use rate_limit::MemoryRateLimiter;
 pub use research::MemoryResearchStore;
+pub use statement_sets::MemoryStatementSetStore;
 pub use store::MemoryStore;
 
 use time::OffsetDateTime;

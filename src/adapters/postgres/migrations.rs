@@ -40,6 +40,7 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration { version: 10, name: "token_version", sql: include_str!("migrations/0010_token_version.sql") },
     Migration { version: 11, name: "document_originals", sql: include_str!("migrations/0011_document_originals.sql") },
+    Migration { version: 12, name: "statement_sets", sql: include_str!("migrations/0012_statement_sets.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

@@ -14,6 +14,7 @@ pub mod migrations;
 pub mod people;
 pub mod rate_limit;
 pub mod research;
+pub mod statement_sets;
 pub mod store;
 
 use anyhow::{Context, anyhow};

@@ -26,6 +26,7 @@ use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, Workflo
 use crate::domain::documents::DocumentQuery;
 use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
+use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
 use crate::domain::statements::{FinancialsInput, StatementError, StatementSet, check_input};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::clock::Clock;
@@ -36,6 +37,7 @@ use crate::ports::financial_data::{
 };
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel};
 use crate::ports::price_history::{PriceHistory, PriceHistoryError};
+use crate::ports::statement_sets::StatementSetRepository;
 use crate::ports::store::StoreError;
 
 const NARRATOR_INSTRUCTIONS: &str = "You write the executive summary of a credit analysis for a bank's credit \
@@ -93,6 +95,8 @@ pub struct CompanyRequest {
     pub deal_id: Option<i64>,
     /// The borrower's own statements: the analysis then reads these instead of SEC filings.
     pub financials: Option<FinancialsInput>,
+    /// A stored statement set of the caller's, instead of `financials`.
+    pub statement_set_id: Option<StatementSetId>,
 }
 
 /// A market analysis as asked for.
@@ -118,6 +122,8 @@ pub struct LoanApplication {
     pub deal_id: Option<i64>,
     /// The borrower's own statements (in USD, the loan's currency), for a borrower without filings.
     pub financials: Option<FinancialsInput>,
+    /// A stored statement set of the caller's, instead of `financials`.
+    pub statement_set_id: Option<StatementSetId>,
 }
 
 /// Most instruments one market analysis compares.
@@ -146,6 +152,9 @@ pub enum QuantError {
     NotConfigured,
     #[error("analysis not found")]
     NotFound,
+    /// The borrower files no annual statements with the SEC (and none were supplied).
+    #[error("{message}")]
+    NoPublicStatements { message: String },
     /// Supplied statements that do not hold together; the error names the period and field.
     #[error(transparent)]
     Statements(#[from] StatementError),
@@ -261,6 +270,8 @@ pub enum PreparedAnalysis {
 }
 
 pub struct QuantService {
+    /// Supplied statement sets an analysis may name, and a deal's latest for its loan application.
+    statement_sets: Option<Arc<dyn StatementSetRepository>>,
     /// Documents whose extracted agreements a loan application on the same deal is read against.
     documents: Option<Arc<dyn DocumentRepository>>,
     /// Writes the summary from the computed figures when configured; checked, with the
@@ -281,7 +292,38 @@ impl QuantService {
         clock: Arc<dyn Clock>,
         benchmark: String,
     ) -> Self {
-        Self { documents: None, llm: None, analyses, financial, prices, clock, benchmark }
+        Self { statement_sets: None, documents: None, llm: None, analyses, financial, prices, clock, benchmark }
+    }
+
+    /// The same service reading stored statement sets.
+    #[must_use]
+    pub fn with_statement_sets(mut self, sets: Arc<dyn StatementSetRepository>) -> Self {
+        self.statement_sets = Some(sets);
+        self
+    }
+
+    /// The stored set `id` when the caller may use it (their own; any for administrators).
+    async fn statement_set(&self, caller: Principal, id: StatementSetId) -> Result<StatementSetRecord, QuantError> {
+        let found = match &self.statement_sets {
+            Some(sets) => sets.find(id).await?,
+            None => None,
+        };
+        found.filter(|record| caller.may_see_owned_by(record.owner)).ok_or_else(|| QuantError::Validation {
+            field: "statement_set_id",
+            message: "no statement set with this id that you may use".into(),
+        })
+    }
+
+    /// The newest statement set stored for the deal that the caller may use.
+    async fn deal_statement_set(
+        &self,
+        caller: Principal,
+        deal_id: i64,
+    ) -> Result<Option<StatementSetRecord>, QuantError> {
+        match &self.statement_sets {
+            Some(sets) => Ok(sets.latest_for_deal(deal_id, listed_owner(caller)).await?),
+            None => Ok(None),
+        }
     }
 
     /// The same service reading the agreements stored for a loan application's deal.
@@ -406,7 +448,18 @@ impl QuantService {
             return Err(QuantError::Validation { field: "company_name", message: "must be 1-200 characters".into() });
         }
         validate_deal_id(request.deal_id)?;
-        if let Some(financials) = &request.financials {
+        if request.financials.is_some() && request.statement_set_id.is_some() {
+            return Err(QuantError::Validation {
+                field: "statement_set_id",
+                message: "give financials or a statement_set_id, not both".into(),
+            });
+        }
+        let supplied = match (&request.financials, request.statement_set_id) {
+            (Some(financials), _) => Some(check_input(financials)?),
+            (None, Some(id)) => Some(self.statement_set(caller, id).await?.statements),
+            (None, None) => None,
+        };
+        if let Some(statements) = supplied {
             if request.analysis_type == CompanyAnalysisType::Market {
                 return Err(QuantError::Validation {
                     field: "analysis_type",
@@ -419,7 +472,6 @@ impl QuantService {
                     message: "give either a ticker (the company's SEC filings are read) or financials (the statements supplied are read), not both".into(),
                 });
             }
-            let statements = check_input(financials)?;
             let subject = Subject::Private { name: name.to_owned(), statements };
             return Ok(PreparedCompany { caller, request, subject });
         }
@@ -770,17 +822,6 @@ impl QuantService {
                 message: format!("must be at most {MAX_LOAN_AMOUNT:.0} (USD 1 trillion)"),
             });
         }
-        if let Some(financials) = &application.financials
-            && financials.currency.trim() != "USD"
-        {
-            return Err(QuantError::Validation {
-                field: "financials",
-                message: format!(
-                    "currency must be USD, the loan amount's currency: pro-forma leverage adds the loan to the statements' debt (given {})",
-                    financials.currency.trim()
-                ),
-            });
-        }
         let subject = self
             .prepare_company(
                 caller,
@@ -790,26 +831,55 @@ impl QuantService {
                     analysis_type: CompanyAnalysisType::Financial,
                     deal_id: application.deal_id,
                     financials: application.financials.clone(),
+                    statement_set_id: application.statement_set_id,
                 },
             )
             .await
+            .map(|prepared| prepared.subject)
             .map_err(|error| match error {
                 QuantError::Validation { field: "company_name", message } => {
                     QuantError::Validation { field: "borrower_name", message }
                 }
                 other => other,
-            })?
-            .subject;
-        let (financials, provenance) = match &subject {
-            Subject::Private { name, statements } => {
-                (supplied::fiscal_years(name, statements), supplied::provenance(statements))
-            }
-            Subject::Listed(company) => {
-                let statements = self.listed_annual_statements(company).await?;
+            });
+        let resolved = match subject {
+            Ok(Subject::Listed(company)) => self.listed_annual_statements(&company).await.map(|statements| {
                 let provenance = provenance_json(&statements);
-                (statements.financials, provenance)
-            }
+                (Subject::Listed(company), statements.financials, provenance)
+            }),
+            Ok(Subject::Private { name, statements }) => Ok(private_parts(name, statements)),
+            Err(error) => Err(error),
         };
+        // A borrower without filings is read from the statement set stored for the deal, if any.
+        let (subject, financials, provenance) = match resolved {
+            Ok(parts) => parts,
+            Err(
+                error @ (QuantError::UnknownCompany { .. }
+                | QuantError::NoPublicStatements { .. }
+                | QuantError::NotConfigured),
+            ) => {
+                let stored = match application.deal_id {
+                    Some(deal_id) => self.deal_statement_set(caller, deal_id).await?,
+                    None => None,
+                };
+                match stored {
+                    Some(record) => private_parts(application.borrower_name.trim().to_owned(), record.statements),
+                    None => return Err(error),
+                }
+            }
+            Err(error) => return Err(error),
+        };
+        if let Subject::Private { statements, .. } = &subject
+            && statements.currency != "USD"
+        {
+            return Err(QuantError::Validation {
+                field: "financials",
+                message: format!(
+                    "currency must be USD, the loan amount's currency: pro-forma leverage adds the loan to the statements' debt (given {})",
+                    statements.currency
+                ),
+            });
+        }
         let deal_terms = match application.deal_id {
             Some(deal_id) => self.deal_terms(caller, deal_id).await?,
             None => Vec::new(),
@@ -824,8 +894,7 @@ impl QuantService {
     ) -> Result<StatementsWithProvenance, QuantError> {
         let financial = self.financial.as_ref().ok_or(QuantError::NotConfigured)?;
         let statements = financial.annual_statements(company, STATEMENT_YEARS).await.map_err(|error| match error {
-            FinancialDataError::NoStatements { company, reason, .. } => QuantError::Validation {
-                field: "borrower_name",
+            FinancialDataError::NoStatements { company, reason, .. } => QuantError::NoPublicStatements {
                 message: format!(
                     "{company} has no public annual financial statements ({reason}): supply the borrower's statements as financials"
                 ),
@@ -833,8 +902,7 @@ impl QuantService {
             other => unavailable(statements_failure(&other)),
         })?;
         if statements.financials.years().is_empty() {
-            return Err(QuantError::Validation {
-                field: "borrower_name",
+            return Err(QuantError::NoPublicStatements {
                 message: format!(
                     "{} has no public annual financial statements: supply the borrower's statements as financials",
                     company.name
@@ -1134,6 +1202,13 @@ impl QuantService {
         }
         Ok((stock, benchmark))
     }
+}
+
+/// A private borrower's subject, fiscal years and provenance.
+fn private_parts(name: String, statements: StatementSet) -> (Subject, CompanyFinancials, Vec<Value>) {
+    let financials = supplied::fiscal_years(&name, &statements);
+    let provenance = supplied::provenance(&statements);
+    (Subject::Private { name, statements }, financials, provenance)
 }
 
 /// The statements and prices an analysis computes from, whoever supplied them.

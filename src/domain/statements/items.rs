@@ -1,10 +1,10 @@
 //! The line items a supplied statement set carries: their names on the wire (the JSON field names,
 //! fixed by the API contract), which of them every period must state, and the sign each takes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One line item of a supplied period.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StatementItem {
     Revenue,

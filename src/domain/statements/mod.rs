@@ -5,7 +5,9 @@
 
 pub mod analysis;
 pub mod items;
+pub mod service;
 pub mod set;
+pub mod stored;
 
 pub use items::{ItemKind, Sign, StatementItem};
 pub use set::{FinancialsInput, StatementError, StatementSet, check_input};

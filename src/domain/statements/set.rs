@@ -91,15 +91,16 @@ impl PeriodInput {
 
 /// One figure, in units of the set's currency, with where it came from (`supplied by caller`, or
 /// the spreadsheet cell `statements.xlsx!Sheet1!C14`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     pub value: f64,
     pub source: String,
 }
 
 /// One period of a checked set.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StatementPeriod {
+    #[serde(with = "iso_date")]
     pub period_end: Date,
     pub months: u32,
     pub figures: BTreeMap<StatementItem, Figure>,
@@ -117,7 +118,7 @@ impl StatementPeriod {
 }
 
 /// A checked statement set: newest period first.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StatementSet {
     pub currency: String,
     pub periods: Vec<StatementPeriod>,
@@ -141,6 +142,22 @@ pub struct UncheckedPeriod {
     pub months: u32,
     /// Amounts before the unit is applied, with their sources.
     pub figures: Vec<(StatementItem, f64, String)>,
+}
+
+/// `YYYY-MM-DD` on the wire and in storage (time's own serde form is a `[year, ordinal]` pair).
+mod iso_date {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use time::Date;
+    use time::macros::format_description;
+
+    pub fn serialize<S: Serializer>(date: &Date, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(date)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Date, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        Date::parse(&raw, format_description!("[year]-[month]-[day]")).map_err(serde::de::Error::custom)
+    }
 }
 
 fn error(field: impl Into<String>, message: impl Into<String>) -> StatementError {

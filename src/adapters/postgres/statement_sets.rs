@@ -1,0 +1,97 @@
+//! Statement sets over PostgreSQL: one `INSERT` per set, read by id, the latest of a deal by an
+//! index on (deal, time).
+
+use anyhow::anyhow;
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio_postgres::Row;
+
+use super::store::{PostgresStore, column, unavailable};
+use crate::domain::auth::UserId;
+use crate::domain::statements::set::StatementSet;
+use crate::domain::statements::stored::{SetOrigin, StatementSetId, StatementSetRecord};
+use crate::ports::statement_sets::StatementSetRepository;
+use crate::ports::store::StoreError;
+
+const COLUMNS: &str = "id, owner_id, borrower_name, deal_id, origin, statements, created_at";
+
+fn record_from_row(row: &Row) -> Result<StatementSetRecord, StoreError> {
+    let unreadable = |what: &str, error: serde_json::Error| {
+        StoreError::Unavailable(anyhow!("unreadable {what} of a statement set in the database: {error}"))
+    };
+    let origin: Value = column(row, "origin")?;
+    let statements: Value = column(row, "statements")?;
+    let origin = SetOrigin {
+        format: origin["format"].as_str().unwrap_or_default().to_owned(),
+        file_name: origin["file_name"].as_str().map(str::to_owned),
+        recognised: origin["recognised"].clone(),
+        unrecognised: origin["unrecognised"].clone(),
+        assumptions: serde_json::from_value(origin["assumptions"].clone()).map_err(|e| unreadable("origin", e))?,
+    };
+    Ok(StatementSetRecord {
+        id: StatementSetId::from_uuid(column(row, "id")?),
+        owner: UserId::from_uuid(column(row, "owner_id")?),
+        borrower_name: column(row, "borrower_name")?,
+        deal_id: column(row, "deal_id")?,
+        origin,
+        statements: serde_json::from_value::<StatementSet>(statements).map_err(|e| unreadable("statements", e))?,
+        created_at: column(row, "created_at")?,
+    })
+}
+
+#[async_trait]
+impl StatementSetRepository for PostgresStore {
+    async fn create(&self, record: StatementSetRecord) -> Result<(), StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!("INSERT INTO statement_sets ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"))
+            .await
+            .map_err(unavailable)?;
+        let origin = serde_json::to_value(&record.origin).map_err(|e| StoreError::Unavailable(e.into()))?;
+        let statements = serde_json::to_value(&record.statements).map_err(|e| StoreError::Unavailable(e.into()))?;
+        client
+            .execute(
+                &statement,
+                &[
+                    &record.id.as_uuid(),
+                    &record.owner.as_uuid(),
+                    &record.borrower_name,
+                    &record.deal_id,
+                    &origin,
+                    &statements,
+                    &record.created_at,
+                ],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn find(&self, id: StatementSetId) -> Result<Option<StatementSetRecord>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM statement_sets WHERE id = $1"))
+            .await
+            .map_err(unavailable)?;
+        let row = client.query_opt(&statement, &[&id.as_uuid()]).await.map_err(unavailable)?;
+        row.as_ref().map(record_from_row).transpose()
+    }
+
+    async fn latest_for_deal(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+    ) -> Result<Option<StatementSetRecord>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM statement_sets WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2) \
+                 ORDER BY created_at DESC, id DESC LIMIT 1"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let owner = owner.map(|o| o.as_uuid());
+        let row = client.query_opt(&statement, &[&deal_id, &owner]).await.map_err(unavailable)?;
+        row.as_ref().map(record_from_row).transpose()
+    }
+}

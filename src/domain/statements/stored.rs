@@ -1,0 +1,73 @@
+//! Statement sets as they are kept: one borrower's checked statements, owned by the analyst who
+//! gave them (like documents), optionally tied to a deal, never changed after they are stored.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use super::analysis::periods_json;
+use super::set::StatementSet;
+use crate::domain::auth::UserId;
+
+uuid_id! {
+    /// Identifier of a stored statement set, as the API exposes it (`statement_set_id`).
+    StatementSetId
+}
+
+/// How a set arrived.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SetOrigin {
+    /// `json`, `xlsx` or `csv`.
+    pub format: String,
+    /// The uploaded file's name, for a spreadsheet.
+    pub file_name: Option<String>,
+    /// The spreadsheet's rows read as line items, `[{row, label, item}]`.
+    pub recognised: Value,
+    /// The spreadsheet's rows with numbers whose label is not a known line item, `[{row, label}]`.
+    pub unrecognised: Value,
+    /// What the reader assumed (a period length from a bare date, a skipped TTM column).
+    pub assumptions: Vec<String>,
+}
+
+impl SetOrigin {
+    pub fn json_body() -> Self {
+        Self {
+            format: "json".into(),
+            file_name: None,
+            recognised: json!([]),
+            unrecognised: json!([]),
+            assumptions: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatementSetRecord {
+    pub id: StatementSetId,
+    pub owner: UserId,
+    pub borrower_name: String,
+    pub deal_id: Option<i64>,
+    pub origin: SetOrigin,
+    pub statements: StatementSet,
+    pub created_at: OffsetDateTime,
+}
+
+impl StatementSetRecord {
+    /// The API's view: `{statement_set_id, borrower_name, deal_id, currency, periods, recognised,
+    /// unrecognised, assumptions, format, file_name, created_at}`; amounts in units of the currency.
+    pub fn json(&self) -> Value {
+        json!({
+            "statement_set_id": self.id.to_string(),
+            "borrower_name": self.borrower_name,
+            "deal_id": self.deal_id,
+            "currency": self.statements.currency,
+            "periods": periods_json(&self.statements),
+            "recognised": self.origin.recognised,
+            "unrecognised": self.origin.unrecognised,
+            "assumptions": self.origin.assumptions,
+            "format": self.origin.format,
+            "file_name": self.origin.file_name,
+            "created_at": self.created_at.format(&time::format_description::well_known::Rfc3339).ok(),
+        })
+    }
+}
