@@ -168,10 +168,14 @@ impl StatementItem {
             Self::CurrentLiabilities => "current liabilities at the period end (>= 0)",
             Self::TotalLiabilities => "total liabilities at the period end (>= 0)",
             Self::TotalDebt => "interest-bearing debt at the period end, current portion and leases included (>= 0)",
-            Self::TotalEquity => "shareholders' equity (book) at the period end; negative when liabilities exceed assets",
+            Self::TotalEquity => {
+                "shareholders' equity (book) at the period end; negative when liabilities exceed assets"
+            }
             Self::RetainedEarnings => "retained earnings (accumulated deficit negative) at the period end",
             Self::OperatingCashFlow => "net cash from operating activities over the period",
-            Self::CapitalExpenditure => "purchases of property, plant and equipment over the period, a positive outflow (>= 0)",
+            Self::CapitalExpenditure => {
+                "purchases of property, plant and equipment over the period, a positive outflow (>= 0)"
+            }
             Self::ScheduledPrincipal => "principal repayments scheduled over the next twelve months (>= 0)",
         }
     }

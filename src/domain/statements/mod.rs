@@ -4,5 +4,7 @@
 //! each figure keeping where it came from.
 
 pub mod items;
+pub mod sheet;
+pub mod synonyms;
 
 pub use items::{ItemKind, Sign, StatementItem};
