@@ -112,10 +112,10 @@ pub struct SheetStatements {
 /// Why a sheet cannot be read; every message names the row, column or cell. Answered 422.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SheetError {
-    #[error("the sheet has data on {rows} rows; at most {limit} are read")]
-    TooManyRows { rows: usize, limit: usize },
-    #[error("row {row} has data in {columns} columns; at most {limit} are read")]
-    TooManyColumns { row: u32, columns: usize, limit: usize },
+    #[error("the sheet has data below row {limit}; at most {limit} rows are read")]
+    TooManyRows { limit: usize },
+    #[error("row {row} has data right of column {last_column}; at most {limit} columns are read")]
+    TooManyColumns { row: u32, last_column: String, limit: usize },
     #[error(
         "no header row: none of rows 1-{searched} has a period end to the right of column A (a date, 'FY2023', 'Q1 2024', 'Year ended December 31, 2023'…)"
     )]
@@ -199,12 +199,12 @@ fn check_bounds(grid: &Grid) -> Result<(), SheetError> {
     let used = |cells: &[CellValue]| cells.iter().rposition(|c| *c != CellValue::Empty).map_or(0, |i| i + 1);
     let rows = grid.rows.iter().rposition(|row| used(row) > 0).map_or(0, |i| i + 1);
     if rows > MAX_ROWS {
-        return Err(SheetError::TooManyRows { rows, limit: MAX_ROWS });
+        return Err(SheetError::TooManyRows { limit: MAX_ROWS });
     }
     for (index, row) in grid.rows.iter().enumerate() {
-        let columns = used(row);
-        if columns > MAX_COLUMNS {
-            return Err(SheetError::TooManyColumns { row: one_based(index), columns, limit: MAX_COLUMNS });
+        if used(row) > MAX_COLUMNS {
+            let last_column = column_letters(MAX_COLUMNS - 1);
+            return Err(SheetError::TooManyColumns { row: one_based(index), last_column, limit: MAX_COLUMNS });
         }
     }
     Ok(())
