@@ -75,6 +75,7 @@ fn read_xlsx(bytes: &[u8], max_unpacked: u64) -> Result<Grid, ReadError> {
         return Err(corrupt("password-protected or legacy .xls workbook: save as .xlsx".into()));
     }
     check_zip_expansion(bytes, max_unpacked, "XLSX")?;
+    check_shared_string_counts(bytes)?;
     let mut workbook = Xlsx::new(Cursor::new(bytes)).map_err(|e| corrupt(format!("not a readable workbook: {e}")))?;
     for name in sheets_in_reading_order(workbook.sheet_names()) {
         let Some(rows) = read_worksheet(&mut workbook, &name)? else { continue };
@@ -193,6 +194,45 @@ pub fn check_zip_expansion(bytes: &[u8], limit: u64, media_type: &str) -> Result
         remaining -= inflated;
     }
     Ok(())
+}
+
+/// Shared strings a workbook may declare: far above a statements workbook's few thousand.
+const MAX_SHARED_STRINGS: u64 = 1_000_000;
+
+/// How far into a part its declared string count is looked for: it is on the root element.
+const PART_HEAD_BYTES: u64 = 4 * 1024;
+
+/// Refuses a workbook whose shared-string table declares more strings than it could hold:
+/// `calamine` reserves room for the declared `uniqueCount` before reading a string, so a count
+/// that lies would allocate without bound (and an allocation failure aborts the process rather
+/// than panicking). Each string takes at least five bytes (`<si/>`).
+fn check_shared_string_counts(bytes: &[u8]) -> Result<(), ReadError> {
+    let corrupt = |reason: String| corrupt(SheetFormat::Xlsx, reason);
+    let mut archive =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| corrupt(format!("not a readable ZIP package: {e}")))?;
+    for index in 0..archive.len() {
+        let entry = archive.by_index(index).map_err(|e| corrupt(format!("part {index}: {e}")))?;
+        let size = entry.size();
+        let mut head = Vec::new();
+        entry.take(PART_HEAD_BYTES).read_to_end(&mut head).map_err(|e| corrupt(format!("part {index}: {e}")))?;
+        let Some(declared) = declared_unique_count(&head) else { continue };
+        if declared > MAX_SHARED_STRINGS || declared.saturating_mul(5) > size {
+            return Err(corrupt(format!(
+                "the shared-string table declares {declared} strings in {size} bytes (at most {MAX_SHARED_STRINGS} are read)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The `uniqueCount` (or, when too long to parse, `u64::MAX`) a part's `<sst>` element declares.
+fn declared_unique_count(head: &[u8]) -> Option<u64> {
+    let head = String::from_utf8_lossy(head);
+    let sst = head.find("<sst")?;
+    let after = &head[sst..];
+    let value = after.find("uniqueCount=").map(|at| &after[at + "uniqueCount=".len()..])?;
+    let digits: String = value.trim_start_matches(['"', '\'']).chars().take_while(char::is_ascii_digit).collect();
+    Some(digits.parse().unwrap_or(u64::MAX))
 }
 
 fn read_csv(bytes: &[u8]) -> Result<Grid, ReadError> {
@@ -400,6 +440,21 @@ mod tests {
         assert_eq!(read_xlsx(&bomb, 1 << 20), Err(ReadError::Expands { limit_bytes: 1 << 20 }));
         assert_eq!(check_zip_expansion(&bomb, 1 << 20, "XLSX"), Err(ReadError::Expands { limit_bytes: 1 << 20 }));
         assert_eq!(check_zip_expansion(&bomb, 16 << 20, "XLSX"), Ok(()));
+    }
+
+    #[test]
+    fn a_shared_string_table_that_declares_more_strings_than_it_holds_is_refused() {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        zip.start_file("xl/sharedStrings.xml", SimpleFileOptions::default()).unwrap();
+        zip.write_all(
+            br#"<?xml version="1.0"?><sst xmlns="x" count="1" uniqueCount="4000000000000"><si><t>a</t></si></sst>"#,
+        )
+        .unwrap();
+        let lying = zip.finish().unwrap().into_inner();
+        let error = read_grid(SheetFormat::Xlsx, &lying).unwrap_err();
+        assert!(error.to_string().contains("declares 4000000000000 strings"), "{error}");
+        assert_eq!(declared_unique_count(br#"<sst count="3" uniqueCount="2">"#), Some(2));
+        assert_eq!(declared_unique_count(b"<worksheet>"), None);
     }
 
     #[test]
