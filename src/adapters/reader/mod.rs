@@ -7,6 +7,7 @@ mod docx;
 mod html;
 mod layout;
 mod pdf;
+pub mod spreadsheet;
 mod text;
 pub mod worker;
 

@@ -7,7 +7,9 @@ pub mod analysis;
 pub mod items;
 pub mod service;
 pub mod set;
+pub mod sheet;
 pub mod stored;
+pub mod synonyms;
 
 pub use items::{ItemKind, Sign, StatementItem};
 pub use set::{FinancialsInput, StatementError, StatementSet, check_input};
