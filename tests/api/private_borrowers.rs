@@ -227,3 +227,105 @@ async fn a_stored_statement_set_is_owned_named_by_analyses_and_found_through_its
         .await;
     assert_eq!(assert_error(refused, 400).await["detail"]["field"], "financials.periods[0].total_assets");
 }
+
+const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+/// Two fiscal years as an analyst's workbook has them: in thousands, newest on the left, dated
+/// headers, label variants, one row the service does not know.
+fn workbook(equity_2023: f64) -> Vec<u8> {
+    use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
+    let mut workbook = Workbook::new();
+    let sheet = workbook.add_worksheet().set_name("Financials").expect("sheet");
+    let dated = Format::new().set_num_format("mmm d, yyyy");
+    sheet.write_string(0, 0, "Northwind Tools GmbH (EUR in thousands)").expect("title");
+    for (col, year) in [(1, 2023), (2, 2022)] {
+        let end = ExcelDateTime::from_ymd(year, 12, 31).expect("date");
+        sheet.write_datetime_with_format(2, col, &end, &dated).expect("header");
+    }
+    let rows: [(&str, [f64; 2]); 13] = [
+        ("Net sales", [12_000.0, 11_000.0]),
+        ("Operating profit", [1_500.0, 1_400.0]),
+        ("Depreciation and amortisation", [400.0, 380.0]),
+        ("Interest expense", [300.0, 310.0]),
+        ("Net income", [900.0, 850.0]),
+        ("Cash and cash equivalents", [800.0, 700.0]),
+        ("Total current assets", [4_000.0, 3_800.0]),
+        ("Total assets", [10_000.0, 9_500.0]),
+        ("Total current liabilities", [2_500.0, 2_400.0]),
+        ("Total liabilities", [6_000.0, 5_700.0]),
+        ("Total borrowings", [3_500.0, 3_400.0]),
+        ("Total shareholders' equity", [equity_2023, 3_800.0]),
+        ("Headcount", [120.0, 110.0]),
+    ];
+    for (offset, (label, values)) in rows.iter().enumerate() {
+        let row = 3 + u32::try_from(offset).expect("row");
+        sheet.write_string(row, 0, *label).expect("label");
+        sheet.write_number(row, 1, values[0]).expect("value");
+        sheet.write_number(row, 2, values[1]).expect("value");
+    }
+    workbook.save_to_buffer().expect("xlsx")
+}
+
+#[tokio::test]
+async fn an_analysts_spreadsheet_is_read_checked_and_traced_to_its_cells() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+
+    let xlsx = workbook(4_000.0);
+    let parts = [
+        FormPart::file("northwind.xlsx", XLSX, &xlsx),
+        FormPart::text("borrower_name", "Northwind Tools GmbH"),
+        FormPart::text("deal_id", "12"),
+    ];
+    let response = app.post_form("/api/financial-statements", &token, &parts).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["currency"], "EUR", "{body}");
+    assert_eq!(body["periods"][0]["period_end"], "2023-12-31");
+    assert_eq!(body["periods"][0]["revenue"], json!(12_000_000.0), "in thousands: {body}");
+    assert_eq!(body["unrecognised"][0]["label"], "Headcount", "{body}");
+    assert!(body["recognised"].as_array().is_some_and(|r| r.len() == 12), "{body}");
+
+    // The company analysis traces each figure to its cell.
+    let id = body["statement_set_id"].as_str().expect("id");
+    let response = app
+        .post(
+            "/api/quantitative-analysis/company",
+            Some(&token),
+            &json!({ "company_name": "Northwind Tools GmbH", "analysis_type": "financial", "statement_set_id": id }),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    let analysis: Value = response.json().await.expect("json");
+    let provenance = analysis["result"]["data"]["provenance"].as_array().expect("provenance");
+    let revenue =
+        provenance.iter().find(|p| p["line"] == "revenue" && p["period_end"] == "2023-12-31").expect("revenue");
+    assert_eq!(revenue["source"], "northwind.xlsx!Financials!B4");
+
+    // A CSV with the currency given in the form.
+    let csv = "Line item,FY2023\nRevenue,1200\nOperating income,150\nInterest expense,30\nNet income,90\nCash,80\nCurrent assets,400\nTotal assets,1000\nCurrent liabilities,250\nTotal liabilities,600\nTotal debt,350\nTotal equity,400\n";
+    let parts = [
+        FormPart::file("n.csv", "text/csv", csv.as_bytes()),
+        FormPart::text("borrower_name", "Northwind"),
+        FormPart::text("currency", "USD"),
+    ];
+    let response = app.post_form("/api/financial-statements", &token, &parts).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    assert!(body["assumptions"].to_string().contains("December 31"), "the assumed year end is said: {body}");
+
+    // An unbalanced sheet names its column; bytes that are not the declared type are 415; a
+    // broken workbook is 422; and nothing is stored for any of them.
+    let unbalanced = workbook(3_000.0);
+    let parts = [FormPart::file("n.xlsx", XLSX, &unbalanced), FormPart::text("borrower_name", "N")];
+    let error = assert_error(app.post_form("/api/financial-statements", &token, &parts).await, 400).await;
+    assert!(error["detail"]["field"].as_str().is_some_and(|f| f.starts_with("column B")), "{error}");
+    let parts = [FormPart::file("n.xlsx", XLSX, csv.as_bytes()), FormPart::text("borrower_name", "N")];
+    assert_error(app.post_form("/api/financial-statements", &token, &parts).await, 415).await;
+    let truncated = &xlsx[..xlsx.len() / 2];
+    let parts = [FormPart::file("n.xlsx", XLSX, truncated), FormPart::text("borrower_name", "N")];
+    assert_error(app.post_form("/api/financial-statements", &token, &parts).await, 422).await;
+    let parts = [FormPart::file("n.csv", "text/csv", csv.as_bytes()), FormPart::text("borrower_name", "N")];
+    let error = assert_error(app.post_form("/api/financial-statements", &token, &parts).await, 400).await;
+    assert_eq!(error["detail"]["field"], "currency", "{error}");
+}

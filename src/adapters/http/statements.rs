@@ -4,7 +4,9 @@
 //! documented fields, units and signs cannot drift from what is accepted.
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::json;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
@@ -19,9 +21,11 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, document_writes_limited, with_state};
-use super::uploads::body_limit;
+use super::uploads::{body_limit, form_error, is_multipart};
+use crate::adapters::reader::spreadsheet::{SheetFormat, read_grid};
 use crate::domain::auth::Principal;
-use crate::domain::statements::service::{SetSubject, StatementSetError};
+use crate::domain::statements::service::{SetSubject, SheetUpload, StatementSetError};
+use crate::domain::statements::sheet::Grid;
 use crate::domain::statements::stored::StatementSetId;
 use crate::domain::statements::{FinancialsInput, StatementItem};
 
@@ -105,6 +109,22 @@ impl ToSchema for ApiFinancials {
     }
 }
 
+/// `POST /api/financial-statements` as a form: the analyst's spreadsheet.
+#[derive(ToSchema)]
+#[allow(dead_code)] // Documents the form; the handler reads it part by part.
+pub struct StatementSheetForm {
+    /// XLSX or CSV: line items down the first column, one column per period with its end in the
+    /// header row ("Dec 31, 2023", "Three months ended March 31, 2024", "FY2023"); "in thousands"
+    /// / "in millions" or a units row honoured; labels matched through the documented synonym
+    /// table, unknown rows listed in `unrecognised`, never guessed.
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+    pub borrower_name: String,
+    pub deal_id: Option<i64>,
+    /// ISO 4217, when the sheet does not state its currency.
+    pub currency: Option<String>,
+}
+
 /// `POST /api/financial-statements` as JSON.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -135,6 +155,11 @@ impl From<StatementSetError> for ApiError {
     fn from(error: StatementSetError) -> Self {
         match error {
             StatementSetError::Validation { field, message } => ApiError::invalid_field(&field, message),
+            StatementSetError::Unreadable(reason) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("the spreadsheet cannot be read as financial statements: {reason}"),
+            )
+            .with_detail(json!({ "field": "file", "reason": reason })),
             StatementSetError::NotFound => ApiError::not_found("statement set not found"),
             StatementSetError::Store(error) => ApiError::internal(error.into()),
         }
@@ -143,7 +168,7 @@ impl From<StatementSetError> for ApiError {
 
 /// POST /api/financial-statements
 #[utoipa::path(post, path = "/api/financial-statements", tag = "financial-statements",
-    request_body(content((CreateStatementSetRequest = "application/json"))),
+    request_body(content((CreateStatementSetRequest = "application/json"), (StatementSheetForm = "multipart/form-data"))),
     description = "Stores a borrower's financial statements (owned by the caller, optionally tied to a deal), checked \
                    as the analyses check `financials`: a set that does not balance, a negative revenue or debt, a \
                    missing required item, periods out of order or repeated are a 400 naming the period and field, \
@@ -153,12 +178,31 @@ impl From<StatementSetError> for ApiError {
     responses(
         (status = 201, description = "Stored", body = Object),
         (status = 400, description = "Statements that do not hold together, invalid field", body = ErrorBody),
+        (status = 413, description = "File larger than UPLOAD_MAX_BYTES", body = ErrorBody),
+        (status = 415, description = "Not XLSX or CSV, or bytes that are not the declared type", body = ErrorBody),
+        (status = 422, description = "A spreadsheet that cannot be read (corrupt, zip bomb, no header row, …)", body = ErrorBody),
     ))]
 pub async fn create_statement_set(
     state: Arc<AppState>,
     caller: Principal,
     body: RawJson,
 ) -> Result<impl Reply, ApiError> {
+    if is_multipart(&body) {
+        let form = parse_sheet_form(body, state.upload_max_bytes).await?;
+        let grid = read_sheet(form.format, form.bytes).await?;
+        let subject = SetSubject { borrower_name: form.borrower_name, deal_id: form.deal_id };
+        let upload = SheetUpload {
+            grid: &grid,
+            file_name: &form.file_name,
+            format: match form.format {
+                SheetFormat::Xlsx => "xlsx",
+                SheetFormat::Csv => "csv",
+            },
+            currency: form.currency.as_deref(),
+        };
+        let record = state.statement_sets.create_from_sheet(caller, subject, upload).await?;
+        return Ok(warp::reply::with_status(warp::reply::json(&record.json()), StatusCode::CREATED));
+    }
     let request: CreateStatementSetRequest = body.parse()?;
     let subject = SetSubject { borrower_name: request.borrower_name, deal_id: request.deal_id };
     let record = state.statement_sets.create_from_json(caller, subject, &request.financials.0).await?;
@@ -182,4 +226,122 @@ pub async fn get_statement_set(
     let id: StatementSetId = raw_id.parse().map_err(|_| ApiError::not_found("statement set not found"))?;
     let record = state.statement_sets.get(caller, id).await?;
     Ok(warp::reply::json(&record.json()))
+}
+
+/// The media types a statement set may be uploaded as.
+const ACCEPTED_SHEETS: [&str; 2] = ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "text/csv"];
+
+/// The longest a spreadsheet may take to read.
+const SHEET_READ_LIMIT: Duration = Duration::from_secs(20);
+
+/// A statement spreadsheet sent as `multipart/form-data`.
+struct SheetForm {
+    format: SheetFormat,
+    bytes: Bytes,
+    file_name: String,
+    borrower_name: String,
+    deal_id: Option<i64>,
+    currency: Option<String>,
+}
+
+fn unsupported_sheet(message: String) -> ApiError {
+    ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message).with_detail(json!({ "accepted": ACCEPTED_SHEETS }))
+}
+
+/// The spreadsheet format of a `file` part: its Content-Type, else (none, or
+/// `application/octet-stream`) its name's extension; then checked against the bytes (an XLSX is a
+/// zip package, a CSV is not).
+fn sheet_format(declared: Option<&str>, file_name: &str, bytes: &[u8]) -> Result<SheetFormat, ApiError> {
+    let by_name = || match file_name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).as_deref() {
+        Some("xlsx") => Some(SheetFormat::Xlsx),
+        Some("csv") => Some(SheetFormat::Csv),
+        _ => None,
+    };
+    let format = match declared {
+        Some(declared) if declared != "application/octet-stream" => match declared {
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => SheetFormat::Xlsx,
+            "text/csv" | "application/csv" | "text/plain" => SheetFormat::Csv,
+            other => return Err(unsupported_sheet(format!("files of type {other} are not accepted as statements"))),
+        },
+        _ => by_name().ok_or_else(|| {
+            unsupported_sheet(
+                "the file part has no spreadsheet Content-Type (and its name is not .xlsx or .csv)".into(),
+            )
+        })?,
+    };
+    let zipped = bytes.starts_with(b"PK\x03\x04");
+    match (format, zipped) {
+        (SheetFormat::Xlsx, false) => {
+            Err(unsupported_sheet("the file is declared XLSX but is not an XLSX package".into()))
+        }
+        (SheetFormat::Csv, true) => {
+            Err(unsupported_sheet("the file is declared CSV but is a zip package (an XLSX workbook?)".into()))
+        }
+        _ => Ok(format),
+    }
+}
+
+/// Parses the form: `file` (XLSX or CSV), `borrower_name`, optional `deal_id` and `currency`.
+async fn parse_sheet_form(body: RawJson, upload_max_bytes: u64) -> Result<SheetForm, ApiError> {
+    let content_type = body.content_type.unwrap_or_default();
+    let boundary = multer::parse_boundary(&content_type)
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "multipart/form-data needs a boundary parameter"))?;
+    let size = multer::SizeLimit::new().per_field(upload_max_bytes);
+    let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(body.bytes) });
+    let mut form = multer::Multipart::with_constraints(stream, boundary, multer::Constraints::new().size_limit(size));
+    let (mut file, mut borrower_name, mut deal_id, mut currency) = (None, None, None, None);
+    while let Some(field) = form.next_field().await.map_err(|e| form_error(e, upload_max_bytes))? {
+        let name = field.name().unwrap_or_default().to_owned();
+        let declared = field.content_type().map(|m| m.essence_str().to_owned());
+        let file_name = field.file_name().map(str::to_owned);
+        let bytes = field.bytes().await.map_err(|e| form_error(e, upload_max_bytes))?;
+        let text = || String::from_utf8_lossy(&bytes).trim().to_owned();
+        match name.as_str() {
+            "file" => {
+                let file_name = file_name.unwrap_or_else(|| "statements".to_owned());
+                let format = sheet_format(declared.as_deref(), &file_name, &bytes)?;
+                file = Some((format, file_name, bytes));
+            }
+            "borrower_name" => borrower_name = Some(text()),
+            "currency" => currency = Some(text()),
+            "deal_id" => {
+                deal_id = Some(
+                    text()
+                        .parse::<i64>()
+                        .ok()
+                        .filter(|id| *id > 0)
+                        .ok_or_else(|| ApiError::invalid_field("deal_id", "must be a positive integer"))?,
+                );
+            }
+            other => {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("unknown form part '{other}'; the parts are file, borrower_name, deal_id and currency"),
+                ));
+            }
+        }
+    }
+    let (format, file_name, bytes) =
+        file.ok_or_else(|| ApiError::invalid_field("file", "the form has no file part"))?;
+    if bytes.is_empty() {
+        return Err(ApiError::invalid_field("file", "the file is empty"));
+    }
+    let borrower_name =
+        borrower_name.ok_or_else(|| ApiError::invalid_field("borrower_name", "the form has no borrower_name part"))?;
+    Ok(SheetForm { format, bytes, file_name, borrower_name, deal_id, currency })
+}
+
+/// Reads the cells off the async runtime, within [`SHEET_READ_LIMIT`]; an unreadable file is a 422.
+async fn read_sheet(format: SheetFormat, bytes: Bytes) -> Result<Grid, ApiError> {
+    let reading = tokio::task::spawn_blocking(move || read_grid(format, &bytes));
+    let unreadable = |reason: String| {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, format!("the spreadsheet cannot be read: {reason}"))
+            .with_detail(json!({ "field": "file", "reason": reason }))
+    };
+    match tokio::time::timeout(SHEET_READ_LIMIT, reading).await {
+        Ok(Ok(Ok(grid))) => Ok(grid),
+        Ok(Ok(Err(error))) => Err(unreadable(error.to_string())),
+        Ok(Err(join)) => Err(ApiError::internal(anyhow::anyhow!("the spreadsheet reader failed: {join}"))),
+        Err(_) => Err(unreadable(format!("reading took longer than {} s", SHEET_READ_LIMIT.as_secs()))),
+    }
 }

@@ -98,7 +98,7 @@ fn media_type_of(declared: Option<&str>, file_name: Option<&str>) -> Result<Medi
     }
 }
 
-fn form_error(error: multer::Error, upload_max_bytes: u64) -> ApiError {
+pub(crate) fn form_error(error: multer::Error, upload_max_bytes: u64) -> ApiError {
     match error {
         multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
             ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, format!("the file is larger than {upload_max_bytes} bytes"))

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use super::set::{FinancialsInput, StatementError, StatementSet, check_input};
+use serde_json::json;
+
+use super::set::{FinancialsInput, StatementError, StatementSet, UncheckedPeriod, check, check_input};
+use super::sheet::{Grid, SheetStatements, interpret};
 use super::stored::{SetOrigin, StatementSetId, StatementSetRecord};
 use crate::domain::auth::Principal;
 use crate::ports::clock::Clock;
@@ -15,6 +18,10 @@ pub enum StatementSetError {
     /// A request value is wrong; `field` names it.
     #[error("{field}: {message}")]
     Validation { field: String, message: String },
+    /// The spreadsheet cannot be read as statements (no header row, contradictory units, …); the
+    /// reason names the row, column or cell.
+    #[error("{0}")]
+    Unreadable(String),
     /// No set with this id that the caller may see.
     #[error("statement set not found")]
     NotFound,
@@ -26,6 +33,52 @@ impl From<StatementError> for StatementSetError {
     fn from(error: StatementError) -> Self {
         StatementSetError::Validation { field: error.field, message: error.message }
     }
+}
+
+/// A spreadsheet as read, with what the form says about it.
+pub struct SheetUpload<'a> {
+    pub grid: &'a Grid,
+    pub file_name: &'a str,
+    /// `xlsx` or `csv`.
+    pub format: &'static str,
+    /// The form's `currency` part.
+    pub currency: Option<&'a str>,
+}
+
+/// The sheet's periods checked as a set, in the currency the sheet states or the form gives.
+fn check_sheet(sheet: &SheetStatements, form_currency: Option<&str>) -> Result<StatementSet, StatementSetError> {
+    let currency = match (sheet.currency.as_deref(), form_currency.map(str::trim).filter(|c| !c.is_empty())) {
+        (Some(stated), Some(given)) if !stated.eq_ignore_ascii_case(given) => {
+            return Err(StatementSetError::Validation {
+                field: "currency".into(),
+                message: format!("the sheet states {stated} but the form says {given}"),
+            });
+        }
+        (Some(stated), _) => stated.to_owned(),
+        (None, Some(given)) => given.to_ascii_uppercase(),
+        (None, None) => {
+            return Err(StatementSetError::Validation {
+                field: "currency".into(),
+                message: "the sheet does not state its currency: send a currency part (USD, EUR, …)".into(),
+            });
+        }
+    };
+    let periods = sheet
+        .periods
+        .iter()
+        .map(|period| {
+            let column = period.values.first().map_or_else(String::new, |(_, _, cell)| {
+                cell.cell.trim_end_matches(|c: char| c.is_ascii_digit()).to_owned()
+            });
+            UncheckedPeriod {
+                label: format!("column {column} ({})", period.header),
+                period_end: period.period_end,
+                months: period.months,
+                figures: period.values.iter().map(|(item, value, cell)| (*item, *value, cell.to_string())).collect(),
+            }
+        })
+        .collect();
+    Ok(check("file", &currency, sheet.unit, periods)?)
 }
 
 /// Who the statements are of and which deal they belong to.
@@ -57,6 +110,41 @@ impl StatementSetService {
     ) -> Result<StatementSetRecord, StatementSetError> {
         let statements = check_input(financials)?;
         self.store(caller, subject, SetOrigin::json_body(), statements).await
+    }
+
+    /// Reads a spreadsheet's cells as statements, checks them as JSON is checked, and stores them
+    /// with the rows read and not read. `currency` is the form's, for a sheet that does not say
+    /// its own.
+    ///
+    /// # Errors
+    /// [`StatementSetError::Unreadable`] for a layout that cannot be read;
+    /// [`StatementSetError::Validation`] for figures that do not hold together or a currency
+    /// missing or contradicted; nothing is stored then.
+    pub async fn create_from_sheet(
+        &self,
+        caller: Principal,
+        subject: SetSubject,
+        upload: SheetUpload<'_>,
+    ) -> Result<StatementSetRecord, StatementSetError> {
+        let sheet =
+            interpret(upload.grid, upload.file_name).map_err(|e| StatementSetError::Unreadable(e.to_string()))?;
+        let statements = check_sheet(&sheet, upload.currency)?;
+        let mut assumptions = sheet.assumptions.clone();
+        if sheet.unit_source.is_none() {
+            assumptions.push("no unit is stated (\"in thousands\", a units row): figures are read as units".into());
+        }
+        let origin = SetOrigin {
+            format: upload.format.into(),
+            file_name: Some(upload.file_name.to_owned()),
+            recognised: sheet
+                .recognised
+                .iter()
+                .map(|r| json!({ "row": r.row, "label": r.label, "item": r.item.name() }))
+                .collect(),
+            unrecognised: sheet.unrecognised.iter().map(|r| json!({ "row": r.row, "label": r.label })).collect(),
+            assumptions,
+        };
+        self.store(caller, subject, origin, statements).await
     }
 
     /// Stores a set already checked (a spreadsheet read and checked by the caller of this use case).
