@@ -65,6 +65,8 @@ pub struct MarketDataConfig {
     pub timeout: Duration,
     /// `SEC_CACHE_TTL`: how long fetched company facts are reused.
     pub sec_cache_ttl: Duration,
+    /// `PRICE_CACHE_TTL`: how long a fetched price series is reused (0: not at all).
+    pub price_cache_ttl: Duration,
 }
 
 /// Where the rolling windows of the rate limits live.
@@ -431,6 +433,7 @@ impl Config {
                 benchmark: vars.non_empty_or("MARKET_BENCHMARK", "SPY")?.to_ascii_uppercase(),
                 timeout: vars.duration_or("MARKET_DATA_TIMEOUT", Duration::from_secs(20))?,
                 sec_cache_ttl: vars.duration_or("SEC_CACHE_TTL", Duration::from_secs(24 * 3600))?,
+                price_cache_ttl: vars.duration_or("PRICE_CACHE_TTL", Duration::from_secs(15 * 60))?,
             },
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_max_failures_per_client: vars.positive_or("LOGIN_MAX_FAILURES_PER_CLIENT", 20)?,

@@ -16,8 +16,8 @@ use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::llm::OpenAiCompatible;
 use crate::adapters::market::{
-    AlphaVantage, AlphaVantageSettings, CsvMirrorPrices, EdgarClient, EdgarSettings, MirrorFinancialData, YahooChart,
-    YahooSettings,
+    AlphaVantage, AlphaVantageSettings, CachedPrices, CsvMirrorPrices, EdgarClient, EdgarSettings, MirrorFinancialData,
+    YahooChart, YahooSettings,
 };
 use crate::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
@@ -301,7 +301,7 @@ fn market_data(
         edgar.tickers_url.clone_from(url);
     }
     let financial_data: Arc<dyn FinancialData> =
-        Arc::new(EdgarClient::new(edgar)?.with_facts_cache(cache, config.sec_cache_ttl));
+        Arc::new(EdgarClient::new(edgar)?.with_facts_cache(cache.clone(), config.sec_cache_ttl));
     let prices: Arc<dyn PriceHistory> = match &config.alphavantage_api_key {
         Some(key) => {
             let mut settings = AlphaVantageSettings::with_key(key.clone());
@@ -318,6 +318,11 @@ fn market_data(
             }
             Arc::new(YahooChart::new(&settings)?)
         }
+    };
+    let prices: Arc<dyn PriceHistory> = if config.price_cache_ttl.is_zero() {
+        prices
+    } else {
+        Arc::new(CachedPrices::new(prices, cache, config.price_cache_ttl))
     };
     Ok((financial_data, prices))
 }

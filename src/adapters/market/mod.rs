@@ -10,4 +10,4 @@ pub mod prices;
 
 pub use edgar::{EdgarClient, EdgarSettings};
 pub use mirror::MirrorFinancialData;
-pub use prices::{AlphaVantage, AlphaVantageSettings, CsvMirrorPrices, YahooChart, YahooSettings};
+pub use prices::{AlphaVantage, AlphaVantageSettings, CachedPrices, CsvMirrorPrices, YahooChart, YahooSettings};

@@ -11,6 +11,7 @@
 //! Alpha Vantage's carries the key.
 
 mod alpha_vantage;
+mod cached;
 mod csv_mirror;
 mod yahoo;
 
@@ -29,6 +30,7 @@ use crate::domain::quant::market::{PricePoint, PriceSeries, TimeRange};
 use crate::ports::price_history::{PriceHistoryError, trailing_for_range};
 
 pub use alpha_vantage::{AlphaVantage, AlphaVantageSettings, DEFAULT_ALPHAVANTAGE_URL};
+pub use cached::CachedPrices;
 pub use csv_mirror::CsvMirrorPrices;
 pub use yahoo::{DEFAULT_BROWSER_USER_AGENT, DEFAULT_YAHOO_CHART_URL, YahooChart, YahooSettings};
 
