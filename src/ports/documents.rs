@@ -6,8 +6,8 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, Document, DocumentId, DocumentPage, DocumentQuery, DocumentQuota, ExtractionRecord, OriginalFile,
-    OriginalInfo, QuotaExceeded, ReviewEvent, ReviewState,
+    CorpusDocument, CurrentAgreement, Document, DocumentId, DocumentPage, DocumentQuery, DocumentQuota,
+    ExtractionRecord, OriginalFile, OriginalInfo, QuotaExceeded, ReviewEvent, ReviewState,
 };
 use crate::domain::intake::PageMap;
 use crate::ports::store::StoreError;
@@ -109,6 +109,20 @@ pub trait DocumentRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn list(&self, query: &DocumentQuery) -> Result<DocumentPage, StoreError>;
+
+    /// Up to `limit` documents linked to `deal_id` of `owner` (`None`: everyone's), most recently
+    /// changed first as [`Self::list`] orders them, each with its current version's number and
+    /// extracted agreement only: reading a deal's terms must not load every text and version.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer; a deal without documents is `Ok` and
+    /// empty.
+    async fn current_agreements(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+        limit: u32,
+    ) -> Result<Vec<CurrentAgreement>, StoreError>;
 
     /// Up to `limit` documents of `owner` (`None`: everyone's) matching ANY of `terms` in the title,
     /// parties, borrower or current text, most relevant first, with their current text.

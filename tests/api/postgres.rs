@@ -48,6 +48,7 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::documents_are_versioned_reviewed_and_listed(store(cluster).await).await;
     store_contract::document_quotas_hold_under_concurrent_writes(store(cluster).await).await;
     store_contract::uploaded_files_are_kept_with_their_versions_and_count_against_the_quota(store(cluster).await).await;
+    store_contract::the_current_agreements_of_a_deal_are_read_newest_first_per_owner(store(cluster).await).await;
     store_contract::analyses_move_forward_once_and_list_newest_first(store(cluster).await).await;
     store_contract::rate_limits_are_exact_under_concurrency_and_roll(store(cluster).await).await;
     store_contract::cached_responses_are_served_while_fresh(store(cluster).await).await;

@@ -403,6 +403,62 @@ async fn the_memory_document_store_honours_the_repository_contract() {
     documents_are_versioned_reviewed_and_listed(Arc::new(MemoryDocumentStore::new())).await;
     document_quotas_hold_under_concurrent_writes(Arc::new(MemoryDocumentStore::new())).await;
     uploaded_files_are_kept_with_their_versions_and_count_against_the_quota(Arc::new(MemoryDocumentStore::new())).await;
+    the_current_agreements_of_a_deal_are_read_newest_first_per_owner(Arc::new(MemoryDocumentStore::new())).await;
+}
+
+/// An agreement with one facility at `spread`, told apart by it.
+fn agreement_at(spread: &str) -> serde_json::Value {
+    json!({ "agreementName": "Credit Agreement", "facilities": [{ "name": "Term Loan", "spread": spread }] })
+}
+
+/// A document of `owner` on `deal_id`, created `minutes` after `NOW`, its agreement at `spread`.
+fn deal_document(owner: UserId, title: &str, deal_id: Option<i64>, spread: &str, minutes: i64) -> NewDocument {
+    let mut document =
+        new_document(owner, title, "Term SOFR plus a margin", "Acme Corp", NOW + Duration::minutes(minutes));
+    document.deal_id = deal_id;
+    document.first_version.extraction.agreement = agreement_at(spread);
+    document
+}
+
+pub async fn the_current_agreements_of_a_deal_are_read_newest_first_per_owner(store: Arc<dyn DocumentRepository>) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let create = |document: NewDocument| {
+        let store = Arc::clone(&store);
+        async move { store.create(document).await.expect("create") }
+    };
+    let term_loan = create(deal_document(alice, "Acme term loan", Some(7), "0.0250", 0)).await;
+    let revolver = create(deal_document(alice, "Acme revolver", Some(7), "0.0200", 1)).await;
+    let bridge = create(deal_document(bob, "Bob's bridge", Some(7), "0.0400", 2)).await;
+    create(deal_document(alice, "Initech lease", Some(8), "0.0100", 3)).await;
+    create(deal_document(alice, "Unlinked memo", None, "0.0300", 4)).await;
+    let later = NOW + Duration::minutes(5);
+    let mut amended = version("Term SOFR plus 2.75%", "Acme Corp", alice, later);
+    amended.extraction.agreement = agreement_at("0.0275");
+    store
+        .add_version(
+            term_loan.id,
+            amended,
+            review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, later),
+        )
+        .await
+        .expect("second version");
+
+    // The amended term loan changed last, so it comes first, with its second version's agreement.
+    let alices = store.current_agreements(7, Some(alice), 20).await.expect("agreements");
+    assert_eq!(alices.iter().map(|a| a.id).collect::<Vec<_>>(), [term_loan.id, revolver.id]);
+    assert_eq!((alices[0].title.as_str(), alices[0].version), ("Acme term loan", 2));
+    assert_eq!(alices[0].agreement, agreement_at("0.0275"));
+    assert_eq!((alices[1].title.as_str(), alices[1].version), ("Acme revolver", 1));
+    assert_eq!(alices[1].agreement, agreement_at("0.0200"));
+
+    let everyone = store.current_agreements(7, None, 20).await.expect("agreements");
+    assert_eq!(everyone.iter().map(|a| a.id).collect::<Vec<_>>(), [term_loan.id, bridge.id, revolver.id]);
+    let first_two = store.current_agreements(7, None, 2).await.expect("agreements");
+    assert_eq!(first_two.iter().map(|a| a.id).collect::<Vec<_>>(), [term_loan.id, bridge.id], "limit");
+    let bobs = store.current_agreements(7, Some(bob), 20).await.expect("agreements");
+    assert_eq!(bobs.iter().map(|a| a.id).collect::<Vec<_>>(), [bridge.id]);
+    assert!(store.current_agreements(8, Some(bob), 20).await.expect("agreements").is_empty(), "another owner's deal");
+    assert!(store.current_agreements(99, None, 20).await.expect("agreements").is_empty(), "a deal without documents");
 }
 
 fn analysis(owner: UserId, kind: AnalysisKind, deal_id: Option<i64>, minutes: i64) -> AnalysisRecord {

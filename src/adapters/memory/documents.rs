@@ -2,6 +2,7 @@
 //! keeps the counts of the words of its title, parties and current text for search: exact matching
 //! for the list, Okapi BM25 for the research corpus.
 
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
@@ -9,8 +10,8 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, OriginalFile,
-    OriginalInfo, ReviewEvent, StorageUsage, search_terms,
+    CorpusDocument, CurrentAgreement, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery,
+    DocumentVersion, OriginalFile, OriginalInfo, ReviewEvent, StorageUsage, search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
@@ -85,6 +86,11 @@ fn bm25_scores(documents: &[&Stored], terms: &[String]) -> Vec<f64> {
                 .sum()
         })
         .collect()
+}
+
+/// The order of listings: the most recent change first, then the newest document.
+fn latest_change_first(a: &Document, b: &Document) -> Ordering {
+    b.updated_at.cmp(&a.updated_at).then_with(|| b.id.cmp(&a.id))
 }
 
 #[derive(Default)]
@@ -228,13 +234,40 @@ impl DocumentRepository for MemoryDocumentStore {
             .filter(|stored| query.deal_id.is_none_or(|deal| stored.document.deal_id == Some(deal)))
             .filter(|stored| terms.iter().all(|term| stored.words.contains_key(term)))
             .collect();
-        matching.sort_by(|a, b| {
-            b.document.updated_at.cmp(&a.document.updated_at).then_with(|| b.document.id.cmp(&a.document.id))
-        });
+        matching.sort_by(|a, b| latest_change_first(&a.document, &b.document));
         let total = matching.len() as u64;
         let offset = usize::try_from(query.offset()).unwrap_or(usize::MAX);
         let documents = matching.into_iter().skip(offset).take(query.limit as usize).map(Stored::listing).collect();
         Ok(DocumentPage { documents, total })
+    }
+
+    async fn current_agreements(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+        limit: u32,
+    ) -> Result<Vec<CurrentAgreement>, StoreError> {
+        let state = self.state();
+        let mut matching: Vec<&Document> = state
+            .documents
+            .values()
+            .map(|stored| &stored.document)
+            .filter(|document| document.deal_id == Some(deal_id))
+            .filter(|document| owner.is_none_or(|owner| document.owner == owner))
+            .collect();
+        matching.sort_by(|a, b| latest_change_first(a, b));
+        Ok(matching
+            .into_iter()
+            .filter_map(|document| {
+                document.current_version().map(|current| CurrentAgreement {
+                    id: document.id,
+                    title: document.title.clone(),
+                    version: current.version,
+                    agreement: current.extraction.agreement.clone(),
+                })
+            })
+            .take(limit as usize)
+            .collect())
     }
 
     async fn search_corpus(

@@ -13,9 +13,9 @@ use super::listing::Listing;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    AgreementSummary, CorpusDocument, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery,
-    DocumentQuota, DocumentVersion, ExtractionRecord, Money, OriginalFile, OriginalInfo, ReviewEvent, ReviewState,
-    StorageUsage, search_terms,
+    AgreementSummary, CorpusDocument, CurrentAgreement, Document, DocumentId, DocumentListing, DocumentPage,
+    DocumentQuery, DocumentQuota, DocumentVersion, ExtractionRecord, Money, OriginalFile, OriginalInfo, ReviewEvent,
+    ReviewState, StorageUsage, search_terms,
 };
 use crate::domain::intake::{MediaType, PageMap};
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
@@ -414,6 +414,43 @@ impl DocumentRepository for PostgresStore {
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(DocumentPage { documents, total })
+    }
+
+    async fn current_agreements(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+        limit: u32,
+    ) -> Result<Vec<CurrentAgreement>, StoreError> {
+        let client = self.connection().await?;
+        let owner = owner.map(|owner| owner.as_uuid());
+        let limit = i64::from(limit);
+        let listing = Listing::new()
+            .with("d.deal_id = $?", Some(&deal_id as &(dyn ToSql + Sync)))
+            .with("d.owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)));
+        let filter = listing.filter();
+        let (bounds, params) = listing.page(&limit, &0);
+        // One statement: only the current version's row is joined, and of it only the agreement, so
+        // neither the texts nor the older versions are read.
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT d.id, d.title, d.current_version, v.agreement FROM documents d \
+                 JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \
+                 {filter} ORDER BY d.updated_at DESC, d.id DESC {bounds}"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let rows = client.query(&statement, &params).await.map_err(unavailable)?;
+        rows.iter()
+            .map(|row| {
+                Ok(CurrentAgreement {
+                    id: document_id(column(row, "id")?)?,
+                    title: column(row, "title")?,
+                    version: column(row, "current_version")?,
+                    agreement: column(row, "agreement")?,
+                })
+            })
+            .collect()
     }
 
     async fn search_corpus(

@@ -338,6 +338,18 @@ pub struct CorpusDocument {
     pub rank: f64,
 }
 
+/// The agreement extracted from a document's current version, with nothing else of the document
+/// (no text, no older versions): what a loan application reads of the agreements of its deal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurrentAgreement {
+    pub id: DocumentId,
+    pub title: String,
+    /// The number of the current version.
+    pub version: i32,
+    /// The CDM-named agreement object extracted from that version ([`ExtractionRecord::agreement`]).
+    pub agreement: serde_json::Value,
+}
+
 /// Lower-cased words of `text`, for the memory store's search (PostgreSQL uses full-text search).
 pub fn search_terms(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()

@@ -23,7 +23,6 @@ use super::statements::{CompanyFinancials, FiscalYearStatement};
 use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
-use crate::domain::documents::DocumentQuery;
 use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
@@ -55,6 +54,8 @@ const STATEMENT_YEARS: usize = 6;
 const STATEMENT_QUARTERS: usize = 8;
 /// The price window of a company analysis.
 const PRICE_RANGE: TimeRange = TimeRange::OneYear;
+/// The agreements of a deal a loan application reads: its most recently changed documents.
+const DEAL_AGREEMENTS: u32 = 20;
 
 /// Which sections a company analysis computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -338,12 +339,9 @@ impl QuantService {
     async fn deal_terms(&self, caller: Principal, deal_id: i64) -> Result<Vec<Value>, QuantError> {
         let Some(documents) = &self.documents else { return Ok(Vec::new()) };
         let owner = listed_owner(caller);
-        let query = DocumentQuery { owner, search: None, deal_id: Some(deal_id), page: 1, limit: 20 };
         let mut terms = Vec::new();
-        for listing in documents.list(&query).await?.documents {
-            let Some(document) = documents.find(listing.id).await? else { continue };
-            let Some(version) = document.current_version() else { continue };
-            let facilities: Vec<Value> = version.extraction.agreement["facilities"]
+        for current in documents.current_agreements(deal_id, owner, DEAL_AGREEMENTS).await? {
+            let facilities: Vec<Value> = current.agreement["facilities"]
                 .as_array()
                 .into_iter()
                 .flatten()
@@ -359,9 +357,9 @@ impl QuantService {
                 })
                 .collect();
             terms.push(json!({
-                "document_id": document.id.get(),
-                "title": document.title,
-                "version": version.version,
+                "document_id": current.id.get(),
+                "title": current.title,
+                "version": current.version,
                 "facilities": facilities,
             }));
         }
