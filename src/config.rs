@@ -433,7 +433,11 @@ impl Config {
                 benchmark: vars.non_empty_or("MARKET_BENCHMARK", "SPY")?.to_ascii_uppercase(),
                 timeout: vars.duration_or("MARKET_DATA_TIMEOUT", Duration::from_secs(20))?,
                 sec_cache_ttl: vars.duration_or("SEC_CACHE_TTL", Duration::from_secs(24 * 3600))?,
-                price_cache_ttl: vars.duration_or("PRICE_CACHE_TTL", Duration::from_secs(15 * 60))?,
+                // "off" (or 0) keeps no price series at all.
+                price_cache_ttl: match vars.get("PRICE_CACHE_TTL").as_deref().map(str::trim) {
+                    Some("off" | "0") => Duration::ZERO,
+                    _ => vars.duration_or("PRICE_CACHE_TTL", Duration::from_secs(15 * 60))?,
+                },
             },
             login_max_failures: vars.positive_or("LOGIN_MAX_FAILURES", 5)?,
             login_max_failures_per_client: vars.positive_or("LOGIN_MAX_FAILURES_PER_CLIENT", 20)?,
@@ -887,6 +891,10 @@ mod tests {
         assert_eq!(keyed.market_data.benchmark, "QQQ");
         assert!(!format!("{keyed:?}").contains("av-secret-key"));
         assert_eq!(config_error(&[("MARKET_DATA_TIMEOUT", "soon")]).variable, "MARKET_DATA_TIMEOUT");
+        assert_eq!(defaults.price_cache_ttl, Duration::from_secs(15 * 60));
+        let off = config(&[("PRICE_CACHE_TTL", "off")]).expect("valid").market_data;
+        assert_eq!(off.price_cache_ttl, Duration::ZERO);
+        assert_eq!(config_error(&[("PRICE_CACHE_TTL", "a while")]).variable, "PRICE_CACHE_TTL");
     }
 
     #[test]
