@@ -595,6 +595,20 @@ pub async fn cached_responses_are_served_while_fresh(cache: Arc<dyn ResponseCach
         Some(b"{\"v\":2}".to_vec())
     );
     assert_eq!(cache.get("https://sec.example/unknown", NOW - Duration::days(1)).await.expect("get"), None);
+
+    // Past its capacity the cache drops the oldest entries first.
+    let capacity = cache.capacity();
+    for n in 0..capacity + 2 {
+        let at = NOW + Duration::hours(3) + Duration::seconds(i64::try_from(n).expect("small"));
+        cache.put(&format!("prices:test:S{n}"), vec![1], at).await.expect("put");
+    }
+    let long_ago = NOW - Duration::days(1);
+    assert_eq!(cache.get("https://sec.example/CIK1.json", long_ago).await.expect("get"), None, "oldest dropped");
+    assert_eq!(cache.get("prices:test:S0", long_ago).await.expect("get"), None);
+    assert_eq!(cache.get("prices:test:S1", long_ago).await.expect("get"), None);
+    assert!(cache.get("prices:test:S2", long_ago).await.expect("get").is_some());
+    let newest = format!("prices:test:S{}", capacity + 1);
+    assert!(cache.get(&newest, long_ago).await.expect("get").is_some());
 }
 
 #[tokio::test]

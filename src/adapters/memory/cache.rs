@@ -41,4 +41,8 @@ impl ResponseCache for MemoryResponseCache {
         entries.insert(key.to_owned(), (at, body));
         Ok(())
     }
+
+    fn capacity(&self) -> usize {
+        MAX_ENTRIES
+    }
 }
