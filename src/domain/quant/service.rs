@@ -1075,7 +1075,12 @@ impl QuantService {
         }
         step("narrate", 95, "writing the summary".into());
         let computed_ttm = ttm.as_ref().and_then(|t| t.as_ref().ok());
-        let summary = narrate(subject.name(), credit.as_ref(), computed_ttm, stock_stats.as_ref(), &self.benchmark);
+        let currency = match subject {
+            Subject::Private { statements, .. } => Some(statements.currency.as_str()),
+            Subject::Listed(_) => None,
+        };
+        let summary =
+            narrate((subject.name(), currency), credit.as_ref(), computed_ttm, stock_stats.as_ref(), &self.benchmark);
         let mut metrics: Vec<Value> = Vec::new();
         if let Some(credit) = &credit {
             metrics.extend(credit.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
@@ -1446,8 +1451,9 @@ fn narrate_loan(name: &str, application: &LoanApplication, assessment: &super::l
 
 /// The deterministic narrator: the key figures and what they mean, in plain sentences, using only
 /// the computed numbers.
+/// `(name, currency)`: the currency is named for supplied statements, which may be in any.
 fn narrate(
-    name: &str,
+    (name, currency): (&str, Option<&str>),
     credit: Option<&CreditAnalysis>,
     ttm: Option<&TrailingTwelveMonths>,
     stock: Option<&InstrumentStatistics>,
@@ -1455,12 +1461,13 @@ fn narrate(
 ) -> String {
     let mut sentences = Vec::new();
     let figure = |name: &str| credit.and_then(|c| c.value(name));
+    let amount = |value: f64| currency.map_or_else(|| format!("{value:.0}"), |c| format!("{c} {value:.0}"));
     if let Some(credit) = credit {
         if let Some(year) = credit.fiscal_year_end {
             sentences.push(format!("{name} (fiscal year ended {year})."));
         }
         if let Some(revenue) = figure("revenue") {
-            sentences.push(format!("Revenue was {:.0}.", revenue));
+            sentences.push(format!("Revenue was {}.", amount(revenue)));
         }
         if let Some(leverage) = figure("debt_to_ebitda") {
             sentences.push(format!("Debt is {leverage:.2}x EBITDA."));
@@ -1478,7 +1485,7 @@ fn narrate(
         if let Some(ttm) = ttm {
             let mut parts = Vec::new();
             if let Some(revenue) = ttm.value("ttm_revenue") {
-                parts.push(format!("revenue was {revenue:.0}"));
+                parts.push(format!("revenue was {}", amount(revenue)));
             }
             if let Some(leverage) = ttm.value("ttm_debt_to_ebitda") {
                 parts.push(format!("debt was {leverage:.2}x EBITDA"));
