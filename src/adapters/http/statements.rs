@@ -21,7 +21,7 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, document_writes_limited, with_state};
-use super::uploads::{body_limit, form_error, is_multipart};
+use super::uploads::{body_limit, form_error, is_multipart, open_form};
 use crate::adapters::reader::spreadsheet::{SheetFormat, read_grid};
 use crate::domain::auth::Principal;
 use crate::domain::statements::service::{SetSubject, SheetUpload, StatementSetError};
@@ -283,12 +283,7 @@ fn sheet_format(declared: Option<&str>, file_name: &str, bytes: &[u8]) -> Result
 
 /// Parses the form: `file` (XLSX or CSV), `borrower_name`, optional `deal_id` and `currency`.
 async fn parse_sheet_form(body: RawJson, upload_max_bytes: u64) -> Result<SheetForm, ApiError> {
-    let content_type = body.content_type.unwrap_or_default();
-    let boundary = multer::parse_boundary(&content_type)
-        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "multipart/form-data needs a boundary parameter"))?;
-    let size = multer::SizeLimit::new().per_field(upload_max_bytes);
-    let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(body.bytes) });
-    let mut form = multer::Multipart::with_constraints(stream, boundary, multer::Constraints::new().size_limit(size));
+    let mut form = open_form(body, upload_max_bytes)?;
     let (mut file, mut borrower_name, mut deal_id, mut currency) = (None, None, None, None);
     while let Some(field) = form.next_field().await.map_err(|e| form_error(e, upload_max_bytes))? {
         let name = field.name().unwrap_or_default().to_owned();

@@ -45,12 +45,7 @@ fn unsupported(message: String) -> ApiError {
 /// 400 for a malformed form, a missing `file` part, an unknown part or a bad `deal_id`; 413 for a
 /// file over `upload_max_bytes`; 415 for a type that is not accepted.
 pub async fn parse_upload_form(body: RawJson, upload_max_bytes: u64) -> Result<UploadForm, ApiError> {
-    let content_type = body.content_type.unwrap_or_default();
-    let boundary = multer::parse_boundary(&content_type)
-        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "multipart/form-data needs a boundary parameter"))?;
-    let size = multer::SizeLimit::new().per_field(upload_max_bytes);
-    let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(body.bytes) });
-    let mut form = multer::Multipart::with_constraints(stream, boundary, multer::Constraints::new().size_limit(size));
+    let mut form = open_form(body, upload_max_bytes)?;
     let (mut file, mut file_name, mut title, mut deal_id) = (None, None, None, None);
     while let Some(field) = form.next_field().await.map_err(|e| form_error(e, upload_max_bytes))? {
         let name = field.name().unwrap_or_default().to_owned();
@@ -86,6 +81,19 @@ pub async fn parse_upload_form(body: RawJson, upload_max_bytes: u64) -> Result<U
         return Err(ApiError::invalid_field("file", "the file is empty"));
     }
     Ok(UploadForm { file, file_name, title, deal_id })
+}
+
+/// The parts of a `multipart/form-data` body, each at most `upload_max_bytes`.
+///
+/// # Errors
+/// 400 when the content type has no boundary.
+pub(crate) fn open_form(body: RawJson, upload_max_bytes: u64) -> Result<multer::Multipart<'static>, ApiError> {
+    let content_type = body.content_type.unwrap_or_default();
+    let boundary = multer::parse_boundary(&content_type)
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "multipart/form-data needs a boundary parameter"))?;
+    let size = multer::SizeLimit::new().per_field(upload_max_bytes);
+    let stream = futures_util::stream::once(async move { Ok::<Bytes, std::io::Error>(body.bytes) });
+    Ok(multer::Multipart::with_constraints(stream, boundary, multer::Constraints::new().size_limit(size)))
 }
 
 fn media_type_of(declared: Option<&str>, file_name: Option<&str>) -> Result<MediaType, ApiError> {

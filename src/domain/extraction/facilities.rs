@@ -1216,23 +1216,7 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             Some(_) => facility_name(doc, FacilityKey::LetterOfCredit),
             None => facility_name(doc, frame.key),
         };
-        let mut facility = Facility {
-            name,
-            facility_type,
-            commitment,
-            optional_currencies: Vec::new(),
-            floating_rate_index: None,
-            index_tenor: None,
-            interest_periods: None,
-            spread: None,
-            base_rate_spread: None,
-            pricing_grid: Vec::new(),
-            floor: None,
-            commitment_fee: None,
-            payment_frequency: None,
-            day_count_fraction: None,
-            termination_date,
-        };
+        let mut facility = unpriced(name, facility_type, commitment, termination_date);
         pricing::apply(doc, &pricing, &mut facility, frame, &frames, &base, report);
         facilities.push(facility);
     }
@@ -1240,6 +1224,32 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         facilities.push(reimbursement_loan_facility(doc, &pricing, &maturities, letters, report));
     }
     facilities
+}
+
+/// A facility with its name, type, amount and maturity, before pricing is applied to it.
+fn unpriced(
+    name: Option<Sourced<String>>,
+    facility_type: Option<Sourced<FacilityType>>,
+    commitment: Option<Sourced<Money>>,
+    termination_date: Option<Sourced<Date>>,
+) -> Facility {
+    Facility {
+        name,
+        facility_type,
+        commitment,
+        optional_currencies: Vec::new(),
+        floating_rate_index: None,
+        index_tenor: None,
+        interest_periods: None,
+        spread: None,
+        base_rate_spread: None,
+        pricing_grid: Vec::new(),
+        floor: None,
+        commitment_fee: None,
+        payment_frequency: None,
+        day_count_fraction: None,
+        termination_date,
+    }
 }
 
 /// The revolving loans that only reimburse letter of credit drawings, as a facility beside the
@@ -1262,23 +1272,8 @@ fn reimbursement_loan_facility(
     let base = "/facilities/1";
     let name = facility_name(doc, FacilityKey::Revolving);
     let facility_type = name.as_ref().and_then(|n| doc.sourced(n.span().range(), FacilityType::RevolvingCredit));
-    let mut facility = Facility {
-        name,
-        facility_type,
-        commitment: None,
-        optional_currencies: Vec::new(),
-        floating_rate_index: None,
-        index_tenor: None,
-        interest_periods: None,
-        spread: None,
-        base_rate_spread: None,
-        pricing_grid: Vec::new(),
-        floor: None,
-        commitment_fee: None,
-        payment_frequency: None,
-        day_count_fraction: None,
-        termination_date: resolve(&format!("{base}/terminationDate"), maturities, &frame, &frames, report),
-    };
+    let termination_date = resolve(&format!("{base}/terminationDate"), maturities, &frame, &frames, report);
+    let mut facility = unpriced(name, facility_type, None, termination_date);
     pricing::apply_floating_rate(doc, pricing, &mut facility, &frame, &frames, base, report);
     facility
 }
@@ -1301,23 +1296,8 @@ fn single_unnamed_facility(
     if frame.facility_type == Some(FacilityType::RevolvingCredit) {
         maturities.extend(commitment_end_candidates(doc));
     }
-    let mut facility = Facility {
-        name: None,
-        facility_type,
-        commitment,
-        optional_currencies: Vec::new(),
-        floating_rate_index: None,
-        index_tenor: None,
-        interest_periods: None,
-        spread: None,
-        base_rate_spread: None,
-        pricing_grid: Vec::new(),
-        floor: None,
-        commitment_fee: None,
-        payment_frequency: None,
-        day_count_fraction: None,
-        termination_date: resolve("/facilities/0/terminationDate", &maturities, &frame, &frames, report),
-    };
+    let termination_date = resolve("/facilities/0/terminationDate", &maturities, &frame, &frames, report);
+    let mut facility = unpriced(None, facility_type, commitment, termination_date);
     pricing::apply(doc, pricing, &mut facility, &frame, &frames, "/facilities/0", report);
     vec![facility]
 }
