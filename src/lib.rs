@@ -10,7 +10,6 @@ pub mod config;
 pub mod domain;
 pub mod evaluation;
 pub mod ports;
-pub mod research_workers;
 pub mod startup;
 pub mod telemetry;
 

@@ -1,5 +1,7 @@
 //! Composition: pick adapters from configuration, build the use cases, bind the listener, serve.
 
+mod research_workers;
+
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,7 +56,7 @@ use crate::ports::research::ResearchRepository;
 use crate::ports::statement_sets::StatementSetRepository;
 use crate::ports::store::{RefreshTokenRepository, StoreHealth, UserRepository, WalletNonceRepository};
 use crate::ports::web_search::WebSearch;
-use crate::research_workers::ResearchWorkers;
+use research_workers::ResearchWorkers;
 
 /// How often expired refresh-token records and nonces are purged.
 const PURGE_INTERVAL: Duration = Duration::from_secs(600);
