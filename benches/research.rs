@@ -27,8 +27,8 @@ use creditflow::adapters::fetch::{FetchSettings, HttpPageFetcher};
 use creditflow::adapters::memory::{MemoryDocumentStore, MemoryResearchStore};
 use creditflow::adapters::search::{SearxngSearch, SearxngSettings};
 use creditflow::domain::auth::{Principal, Role, UserId};
-use creditflow::domain::research_runs::{ResearchRun, ResearchStatus, WorkerId};
-use creditflow::domain::research_service::{
+use creditflow::domain::research::runs::{ResearchRun, ResearchStatus, WorkerId};
+use creditflow::domain::research::service::{
     ResearchReport, ResearchRequest, ResearchService, ResearchSettings, WorkOutcome,
 };
 use creditflow::ports::page_fetch::PageFetcher;

@@ -25,13 +25,13 @@ use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::chat::{Intent, QuantRequest};
-use crate::domain::people_service::{PeopleError, PeopleRequest, PeopleService};
+use crate::domain::people::service::{PeopleError, PeopleRequest, PeopleService};
 use crate::domain::quant::loan::LoanType;
 use crate::domain::quant::market::TimeRange;
 use crate::domain::quant::service::{
     CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, QuantError, QuantService,
 };
-use crate::domain::research_service::{ResearchError, ResearchRequest, ResearchService};
+use crate::domain::research::service::{ResearchError, ResearchRequest, ResearchService};
 use crate::ports::clock::Clock;
 use crate::ports::store::StoreError;
 

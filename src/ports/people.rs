@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::ports::store::StoreError;
 
 #[cfg_attr(test, mockall::automock)]

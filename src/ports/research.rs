@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::domain::research_runs::{
+use crate::domain::research::runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, WorkerId,
 };
 use crate::ports::store::StoreError;

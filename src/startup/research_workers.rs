@@ -10,8 +10,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use crate::domain::research_runs::WorkerId;
-use crate::domain::research_service::{ResearchService, WorkOutcome};
+use crate::domain::research::runs::WorkerId;
+use crate::domain::research::service::{ResearchService, WorkOutcome};
 use crate::ports::research::LeaseError;
 
 /// How often an idle worker looks for runs submitted through another instance.
@@ -82,7 +82,7 @@ async fn work(service: Arc<ResearchService>, wake: Arc<Notify>, worker: WorkerId
 }
 
 /// Renews the lease three times per lease period; returns only when the lease is lost.
-async fn keep_lease(service: &ResearchService, id: crate::domain::research_runs::ResearchId, worker: WorkerId) {
+async fn keep_lease(service: &ResearchService, id: crate::domain::research::runs::ResearchId, worker: WorkerId) {
     let period = service.settings().lease / 3;
     loop {
         tokio::time::sleep(period).await;

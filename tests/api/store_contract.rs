@@ -20,9 +20,9 @@ use creditflow::domain::documents::{
     ReviewState,
 };
 use creditflow::domain::intake::{MediaType, PageMap};
-use creditflow::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
+use creditflow::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
 use creditflow::domain::ratelimit::RatePolicy;
-use creditflow::domain::research_runs::{
+use creditflow::domain::research::runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
 };
 use creditflow::domain::statements::stored::{SetOrigin, StatementSetId, StatementSetRecord};

@@ -16,7 +16,7 @@ use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::rfc3339;
 use crate::domain::auth::Principal;
-use crate::domain::chat_service::{ChatError, ChatTurn};
+use crate::domain::chat::service::{ChatError, ChatTurn};
 use crate::domain::workflows::LaunchError;
 use crate::ports::conversations::ChatSession;
 

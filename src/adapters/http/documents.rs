@@ -30,9 +30,9 @@ use crate::domain::documents::{
     analyse_text,
 };
 use crate::domain::intake::{MediaType, ReadError};
-use crate::domain::people_runs::PeopleRecord;
+use crate::domain::people::runs::PeopleRecord;
 use crate::domain::ratelimit::RateDecision;
-use crate::domain::research_runs::ResearchRun;
+use crate::domain::research::runs::ResearchRun;
 use crate::ports::page_fetch::FetchError;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {

@@ -27,13 +27,13 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::domain::auth::AuthService;
-use crate::domain::chat_service::ChatService;
+use crate::domain::chat::service::ChatService;
 use crate::domain::db_ssl::DbSslExpectation;
 use crate::domain::documents::DocumentService;
-use crate::domain::people_service::PeopleService;
+use crate::domain::people::service::PeopleService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;
-use crate::domain::research_service::ResearchService;
+use crate::domain::research::service::ResearchService;
 use crate::domain::statements::service::StatementSetService;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;

@@ -17,8 +17,8 @@ use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::{ListingParams, rfc3339};
 use crate::domain::auth::Principal;
-use crate::domain::research_runs::{ResearchId, ResearchRun, ResearchStatus};
-use crate::domain::research_service::{ResearchError, ResearchReport, ResearchRequest};
+use crate::domain::research::runs::{ResearchId, ResearchRun, ResearchStatus};
+use crate::domain::research::service::{ResearchError, ResearchReport, ResearchRequest};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let query =

@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{RunKey, page_of_runs};
-use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::ports::people::PeopleRepository;
 use crate::ports::store::StoreError;
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::{RunKey, page_of_runs};
-use crate::domain::research_runs::{
+use crate::domain::research::runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
 };
 use crate::ports::research::{LeaseError, ResearchRepository};

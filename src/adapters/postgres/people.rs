@@ -9,7 +9,7 @@ use tokio_postgres::Row;
 use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
-use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::ports::people::PeopleRepository;
 use crate::ports::store::StoreError;
 

@@ -15,7 +15,7 @@ use tokio_postgres::types::ToSql;
 use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
-use crate::domain::research_runs::{
+use crate::domain::research::runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
 };
 use crate::ports::research::{LeaseError, ResearchRepository};

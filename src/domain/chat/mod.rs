@@ -12,6 +12,7 @@ mod amount;
 pub mod document_answer;
 pub mod intent;
 mod phrases;
+pub mod service;
 
 pub use document_answer::{AgreementField, DocumentAnswer, answer_from_agreement, recognise_document_question};
 pub use intent::{

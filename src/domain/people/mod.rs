@@ -11,6 +11,8 @@
 
 pub mod character;
 pub mod ipip;
+pub mod runs;
+pub mod service;
 
 pub use character::{
     AdverseCategory, CHARACTER_NOTICE, CharacterAssessment, Finding, PositiveKind, PositiveSignal, ScoreBand,

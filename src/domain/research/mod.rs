@@ -16,6 +16,8 @@
 pub mod answer;
 pub mod bm25;
 pub mod plan;
+pub mod runs;
+pub mod service;
 pub mod state;
 pub mod text;
 pub mod urls;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::auth::UserId;
+use crate::domain::auth::UserId;
 
 /// Smallest and largest `max_iterations` a client may ask for, and the default.
 pub const MAX_ITERATIONS_RANGE: std::ops::RangeInclusive<u32> = 1..=20;

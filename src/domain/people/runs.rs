@@ -5,7 +5,7 @@
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::auth::UserId;
+use crate::domain::auth::UserId;
 
 uuid_id! {
     /// Identifier of a people-workflow result, as the API exposes it (`people_id`).

@@ -39,14 +39,14 @@ use uuid::Uuid;
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::listing::{check_page, listed_owner};
+use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::domain::people::{
     BigFiveScores, CharacterAssessment, Finding, IPIP50_INSTRUMENT, PositiveSignal, ScoreBand, TraitScore,
     assess_character, score_ipip50, score_ipip50_items,
 };
-use crate::domain::people_runs::{PeopleId, PeopleQuery, PeopleRecord};
 use crate::domain::research::ResearchState;
+use crate::domain::research::service::{Investigation, ResearchService};
 use crate::domain::research::text::{split_sentences, truncate_at_word};
-use crate::domain::research_service::{Investigation, ResearchService};
 use crate::ports::clock::Clock;
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
 use crate::ports::people::PeopleRepository;
@@ -908,7 +908,7 @@ mod tests {
     use crate::domain::auth::Role;
     use crate::domain::auth::UserId;
     use crate::domain::people::CHARACTER_NOTICE;
-    use crate::domain::research_service::ResearchSettings;
+    use crate::domain::research::service::ResearchSettings;
     use crate::ports::clock::MockClock;
     use crate::ports::documents::MockDocumentRepository;
     use crate::ports::llm::{ChatResponse, ChatRole, LlmError, MockLanguageModel, TokenUsage};

@@ -16,12 +16,12 @@ use crate::domain::auth::{Principal, UserId};
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::documents::search_terms;
 use crate::domain::listing::{check_page, listed_owner};
-use crate::domain::research::text::is_stop_word;
-use crate::domain::research::{ResearchState, citations_are_valid};
-use crate::domain::research_runs::{
+use crate::domain::research::runs::{
     DEFAULT_MAX_ITERATIONS, MAX_ATTEMPTS, MAX_ITERATIONS_RANGE, ResearchId, ResearchOutcome, ResearchProgress,
     ResearchQuery, ResearchRun, WorkerId,
 };
+use crate::domain::research::text::is_stop_word;
+use crate::domain::research::{ResearchState, citations_are_valid};
 use crate::ports::clock::Clock;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel};
