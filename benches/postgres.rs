@@ -16,10 +16,10 @@ use creditflow::adapters::postgres::{
 };
 use creditflow::config::DbTlsSettings;
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserId};
-use creditflow::domain::db_ssl::SslMode;
 use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, ReviewEvent, ReviewState,
 };
+use creditflow::domain::health::db_ssl::SslMode;
 use creditflow::domain::intake::PageMap;
 use creditflow::ports::documents::{DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::store::UserRepository;

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::domain::auth::{EmailAddress, Password, Role};
-use crate::domain::db_ssl::SslMode;
+use crate::domain::health::db_ssl::SslMode;
 
 /// A secret value: usable, never printed.
 #[derive(Clone, PartialEq, Eq)]

@@ -1,5 +1,8 @@
 //! Pure business logic: no HTTP framework, database driver, HTTP client, environment or wall clock.
 //! Everything the domain needs from the outside world arrives through the traits in [`crate::ports`].
+//!
+//! One folder per bounded context, each holding its models, its service and its stored runs;
+//! [`listing`] (paging and who may see whose records) is the small kernel they share.
 
 /// Declares a UUID identifier: `new_random`, `from_uuid`, `as_uuid`, and its text form (`Display`,
 /// `FromStr`), with the given doc comment and any extra attributes.
@@ -36,19 +39,16 @@ macro_rules! uuid_id {
     };
 }
 
-pub mod analyses;
 pub mod auth;
 pub mod cdm;
 pub mod chat;
-pub mod db_ssl;
 pub mod documents;
 pub mod extraction;
+pub mod health;
 pub mod intake;
 pub mod listing;
-pub mod llm_proposals;
 pub mod people;
 pub mod quant;
 pub mod ratelimit;
 pub mod research;
 pub mod statements;
-pub mod workflows;

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::ports::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]

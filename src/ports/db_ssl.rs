@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 
-use crate::domain::db_ssl::DbSslObservation;
+use crate::domain::health::db_ssl::DbSslObservation;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbSslError {

@@ -4,7 +4,7 @@
 //!
 //! Everything the model returns is untrusted input: tool-call arguments are always a JSON object
 //! (see [`ToolCall::arguments`]) and values the model claims to have read in a document are checked
-//! against the text by [`crate::domain::llm_proposals`] before they are kept.
+//! against the text by [`crate::domain::extraction::llm_proposals`] before they are kept.
 
 use std::time::Duration;
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use creditflow::adapters::llm::OpenAiCompatible;
 use creditflow::adapters::memory::MemoryAnalysisStore;
-use creditflow::domain::analyses::{AnalysisKind, AnalysisRecord};
 use creditflow::domain::auth::UserId;
+use creditflow::domain::quant::runs::{AnalysisKind, AnalysisRecord};
 use creditflow::ports::analyses::AnalysisRepository;
 
 use crate::cdm_events;

@@ -84,7 +84,7 @@ mod database_ssl {
 
     use async_trait::async_trait;
     use creditflow::adapters::http::DatabaseHealth;
-    use creditflow::domain::db_ssl::{DbSslExpectation, DbSslObservation, SslMode};
+    use creditflow::domain::health::db_ssl::{DbSslExpectation, DbSslObservation, SslMode};
     use creditflow::ports::db_ssl::{DbSslError, DbSslInspector};
     use serde_json::Value;
 

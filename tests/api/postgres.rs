@@ -8,7 +8,7 @@ use std::time::Duration;
 use creditflow::adapters::postgres::migrations::migrate;
 use creditflow::adapters::postgres::{ClientAuth, DatabaseTarget, PostgresStore};
 use creditflow::config::{Config, DbTlsSettings};
-use creditflow::domain::db_ssl::SslMode;
+use creditflow::domain::health::db_ssl::SslMode;
 use creditflow::{Adapters, Application};
 use serde_json::Value;
 

@@ -7,9 +7,6 @@ use creditflow::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
     MemoryResearchStore, MemoryStatementSetStore, MemoryStore,
 };
-use creditflow::domain::analyses::{
-    AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
-};
 use creditflow::domain::auth::ethereum::EthAddress;
 use creditflow::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
@@ -21,6 +18,9 @@ use creditflow::domain::documents::{
 };
 use creditflow::domain::intake::{MediaType, PageMap};
 use creditflow::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
+use creditflow::domain::quant::runs::{
+    AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
+};
 use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::domain::research::runs::{
     ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,

@@ -16,7 +16,7 @@ use creditflow::adapters::postgres::{
     ClientAuth, DatabaseTarget, DbTimeouts, EmbeddedOptions, EmbeddedPostgres, TlsMaterial, create_database_if_missing,
 };
 use creditflow::config::DbTlsSettings;
-use creditflow::domain::db_ssl::SslMode;
+use creditflow::domain::health::db_ssl::SslMode;
 use tokio::sync::OnceCell;
 
 /// The role the clusters are created with (the client certificates' common name).

@@ -16,8 +16,8 @@ use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::rfc3339;
 use crate::domain::auth::Principal;
+use crate::domain::chat::launcher::LaunchError;
 use crate::domain::chat::service::{ChatError, ChatTurn};
-use crate::domain::workflows::LaunchError;
 use crate::ports::conversations::ChatSession;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {

@@ -20,7 +20,6 @@ use super::filters::{
 };
 use super::paging::rfc3339;
 use super::uploads::{body_limit, is_multipart, parse_upload_form};
-use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
 use crate::domain::documents::amends::AmendedAgreement;
 use crate::domain::documents::service::LINKED_RUNS_LIMIT;
@@ -31,6 +30,7 @@ use crate::domain::documents::{
 };
 use crate::domain::intake::{MediaType, ReadError};
 use crate::domain::people::runs::PeopleRecord;
+use crate::domain::quant::runs::AnalysisRecord;
 use crate::domain::ratelimit::RateDecision;
 use crate::domain::research::runs::ResearchRun;
 use crate::ports::page_fetch::FetchError;

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::domain::auth::{Role, SignedIn, User};
-use crate::domain::db_ssl::DbSslReport;
+use crate::domain::health::db_ssl::DbSslReport;
 
 /// A role, as the API names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

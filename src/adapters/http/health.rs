@@ -11,7 +11,7 @@ use warp::reply::{Reply, Response};
 use super::AppState;
 use super::dto::{DbSslReportResponse, HealthResponse};
 use super::filters::with_state;
-use crate::domain::db_ssl::{DbSslProbeFailure, DbSslStatus, assess_db_ssl, report_without_database};
+use crate::domain::health::db_ssl::{DbSslProbeFailure, DbSslStatus, assess_db_ssl, report_without_database};
 
 /// A store that has not answered within this is not ready.
 const READINESS_TIMEOUT: Duration = Duration::from_secs(2);

@@ -28,8 +28,8 @@ use warp::reply::Response;
 
 use crate::domain::auth::AuthService;
 use crate::domain::chat::service::ChatService;
-use crate::domain::db_ssl::DbSslExpectation;
 use crate::domain::documents::DocumentService;
+use crate::domain::health::db_ssl::DbSslExpectation;
 use crate::domain::people::service::PeopleService;
 use crate::domain::quant::service::QuantService;
 use crate::domain::ratelimit::RatePolicy;

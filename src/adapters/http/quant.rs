@@ -21,10 +21,10 @@ use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::{ListingParams, rfc3339};
-use crate::domain::analyses::{AnalysisId, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::Principal;
 use crate::domain::quant::loan::LoanType;
 use crate::domain::quant::market::TimeRange;
+use crate::domain::quant::runs::{AnalysisId, AnalysisRecord, AnalysisStatus};
 use crate::domain::quant::service::{
     CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, Progress, QuantError,
 };

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::adapters::retry::{RetryPolicy, retry_after};
 use crate::config::{LlmConfig, Secret};
-use crate::domain::llm_proposals::json_kind;
+use crate::domain::extraction::llm_proposals::json_kind;
 use crate::ports::llm::{
     ChatMessage, ChatRequest, ChatResponse, ChatRole, LanguageModel, LlmError, RAW_ARGUMENTS_KEY, TokenUsage, ToolCall,
 };

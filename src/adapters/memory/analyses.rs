@@ -8,7 +8,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::{RunKey, page_of_runs};
-use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::store::StoreError;
 

@@ -9,8 +9,8 @@ use tokio_postgres::Row;
 
 use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
-use crate::domain::analyses::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::domain::auth::UserId;
+use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::store::StoreError;
 
@@ -147,7 +147,7 @@ impl AnalysisRepository for PostgresStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::analyses::AnalysisKind;
+    use crate::domain::quant::runs::AnalysisKind;
 
     #[test]
     fn every_kind_and_status_is_allowed_by_the_table() {

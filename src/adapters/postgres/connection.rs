@@ -27,7 +27,7 @@ use tokio_postgres::config::{Host, SslMode as WireSslMode};
 
 use super::certs::check_key_pair;
 use crate::config::{DatabaseConfig, DbTlsSettings};
-use crate::domain::db_ssl::{DbSslExpectation, SslMode};
+use crate::domain::health::db_ssl::{DbSslExpectation, SslMode};
 
 /// How long a request waits for a pooled connection before the store reports itself unavailable.
 const POOL_WAIT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -25,7 +25,7 @@ pub use embedded::{ClientAuth, EmbeddedOptions, EmbeddedPostgres, MissingPostgre
 pub use store::PostgresStore;
 
 use crate::config::{Config, DbTlsSettings};
-use crate::domain::db_ssl::SslMode;
+use crate::domain::health::db_ssl::SslMode;
 
 /// The role the embedded cluster is created with; its client certificate carries this name.
 pub const EMBEDDED_ROLE: &str = "creditflow";

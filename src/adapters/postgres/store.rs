@@ -16,7 +16,7 @@ use super::migrations::migrate;
 use crate::domain::auth::ethereum::EthAddress;
 use crate::domain::auth::sessions::{NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce};
 use crate::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, User, UserChanges, UserId};
-use crate::domain::db_ssl::DbSslObservation;
+use crate::domain::health::db_ssl::DbSslObservation;
 use crate::ports::db_ssl::{DbSslError, DbSslInspector};
 use crate::ports::store::{
     CreateUserError, RefreshTokenRepository, StoreError, StoreHealth, UserRepository, WalletNonceRepository,

@@ -11,6 +11,7 @@
 mod amount;
 pub mod document_answer;
 pub mod intent;
+pub mod launcher;
 mod phrases;
 pub mod service;
 

@@ -30,13 +30,13 @@ use uuid::Uuid;
 
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::chat::launcher::{Launch, LaunchError, WorkflowLauncher, intent_params, parse_workflow_params};
 use crate::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, Role, answer_from_agreement, parse_intent,
 };
 use crate::domain::documents::{DocumentError, DocumentId, DocumentService};
 use crate::domain::quant::service::{MAX_LOAN_AMOUNT, QuantError};
 use crate::domain::research::text::truncate_at_word;
-use crate::domain::workflows::{Launch, LaunchError, WorkflowLauncher, intent_params, parse_workflow_params};
 use crate::ports::clock::Clock;
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, TokenUsage, ToolCall, ToolSpec};

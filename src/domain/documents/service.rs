@@ -17,20 +17,20 @@ use super::{
     AgreementSummary, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, Money, ReviewAction,
     ReviewEvent, ReviewState, TransitionError,
 };
-use crate::domain::analyses::{AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{
     self, CdmAmount, CdmFacility, CdmParty, CdmTenor, ContractFormation, EventContext, EventKind, ObservationStep,
     TenorUnit, WorkflowStatus,
+};
+use crate::domain::extraction::llm_proposals::{
+    chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
 };
 use crate::domain::extraction::{
     CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
 };
 use crate::domain::intake::{MediaType, PageMap, ReadError};
 use crate::domain::listing::{check_page, listed_owner};
-use crate::domain::llm_proposals::{
-    chunk_by_sections, locate_quote, proposal_schema, proposals_from_answer, review_proposals_in,
-};
+use crate::domain::quant::runs::{AnalysisQuery, AnalysisRecord};
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};

@@ -58,6 +58,7 @@ mod document;
 mod facilities;
 mod header;
 mod lei;
+pub mod llm_proposals;
 mod model;
 mod numbers;
 mod parties;

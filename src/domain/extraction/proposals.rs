@@ -1,5 +1,5 @@
 //! Values proposed from outside the rules (a language model) for fields the rules did not find.
-//! A proposal arrives already located in the text (see `crate::domain::llm_proposals`); here it is
+//! A proposal arrives already located in the text (see `crate::domain::extraction::llm_proposals`); here it is
 //! normalised by the same rules the engine uses — a date must read as a date, a governing law must
 //! name a jurisdiction CDM knows — and held to what the rules know of the document's structure:
 //! a proposed borrower must be a party the preamble names as a borrower, a proposed date must be

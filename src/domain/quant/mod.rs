@@ -10,6 +10,7 @@ pub mod market;
 pub mod narrative;
 pub mod quarterly;
 pub mod rating;
+pub mod runs;
 pub mod service;
 pub mod statements;
 

@@ -20,10 +20,10 @@ use super::market::{
 use super::narrative::{cited_numbers, uncited_numbers};
 use super::quarterly::{QUARTERS_METHOD, QuarterStatement, TTM_METHOD, TrailingTwelveMonths, trailing_twelve_months};
 use super::statements::{CompanyFinancials, FiscalYearStatement};
-use crate::domain::analyses::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::listing::{check_page, listed_owner};
+use crate::domain::quant::runs::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
 use crate::domain::statements::{FinancialsInput, StatementError, StatementSet, check_input};

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::auth::UserId;
+use crate::domain::auth::UserId;
 
 uuid_id! {
     /// Identifier of an analysis, as the API exposes it.

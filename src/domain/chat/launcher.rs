@@ -21,13 +21,13 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-use crate::domain::analyses::AnalysisRecord;
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::chat::{Intent, QuantRequest};
 use crate::domain::people::service::{PeopleError, PeopleRequest, PeopleService};
 use crate::domain::quant::loan::LoanType;
 use crate::domain::quant::market::TimeRange;
+use crate::domain::quant::runs::AnalysisRecord;
 use crate::domain::quant::service::{
     CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, QuantError, QuantService,
 };
