@@ -1,6 +1,8 @@
-//! The chatbot's deterministic understanding of a message: which workflow (if any) a message asks
-//! for and with which parameters ([`parse_intent`]), and answers to questions about the credit
-//! agreement under discussion, read straight from the extracted agreement ([`answer_from_agreement`]).
+//! The chatbot: the chat turn use case ([`service`]), the launcher that starts any workflow from
+//! validated parameters ([`launcher`]), the deterministic understanding of a message — which
+//! workflow (if any) it asks for and with which parameters ([`parse_intent`]) — and answers to
+//! questions about the credit agreement under discussion, read straight from the extracted
+//! agreement ([`answer_from_agreement`]).
 //!
 //! Nothing here calls a model. A launch is decided by a documented grammar (see [`intent`]), so the
 //! same message always launches the same workflow, a misunderstanding can be reproduced in a test,

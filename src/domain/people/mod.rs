@@ -1,6 +1,7 @@
-//! The people workflow's pure core: scoring the IPIP-50 personality inventory a person answered
-//! ([`ipip`]), and reading the "character" C of credit (track record, litigation, integrity) from
-//! evidence passages about them ([`character`]).
+//! The people workflow: its use case ([`service`]: research summary, profile, assessment), its
+//! stored results ([`runs`]), and its pure core — scoring the IPIP-50 personality inventory a
+//! person answered ([`ipip`]) and reading the "character" C of credit (track record, litigation,
+//! integrity) from evidence passages about them ([`character`]).
 //!
 //! Creditworthiness assessment of natural persons is high-risk under the EU AI Act and subject to
 //! adverse-action and automated-decision rules (ECOA / Regulation B, GDPR Art. 22). So everything

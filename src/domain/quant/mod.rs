@@ -1,6 +1,7 @@
 //! Quantitative credit analysis: pure computations over normalised financial statements and price
 //! series. Every number leaves here as a [`Metric`] that names its formula and the inputs it was
 //! computed from, so a result can be traced back to the statements and prices it rests on.
+//! [`service`] is the use case (company, market and loan analyses), [`runs`] the stored runs.
 
 pub mod basel;
 pub mod credit;

@@ -1,6 +1,6 @@
 //! Iterative web research, as pure logic: plan → search → read → extract → reflect, repeated
 //! until the question's sub-questions are covered, the iteration budget is spent or nothing is
-//! left to ask. The async driver (elsewhere) calls the search and fetch ports, feeds every outcome
+//! left to ask. The async driver ([`service`]) calls the search and fetch ports, feeds every outcome
 //! into a [`ResearchState`], persists it as JSON between iterations, and ends with
 //! [`ResearchState::answer`] (or an LLM-written answer that passes [`citations_are_valid`]).
 //!
@@ -8,6 +8,7 @@
 //! - [`state`]: the state machine; what counts as evidence and as coverage.
 //! - [`answer`]: the extractive answer with `[n]` citations, and the citation check.
 //! - [`bm25`], [`text`], [`urls`]: ranking, tokens and passages, canonical URLs.
+//! - [`service`], [`runs`]: the use case (queued and inline runs) and the stored runs.
 //!
 //! Nothing here performs I/O or reads the clock: retrieval times are passed in. Memory is bounded:
 //! passages live only within an iteration, and the state's lists are capped (see the constants in
