@@ -512,6 +512,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive_url.clone()),
         None => documents,
     });
+    let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));
     let quant = Arc::new(
         QuantService::new(
             adapters.analyses.clone(),
@@ -522,9 +523,8 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         )
         .with_language_model(adapters.llm.clone())
         .with_documents(adapters.documents.clone())
-        .with_statement_sets(adapters.statement_sets.clone()),
+        .with_statement_sets(statement_sets.clone()),
     );
-    let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));
     let research = Arc::new(
         ResearchService::new(
             adapters.research.clone(),

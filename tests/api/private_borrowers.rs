@@ -219,7 +219,8 @@ async fn a_stored_statement_set_is_owned_named_by_analyses_and_found_through_its
             &json!({ "borrower_name": "Northwind Tools GmbH", "loan_amount": 1_000_000.0, "deal_id": 78 }),
         )
         .await;
-    assert!(response.status().is_client_error() || response.status() == 503, "{}", response.status());
+    // No set and no market-data source: the service says the source is missing.
+    assert_error(response, 503).await;
 
     let mut unbalanced = financials();
     unbalanced["periods"][0]["total_assets"] = json!(20000.0);

@@ -21,7 +21,7 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, document_writes_limited, with_state};
-use super::uploads::{body_limit, form_error, is_multipart, open_form};
+use super::uploads::{body_limit, deal_id_part, form_error, is_multipart, open_form};
 use crate::adapters::reader::spreadsheet::{SheetFormat, read_grid};
 use crate::domain::auth::Principal;
 use crate::domain::statements::service::{SetSubject, SheetUpload, StatementSetError};
@@ -299,15 +299,7 @@ async fn parse_sheet_form(body: RawJson, upload_max_bytes: u64) -> Result<SheetF
             }
             "borrower_name" => borrower_name = Some(text()),
             "currency" => currency = Some(text()),
-            "deal_id" => {
-                deal_id = Some(
-                    text()
-                        .parse::<i64>()
-                        .ok()
-                        .filter(|id| *id > 0)
-                        .ok_or_else(|| ApiError::invalid_field("deal_id", "must be a positive integer"))?,
-                );
-            }
+            "deal_id" => deal_id = Some(deal_id_part(&text())?),
             other => {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,

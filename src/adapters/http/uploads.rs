@@ -60,13 +60,7 @@ pub async fn parse_upload_form(body: RawJson, upload_max_bytes: u64) -> Result<U
             "title" => title = Some(field.text().await.map_err(|e| form_error(e, upload_max_bytes))?),
             "deal_id" => {
                 let raw = field.text().await.map_err(|e| form_error(e, upload_max_bytes))?;
-                deal_id = Some(
-                    raw.trim()
-                        .parse::<i64>()
-                        .ok()
-                        .filter(|id| *id > 0)
-                        .ok_or_else(|| ApiError::invalid_field("deal_id", "must be a positive integer"))?,
-                );
+                deal_id = Some(deal_id_part(&raw)?);
             }
             other => {
                 return Err(ApiError::new(
@@ -81,6 +75,18 @@ pub async fn parse_upload_form(body: RawJson, upload_max_bytes: u64) -> Result<U
         return Err(ApiError::invalid_field("file", "the file is empty"));
     }
     Ok(UploadForm { file, file_name, title, deal_id })
+}
+
+/// A form's `deal_id` part: a positive integer.
+///
+/// # Errors
+/// 400 naming `deal_id` otherwise.
+pub(crate) fn deal_id_part(raw: &str) -> Result<i64, ApiError> {
+    raw.trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| ApiError::invalid_field("deal_id", "must be a positive integer"))
 }
 
 /// The parts of a `multipart/form-data` body, each at most `upload_max_bytes`.

@@ -21,19 +21,12 @@ fn record_from_row(row: &Row) -> Result<StatementSetRecord, StoreError> {
     };
     let origin: Value = column(row, "origin")?;
     let statements: Value = column(row, "statements")?;
-    let origin = SetOrigin {
-        format: origin["format"].as_str().unwrap_or_default().to_owned(),
-        file_name: origin["file_name"].as_str().map(str::to_owned),
-        recognised: origin["recognised"].clone(),
-        unrecognised: origin["unrecognised"].clone(),
-        assumptions: serde_json::from_value(origin["assumptions"].clone()).map_err(|e| unreadable("origin", e))?,
-    };
     Ok(StatementSetRecord {
         id: StatementSetId::from_uuid(column(row, "id")?),
         owner: UserId::from_uuid(column(row, "owner_id")?),
         borrower_name: column(row, "borrower_name")?,
         deal_id: column(row, "deal_id")?,
-        origin,
+        origin: serde_json::from_value::<SetOrigin>(origin).map_err(|e| unreadable("origin", e))?,
         statements: serde_json::from_value::<StatementSet>(statements).map_err(|e| unreadable("statements", e))?,
         created_at: column(row, "created_at")?,
     })

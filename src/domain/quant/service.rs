@@ -25,6 +25,7 @@ use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, Workflo
 use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::quant::runs::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
 use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
+use crate::domain::statements::service::{StatementSetError, StatementSetService};
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
 use crate::domain::statements::{FinancialsInput, StatementError, StatementSet, check_input};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
@@ -36,7 +37,6 @@ use crate::ports::financial_data::{
 };
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel};
 use crate::ports::price_history::{PriceHistory, PriceHistoryError};
-use crate::ports::statement_sets::StatementSetRepository;
 use crate::ports::store::StoreError;
 
 const NARRATOR_INSTRUCTIONS: &str = "You write the executive summary of a credit analysis for a bank's credit \
@@ -272,7 +272,7 @@ pub enum PreparedAnalysis {
 
 pub struct QuantService {
     /// Supplied statement sets an analysis may name, and a deal's latest for its loan application.
-    statement_sets: Option<Arc<dyn StatementSetRepository>>,
+    statement_sets: Option<Arc<StatementSetService>>,
     /// Documents whose extracted agreements a loan application on the same deal is read against.
     documents: Option<Arc<dyn DocumentRepository>>,
     /// Writes the summary from the computed figures when configured; checked, with the
@@ -298,20 +298,21 @@ impl QuantService {
 
     /// The same service reading stored statement sets.
     #[must_use]
-    pub fn with_statement_sets(mut self, sets: Arc<dyn StatementSetRepository>) -> Self {
+    pub fn with_statement_sets(mut self, sets: Arc<StatementSetService>) -> Self {
         self.statement_sets = Some(sets);
         self
     }
 
     /// The stored set `id` when the caller may use it (their own; any for administrators).
     async fn statement_set(&self, caller: Principal, id: StatementSetId) -> Result<StatementSetRecord, QuantError> {
-        let found = match &self.statement_sets {
-            Some(sets) => sets.find(id).await?,
-            None => None,
-        };
-        found.filter(|record| caller.may_see_owned_by(record.owner)).ok_or_else(|| QuantError::Validation {
+        let unusable = || QuantError::Validation {
             field: "statement_set_id",
             message: "no statement set with this id that you may use".into(),
+        };
+        let Some(sets) = &self.statement_sets else { return Err(unusable()) };
+        sets.get(caller, id).await.map_err(|error| match error {
+            StatementSetError::Store(error) => QuantError::Store(error),
+            _ => unusable(),
         })
     }
 
@@ -322,7 +323,7 @@ impl QuantService {
         deal_id: i64,
     ) -> Result<Option<StatementSetRecord>, QuantError> {
         match &self.statement_sets {
-            Some(sets) => Ok(sets.latest_for_deal(deal_id, listed_owner(caller)).await?),
+            Some(sets) => Ok(sets.latest_for_deal(caller, deal_id).await?),
             None => Ok(None),
         }
     }

@@ -9,6 +9,7 @@ use super::set::{FinancialsInput, StatementError, StatementSet, UncheckedPeriod,
 use super::sheet::{Grid, SheetStatements, interpret};
 use super::stored::{SetOrigin, StatementSetId, StatementSetRecord};
 use crate::domain::auth::Principal;
+use crate::domain::listing::listed_owner;
 use crate::ports::clock::Clock;
 use crate::ports::statement_sets::StatementSetRepository;
 use crate::ports::store::StoreError;
@@ -179,6 +180,18 @@ impl StatementSetService {
         };
         self.sets.create(record.clone()).await?;
         Ok(record)
+    }
+
+    /// The newest set stored for `deal_id` that the caller may see.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot answer.
+    pub async fn latest_for_deal(
+        &self,
+        caller: Principal,
+        deal_id: i64,
+    ) -> Result<Option<StatementSetRecord>, StoreError> {
+        self.sets.latest_for_deal(deal_id, listed_owner(caller)).await
     }
 
     /// The set, when the caller may see it (its owner, administrators).

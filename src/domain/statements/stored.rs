@@ -1,7 +1,7 @@
 //! Statement sets as they are kept: one borrower's checked statements, owned by the analyst who
 //! gave them (like documents), optionally tied to a deal, never changed after they are stored.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
@@ -15,7 +15,7 @@ uuid_id! {
 }
 
 /// How a set arrived.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SetOrigin {
     /// `json`, `xlsx` or `csv`.
     pub format: String,
