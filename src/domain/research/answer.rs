@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::bm25::Bm25Index;
+use super::knowledge::{KnowledgeItem, Source, SourceOrigin};
 use super::plan::SubQuestion;
-use super::state::{KnowledgeItem, Source, SourceOrigin};
 use super::text::{split_sentences, tokenize, truncate_at_word};
 
 /// Sentences quoted per sub-question.

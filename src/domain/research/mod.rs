@@ -6,6 +6,7 @@
 //!
 //! - [`plan`]: the question → sub-questions, entities and queries, without an LLM.
 //! - [`state`]: the state machine; what counts as evidence and as coverage.
+//! - [`knowledge`]: the consulted sources and the knowledge items quoted from them.
 //! - [`answer`]: the extractive answer with `[n]` citations, and the citation check.
 //! - [`bm25`], [`text`], [`urls`]: ranking, tokens and passages, canonical URLs.
 //! - [`service`], [`runs`]: the use case (queued and inline runs) and the stored runs.
@@ -16,6 +17,7 @@
 
 pub mod answer;
 pub mod bm25;
+pub mod knowledge;
 pub mod plan;
 pub mod runs;
 pub mod service;
@@ -24,11 +26,9 @@ pub mod text;
 pub mod urls;
 
 pub use answer::citations_are_valid;
+pub use knowledge::{KnowledgeItem, Source, SourceCitation, SourceOrigin};
 pub use plan::{Entity, EntityKind, Facet, SubQuestion, extract_entities, plan_sub_questions};
-pub use state::{
-    ErrorStage, KnowledgeItem, PageCandidate, ProviderError, ResearchState, Source, SourceCitation, SourceOrigin,
-    Statistics,
-};
+pub use state::{ErrorStage, PageCandidate, ProviderError, ResearchState, Statistics};
 pub use urls::canonical_url;
 
 #[cfg(test)]

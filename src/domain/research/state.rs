@@ -32,6 +32,7 @@ use time::OffsetDateTime;
 
 use super::answer::compose_answer;
 use super::bm25::Bm25Index;
+use super::knowledge::{KnowledgeItem, Source, SourceOrigin, add_item};
 use super::plan::{Facet, SubQuestion, plan_queries, plan_sub_questions, same_query};
 use super::text::{PASSAGE_MAX_CHARS, char_count, split_passages, tokenize, truncate_at_word};
 use super::urls::canonical_url;
@@ -65,113 +66,6 @@ pub const MAX_PROVIDER_ERRORS: usize = 100;
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
 /// The provider name of the user's own stored documents.
 pub const INTERNAL_PROVIDER: &str = "internal";
-
-/// Where a source came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceOrigin {
-    /// A web page (or its search snippet).
-    Web,
-    /// One of the user's stored documents.
-    Internal,
-}
-
-/// A consulted source. Source `n` of the answer's `[n]` is `sources()[n - 1]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Source {
-    url: String,
-    title: String,
-    provider: String,
-    #[serde(with = "time::serde::rfc3339")]
-    retrieved_at: OffsetDateTime,
-    origin: SourceOrigin,
-}
-
-impl Source {
-    /// The page's final URL, or `/api/documents/{id}` for a stored document.
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    pub fn title(&self) -> &str {
-        &self.title
-    }
-
-    /// The search provider that found it, or `internal`.
-    pub fn provider(&self) -> &str {
-        &self.provider
-    }
-
-    pub fn retrieved_at(&self) -> OffsetDateTime {
-        self.retrieved_at
-    }
-
-    pub fn origin(&self) -> SourceOrigin {
-        self.origin
-    }
-
-    fn citation(&self) -> SourceCitation {
-        SourceCitation {
-            url: self.url.clone(),
-            title: self.title.clone(),
-            provider: self.provider.clone(),
-            retrieved_at: self.retrieved_at,
-        }
-    }
-}
-
-/// Where a knowledge item's content came from: `{url, title, provider, retrieved_at}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SourceCitation {
-    url: String,
-    title: String,
-    provider: String,
-    #[serde(with = "time::serde::rfc3339")]
-    retrieved_at: OffsetDateTime,
-}
-
-impl SourceCitation {
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    pub fn title(&self) -> &str {
-        &self.title
-    }
-
-    pub fn provider(&self) -> &str {
-        &self.provider
-    }
-
-    pub fn retrieved_at(&self) -> OffsetDateTime {
-        self.retrieved_at
-    }
-}
-
-/// What the research learned: a passage quoted verbatim from each source it cites (every cited
-/// source's text contains `content`). `{title, content, sources}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct KnowledgeItem {
-    title: String,
-    content: String,
-    sources: Vec<SourceCitation>,
-}
-
-impl KnowledgeItem {
-    /// The sub-question the content answers.
-    pub fn title(&self) -> &str {
-        &self.title
-    }
-
-    /// The quoted passage, at most [`MAX_ITEM_CONTENT_CHARS`] characters.
-    pub fn content(&self) -> &str {
-        &self.content
-    }
-
-    pub fn sources(&self) -> &[SourceCitation] {
-        &self.sources
-    }
-}
 
 /// Which step a provider failed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -491,7 +385,7 @@ impl ResearchState {
         retrieved_at: OffsetDateTime,
     ) {
         let url = format!("/api/documents/{document_id}");
-        if self.sources.iter().any(|source| source.url == url) {
+        if self.sources.iter().any(|source| source.url() == url) {
             return;
         }
         let title = match title.trim() {
@@ -579,25 +473,12 @@ impl ResearchState {
         }
     }
 
-    /// Adds `passage` as a knowledge item titled `title`; returns whether a new item was made.
-    /// Content already in an item is not repeated: an item with the same content gains this
-    /// passage's source, and content contained in an existing item is dropped.
+    /// Adds `passage` as a knowledge item titled `title` (see [`add_item`]); returns whether a
+    /// new item was made.
     fn add_knowledge_item(&mut self, title: &str, passage: &PooledPassage) -> bool {
         let content = truncate_at_word(&passage.text, MAX_ITEM_CONTENT_CHARS).to_owned();
         let citation = self.sources[passage.source].citation();
-        for item in &mut self.knowledge_items {
-            if item.content == content {
-                if !item.sources.iter().any(|cited| cited.url == citation.url) {
-                    item.sources.push(citation);
-                }
-                return false;
-            }
-            if item.content.contains(&content) {
-                return false;
-            }
-        }
-        self.knowledge_items.push(KnowledgeItem { title: title.to_owned(), content, sources: vec![citation] });
-        true
+        add_item(&mut self.knowledge_items, title, content, citation)
     }
 
     /// The extractive answer: for each sub-question its best-supported sentences from the
@@ -624,7 +505,7 @@ impl ResearchState {
     }
 
     pub fn statistics(&self) -> Statistics {
-        let internal_sources = self.sources.iter().filter(|source| source.origin == SourceOrigin::Internal).count();
+        let internal_sources = self.sources.iter().filter(|source| source.origin() == SourceOrigin::Internal).count();
         Statistics {
             sources_used: self.sources.len(),
             web_sources: self.sources.len() - internal_sources,
@@ -652,7 +533,7 @@ impl ResearchState {
 
     fn has_web_source(&self, canonical: &str) -> bool {
         self.sources.iter().any(|source| {
-            source.origin == SourceOrigin::Web && canonical_url(&source.url).is_some_and(|url| url == canonical)
+            source.origin() == SourceOrigin::Web && canonical_url(source.url()).is_some_and(|url| url == canonical)
         })
     }
 
@@ -664,7 +545,7 @@ impl ResearchState {
         retrieved_at: OffsetDateTime,
         origin: SourceOrigin,
     ) -> usize {
-        self.sources.push(Source { url, title, provider, retrieved_at, origin });
+        self.sources.push(Source::new(url, title, provider, retrieved_at, origin));
         self.sources.len() - 1
     }
 
