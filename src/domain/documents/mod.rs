@@ -3,6 +3,7 @@
 //! the workflow, and where to, is decided here ([`ReviewState::apply`]); storing it is a port's job.
 
 pub mod amends;
+pub mod error;
 pub mod quota;
 pub mod service;
 pub mod upload;
@@ -15,10 +16,9 @@ use time::{Date, OffsetDateTime};
 
 use super::auth::{Role, UserId};
 
+pub use error::DocumentError;
 pub use quota::{DocumentQuota, QuotaExceeded, QuotaKind, StorageUsage};
-pub use service::{
-    AnalysedText, DocumentChange, DocumentError, DocumentService, ExtractedAgreement, analyse_source, analyse_text,
-};
+pub use service::{AnalysedText, DocumentChange, DocumentService, ExtractedAgreement, analyse_source, analyse_text};
 pub use upload::{OriginalFile, OriginalInfo, SourceFile};
 
 /// Identifier of a document: a positive integer, as the API exposes it.

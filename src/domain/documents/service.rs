@@ -11,7 +11,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::amends::{self, AmendedAgreement};
-use super::quota::{DocumentQuota, QuotaExceeded};
+use super::error::DocumentError;
+use super::quota::DocumentQuota;
 use super::upload::{OriginalFile, OriginalInfo, SourceFile, TextSource, read_upload};
 use super::{
     AgreementSummary, Document, DocumentId, DocumentPage, DocumentQuery, ExtractionRecord, Money, ReviewAction,
@@ -33,11 +34,10 @@ use crate::domain::listing::{check_page, listed_owner};
 use crate::domain::quant::runs::{AnalysisQuery, AnalysisRecord};
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
-use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
+use crate::ports::documents::{DocumentRepository, NewDocument, NewVersion};
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, ResponseSchema};
 use crate::ports::page_fetch::{FetchError, FileFetcher};
 use crate::ports::reader::DocumentReader;
-use crate::ports::store::StoreError;
 
 /// Longest accepted document title, in characters.
 pub const MAX_TITLE_CHARS: usize = 500;
@@ -45,52 +45,6 @@ pub const MAX_TITLE_CHARS: usize = 500;
 pub const LINKED_RUNS_LIMIT: u32 = 50;
 /// Longest accepted review comment, in characters.
 pub const MAX_COMMENT_CHARS: usize = 2_000;
-
-#[derive(Debug, thiserror::Error)]
-pub enum DocumentError {
-    /// A request value is missing or wrong; `field` names it.
-    #[error("{field}: {message}")]
-    Validation { field: &'static str, message: String },
-    /// The text is longer than the configured maximum.
-    #[error("text is {actual} bytes; at most {max} are accepted")]
-    TooLarge { actual: usize, max: usize },
-    /// No such document, or not the caller's.
-    #[error("document not found")]
-    NotFound,
-    /// The caller's role may not take this action.
-    #[error("{0}")]
-    Forbidden(String),
-    /// The action does not apply to the document's current state.
-    #[error("{0}")]
-    Conflict(String),
-    /// The write would take the owner beyond their storage quota; nothing was stored.
-    #[error(transparent)]
-    QuotaExceeded(QuotaExceeded),
-    /// A file of a type the service does not read, or whose bytes are not of its declared type.
-    #[error("{message}")]
-    UnsupportedMediaType { message: String },
-    /// The file could not be read (damaged, encrypted, a scan, past a limit), or the reader failed.
-    #[error(transparent)]
-    Unreadable(ReadError),
-    /// The filing to import could not be fetched.
-    #[error("the filing could not be fetched: {0}")]
-    Import(FetchError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl From<DocumentChangeError> for DocumentError {
-    fn from(error: DocumentChangeError) -> Self {
-        match error {
-            DocumentChangeError::NotFound => DocumentError::NotFound,
-            DocumentChangeError::StateChanged { current } => {
-                DocumentError::Conflict(format!("the document was moved to {current} meanwhile; reload and retry"))
-            }
-            DocumentChangeError::QuotaExceeded(exceeded) => DocumentError::QuotaExceeded(exceeded),
-            DocumentChangeError::Store(error) => DocumentError::Store(error),
-        }
-    }
-}
 
 /// A text with what extraction found in it.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::service::DocumentError;
+use super::error::DocumentError;
 use crate::domain::intake::{MediaType, PageMap, ReadDocument, ReadError};
 use crate::ports::reader::DocumentReader;
 
