@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::domain::listing::RunQuery;
+use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use crate::ports::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -56,5 +57,5 @@ pub trait AnalysisRepository: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
-    async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError>;
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError>;
 }

@@ -3,7 +3,8 @@
 
 use async_trait::async_trait;
 
-use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::listing::RunQuery;
+use crate::domain::people::runs::{PeopleId, PeopleRecord};
 use crate::ports::store::StoreError;
 
 #[cfg_attr(test, mockall::automock)]
@@ -25,5 +26,5 @@ pub trait PeopleRepository: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
-    async fn list(&self, query: &PeopleQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError>;
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError>;
 }

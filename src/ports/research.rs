@@ -10,9 +10,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::domain::research::runs::{
-    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, WorkerId,
-};
+use crate::domain::listing::RunQuery;
+use crate::domain::research::runs::{ResearchId, ResearchOutcome, ResearchProgress, ResearchRun, WorkerId};
 use crate::ports::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -95,5 +94,5 @@ pub trait ResearchRepository: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
-    async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError>;
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<ResearchRun>, u64), StoreError>;
 }

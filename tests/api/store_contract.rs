@@ -17,13 +17,12 @@ use creditflow::domain::documents::{
     ReviewState,
 };
 use creditflow::domain::intake::{MediaType, PageMap};
-use creditflow::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
-use creditflow::domain::quant::runs::{
-    AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus,
-};
+use creditflow::domain::listing::RunQuery;
+use creditflow::domain::people::runs::{PeopleId, PeopleRecord};
+use creditflow::domain::quant::runs::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use creditflow::domain::ratelimit::RatePolicy;
 use creditflow::domain::research::runs::{
-    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
+    ResearchId, ResearchOutcome, ResearchProgress, ResearchRun, ResearchStatus, WorkerId,
 };
 use creditflow::domain::statements::stored::{SetOrigin, StatementSetId, StatementSetRecord};
 use creditflow::domain::statements::{FinancialsInput, check_input};
@@ -520,7 +519,7 @@ pub async fn analyses_move_forward_once_and_list_newest_first(store: Arc<dyn Ana
     );
     assert!(matches!(store.start(AnalysisId::new_random()).await, Err(AnalysisChangeError::NotFound)));
 
-    let query = |owner, deal_id, page, limit| AnalysisQuery { owner, deal_id, page, limit };
+    let query = |owner, deal_id, page, limit| RunQuery { owner, deal_id, page, limit };
     let (all, total) = store.list(&query(None, None, 1, 10)).await.expect("list");
     assert_eq!((all.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![theirs.id, second.id, first.id], 3));
     let (alices, total) = store.list(&query(Some(alice), None, 1, 1)).await.expect("list");
@@ -766,7 +765,7 @@ pub async fn research_runs_are_claimed_once_leased_and_resumed(store: Arc<dyn Re
     // Listing: owner, deal, newest first, pages.
     let third = ResearchRun::pending(alice, "Third".into(), Some(7), 1, NOW + Duration::seconds(5));
     store.create(third.clone()).await.expect("create");
-    let page = |owner, deal_id, page, limit| ResearchQuery { owner, deal_id, page, limit };
+    let page = |owner, deal_id, page, limit| RunQuery { owner, deal_id, page, limit };
     let (runs, total) = store.list(&page(Some(alice), None, 1, 10)).await.expect("list");
     assert_eq!((runs.iter().map(|r| r.id).collect::<Vec<_>>(), total), (vec![third.id, first.id], 2));
     let (runs, total) = store.list(&page(None, Some(7), 2, 1)).await.expect("list");
@@ -896,7 +895,7 @@ pub async fn people_results_are_stored_found_and_listed(store: Arc<dyn PeopleRep
 
     let ids = |records: &[PeopleRecord]| records.iter().map(|r| r.id).collect::<Vec<_>>();
     let (later, earlier) = if twin.id > second.id { (twin.id, second.id) } else { (second.id, twin.id) };
-    let query = |owner, deal_id, page, limit| PeopleQuery { owner, deal_id, page, limit };
+    let query = |owner, deal_id, page, limit| RunQuery { owner, deal_id, page, limit };
     let (all, total) = store.list(&query(None, None, 1, 10)).await.expect("list");
     assert_eq!((ids(&all), total), (vec![theirs.id, later, earlier, first.id], 4), "every owner's, newest first");
     let (alices, total) = store.list(&query(Some(alice), None, 1, 10)).await.expect("list");

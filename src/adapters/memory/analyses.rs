@@ -8,7 +8,8 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::{RunKey, page_of_runs};
-use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::domain::listing::RunQuery;
+use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::store::StoreError;
 
@@ -81,7 +82,7 @@ impl AnalysisRepository for MemoryAnalysisStore {
         Ok(self.runs().get(&id).cloned())
     }
 
-    async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
         let key = |r: &AnalysisRecord| RunKey {
             owner: r.owner,
             deal_id: r.deal_id,

@@ -6,7 +6,8 @@ use std::sync::{Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::{RunKey, page_of_runs};
-use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::listing::RunQuery;
+use crate::domain::people::runs::{PeopleId, PeopleRecord};
 use crate::ports::people::PeopleRepository;
 use crate::ports::store::StoreError;
 
@@ -37,7 +38,7 @@ impl PeopleRepository for MemoryPeopleStore {
         Ok(self.results().get(&id).cloned())
     }
 
-    async fn list(&self, query: &PeopleQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
         let key = |r: &PeopleRecord| RunKey {
             owner: r.owner,
             deal_id: r.deal_id,

@@ -10,8 +10,9 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::{RunKey, page_of_runs};
+use crate::domain::listing::RunQuery;
 use crate::domain::research::runs::{
-    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
+    ResearchId, ResearchOutcome, ResearchProgress, ResearchRun, ResearchStatus, WorkerId,
 };
 use crate::ports::research::{LeaseError, ResearchRepository};
 use crate::ports::store::StoreError;
@@ -139,7 +140,7 @@ impl ResearchRepository for MemoryResearchStore {
         Ok(self.runs().get(&id).map(|entry| entry.run.clone()))
     }
 
-    async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
         let key = |r: &ResearchRun| RunKey {
             owner: r.owner,
             deal_id: r.deal_id,

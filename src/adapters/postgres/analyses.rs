@@ -10,7 +10,8 @@ use tokio_postgres::Row;
 use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
-use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisQuery, AnalysisRecord, AnalysisStatus};
+use crate::domain::listing::RunQuery;
+use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use crate::ports::store::StoreError;
 
@@ -138,7 +139,7 @@ impl AnalysisRepository for PostgresStore {
         TABLE.find(&self.connection().await?, id.as_uuid()).await
     }
 
-    async fn list(&self, query: &AnalysisQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
         let owner = query.owner.map(|owner| owner.as_uuid());
         TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }

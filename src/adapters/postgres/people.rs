@@ -9,7 +9,8 @@ use tokio_postgres::Row;
 use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
-use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::listing::RunQuery;
+use crate::domain::people::runs::{PeopleId, PeopleRecord};
 use crate::ports::people::PeopleRepository;
 use crate::ports::store::StoreError;
 
@@ -73,7 +74,7 @@ impl PeopleRepository for PostgresStore {
         TABLE.find(&self.connection().await?, id.as_uuid()).await
     }
 
-    async fn list(&self, query: &PeopleQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<PeopleRecord>, u64), StoreError> {
         let owner = query.owner.map(|owner| owner.as_uuid());
         TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }

@@ -15,8 +15,9 @@ use tokio_postgres::types::ToSql;
 use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
+use crate::domain::listing::RunQuery;
 use crate::domain::research::runs::{
-    ResearchId, ResearchOutcome, ResearchProgress, ResearchQuery, ResearchRun, ResearchStatus, WorkerId,
+    ResearchId, ResearchOutcome, ResearchProgress, ResearchRun, ResearchStatus, WorkerId,
 };
 use crate::ports::research::{LeaseError, ResearchRepository};
 use crate::ports::store::StoreError;
@@ -204,7 +205,7 @@ impl ResearchRepository for PostgresStore {
         TABLE.find(&self.connection().await?, id.as_uuid()).await
     }
 
-    async fn list(&self, query: &ResearchQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
+    async fn list(&self, query: &RunQuery) -> Result<(Vec<ResearchRun>, u64), StoreError> {
         let owner = query.owner.map(|owner| owner.as_uuid());
         TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }

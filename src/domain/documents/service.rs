@@ -30,8 +30,8 @@ use crate::domain::extraction::{
     CreditAgreement, Extraction, ExtractionStatus, Facility, Party, PartyRole, PeriodUnit, extract_credit_agreement,
 };
 use crate::domain::intake::{MediaType, PageMap, ReadError};
-use crate::domain::listing::{check_page, listed_owner};
-use crate::domain::quant::runs::{AnalysisQuery, AnalysisRecord};
+use crate::domain::listing::{RunQuery, check_page, listed_owner};
+use crate::domain::quant::runs::AnalysisRecord;
 use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
 use crate::ports::documents::{DocumentRepository, NewDocument, NewVersion};
@@ -658,7 +658,7 @@ impl DocumentService {
     ) -> Result<Vec<AnalysisRecord>, DocumentError> {
         let Some(deal_id) = document.deal_id else { return Ok(Vec::new()) };
         let owner = listed_owner(caller);
-        let query = AnalysisQuery { owner, deal_id: Some(deal_id), page: 1, limit: LINKED_RUNS_LIMIT };
+        let query = RunQuery { owner, deal_id: Some(deal_id), page: 1, limit: LINKED_RUNS_LIMIT };
         Ok(self.analyses.list(&query).await?.0)
     }
 

@@ -33,23 +33,6 @@ pub struct PeopleRecord {
     pub completed_at: OffsetDateTime,
 }
 
-/// Which results to list, newest first.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PeopleQuery {
-    /// `None`: every owner's.
-    pub owner: Option<UserId>,
-    pub deal_id: Option<i64>,
-    /// 1-based.
-    pub page: u32,
-    pub limit: u32,
-}
-
-impl PeopleQuery {
-    pub fn offset(&self) -> u64 {
-        u64::from(self.page.saturating_sub(1)) * u64::from(self.limit)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,11 +42,5 @@ mod tests {
         let id = PeopleId::new_random();
         assert_eq!(id.to_string().parse::<PeopleId>().expect("parses"), id);
         assert!("not-a-uuid".parse::<PeopleId>().is_err());
-    }
-
-    #[test]
-    fn people_query_offsets_count_whole_pages() {
-        let query = PeopleQuery { owner: None, deal_id: None, page: 3, limit: 20 };
-        assert_eq!(query.offset(), 40);
     }
 }

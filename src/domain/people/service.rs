@@ -38,8 +38,8 @@ use uuid::Uuid;
 
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
-use crate::domain::listing::{check_page, listed_owner};
-use crate::domain::people::runs::{PeopleId, PeopleQuery, PeopleRecord};
+use crate::domain::listing::RunQuery;
+use crate::domain::people::runs::{PeopleId, PeopleRecord};
 use crate::domain::people::{
     BigFiveScores, CharacterAssessment, Finding, IPIP50_INSTRUMENT, PositiveSignal, ScoreBand, TraitScore,
     assess_character, score_ipip50, score_ipip50_items,
@@ -346,10 +346,7 @@ impl PeopleService {
     /// # Errors
     /// [`PeopleError::NotFound`] otherwise; [`PeopleError::Store`].
     pub async fn get(&self, caller: Principal, id: PeopleId) -> Result<PeopleRecord, PeopleError> {
-        match self.people.find(id).await? {
-            Some(record) if caller.may_see_owned_by(record.owner) => Ok(record),
-            _ => Err(PeopleError::NotFound),
-        }
+        self.people.find(id).await?.filter(|record| caller.may_see_owned_by(record.owner)).ok_or(PeopleError::NotFound)
     }
 
     /// One page of the caller's results (everyone's for administrators), newest first.
@@ -363,9 +360,8 @@ impl PeopleService {
         page: u32,
         limit: u32,
     ) -> Result<(Vec<PeopleRecord>, u64), PeopleError> {
-        check_page(page, limit).map_err(|e| invalid(e.field, e.message))?;
-        let owner = listed_owner(caller);
-        Ok(self.people.list(&PeopleQuery { owner, deal_id, page, limit }).await?)
+        let query = RunQuery::for_caller(caller, deal_id, page, limit).map_err(|e| invalid(e.field, e.message))?;
+        Ok(self.people.list(&query).await?)
     }
 
     /// The IPIP-50 scores when answers were given, else a text estimate when possible, else the

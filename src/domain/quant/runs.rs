@@ -119,23 +119,6 @@ pub enum AnalysisOutcome {
     Failed { error: String },
 }
 
-/// Which analyses to list, newest first.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AnalysisQuery {
-    /// `None`: every owner's (administrators).
-    pub owner: Option<UserId>,
-    pub deal_id: Option<i64>,
-    /// 1-based.
-    pub page: u32,
-    pub limit: u32,
-}
-
-impl AnalysisQuery {
-    pub fn offset(&self) -> u64 {
-        u64::from(self.page.saturating_sub(1)) * u64::from(self.limit)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +144,5 @@ mod tests {
             OffsetDateTime::UNIX_EPOCH,
         );
         assert_eq!((record.status, record.result.as_ref(), record.completed_at), (AnalysisStatus::Pending, None, None));
-        assert_eq!(AnalysisQuery { owner: None, deal_id: None, page: 3, limit: 20 }.offset(), 40);
     }
 }

@@ -22,8 +22,8 @@ use super::quarterly::{QUARTERS_METHOD, QuarterStatement, TTM_METHOD, TrailingTw
 use super::statements::{CompanyFinancials, FiscalYearStatement};
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
-use crate::domain::listing::{check_page, listed_owner};
-use crate::domain::quant::runs::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisQuery, AnalysisRecord};
+use crate::domain::listing::{RunQuery, listed_owner};
+use crate::domain::quant::runs::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisRecord};
 use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
 use crate::domain::statements::service::{StatementSetError, StatementSetService};
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
@@ -991,10 +991,7 @@ impl QuantService {
     /// # Errors
     /// [`QuantError::NotFound`] otherwise; [`QuantError::Store`].
     pub async fn get(&self, caller: Principal, id: AnalysisId) -> Result<AnalysisRecord, QuantError> {
-        match self.analyses.find(id).await? {
-            Some(record) if caller.may_see_owned_by(record.owner) => Ok(record),
-            _ => Err(QuantError::NotFound),
-        }
+        self.analyses.find(id).await?.filter(|record| caller.may_see_owned_by(record.owner)).ok_or(QuantError::NotFound)
     }
 
     /// One page of the caller's runs (everyone's for administrators), newest first.
@@ -1008,9 +1005,9 @@ impl QuantService {
         page: u32,
         limit: u32,
     ) -> Result<(Vec<AnalysisRecord>, u64), QuantError> {
-        check_page(page, limit).map_err(|e| QuantError::Validation { field: e.field, message: e.message.into() })?;
-        let owner = listed_owner(caller);
-        Ok(self.analyses.list(&AnalysisQuery { owner, deal_id, page, limit }).await?)
+        let query = RunQuery::for_caller(caller, deal_id, page, limit)
+            .map_err(|e| QuantError::Validation { field: e.field, message: e.message.into() })?;
+        Ok(self.analyses.list(&query).await?)
     }
 
     fn event(&self, id: Uuid, request_id: &str, previous: Option<Uuid>, step: ObservationStep) -> Option<Value> {

@@ -152,23 +152,6 @@ pub enum ResearchOutcome {
     Failed { error: String },
 }
 
-/// Which runs to list, newest first.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResearchQuery {
-    /// `None`: every owner's.
-    pub owner: Option<UserId>,
-    pub deal_id: Option<i64>,
-    /// 1-based.
-    pub page: u32,
-    pub limit: u32,
-}
-
-impl ResearchQuery {
-    pub fn offset(&self) -> u64 {
-        u64::from(self.page.saturating_sub(1)) * u64::from(self.limit)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +170,5 @@ mod tests {
         let run = ResearchRun::pending(UserId::new_random(), "q".into(), None, 5, OffsetDateTime::UNIX_EPOCH);
         assert_eq!((run.status, run.attempts, run.elapsed_ms), (ResearchStatus::Pending, 0, 0));
         assert!(run.progress.is_null() && run.completed_at.is_none());
-        assert_eq!(ResearchQuery { owner: None, deal_id: None, page: 2, limit: 10 }.offset(), 10);
     }
 }

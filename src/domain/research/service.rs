@@ -15,10 +15,10 @@ use uuid::Uuid;
 use crate::domain::auth::{Principal, UserId};
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
 use crate::domain::documents::search_terms;
-use crate::domain::listing::{check_page, listed_owner};
+use crate::domain::listing::RunQuery;
 use crate::domain::research::runs::{
     DEFAULT_MAX_ITERATIONS, MAX_ATTEMPTS, MAX_ITERATIONS_RANGE, ResearchId, ResearchOutcome, ResearchProgress,
-    ResearchQuery, ResearchRun, WorkerId,
+    ResearchRun, WorkerId,
 };
 use crate::domain::research::text::is_stop_word;
 use crate::domain::research::{ResearchState, citations_are_valid};
@@ -195,10 +195,7 @@ impl ResearchService {
     /// # Errors
     /// [`ResearchError::NotFound`] otherwise; [`ResearchError::Store`].
     pub async fn get(&self, caller: Principal, id: ResearchId) -> Result<ResearchRun, ResearchError> {
-        match self.runs.find(id).await? {
-            Some(run) if caller.may_see_owned_by(run.owner) => Ok(run),
-            _ => Err(ResearchError::NotFound),
-        }
+        self.runs.find(id).await?.filter(|run| caller.may_see_owned_by(run.owner)).ok_or(ResearchError::NotFound)
     }
 
     /// One page of the caller's runs (everyone's for administrators), newest first.
@@ -212,9 +209,9 @@ impl ResearchService {
         page: u32,
         limit: u32,
     ) -> Result<(Vec<ResearchRun>, u64), ResearchError> {
-        check_page(page, limit).map_err(|e| ResearchError::Validation { field: e.field, message: e.message.into() })?;
-        let owner = listed_owner(caller);
-        Ok(self.runs.list(&ResearchQuery { owner, deal_id, page, limit }).await?)
+        let query = RunQuery::for_caller(caller, deal_id, page, limit)
+            .map_err(|e| ResearchError::Validation { field: e.field, message: e.message.into() })?;
+        Ok(self.runs.list(&query).await?)
     }
 
     /// Claims the next run for `worker`, if any.
