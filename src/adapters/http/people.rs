@@ -13,8 +13,8 @@ use super::error::ApiError;
 use super::filters::{authenticated, with_state};
 use super::paging::{ListingParams, rfc3339};
 use crate::domain::auth::Principal;
+use crate::domain::people::request::PeopleError;
 use crate::domain::people::runs::{PeopleId, PeopleRecord};
-use crate::domain::people::service::PeopleError;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let result = warp::path!("api" / "people" / "results" / String)

@@ -1,19 +1,31 @@
-//! The people workflow: its use case ([`service`]: research summary, profile, assessment), its
-//! stored results ([`runs`]), and its pure core — scoring the IPIP-50 personality inventory a
-//! person answered ([`ipip`]) and reading the "character" C of credit (track record, litigation,
-//! integrity) from evidence passages about them ([`character`]).
+//! The people workflow: research a named person and report a cited summary, a Big Five profile and
+//! the character C of credit.
+//!
+//! - [`request`]: the validated request (name, context, deal, IPIP-50 answers) and the errors.
+//! - [`service`]: the use case — research, then summary, profile and assessment, stored in one write.
+//! - [`summary`]: which sentences are about the person, and the cited research summary.
+//! - [`own_words`]: quotations attributed to the person by name, the only basis of a text estimate.
+//! - [`profile`]: the psychometric profile — IPIP-50 scores, a checked text estimate, or unavailable.
+//! - [`ipip`]: scoring the IPIP-50 inventory the person answered.
+//! - [`character`]: the character C (track record, litigation, integrity) from evidence passages.
+//! - [`runs`]: the stored results.
 //!
 //! Creditworthiness assessment of natural persons is high-risk under the EU AI Act and subject to
 //! adverse-action and automated-decision rules (ECOA / Regulation B, GDPR Art. 22). So everything
-//! here carries its evidence and its confidence, personality is measured only by the instrument the
-//! person answered (text-based estimates are someone else's job and report "unavailable" rather
-//! than guess), and the character assessment always requires human review and says it is an
-//! adjunct, never the sole basis of a decision.
+//! here carries its evidence and its confidence, a text estimate of personality is kept only where a
+//! quote found verbatim in the person's own words backs it (and at low confidence), and the character
+//! assessment always requires human review and says it is an adjunct, never the sole basis of a
+//! decision.
 
 pub mod character;
 pub mod ipip;
+pub mod own_words;
+pub mod profile;
+pub mod request;
 pub mod runs;
 pub mod service;
+pub mod summary;
+mod text;
 
 pub use character::{
     AdverseCategory, CHARACTER_NOTICE, CharacterAssessment, Finding, PositiveKind, PositiveSignal, ScoreBand,
