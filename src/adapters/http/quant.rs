@@ -24,10 +24,9 @@ use super::paging::{ListingParams, rfc3339};
 use crate::domain::auth::Principal;
 use crate::domain::quant::loan::LoanType;
 use crate::domain::quant::market::TimeRange;
+use crate::domain::quant::request::{CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, QuantError};
 use crate::domain::quant::runs::{AnalysisId, AnalysisRecord, AnalysisStatus};
-use crate::domain::quant::service::{
-    CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, Progress, QuantError,
-};
+use crate::domain::quant::service::{PreparedAnalysis, Progress};
 
 /// Comment lines that keep idle proxies from closing a stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

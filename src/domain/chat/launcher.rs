@@ -28,10 +28,9 @@ use crate::domain::people::request::{PeopleError, PeopleRequest};
 use crate::domain::people::service::PeopleService;
 use crate::domain::quant::loan::LoanType;
 use crate::domain::quant::market::TimeRange;
+use crate::domain::quant::request::{CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, QuantError};
 use crate::domain::quant::runs::AnalysisRecord;
-use crate::domain::quant::service::{
-    CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, PreparedAnalysis, QuantError, QuantService,
-};
+use crate::domain::quant::service::{PreparedAnalysis, QuantService};
 use crate::domain::research::service::{ResearchError, ResearchRequest, ResearchService};
 use crate::ports::clock::Clock;
 use crate::ports::store::StoreError;

@@ -35,7 +35,7 @@ use crate::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, Role, answer_from_agreement, parse_intent,
 };
 use crate::domain::documents::{DocumentError, DocumentId, DocumentService};
-use crate::domain::quant::service::{MAX_LOAN_AMOUNT, QuantError};
+use crate::domain::quant::request::{MAX_LOAN_AMOUNT, QuantError};
 use crate::domain::research::text::truncate_at_word;
 use crate::ports::clock::Clock;
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};

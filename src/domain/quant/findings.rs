@@ -4,6 +4,7 @@
 //! defaults drawn from DOMAIN.md §1 (risk-profile bounds, Altman zones, Damodaran coverage bands).
 
 use serde::Serialize;
+use serde_json::{Value, json};
 
 use super::credit::{AltmanZone, CreditAnalysis};
 use super::loan::{LoanAssessment, Recommendation};
@@ -337,6 +338,40 @@ pub fn loan_findings(assessment: &LoanAssessment, t: &FindingThresholds) -> Vec<
     }
     out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     out
+}
+
+/// How the margins the deal's agreements set compare with the spread the bank needs (the grade's
+/// spread, or the RAROC minimum when higher).
+pub fn margin_findings(deal_terms: &[Value], indicative_spread: Option<f64>) -> Vec<Value> {
+    let mut findings = Vec::new();
+    for document in deal_terms {
+        for facility in document["facilities"].as_array().into_iter().flatten() {
+            // Decimals are exact strings in the agreement (2.75 % is "0.0275").
+            let Some(margin) = facility["spread"].as_str().and_then(|s| s.parse::<f64>().ok()) else { continue };
+            let name = facility["name"].as_str().unwrap_or("a facility");
+            let (severity, comparison) = match indicative_spread {
+                Some(required) if margin + 1e-9 < required => {
+                    ("watch", format!("below the {:.2}% the grade and RAROC require", required * 100.0))
+                }
+                Some(required) => {
+                    ("info", format!("at or above the {:.2}% the grade and RAROC require", required * 100.0))
+                }
+                None => ("info", "with no required spread to compare".to_owned()),
+            };
+            findings.push(json!({
+                "category": "pricing",
+                "severity": severity,
+                "statement": format!(
+                    "Document {} ({}) sets a margin of {:.2}% for {name}, {comparison}.",
+                    document["document_id"],
+                    document["title"].as_str().unwrap_or(""),
+                    margin * 100.0
+                ),
+                "evidence": { "metric": "contractual_margin", "value": margin, "threshold": indicative_spread },
+            }));
+        }
+    }
+    findings
 }
 
 #[cfg(test)]

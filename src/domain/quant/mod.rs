@@ -1,7 +1,15 @@
 //! Quantitative credit analysis: pure computations over normalised financial statements and price
 //! series. Every number leaves here as a [`Metric`] that names its formula and the inputs it was
 //! computed from, so a result can be traced back to the statements and prices it rests on.
-//! [`service`] is the use case (company, market and loan analyses), [`runs`] the stored runs.
+//!
+//! - [`request`]: what the analyses are asked for, and the use case's errors.
+//! - [`service`]: the use case — the run's lifecycle, and one file per kind (company, market, loan).
+//! - [`statements`], [`quarterly`]: normalised fiscal years and quarters, trailing twelve months.
+//! - [`credit`], [`rating`], [`basel`], [`loan`], [`market`]: the computations.
+//! - [`findings`]: what the figures mean, against stated thresholds.
+//! - [`narrative`]: the deterministic summary, and the check of a model-written one.
+//! - [`report`]: the JSON shapes a stored result writes its statements and provenance in.
+//! - [`runs`]: the stored runs.
 
 pub mod basel;
 pub mod credit;
@@ -11,6 +19,8 @@ pub mod market;
 pub mod narrative;
 pub mod quarterly;
 pub mod rating;
+pub mod report;
+pub mod request;
 pub mod runs;
 pub mod service;
 pub mod statements;
