@@ -5,6 +5,7 @@
 //! [`ResearchState::answer`] (or an LLM-written answer that passes [`citations_are_valid`]).
 //!
 //! - [`plan`]: the question → sub-questions, entities and queries, without an LLM.
+//! - [`facets`]: what aspect a sub-question asks about, and what evidence speaks to it.
 //! - [`state`]: the state machine; what counts as evidence and as coverage.
 //! - [`knowledge`]: the consulted sources and the knowledge items quoted from them.
 //! - [`answer`]: the extractive answer with `[n]` citations, and the citation check.
@@ -17,6 +18,7 @@
 
 pub mod answer;
 pub mod bm25;
+pub mod facets;
 pub mod knowledge;
 pub mod plan;
 pub mod runs;
@@ -26,8 +28,9 @@ pub mod text;
 pub mod urls;
 
 pub use answer::citations_are_valid;
+pub use facets::Facet;
 pub use knowledge::{KnowledgeItem, Source, SourceCitation, SourceOrigin};
-pub use plan::{Entity, EntityKind, Facet, SubQuestion, extract_entities, plan_sub_questions};
+pub use plan::{Entity, EntityKind, SubQuestion, extract_entities, plan_sub_questions};
 pub use state::{ErrorStage, PageCandidate, ProviderError, ResearchState, Statistics};
 pub use urls::canonical_url;
 

@@ -32,8 +32,9 @@ use time::OffsetDateTime;
 
 use super::answer::compose_answer;
 use super::bm25::Bm25Index;
+use super::facets::Facet;
 use super::knowledge::{KnowledgeItem, Source, SourceOrigin, add_item};
-use super::plan::{Facet, SubQuestion, plan_queries, plan_sub_questions, same_query};
+use super::plan::{SubQuestion, plan_queries, plan_sub_questions, same_query};
 use super::text::{PASSAGE_MAX_CHARS, char_count, split_passages, tokenize, truncate_at_word};
 use super::urls::canonical_url;
 use crate::ports::page_fetch::{FetchError, FetchedPage};
