@@ -81,10 +81,11 @@ use serde::Serialize;
 use super::amount::{AMOUNT, parse_amount};
 use super::document_answer::{AgreementField, recognise_document_question};
 use super::phrases::{
-    TimeRangeMention, company_mentions, compile, find_time_range, has_corporate_suffix, is_company_reference,
-    is_informal_company, is_person_name, is_proper_company, is_research_topic, normalise, person_with_context,
-    split_ticker, strip_framing, trim_sentence_end, without,
+    company_mentions, compile, has_corporate_suffix, is_company_reference, is_informal_company, is_person_name,
+    is_proper_company, is_research_topic, normalise, person_with_context, split_ticker, strip_framing,
+    trim_sentence_end, without,
 };
+use super::time_range::{TimeRange, TimeRangeMention, find_time_range};
 
 /// How many earlier turns the parser looks at; older turns are ignored even when passed.
 pub const HISTORY_WINDOW: usize = 10;
@@ -161,51 +162,6 @@ impl CompanyAnalysisType {
             Self::Financial => "financial",
             Self::Market => "market",
             Self::Risk => "risk",
-        }
-    }
-}
-
-/// The window of a market analysis (the `time_range` of the market endpoint).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum TimeRange {
-    /// One month.
-    #[serde(rename = "1M")]
-    OneMonth,
-    /// Three months.
-    #[serde(rename = "3M")]
-    ThreeMonths,
-    /// Six months.
-    #[serde(rename = "6M")]
-    SixMonths,
-    /// One year.
-    #[serde(rename = "1Y")]
-    OneYear,
-    /// Five years.
-    #[serde(rename = "5Y")]
-    FiveYears,
-}
-
-impl TimeRange {
-    /// The API value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::OneMonth => "1M",
-            Self::ThreeMonths => "3M",
-            Self::SixMonths => "6M",
-            Self::OneYear => "1Y",
-            Self::FiveYears => "5Y",
-        }
-    }
-
-    /// The range of exactly `months` months, when the service offers it.
-    pub fn from_months(months: u32) -> Option<Self> {
-        match months {
-            1 => Some(Self::OneMonth),
-            3 => Some(Self::ThreeMonths),
-            6 => Some(Self::SixMonths),
-            12 => Some(Self::OneYear),
-            60 => Some(Self::FiveYears),
-            _ => None,
         }
     }
 }

@@ -16,8 +16,10 @@ pub mod intent;
 pub mod launcher;
 mod phrases;
 pub mod service;
+mod time_range;
 
 pub use document_answer::{AgreementField, DocumentAnswer, answer_from_agreement, recognise_document_question};
 pub use intent::{
-    CompanyAnalysisType, HISTORY_WINDOW, HistoryTurn, Intent, LoanType, QuantRequest, Role, TimeRange, parse_intent,
+    CompanyAnalysisType, HISTORY_WINDOW, HistoryTurn, Intent, LoanType, QuantRequest, Role, parse_intent,
 };
+pub use time_range::TimeRange;

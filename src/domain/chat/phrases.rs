@@ -1,6 +1,7 @@
 //! Phrase-level building blocks of the chat grammar: normalising a message, peeling off greetings
-//! and politeness, telling a company from a person from a topic, reading time ranges, and finding
-//! the company an earlier turn talked about.
+//! and politeness, telling a company from a person from a topic, and finding the company an earlier
+//! turn talked about. Time ranges have their own module ([`super::time_range`]), as amounts do
+//! ([`super::amount`]).
 //!
 //! These are heuristics over English word shapes, tuned to err towards "not a name": a phrase that
 //! is not recognised as a company or a person makes the grammar launch nothing.
@@ -9,8 +10,6 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
-
-use super::intent::TimeRange;
 
 /// Compiles one of the grammar's constant patterns.
 pub(super) fn compile(source: &str) -> Regex {
@@ -486,91 +485,6 @@ pub(super) fn is_research_topic(phrase: &str) -> bool {
     phrase.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !EMPTY_TOPIC.is_match(phrase)
 }
 
-// ---- time ranges -------------------------------------------------------------------------------
-
-/// A time range found in a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum TimeRangeMention {
-    /// One of the ranges the market analysis offers.
-    Supported(TimeRange),
-    /// A range the market analysis does not offer ("2 years", "year to date").
-    Unsupported,
-}
-
-static TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?i)(?:\b(?P<prep>over|for|across|in|during|within|from)\s+)?(?:\bthe\s+)?(?:\b(?P<last>last|past|previous|trailing|prior)\s+)?(?:\b(?P<n>\d{1,3}|one|two|three|four|five|six|twelve|a|an)(?P<sep>\s+|-)?)?(?P<unit>years?|yrs?|y|months?|mos?|m|quarters?|q|weeks?|days?)\b",
-    )
-});
-
-static OTHER_TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?i)(?:\b(?:over|for|across|in|during|within)\s+)?(?:\bthe\s+)?(?:\b(?P<half>(?:last|past)\s+)?half(?:\s+a|-a)?[\s-]year\b|\b(?P<ytd>ytd|year[\s-]to[\s-]date|this\s+(?:year|quarter|month|week))\b)",
-    )
-});
-
-/// The first time range in `text` and where it is. Digits with a unit need a preposition or
-/// "last/past" before them ("over 5 years") or the compact form ("5Y", "6M"), so that "5-year
-/// treasuries" or "2 year notes" are not read as ranges.
-pub(super) fn find_time_range(text: &str) -> Option<(TimeRangeMention, Range<usize>)> {
-    let mut found: Option<(TimeRangeMention, Range<usize>)> = None;
-    for captures in TIME_PHRASE.captures_iter(text) {
-        let Some(whole) = captures.get(0) else { continue };
-        let has_prep = captures.name("prep").is_some();
-        let has_last = captures.name("last").is_some();
-        let number = captures.name("n").map(|m| m.as_str().to_ascii_lowercase());
-        let separator = captures.name("sep").map(|m| m.as_str());
-        let unit = captures.name("unit").map(|m| m.as_str().to_ascii_lowercase()).unwrap_or_default();
-        let single_letter_unit = unit.len() == 1;
-        let compact = number.as_deref().is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
-            && separator.is_none()
-            && single_letter_unit;
-        let adjectival = separator == Some("-");
-        let valid = !adjectival
-            && match &number {
-                Some(_) => compact || (has_prep || has_last) && !single_letter_unit,
-                None => has_last && !single_letter_unit,
-            };
-        if !valid {
-            continue;
-        }
-        let count = match number.as_deref() {
-            None | Some("a" | "an" | "one") => 1,
-            Some("two") => 2,
-            Some("three") => 3,
-            Some("four") => 4,
-            Some("five") => 5,
-            Some("six") => 6,
-            Some("twelve") => 12,
-            Some(digits) => digits.parse::<u32>().unwrap_or(0),
-        };
-        let months = match unit.chars().next() {
-            Some('y') => Some(count * 12),
-            Some('q') => Some(count * 3),
-            Some('m') => Some(count),
-            _ => None,
-        };
-        let mention = match months.and_then(TimeRange::from_months) {
-            Some(range) => TimeRangeMention::Supported(range),
-            None => TimeRangeMention::Unsupported,
-        };
-        found = Some((mention, whole.range()));
-        break;
-    }
-    if let Some(captures) = OTHER_TIME_PHRASE.captures(text)
-        && let Some(whole) = captures.get(0)
-        && found.as_ref().is_none_or(|(_, range)| whole.start() < range.start)
-    {
-        let mention = if captures.name("ytd").is_some() {
-            TimeRangeMention::Unsupported
-        } else {
-            TimeRangeMention::Supported(TimeRange::SixMonths)
-        };
-        found = Some((mention, whole.range()));
-    }
-    found
-}
-
 /// `text` without the span, whitespace tidied.
 pub(super) fn without(text: &str, span: Range<usize>) -> String {
     let joined = format!("{} {}", &text[..span.start], &text[span.end..]);
@@ -748,23 +662,6 @@ mod tests {
         );
         assert_eq!(split_ticker("Microsoft (MSFT)"), ("Microsoft".to_owned(), Some("MSFT".to_owned())));
         assert_eq!(split_ticker("$AAPL"), ("AAPL".to_owned(), Some("AAPL".to_owned())));
-    }
-
-    #[test]
-    fn time_ranges_need_a_preposition_or_the_compact_form() {
-        let range = |text: &str| find_time_range(text).map(|(mention, _)| mention);
-        assert_eq!(range("over 1Y"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
-        assert_eq!(range("over the last 6 months"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
-        assert_eq!(range("in the past year"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
-        assert_eq!(range("last quarter"), Some(TimeRangeMention::Supported(TimeRange::ThreeMonths)));
-        assert_eq!(range("over five years"), Some(TimeRangeMention::Supported(TimeRange::FiveYears)));
-        assert_eq!(range("over the last half year"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
-        assert_eq!(range("over 2 years"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("year to date"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("performed this year"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("5-year treasuries"), None);
-        assert_eq!(range("2 year notes"), None);
-        assert_eq!(range("the market"), None);
     }
 
     #[test]
