@@ -1,6 +1,5 @@
-//! Questions recognised or not, and answers read from each shape of agreement data: the extracted
-//! agreement (bare, wrapped, or a document's latest version), the CDM contract-formation step, and
-//! anything else searched by key.
+//! Answers read from each shape of agreement data: the extracted agreement (bare, wrapped, or a
+//! document's latest version), the CDM contract-formation step, and anything else searched by key.
 
 use super::*;
 use serde_json::json;
@@ -56,55 +55,6 @@ fn agreement() -> Value {
 
 fn answer(field: AgreementField) -> DocumentAnswer {
     answer_from_agreement(field, &agreement())
-}
-
-#[test]
-fn questions_that_point_at_the_document_are_recognised() {
-    use AgreementField as F;
-    for (question, field) in [
-        ("what is the margin", F::Margin),
-        ("what is the margin on the term loan", F::Margin),
-        ("what is the term loan b margin", F::Margin),
-        ("who is the borrower", F::Borrower),
-        ("when does it mature", F::Maturity),
-        ("what is the governing law", F::GoverningLaw),
-        ("which law governs the agreement", F::GoverningLaw),
-        ("what are the financial covenants", F::Covenants),
-        ("is there a SOFR floor", F::Floor),
-        ("how big is the facility", F::FacilityAmount),
-        ("what are the total commitments", F::FacilityAmount),
-        ("who is the administrative agent", F::Agent),
-        ("who are the lenders under the agreement", F::Lenders),
-        ("who are the parties to the agreement", F::Parties),
-        ("what currency is the loan in", F::Currency),
-        ("what is the benchmark rate", F::FloatingRateIndex),
-        ("what is the commitment fee", F::CommitmentFee),
-        ("when was the agreement signed", F::AgreementDate),
-        ("what is the closing date", F::EffectiveDate),
-        ("governing law?", F::GoverningLaw),
-        ("tell me the maturity date", F::Maturity),
-        ("are there any guarantors", F::Guarantors),
-        ("Hi, could you tell me what's the margin?", F::Margin),
-    ] {
-        assert_eq!(recognise_document_question(question), Some(field), "{question}");
-    }
-}
-
-#[test]
-fn definitions_and_other_subjects_are_not_document_questions() {
-    for question in [
-        "what is a margin",
-        "what are Tesla's margins",
-        "what is SOFR",
-        "what are the margins of Tesla",
-        "what is the deal",
-        "what is the date today",
-        "who is Mary Major",
-        "explain DSCR",
-        "what are its margins",
-    ] {
-        assert_eq!(recognise_document_question(question), None, "{question}");
-    }
 }
 
 #[test]
@@ -299,13 +249,6 @@ fn an_unknown_shape_is_searched_by_key() {
     assert_eq!(law.cited_fields, vec!["deal.terms.governing_law"]);
     assert_eq!(answer_from_agreement(AgreementField::Maturity, &odd).text, "Maturity date: 31 January 2030.");
     assert!(!answer_from_agreement(AgreementField::Covenants, &odd).found);
-}
-
-#[test]
-fn any_question_is_recognised_or_not_without_panicking() {
-    for question in ["", "?", "the", "what is the", "é\u{a0}margin", "what is the margin on the the"] {
-        let _ = recognise_document_question(question);
-    }
 }
 
 #[test]
