@@ -271,14 +271,3 @@ fn absurd_values_are_answered_without_panicking() {
     }
     assert_eq!(answer_from_agreement(AgreementField::Maturity, &odd).text, "Facility 2 matures on 2031-13-40.");
 }
-
-#[test]
-fn rates_and_amounts_format_exactly() {
-    assert_eq!(format_rate(Decimal::from_str("0.0275").expect("decimal")), "2.75% (275 bps)");
-    assert_eq!(format_rate(Decimal::from_str("0.00125").expect("decimal")), "0.125% (12.5 bps)");
-    assert_eq!(format_amount(Decimal::from_str("1234567.5").expect("decimal")), "1,234,567.50");
-    assert_eq!(format_amount(Decimal::from_str("999").expect("decimal")), "999");
-    assert_eq!(format_date("2024-02-29"), "29 February 2024");
-    assert_eq!(format_date("soon"), "soon");
-    assert_eq!(format_rate(Decimal::MAX), format!("{} (as a fraction)", Decimal::MAX));
-}
