@@ -23,6 +23,7 @@
 //! and written "15 March 2024"; amounts get thousands separators.
 
 mod question;
+mod source;
 mod values;
 
 use rust_decimal::Decimal;
@@ -30,6 +31,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use question::recognise_document_question;
+use source::{Source, at, join, locate};
 use values::{
     and_list, decimal_of, format_amount, format_date, format_governing_law, format_money, format_period, format_rate,
     format_ratio, role_words, text_of,
@@ -174,77 +176,6 @@ impl DocumentAnswer {
 }
 
 // ---- answering ---------------------------------------------------------------------------------
-
-/// Where the agreement's data sits in what the client sent.
-enum Source<'a> {
-    /// The extracted agreement object, at `path`.
-    Agreement(&'a Value, String),
-    /// A CDM `WorkflowStep` proposing the contract formation, at `path`.
-    Step(&'a Value, String),
-    /// Something else: searched by key.
-    Other(&'a Value),
-}
-
-const AGREEMENT_KEYS: &[&str] =
-    &["facilities", "parties", "legalAgreementIdentification", "agreementDate", "financialCovenants", "agreementName"];
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
-}
-
-fn at(path: &str, index: usize) -> String {
-    format!("{path}[{index}]")
-}
-
-fn is_contract_formation_step(value: &Value) -> bool {
-    value.get("proposedEvent").is_some_and(|event| {
-        event.get("intent").and_then(Value::as_str) == Some("ContractFormation") || event.get("instruction").is_some()
-    })
-}
-
-fn locate(value: &Value) -> Source<'_> {
-    match value {
-        Value::Object(object) => {
-            if object.contains_key("proposedEvent") {
-                return Source::Step(value, String::new());
-            }
-            if AGREEMENT_KEYS.iter().any(|key| object.contains_key(*key)) {
-                return Source::Agreement(value, String::new());
-            }
-            if let Some(agreement @ Value::Object(_)) = object.get("agreement") {
-                return Source::Agreement(agreement, "agreement".to_owned());
-            }
-            if let Some(Value::Array(versions)) = object.get("versions") {
-                let latest = versions
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, version)| version.get("agreement").is_some_and(Value::is_object))
-                    .max_by_key(|(i, version)| (version.get("version").and_then(Value::as_i64).unwrap_or(0), *i));
-                if let Some((i, version)) = latest {
-                    return Source::Agreement(&version["agreement"], join(&at("versions", i), "agreement"));
-                }
-            }
-            for key in ["cdm_events", "cdmEvents", "events"] {
-                if let Some(Value::Array(events)) = object.get(key)
-                    && let Some((i, step)) = events.iter().enumerate().find(|(_, e)| is_contract_formation_step(e))
-                {
-                    return Source::Step(step, at(key, i));
-                }
-            }
-            for key in ["workflowStep", "workflow_step", "contract_formation", "contractFormation"] {
-                if let Some(step) = object.get(key).filter(|step| is_contract_formation_step(step)) {
-                    return Source::Step(step, key.to_owned());
-                }
-            }
-            Source::Other(value)
-        }
-        Value::Array(items) => match items.iter().enumerate().find(|(_, item)| is_contract_formation_step(item)) {
-            Some((i, step)) => Source::Step(step, format!("[{i}]")),
-            None => Source::Other(value),
-        },
-        _ => Source::Other(value),
-    }
-}
 
 /// Answers a question about `field` from the agreement data the client holds (see the module
 /// documentation for the shapes read). The answer cites the JSON path of every value it uses, and
