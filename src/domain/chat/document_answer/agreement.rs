@@ -90,6 +90,34 @@ fn per_facility(
     (sentences, cited)
 }
 
+/// A facility's pricing grid read for one rate (`spread`, `commitmentFee`): "by pricing grid:
+/// Level I (< 2.00:1.00): 1.75% (175 bps); …", each level with its condition when `with_conditions`.
+/// The path of every rate read is added to `paths`; `None` when no level states the rate.
+fn pricing_grid(
+    facility: &FacilityRef<'_>,
+    rate_key: &str,
+    with_conditions: bool,
+    paths: &mut Vec<String>,
+) -> Option<String> {
+    let grid = facility.value.get("pricingGrid").and_then(Value::as_array)?;
+    let grid_path = join(&facility.path, "pricingGrid");
+    let levels: Vec<String> = grid
+        .iter()
+        .enumerate()
+        .filter_map(|(j, level)| {
+            let rate = level.get(rate_key).and_then(decimal_of)?;
+            paths.push(join(&at(&grid_path, j), rate_key));
+            let name = level.get("level").and_then(text_of).unwrap_or_else(|| format!("level {}", j + 1));
+            let condition = if with_conditions { level.get("condition").and_then(text_of) } else { None };
+            Some(match condition {
+                Some(condition) => format!("{name} ({condition}): {}", format_rate(rate)),
+                None => format!("{name}: {}", format_rate(rate)),
+            })
+        })
+        .collect();
+    (!levels.is_empty()).then(|| format!("by pricing grid: {}", levels.join("; ")))
+}
+
 pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &str) -> DocumentAnswer {
     let facilities = facilities(agreement, base);
     match field {
@@ -218,25 +246,8 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
                     parts.push(format!("base rate + {}", format_rate(spread)));
                     paths.push(join(&f.path, "baseRateSpread"));
                 }
-                if let Some(grid) = f.value.get("pricingGrid").and_then(Value::as_array) {
-                    let grid_path = join(&f.path, "pricingGrid");
-                    let levels: Vec<String> = grid
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(j, level)| {
-                            let spread = level.get("spread").and_then(decimal_of)?;
-                            paths.push(join(&at(&grid_path, j), "spread"));
-                            let name =
-                                level.get("level").and_then(text_of).unwrap_or_else(|| format!("level {}", j + 1));
-                            Some(match level.get("condition").and_then(text_of) {
-                                Some(condition) => format!("{name} ({condition}): {}", format_rate(spread)),
-                                None => format!("{name}: {}", format_rate(spread)),
-                            })
-                        })
-                        .collect();
-                    if !levels.is_empty() {
-                        parts.push(format!("by pricing grid: {}", levels.join("; ")));
-                    }
+                if let Some(grid) = pricing_grid(f, "spread", true, &mut paths) {
+                    parts.push(grid);
                 }
                 (!parts.is_empty()).then(|| (format!("{}: {}.", f.label, parts.join("; ")), paths))
             });
@@ -288,22 +299,8 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
                         paths.push(join(&f.path, "commitmentFee"));
                     }
                 }
-                if let Some(grid) = f.value.get("pricingGrid").and_then(Value::as_array) {
-                    let grid_path = join(&f.path, "pricingGrid");
-                    let levels: Vec<String> = grid
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(j, level)| {
-                            let fee = level.get("commitmentFee").and_then(decimal_of)?;
-                            paths.push(join(&at(&grid_path, j), "commitmentFee"));
-                            let name =
-                                level.get("level").and_then(text_of).unwrap_or_else(|| format!("level {}", j + 1));
-                            Some(format!("{name}: {}", format_rate(fee)))
-                        })
-                        .collect();
-                    if !levels.is_empty() {
-                        parts.push(format!("by pricing grid: {}", levels.join("; ")));
-                    }
+                if let Some(grid) = pricing_grid(f, "commitmentFee", false, &mut paths) {
+                    parts.push(grid);
                 }
                 (!parts.is_empty()).then(|| (format!("{}: {}.", f.label, parts.join("; ")), paths))
             });
