@@ -11,7 +11,7 @@ use super::values::{
     and_list, decimal_of, format_amount, format_date, format_governing_law, format_money, format_period, format_rate,
     format_ratio, role_words, text_of,
 };
-use super::{AgreementField, DocumentAnswer, answer_from_sentences};
+use super::{AgreementField, DocumentAnswer, answer_from_sentences, sentences_per};
 
 struct PartyRef {
     name: String,
@@ -72,22 +72,6 @@ fn facilities<'a>(agreement: &'a Value, base: &str) -> Vec<FacilityRef<'a>> {
             FacilityRef { value: facility, label, path: at(&list_path, i) }
         })
         .collect()
-}
-
-/// One sentence per facility that states the attribute, with the paths used.
-fn per_facility(
-    facilities: &[FacilityRef<'_>],
-    describe: impl Fn(&FacilityRef<'_>) -> Option<(String, Vec<String>)>,
-) -> (Vec<String>, Vec<String>) {
-    let mut sentences = Vec::new();
-    let mut cited = Vec::new();
-    for facility in facilities {
-        if let Some((sentence, paths)) = describe(facility) {
-            sentences.push(sentence);
-            cited.extend(paths);
-        }
-    }
-    (sentences, cited)
 }
 
 /// A facility's pricing grid read for one rate (`spread`, `commitmentFee`): "by pricing grid:
@@ -205,7 +189,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
         }
         AgreementField::FacilityAmount => {
             let mut totals: Vec<(String, Decimal)> = Vec::new();
-            let (sentences, cited) = per_facility(&facilities, |f| {
+            let (sentences, cited) = sentences_per(&facilities, |f| {
                 let commitment = f.value.get("commitment")?;
                 let text = format_money(commitment)?;
                 Some((format!("{}: {text}.", f.label), vec![join(&f.path, "commitment")]))
@@ -230,7 +214,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::Margin => {
-            let (mut sentences, mut cited) = per_facility(&facilities, |f| {
+            let (mut sentences, mut cited) = sentences_per(&facilities, |f| {
                 let mut parts = Vec::new();
                 let mut paths = Vec::new();
                 let index = f.value.get("floatingRateIndex").and_then(text_of);
@@ -259,7 +243,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::FloatingRateIndex => {
-            let (sentences, cited) = per_facility(&facilities, |f| {
+            let (sentences, cited) = sentences_per(&facilities, |f| {
                 let index = f.value.get("floatingRateIndex").and_then(text_of)?;
                 let mut paths = vec![join(&f.path, "floatingRateIndex")];
                 let tenor = f.value.get("indexTenor").and_then(format_period);
@@ -275,7 +259,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::Floor => {
-            let (sentences, cited) = per_facility(&facilities, |f| {
+            let (sentences, cited) = sentences_per(&facilities, |f| {
                 let floor = f.value.get("floor").and_then(decimal_of)?;
                 Some((
                     format!("{}: the benchmark is floored at {}.", f.label, format_rate(floor)),
@@ -285,7 +269,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::CommitmentFee => {
-            let (sentences, cited) = per_facility(&facilities, |f| {
+            let (sentences, cited) = sentences_per(&facilities, |f| {
                 let mut parts = Vec::new();
                 let mut paths = Vec::new();
                 if let Some(fee) = f.value.get("commitmentFee") {
@@ -307,7 +291,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::Maturity => {
-            let (sentences, cited) = per_facility(&facilities, |f| {
+            let (sentences, cited) = sentences_per(&facilities, |f| {
                 let date = f.value.get("terminationDate").and_then(text_of)?;
                 Some((
                     format!("{} matures on {}.", f.label, format_date(&date)),
@@ -341,7 +325,7 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
             }
         }
         AgreementField::Currency => {
-            let (sentences, cited) = per_facility(&facilities, |f| {
+            let (sentences, cited) = sentences_per(&facilities, |f| {
                 let currency = f.value.get("commitment").and_then(|c| c.get("currency")).and_then(text_of)?;
                 let mut paths = vec![join(&join(&f.path, "commitment"), "currency")];
                 let optional: Vec<String> = f

@@ -11,7 +11,7 @@ use super::source::{at, join};
 use super::values::{
     and_list, decimal_of, format_date, format_governing_law, format_money, format_period, format_rate, text_of,
 };
-use super::{AgreementField, DocumentAnswer, answer_from_sentences};
+use super::{AgreementField, DocumentAnswer, answer_from_sentences, sentences_per};
 
 struct Trade<'a> {
     execution: Option<&'a Value>,
@@ -187,14 +187,10 @@ pub(super) fn answer_step(field: AgreementField, step: &Value, base: &str) -> Do
             DocumentAnswer::found(format!("The parties are {}.", and_list(&described)), cited)
         }
         AgreementField::FacilityAmount | AgreementField::Currency => {
-            let mut sentences = Vec::new();
-            let mut cited = Vec::new();
-            for (i, execution, path) in &executions {
-                if let Some((amount, path)) = quantity(execution, path) {
-                    sentences.push(format!("{}: {amount}.", label(*i)));
-                    cited.push(path);
-                }
-            }
+            let (sentences, cited) = sentences_per(&executions, |(i, execution, path)| {
+                let (amount, path) = quantity(execution, path)?;
+                Some((format!("{}: {amount}.", label(*i)), vec![path]))
+            });
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::Margin | AgreementField::Floor => {
@@ -220,31 +216,25 @@ pub(super) fn answer_step(field: AgreementField, step: &Value, base: &str) -> Do
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::FloatingRateIndex => {
-            let mut sentences = Vec::new();
-            let mut cited = Vec::new();
-            for (i, execution, path) in &executions {
-                if let Some((index, index_path)) = step_index(execution, path) {
-                    sentences.push(format!("{}: {index}.", label(*i)));
-                    cited.push(index_path);
-                }
-            }
+            let (sentences, cited) = sentences_per(&executions, |(i, execution, path)| {
+                let (index, index_path) = step_index(execution, path)?;
+                Some((format!("{}: {index}.", label(*i)), vec![index_path]))
+            });
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::Maturity => {
-            let mut sentences = Vec::new();
-            let mut cited = Vec::new();
-            for (i, execution, path) in &executions {
+            let (sentences, cited) = sentences_per(&executions, |(i, execution, path)| {
                 let date = execution
                     .get("product")
                     .and_then(|p| p.get("economicTerms"))
                     .and_then(|t| t.get("terminationDate"))
                     .and_then(|d| d.get("adjustableDate").and_then(|a| a.get("unadjustedDate")).or(Some(d)))
-                    .and_then(text_of);
-                if let Some(date) = date {
-                    sentences.push(format!("{} matures on {}.", label(*i), format_date(&date)));
-                    cited.push(join(path, "product.economicTerms.terminationDate"));
-                }
-            }
+                    .and_then(text_of)?;
+                Some((
+                    format!("{} matures on {}.", label(*i), format_date(&date)),
+                    vec![join(path, "product.economicTerms.terminationDate")],
+                ))
+            });
             answer_from_sentences(field, sentences, cited)
         }
         AgreementField::Covenants => not_in_event("financial covenants"),

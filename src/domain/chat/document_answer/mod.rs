@@ -182,6 +182,19 @@ fn answer_from_sentences(field: AgreementField, sentences: Vec<String>, cited: V
     if sentences.is_empty() { DocumentAnswer::absent(field) } else { DocumentAnswer::found(sentences.join(" "), cited) }
 }
 
+/// One sentence per item (a facility, an execution) that states the term, and the paths read.
+fn sentences_per<T>(items: &[T], describe: impl Fn(&T) -> Option<(String, Vec<String>)>) -> (Vec<String>, Vec<String>) {
+    let mut sentences = Vec::new();
+    let mut cited = Vec::new();
+    for item in items {
+        if let Some((sentence, paths)) = describe(item) {
+            sentences.push(sentence);
+            cited.extend(paths);
+        }
+    }
+    (sentences, cited)
+}
+
 // ---- answering ---------------------------------------------------------------------------------
 
 /// Answers a question about `field` from the agreement data the client holds (see the module
