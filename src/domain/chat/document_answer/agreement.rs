@@ -2,6 +2,11 @@
 //! document version): parties by role, and per facility its commitment, margin (flat or by pricing
 //! grid), benchmark, floor, commitment fee, maturity and currencies; the agreement's dates,
 //! governing law and financial covenants.
+//!
+//! The object uses CDM attribute names: `agreementDate`, `legalAgreementIdentification.governingLaw`,
+//! `parties[]` with `name` and `roles`, `facilities[]` with `commitment {value, currency}`,
+//! `floatingRateIndex`, `indexTenor`, `spread`, `baseRateSpread`, `pricingGrid[]`, `floor`,
+//! `commitmentFee`, `terminationDate`, and `financialCovenants[]`.
 
 use rust_decimal::Decimal;
 use serde_json::Value;

@@ -3,24 +3,19 @@
 //! by [`answer_from_agreement`] straight from the extracted data, with the JSON paths of every value
 //! used, so the answer can be checked against the document and nothing is made up.
 //!
-//! The data may arrive in three shapes, all handled:
+//! This module holds what can be asked ([`AgreementField`]), what is answered ([`DocumentAnswer`])
+//! and [`answer_from_agreement`], which hands the question to the reader of the data's shape:
 //!
-//! - the `agreement` object of `POST /api/extract` and of a document version (CDM attribute names:
-//!   `agreementDate`, `legalAgreementIdentification.governingLaw`, `parties[]` with `name` and
-//!   `roles`, `facilities[]` with `commitment {value, currency}`, `floatingRateIndex`,
-//!   `indexTenor`, `spread`, `baseRateSpread`, `pricingGrid[]`, `floor`, `commitmentFee`,
-//!   `terminationDate`, `financialCovenants[]`), bare or wrapped (`{agreement: …}`, a document with
-//!   `versions[]`, whose latest version is read);
-//! - the CDM `WorkflowStep` proposing the `ContractFormation` (bare, in an array, or in a
-//!   `cdm_events` array): its `legalAgreement` (`agreementDate`, `governingLaw`), its executions'
-//!   parties (`Party1` the borrower, `Party2` the agent or sole lender), quantities, prices (spread
-//!   `Add`, floor `Max`), index and `terminationDate`. Covenants, fees and guarantors have no place
-//!   in that event, so they are reported as not in the document;
-//! - anything else: the first value under a telling key (`agreementDate`, `governingLaw`,
-//!   `terminationDate`, `spread`, …) anywhere in the object.
-//!
-//! Rates are fractions in the data (0.0275) and are written "2.75% (275 bps)"; dates are ISO 8601
-//! and written "15 March 2024"; amounts get thousands separators.
+//! - `question`: which term a chat message asks about;
+//! - `source`: where the agreement's data sits in what the client sent, and the JSON paths that
+//!   answers cite;
+//! - `agreement`: the `agreement` object of `POST /api/extract` and of a document version, bare or
+//!   wrapped (`{agreement: …}`, a document with `versions[]`, whose latest version is read);
+//! - `cdm_step`: the CDM `WorkflowStep` proposing the `ContractFormation` (bare, in an array, or in
+//!   a `cdm_events` array);
+//! - `by_key`: anything else, searched for the first value under a telling key;
+//! - `values`: scalars read from the data and written for people — rates "2.75% (275 bps)", dates
+//!   "15 March 2024", amounts with thousands separators.
 
 mod agreement;
 mod by_key;
