@@ -11,11 +11,12 @@
 //!   ([`recognise_document_question`]) and its answer, read straight from the extracted agreement
 //!   ([`answer_from_agreement`]);
 //! - the phrase vocabulary the grammar is built from: `phrases` (normalising, framing, telling
-//!   companies, people and topics apart, companies mentioned earlier), `amount` (loan amounts as
-//!   typed) and `time_range` (time ranges as typed, and the market windows, [`TimeRange`]).
+//!   companies, people and topics apart), and on top of it `amount` (loan amounts as typed),
+//!   `time_range` (time ranges as typed, and the market windows, [`TimeRange`]) and `mentions` (the
+//!   companies an earlier turn mentioned).
 //!
-//! A module imports only modules listed after it (and `amount` and `time_range` read `phrases`), so
-//! the imports run one way, with no circle.
+//! A module imports only modules listed after it (and `amount`, `time_range` and `mentions` read
+//! `phrases`), so the imports run one way, with no circle.
 //!
 //! The grammar calls no model. A launch is decided by a documented grammar (see [`intent`]), so the
 //! same message always launches the same workflow, a misunderstanding can be reproduced in a test,
@@ -27,6 +28,7 @@ mod amount;
 pub mod document_answer;
 pub mod intent;
 pub mod launcher;
+mod mentions;
 mod phrases;
 pub mod service;
 mod time_range;

@@ -10,10 +10,10 @@ use regex::Regex;
 use super::{CompanyAnalysisType, HistoryTurn, Intent, LoanType, QuantRequest, Role};
 use crate::domain::chat::amount::{AMOUNT, parse_amount};
 use crate::domain::chat::document_answer::recognise_document_question;
+use crate::domain::chat::mentions::company_mentions;
 use crate::domain::chat::phrases::{
-    company_mentions, compile, has_corporate_suffix, is_company_reference, is_informal_company, is_person_name,
-    is_proper_company, is_research_topic, normalise, person_with_context, split_ticker, strip_framing,
-    trim_sentence_end, without,
+    compile, has_corporate_suffix, is_company_reference, is_informal_company, is_person_name, is_proper_company,
+    is_research_topic, normalise, person_with_context, split_ticker, strip_framing, trim_sentence_end, without,
 };
 use crate::domain::chat::time_range::{TimeRangeMention, find_time_range};
 
