@@ -1,10 +1,24 @@
-//! The chatbot: the chat turn use case ([`service`]), the launcher that starts any workflow from
-//! validated parameters ([`launcher`]), the deterministic understanding of a message — which
-//! workflow (if any) it asks for and with which parameters ([`parse_intent`]) — and answers to
-//! questions about the credit agreement under discussion, read straight from the extracted
-//! agreement ([`answer_from_agreement`]).
+//! The chatbot: one turn of a conversation, answered by a language model with tools or by a
+//! deterministic grammar, that may launch a workflow or answer a question about the credit agreement
+//! under discussion. One idea per module:
 //!
-//! Nothing here calls a model. A launch is decided by a documented grammar (see [`intent`]), so the
+//! - [`service`]: the use case — a chat turn, a direct launch, the stored sessions — and its two
+//!   engines (language model, grammar);
+//! - [`launcher`]: starts any workflow (quant, research, people) from validated parameters;
+//! - [`intent`]: what a message asks for ([`Intent`], read against earlier [`HistoryTurn`]s) and the
+//!   grammar that decides it ([`parse_intent`]);
+//! - [`document_answer`]: which agreement term a question asks about
+//!   ([`recognise_document_question`]) and its answer, read straight from the extracted agreement
+//!   ([`answer_from_agreement`]);
+//! - the phrase vocabulary the grammar is built from: `phrases` (normalising, framing, telling
+//!   companies, people and topics apart), and on top of it `amount` (loan amounts as typed),
+//!   `time_range` (time ranges as typed, and the market windows, [`TimeRange`]) and `mentions` (the
+//!   companies an earlier turn mentioned).
+//!
+//! A module imports only modules listed after it (and `amount`, `time_range` and `mentions` read
+//! `phrases`), so the imports run one way, with no circle.
+//!
+//! The grammar calls no model. A launch is decided by a documented grammar (see [`intent`]), so the
 //! same message always launches the same workflow, a misunderstanding can be reproduced in a test,
 //! and a message that only talks about analysing something never launches anything. The grammar is
 //! deliberately conservative: when in doubt it returns [`Intent::None`] and the chatbot answers in
@@ -14,10 +28,13 @@ mod amount;
 pub mod document_answer;
 pub mod intent;
 pub mod launcher;
+mod mentions;
 mod phrases;
 pub mod service;
+mod time_range;
 
 pub use document_answer::{AgreementField, DocumentAnswer, answer_from_agreement, recognise_document_question};
 pub use intent::{
-    CompanyAnalysisType, HISTORY_WINDOW, HistoryTurn, Intent, LoanType, QuantRequest, Role, TimeRange, parse_intent,
+    CompanyAnalysisType, HISTORY_WINDOW, HistoryTurn, Intent, LoanType, QuantRequest, Role, parse_intent,
 };
+pub use time_range::TimeRange;

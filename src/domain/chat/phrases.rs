@@ -1,6 +1,7 @@
 //! Phrase-level building blocks of the chat grammar: normalising a message, peeling off greetings
-//! and politeness, telling a company from a person from a topic, reading time ranges, and finding
-//! the company an earlier turn talked about.
+//! and politeness, and telling a company from a person from a topic. Amounts, time ranges and the
+//! companies an earlier turn mentioned have their own modules ([`super::amount`],
+//! [`super::time_range`], [`super::mentions`]), built on these.
 //!
 //! These are heuristics over English word shapes, tuned to err towards "not a name": a phrase that
 //! is not recognised as a company or a person makes the grammar launch nothing.
@@ -9,8 +10,6 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
-
-use super::intent::TimeRange;
 
 /// Compiles one of the grammar's constant patterns.
 pub(super) fn compile(source: &str) -> Regex {
@@ -316,7 +315,8 @@ const NOT_TICKERS: &[&str] = &[
     "M&A",
 ];
 
-fn bare_word(token: &str) -> String {
+/// A token as the word lists spell it: lower case, without surrounding punctuation or a final point.
+pub(super) fn bare_word(token: &str) -> String {
     token.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '.').trim_end_matches('.').to_lowercase()
 }
 
@@ -486,226 +486,10 @@ pub(super) fn is_research_topic(phrase: &str) -> bool {
     phrase.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !EMPTY_TOPIC.is_match(phrase)
 }
 
-// ---- time ranges -------------------------------------------------------------------------------
-
-/// A time range found in a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum TimeRangeMention {
-    /// One of the ranges the market analysis offers.
-    Supported(TimeRange),
-    /// A range the market analysis does not offer ("2 years", "year to date").
-    Unsupported,
-}
-
-static TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?i)(?:\b(?P<prep>over|for|across|in|during|within|from)\s+)?(?:\bthe\s+)?(?:\b(?P<last>last|past|previous|trailing|prior)\s+)?(?:\b(?P<n>\d{1,3}|one|two|three|four|five|six|twelve|a|an)(?P<sep>\s+|-)?)?(?P<unit>years?|yrs?|y|months?|mos?|m|quarters?|q|weeks?|days?)\b",
-    )
-});
-
-static OTHER_TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?i)(?:\b(?:over|for|across|in|during|within)\s+)?(?:\bthe\s+)?(?:\b(?P<half>(?:last|past)\s+)?half(?:\s+a|-a)?[\s-]year\b|\b(?P<ytd>ytd|year[\s-]to[\s-]date|this\s+(?:year|quarter|month|week))\b)",
-    )
-});
-
-/// The first time range in `text` and where it is. Digits with a unit need a preposition or
-/// "last/past" before them ("over 5 years") or the compact form ("5Y", "6M"), so that "5-year
-/// treasuries" or "2 year notes" are not read as ranges.
-pub(super) fn find_time_range(text: &str) -> Option<(TimeRangeMention, Range<usize>)> {
-    let mut found: Option<(TimeRangeMention, Range<usize>)> = None;
-    for captures in TIME_PHRASE.captures_iter(text) {
-        let Some(whole) = captures.get(0) else { continue };
-        let has_prep = captures.name("prep").is_some();
-        let has_last = captures.name("last").is_some();
-        let number = captures.name("n").map(|m| m.as_str().to_ascii_lowercase());
-        let separator = captures.name("sep").map(|m| m.as_str());
-        let unit = captures.name("unit").map(|m| m.as_str().to_ascii_lowercase()).unwrap_or_default();
-        let single_letter_unit = unit.len() == 1;
-        let compact = number.as_deref().is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
-            && separator.is_none()
-            && single_letter_unit;
-        let adjectival = separator == Some("-");
-        let valid = !adjectival
-            && match &number {
-                Some(_) => compact || (has_prep || has_last) && !single_letter_unit,
-                None => has_last && !single_letter_unit,
-            };
-        if !valid {
-            continue;
-        }
-        let count = match number.as_deref() {
-            None | Some("a" | "an" | "one") => 1,
-            Some("two") => 2,
-            Some("three") => 3,
-            Some("four") => 4,
-            Some("five") => 5,
-            Some("six") => 6,
-            Some("twelve") => 12,
-            Some(digits) => digits.parse::<u32>().unwrap_or(0),
-        };
-        let months = match unit.chars().next() {
-            Some('y') => Some(count * 12),
-            Some('q') => Some(count * 3),
-            Some('m') => Some(count),
-            _ => None,
-        };
-        let mention = match months.and_then(TimeRange::from_months) {
-            Some(range) => TimeRangeMention::Supported(range),
-            None => TimeRangeMention::Unsupported,
-        };
-        found = Some((mention, whole.range()));
-        break;
-    }
-    if let Some(captures) = OTHER_TIME_PHRASE.captures(text)
-        && let Some(whole) = captures.get(0)
-        && found.as_ref().is_none_or(|(_, range)| whole.start() < range.start)
-    {
-        let mention = if captures.name("ytd").is_some() {
-            TimeRangeMention::Unsupported
-        } else {
-            TimeRangeMention::Supported(TimeRange::SixMonths)
-        };
-        found = Some((mention, whole.range()));
-    }
-    found
-}
-
 /// `text` without the span, whitespace tidied.
 pub(super) fn without(text: &str, span: Range<usize>) -> String {
     let joined = format!("{} {}", &text[..span.start], &text[span.end..]);
     joined.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-// ---- mentions in earlier turns -----------------------------------------------------------------
-
-/// A company mentioned in a turn of the conversation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct CompanyMention {
-    pub name: String,
-    pub ticker: Option<String>,
-}
-
-/// Leading words that the mention patterns may sweep up at the start of a sentence.
-const MENTION_NOISE: &[&str] = &[
-    "the",
-    "a",
-    "an",
-    "i",
-    "we",
-    "you",
-    "analysis",
-    "report",
-    "review",
-    "assessment",
-    "summary",
-    "overview",
-    "here",
-    "launched",
-    "started",
-    "of",
-    "and",
-    "&",
-    "de",
-    "for",
-    "on",
-    "about",
-    "what",
-    "tell",
-    "me",
-    "analyse",
-    "analyze",
-    "assess",
-    "sure",
-    "ok",
-    "okay",
-    "done",
-    "great",
-    "thanks",
-    "hi",
-    "hello",
-    "so",
-    "is",
-    "are",
-    "how",
-    "why",
-    "when",
-];
-
-fn tidy_mention(raw: &str) -> Option<String> {
-    let words: Vec<&str> = raw.split_whitespace().collect();
-    let start = words.iter().position(|w| !MENTION_NOISE.contains(&bare_word(w).as_str()))?;
-    let name = words[start..].join(" ");
-    (name.chars().any(|c| c.is_alphabetic())).then_some(name)
-}
-
-static NAME_WITH_TICKER: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?P<name>[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|&|of|de))*)\s*\((?:(?:NYSE|NASDAQ|Nasdaq|LSE):\s*)?(?P<t>[A-Z]{1,5}(?:\.[A-Z]{1,2})?)\)",
-    )
-});
-static NAME_WITH_SUFFIX: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?P<name>[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|&|of|de))*?\s+(?:Inc\.?|Incorporated|Corp\.?|Corporation|LLC|Ltd\.?|Limited|plc|PLC|Plc|AG|SA|S\.A\.|NV|N\.V\.|GmbH|SE|LP|L\.P\.|LLP|Co\.|Bank|Bancorp|Group|Holdings))(?:\s|$|[,;:!?)]|\.)",
-    )
-});
-static CASHTAG: LazyLock<Regex> = LazyLock::new(|| compile(r"\$(?P<t>[A-Z]{1,5})\b"));
-static USER_OBJECT: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"\b(?:about|on|of|for|into|analy[sz]e|assess)\s+(?P<name>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})")
-});
-
-/// The distinct companies a turn mentions: names with a parenthesised ticker, names with a
-/// corporate suffix, cashtags, and (in the user's own words) a capitalised name after "about",
-/// "on", "of", "for" or an analysis verb.
-pub(super) fn company_mentions(text: &str, from_user: bool) -> Vec<CompanyMention> {
-    let mut mentions: Vec<CompanyMention> = Vec::new();
-    let mut add = |name: String, ticker: Option<String>| {
-        let key = name.to_lowercase();
-        match mentions.iter_mut().find(|m| {
-            m.name.to_lowercase() == key
-                || (ticker.is_some() && m.ticker == ticker)
-                || m.ticker.as_deref() == Some(name.as_str())
-        }) {
-            Some(existing) => {
-                if existing.ticker.is_none() {
-                    existing.ticker = ticker;
-                }
-            }
-            None => mentions.push(CompanyMention { name, ticker }),
-        }
-    };
-    for captures in NAME_WITH_TICKER.captures_iter(text) {
-        if let (Some(name), Some(ticker)) = (captures.name("name"), captures.name("t"))
-            && let Some(name) = tidy_mention(name.as_str())
-        {
-            add(trim_sentence_end(&name).to_owned(), Some(ticker.as_str().to_owned()));
-        }
-    }
-    for captures in NAME_WITH_SUFFIX.captures_iter(text) {
-        if let Some(name) = captures.name("name").and_then(|m| tidy_mention(m.as_str()))
-            && name.split_whitespace().count() >= 2
-            && !is_person_name(&name)
-        {
-            add(name, None);
-        }
-    }
-    for captures in CASHTAG.captures_iter(text) {
-        if let Some(ticker) = captures.name("t") {
-            add(ticker.as_str().to_owned(), Some(ticker.as_str().to_owned()));
-        }
-    }
-    if from_user {
-        for captures in USER_OBJECT.captures_iter(text) {
-            if let Some(name) = captures.name("name") {
-                let name = trim_sentence_end(name.as_str());
-                if is_proper_company(name) && !is_person_name(name) {
-                    let (name, ticker) = split_ticker(name);
-                    add(name, ticker);
-                }
-            }
-        }
-    }
-    mentions
 }
 
 #[cfg(test)]
@@ -748,31 +532,5 @@ mod tests {
         );
         assert_eq!(split_ticker("Microsoft (MSFT)"), ("Microsoft".to_owned(), Some("MSFT".to_owned())));
         assert_eq!(split_ticker("$AAPL"), ("AAPL".to_owned(), Some("AAPL".to_owned())));
-    }
-
-    #[test]
-    fn time_ranges_need_a_preposition_or_the_compact_form() {
-        let range = |text: &str| find_time_range(text).map(|(mention, _)| mention);
-        assert_eq!(range("over 1Y"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
-        assert_eq!(range("over the last 6 months"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
-        assert_eq!(range("in the past year"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
-        assert_eq!(range("last quarter"), Some(TimeRangeMention::Supported(TimeRange::ThreeMonths)));
-        assert_eq!(range("over five years"), Some(TimeRangeMention::Supported(TimeRange::FiveYears)));
-        assert_eq!(range("over the last half year"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
-        assert_eq!(range("over 2 years"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("year to date"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("performed this year"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("5-year treasuries"), None);
-        assert_eq!(range("2 year notes"), None);
-        assert_eq!(range("the market"), None);
-    }
-
-    #[test]
-    fn mentions_find_suffixed_names_and_tickers() {
-        let mentions = company_mentions("I launched a credit analysis for Microsoft (MSFT).", false);
-        assert_eq!(mentions, vec![CompanyMention { name: "Microsoft".into(), ticker: Some("MSFT".into()) }]);
-        let mentions = company_mentions("What do you know about Apple Inc.?", true);
-        assert_eq!(mentions, vec![CompanyMention { name: "Apple Inc.".into(), ticker: None }]);
-        assert!(company_mentions("Sure, here is an overview of the market.", false).is_empty());
     }
 }

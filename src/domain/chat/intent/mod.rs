@@ -1,0 +1,282 @@
+//! Which workflow a chat message asks for, decided by a fixed grammar rather than a model.
+//!
+//! [`parse_intent`] reads one message (plus the last [`HISTORY_WINDOW`] turns, to resolve "it" and
+//! "and over 5Y?") and returns an [`Intent`]. A false launch costs an analysis run and confuses the
+//! user, a missed one costs a rephrasing, so every rule below errs towards [`Intent::None`].
+//!
+//! This module holds what a message can ask for ([`Intent`] and its parameters) and the turns it
+//! is read against ([`HistoryTurn`]); the rules themselves are in `grammar`, in the order below.
+//!
+//! # How a message is read
+//!
+//! 1. **Normalised**: typographic quotes made ASCII, whitespace collapsed, contractions expanded
+//!    ("what's" → "what is", "don't" → "do not").
+//! 2. **Refused outright** (→ `None`) when the message is hedged, deferred, negated or meta:
+//!    - negation or cancellation at the start: "don't …", "do not …", "never …", "no …", "stop",
+//!      "cancel", "hold off", "wait", "not now";
+//!    - deferral anywhere: "later", "tomorrow", "next week", "at some point", "eventually",
+//!      "not yet", "another time" ("should I analyse this later?");
+//!    - advice questions: "should I / should we …" (except "should we lend …", which is a loan
+//!      request), "do you think", "would it make sense", "is it worth", "what if", "hypothetically",
+//!      "for example";
+//!    - how-to and capability questions: "how do I …", "how can we …", "how to …",
+//!      "what can you do", "who are you", "help".
+//! 3. **Framing peeled off**: greetings and fillers at the front ("hi", "ok", "thanks", "so",
+//!    "now", "please", "just"; "great," and the like only when followed by punctuation), request
+//!    frames ("can/could/would/will you (please)", "I'd like you to", "I want to", "let's",
+//!    "go ahead and"), and politeness at the end ("please", "for me", "thanks", "asap").
+//! 4. **Questions about the document** (→ [`Intent::DocumentQuestion`]), before anything else:
+//!    see [`recognise_document_question`](super::recognise_document_question). They name an agreement
+//!    term with a definite article ("what is *the* margin?", "who is *the* borrower?", "what is
+//!    *the* governing law", "what are *the* covenants?") or use a loan verb ("when does it mature?",
+//!    "which law governs the agreement?"). "What is *a* covenant?" is a definition, not a question
+//!    about the document.
+//! 5. **Definitions** (→ `None`): "what is a/an …", "what does … mean", "explain …", "define …",
+//!    "meaning of …", "how is … calculated".
+//! 6. **Workflows**, first match wins, each pattern anchored at the start of the request, so that
+//!    "I analysed Apple last week" or "my boss asked me to look into Acme Corp" launch nothing:
+//!
+//! | order | workflow | patterns (after framing) | parameters |
+//! |---|---|---|---|
+//! | 1 | quant loan application | "assess / evaluate / review / analyse / underwrite / price / consider **a AMOUNT (TYPE) (loan/facility)** for/to BORROWER (as a TYPE)"; "(can/could/should we) lend / extend / provide / advance **AMOUNT** … to BORROWER (as a TYPE)"; "loan application(:) BORROWER, AMOUNT (TYPE)"; "BORROWER is requesting / wants / needs / has applied for / is seeking **a AMOUNT TYPE-or-loan**" | amount parsed exactly ("$5m", "2.5 million", "750k", "1.2bn", "$5,000,000", "EUR 750k"), > 0, and with a stated currency or at least 1,000 ("lend 500 to Bob" launches nothing); type: term loan / TLA / TLB → `term_loan`, revolver / revolving / RCF / credit line → `revolving`, bridge → `bridge`, mezzanine / ABL / asset-based / equipment → `other`, none stated → `None`; currency kept when stated |
+//! | 2 | quant market, follow-up | a message that is only a time range, optionally after "and", "what about", "how about", "same", "now" ("and over 5Y?", "what about the last 3 months?") | the query of the most recent market request in the history, with the new range; nothing when there is none |
+//! | 3 | quant market | "compare X and/with/to/vs Y"; "(how did) X vs Y (do/perform/fare)" (needs the verb or a time range); "(give me a) market/sector/industry view/outlook/analysis/update **on** X"; "how has/is X performed/doing" where X names a market (market, sector, index, stocks, bonds, yields, semiconductors, banks …) or is a company or ticker with a time range | the compared or named topic as `query`; a time range "over 1Y", "over the last 6 months", "past year", "last quarter", "5Y" → `1M/3M/6M/1Y/5Y`; a range the service does not offer stays in the query text |
+//! | 4 | people | "who is/was PERSON"; "(run a) background / character / reference / KYC / due diligence / credit check **on** PERSON"; "vet / screen PERSON" | `person_name`; `context` from "at/of/from …", ", CFO of …" or "(…)" |
+//! | 5 | people, quant company or research | "look into / dig into / investigate / deep dive into / check up on / find out about / do due diligence on X": a PERSON → people; a name with a corporate suffix or a ticker → company (comprehensive); any other topic → research with X as query |
+//! | 6 | research | "research (on) X"; "do (some) research on X"; "run a research (job) on X"; "deep research on X"; "find out X"; "figure out X"; "search the web for information on X" | X as `query` |
+//! | 7 | quant company | "analyse / analyze / assess / evaluate / review / rate / underwrite X"; "(run / do / give me) a (risk / financial / credit / stock) analysis / assessment / review / report **of/on/for** X"; "how risky / creditworthy / solvent / leveraged / profitable is X"; "is X creditworthy / risky / a good credit / likely to default / investment grade"; "what are X's margins" (and other financial, risk or market aspects); "what is the credit risk of X"; "what are its margins" | `company_name`, `ticker` from "(MSFT)", "$MSFT" or a bare ticker, `analysis_type`: risk words → `risk`, financial words (margins, revenue, leverage, debt, cash flow, balance sheet …) → `financial`, stock / share price / valuation / market position → `market`, else `comprehensive` |
+//!
+//! # Names, companies and people
+//!
+//! - A **company** in a question ("how risky is X") must look like one: a corporate suffix (Inc,
+//!   Corp, LLC, Ltd, plc, AG, SA, NV, GmbH, LP, Co, Bank, Group, Holdings, Partners, Capital …), a
+//!   ticker (two to five capitals, not a finance acronym such as SOFR, DSCR or EBITDA), or
+//!   capitalised words without a topic word ("Apple", "Bank of America"; not "High Yield").
+//!   After an explicit analysis verb a lower-case name of up to three plain words is accepted too
+//!   ("analyse apple").
+//! - A **person** is two to four capitalised name words (initials, particles such as "van",
+//!   "O'Brien" allowed, an honorific such as "Dr." in front) without any corporate or institution
+//!   word. One word is never a person.
+//! - **Person or company?** "look into Jane Doe" is a person, "look into Acme Corp" is a company
+//!   analysis because of the suffix, "look into Tesla" (one word, no suffix) is research. A
+//!   two-word company name without a suffix ("Goldman Sachs") looks like a person to the
+//!   "look into" rule: say "Goldman Sachs Group" or "analyse Goldman Sachs" instead.
+//! - **References**: "it", "them", "this/that company", "the firm" after an analysis verb or in a
+//!   company question resolve to the company most recently named in the history: a user turn that
+//!   requested a company or loan analysis, or that mentions a company (suffix, ticker, "about
+//!   Apple"); an assistant turn that mentions exactly one company by suffix or ticker. If the most
+//!   recent subject was a market, research topic or person, or an assistant turn names several
+//!   companies, the reference is ambiguous and nothing is launched. "analyse this" is never
+//!   resolved ("this" may be the document).
+//!
+//! # What never launches
+//!
+//! Greetings and thanks; capability questions; definitions ("what is a covenant?", "explain
+//! DSCR", "what is SOFR?"); questions about the document; hedged, deferred or negated requests;
+//! reports of past work; requests with a pronoun and nothing in the history to resolve it; topics
+//! that are not names ("how risky is lending to startups?").
+
+mod grammar;
+
+use serde::Serialize;
+
+use super::document_answer::AgreementField;
+use super::time_range::TimeRange;
+use grammar::parse_message;
+
+/// How many earlier turns the parser looks at; older turns are ignored even when passed.
+pub const HISTORY_WINDOW: usize = 10;
+
+/// Who said a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person chatting.
+    User,
+    /// The chatbot.
+    Assistant,
+}
+
+impl Role {
+    /// The role named `user` or `assistant` (any case); `None` for anything else.
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "user" => Some(Self::User),
+            "assistant" => Some(Self::Assistant),
+            _ => None,
+        }
+    }
+
+    /// The API name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
+/// One earlier message of the conversation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HistoryTurn {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub content: String,
+}
+
+impl HistoryTurn {
+    /// A turn by the user.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self { role: Role::User, content: content.into() }
+    }
+
+    /// A turn by the chatbot.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: Role::Assistant, content: content.into() }
+    }
+}
+
+/// The focus of a company analysis (the `analysis_type` of the company endpoint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompanyAnalysisType {
+    /// Everything.
+    Comprehensive,
+    /// Statements and ratios.
+    Financial,
+    /// Stock and market position.
+    Market,
+    /// Credit risk.
+    Risk,
+}
+
+impl CompanyAnalysisType {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Comprehensive => "comprehensive",
+            Self::Financial => "financial",
+            Self::Market => "market",
+            Self::Risk => "risk",
+        }
+    }
+}
+
+/// The kind of loan (the `loan_type` of the loan-application endpoint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoanType {
+    /// Term loan (A, B, delayed draw).
+    TermLoan,
+    /// Revolving credit facility.
+    Revolving,
+    /// Bridge loan.
+    Bridge,
+    /// Anything else that was named (mezzanine, asset-based, equipment).
+    Other,
+}
+
+impl LoanType {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::TermLoan => "term_loan",
+            Self::Revolving => "revolving",
+            Self::Bridge => "bridge",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// A quantitative analysis to run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QuantRequest {
+    /// `POST /api/quantitative-analysis/company`.
+    Company {
+        /// The company as the user named it.
+        company_name: String,
+        /// The ticker, when the user gave one.
+        ticker: Option<String>,
+        /// The focus.
+        analysis_type: CompanyAnalysisType,
+    },
+    /// `POST /api/quantitative-analysis/market`.
+    Market {
+        /// What to analyse ("semiconductors and banks", "AAPL vs MSFT", "high yield").
+        query: String,
+        /// The window, when the user named one the service offers (the service defaults to 3M).
+        time_range: Option<TimeRange>,
+    },
+    /// `POST /api/quantitative-analysis/loan-application`.
+    LoanApplication {
+        /// The borrower as the user named it.
+        borrower_name: String,
+        /// The amount, > 0, in units of `currency`.
+        loan_amount: f64,
+        /// The kind of loan, when the user named it (the service defaults to a term loan).
+        loan_type: Option<LoanType>,
+        /// ISO 4217 code, when the user stated a currency. The service takes amounts in USD, so a
+        /// caller should mention (or convert) any other currency.
+        currency: Option<String>,
+    },
+}
+
+impl QuantRequest {
+    /// Which analysis endpoint: `company`, `market` or `loan_application`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Company { .. } => "company",
+            Self::Market { .. } => "market",
+            Self::LoanApplication { .. } => "loan_application",
+        }
+    }
+}
+
+/// What a chat message asks for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "intent", content = "params", rename_all = "snake_case")]
+pub enum Intent {
+    /// Launch a quantitative analysis.
+    Quant(QuantRequest),
+    /// Launch iterative web research.
+    Research {
+        /// The research question.
+        query: String,
+    },
+    /// Launch the people workflow.
+    People {
+        /// The person as the user named them.
+        person_name: String,
+        /// Where the person works or what they do, when stated ("Acme Corp", "CFO of Widget Ltd").
+        context: Option<String>,
+    },
+    /// Answer from the agreement under discussion; launches nothing.
+    DocumentQuestion(AgreementField),
+    /// Ordinary chat: launch nothing.
+    None,
+}
+
+impl Intent {
+    /// The workflow this intent launches (`quant`, `research`, `people`), if any.
+    pub fn workflow_type(&self) -> Option<&'static str> {
+        match self {
+            Self::Quant(_) => Some("quant"),
+            Self::Research { .. } => Some("research"),
+            Self::People { .. } => Some("people"),
+            Self::DocumentQuestion(_) | Self::None => None,
+        }
+    }
+}
+
+/// What `message` asks for, given the conversation so far (oldest first; only the last
+/// [`HISTORY_WINDOW`] turns are considered). The grammar is described in the [module
+/// documentation](self).
+pub fn parse_intent(message: &str, history: &[HistoryTurn]) -> Intent {
+    let window = &history[history.len().saturating_sub(HISTORY_WINDOW)..];
+    parse_message(message, window)
+}
+
+#[cfg(test)]
+mod tests;

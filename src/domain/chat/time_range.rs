@@ -1,0 +1,163 @@
+//! Time ranges as people type them in chat ("over 1Y", "over the last 6 months", "past year", "last
+//! quarter", "5Y"), and the windows a market analysis offers ([`TimeRange`]). A range the analysis
+//! does not offer ("over 2 years", "year to date") is still found, as
+//! [`TimeRangeMention::Unsupported`], so that the grammar can keep it in the words of the query
+//! instead of dropping it.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::phrases::compile;
+
+/// The window of a market analysis (the `time_range` of the market endpoint).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum TimeRange {
+    /// One month.
+    #[serde(rename = "1M")]
+    OneMonth,
+    /// Three months.
+    #[serde(rename = "3M")]
+    ThreeMonths,
+    /// Six months.
+    #[serde(rename = "6M")]
+    SixMonths,
+    /// One year.
+    #[serde(rename = "1Y")]
+    OneYear,
+    /// Five years.
+    #[serde(rename = "5Y")]
+    FiveYears,
+}
+
+impl TimeRange {
+    /// The API value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::OneMonth => "1M",
+            Self::ThreeMonths => "3M",
+            Self::SixMonths => "6M",
+            Self::OneYear => "1Y",
+            Self::FiveYears => "5Y",
+        }
+    }
+
+    /// The range of exactly `months` months, when the service offers it.
+    pub fn from_months(months: u32) -> Option<Self> {
+        match months {
+            1 => Some(Self::OneMonth),
+            3 => Some(Self::ThreeMonths),
+            6 => Some(Self::SixMonths),
+            12 => Some(Self::OneYear),
+            60 => Some(Self::FiveYears),
+            _ => None,
+        }
+    }
+}
+
+/// A time range found in a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TimeRangeMention {
+    /// One of the ranges the market analysis offers.
+    Supported(TimeRange),
+    /// A range the market analysis does not offer ("2 years", "year to date").
+    Unsupported,
+}
+
+static TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)(?:\b(?P<prep>over|for|across|in|during|within|from)\s+)?(?:\bthe\s+)?(?:\b(?P<last>last|past|previous|trailing|prior)\s+)?(?:\b(?P<n>\d{1,3}|one|two|three|four|five|six|twelve|a|an)(?P<sep>\s+|-)?)?(?P<unit>years?|yrs?|y|months?|mos?|m|quarters?|q|weeks?|days?)\b",
+    )
+});
+
+static OTHER_TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)(?:\b(?:over|for|across|in|during|within)\s+)?(?:\bthe\s+)?(?:\b(?P<half>(?:last|past)\s+)?half(?:\s+a|-a)?[\s-]year\b|\b(?P<ytd>ytd|year[\s-]to[\s-]date|this\s+(?:year|quarter|month|week))\b)",
+    )
+});
+
+/// The first time range in `text` and where it is. Digits with a unit need a preposition or
+/// "last/past" before them ("over 5 years") or the compact form ("5Y", "6M"), so that "5-year
+/// treasuries" or "2 year notes" are not read as ranges.
+pub(super) fn find_time_range(text: &str) -> Option<(TimeRangeMention, Range<usize>)> {
+    let mut found: Option<(TimeRangeMention, Range<usize>)> = None;
+    for captures in TIME_PHRASE.captures_iter(text) {
+        let Some(whole) = captures.get(0) else { continue };
+        let has_prep = captures.name("prep").is_some();
+        let has_last = captures.name("last").is_some();
+        let number = captures.name("n").map(|m| m.as_str().to_ascii_lowercase());
+        let separator = captures.name("sep").map(|m| m.as_str());
+        let unit = captures.name("unit").map(|m| m.as_str().to_ascii_lowercase()).unwrap_or_default();
+        let single_letter_unit = unit.len() == 1;
+        let compact = number.as_deref().is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+            && separator.is_none()
+            && single_letter_unit;
+        let adjectival = separator == Some("-");
+        let valid = !adjectival
+            && match &number {
+                Some(_) => compact || (has_prep || has_last) && !single_letter_unit,
+                None => has_last && !single_letter_unit,
+            };
+        if !valid {
+            continue;
+        }
+        let count = match number.as_deref() {
+            None | Some("a" | "an" | "one") => 1,
+            Some("two") => 2,
+            Some("three") => 3,
+            Some("four") => 4,
+            Some("five") => 5,
+            Some("six") => 6,
+            Some("twelve") => 12,
+            Some(digits) => digits.parse::<u32>().unwrap_or(0),
+        };
+        let months = match unit.chars().next() {
+            Some('y') => Some(count * 12),
+            Some('q') => Some(count * 3),
+            Some('m') => Some(count),
+            _ => None,
+        };
+        let mention = match months.and_then(TimeRange::from_months) {
+            Some(range) => TimeRangeMention::Supported(range),
+            None => TimeRangeMention::Unsupported,
+        };
+        found = Some((mention, whole.range()));
+        break;
+    }
+    if let Some(captures) = OTHER_TIME_PHRASE.captures(text)
+        && let Some(whole) = captures.get(0)
+        && found.as_ref().is_none_or(|(_, range)| whole.start() < range.start)
+    {
+        let mention = if captures.name("ytd").is_some() {
+            TimeRangeMention::Unsupported
+        } else {
+            TimeRangeMention::Supported(TimeRange::SixMonths)
+        };
+        found = Some((mention, whole.range()));
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_ranges_need_a_preposition_or_the_compact_form() {
+        let range = |text: &str| find_time_range(text).map(|(mention, _)| mention);
+        assert_eq!(range("over 1Y"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
+        assert_eq!(range("over the last 6 months"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
+        assert_eq!(range("in the past year"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
+        assert_eq!(range("last quarter"), Some(TimeRangeMention::Supported(TimeRange::ThreeMonths)));
+        assert_eq!(range("over five years"), Some(TimeRangeMention::Supported(TimeRange::FiveYears)));
+        assert_eq!(range("over the last half year"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
+        assert_eq!(range("over 2 years"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("year to date"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("performed this year"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("5-year treasuries"), None);
+        assert_eq!(range("2 year notes"), None);
+        assert_eq!(range("the market"), None);
+    }
+}
