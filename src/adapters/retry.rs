@@ -104,14 +104,6 @@ pub(crate) mod test_support {
 
     use super::RetryPolicy;
 
-    /// A URL on a loopback port nothing listens on: connecting is refused at once.
-    pub(crate) fn refused_url(path: &str) -> String {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        drop(listener);
-        format!("http://{addr}{path}")
-    }
-
     /// Retries that take milliseconds, so that a 429 or a 5xx costs a test nothing.
     pub(crate) fn fast_retries() -> RetryPolicy {
         RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(20) }

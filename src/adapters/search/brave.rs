@@ -128,8 +128,10 @@ struct WireResult {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, KEY, Scripted, fast_retries, renderings};
+    use super::super::test_support::{KEY, renderings};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> BraveSearch {
         let settings = BraveSettings {
@@ -142,7 +144,7 @@ mod tests {
 
     #[tokio::test]
     async fn brave_sends_the_subscription_token_and_maps_web_results() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"type": "search", "query": {"original": "acme"}, "web": {"type": "search", "results": [
                 {"title": "Acme Corp", "url": "https://acme.example/", "description": "<strong>Acme</strong> &amp; partners",
@@ -178,7 +180,7 @@ mod tests {
 
     #[tokio::test]
     async fn brave_without_a_web_section_has_no_hits_and_caps_the_count() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, json!({"type": "search", "query": {}}))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, json!({"type": "search", "query": {}}))]).await;
 
         let hits = client(&provider).search("zzzz", 100).await.expect("hits");
 
@@ -188,7 +190,7 @@ mod tests {
 
     #[tokio::test]
     async fn brave_rejected_token_is_a_status_error_without_the_key() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             422,
             json!({"type": "ErrorResponse", "error": {"detail": format!("Unknown token {KEY}")}}),
         )])

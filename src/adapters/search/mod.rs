@@ -15,9 +15,6 @@ mod searxng;
 mod tavily;
 mod wikipedia;
 
-#[cfg(test)]
-mod fake_server;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -247,14 +244,28 @@ fn hit(
     })
 }
 
+/// What the search adapters' tests share besides [`crate::adapters::fake_provider`].
+#[cfg(test)]
+mod test_support {
+    /// An API key the tests send; it must never show up in an error.
+    pub(super) const KEY: &str = "test-key-0123456789-very-secret";
+
+    /// Every rendering of an error a caller might log.
+    pub(super) fn renderings(error: &crate::ports::web_search::SearchError) -> [String; 2] {
+        [error.to_string(), format!("{error:?}")]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Instant;
 
     use serde_json::{Value, json};
 
-    use super::fake_server::{FakeProvider, KEY, Scripted, fast_retries, refused_url, renderings};
+    use super::test_support::{KEY, renderings};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
+    use crate::adapters::retry::test_support::fast_retries;
     use crate::config::{Config, Secret};
 
     /// `kind`'s adapter against `base_url`, with fast retries.
@@ -310,8 +321,8 @@ mod tests {
     async fn every_provider_retries_a_429_then_succeeds() {
         for kind in SearchProviderKind::ALL {
             let server = FakeProvider::start(vec![
-                Scripted::json(429, json!({})).header("retry-after", "0"),
-                Scripted::json(200, one_result(kind)),
+                Answer::json(429, json!({})).header("retry-after", "0"),
+                Answer::json(200, one_result(kind)),
             ])
             .await;
 
@@ -328,7 +339,7 @@ mod tests {
     #[tokio::test]
     async fn every_provider_reports_a_persistent_5xx_as_a_status_error_after_all_attempts() {
         for kind in SearchProviderKind::ALL {
-            let server = FakeProvider::start(vec![Scripted::text(503, "upstream down")]).await;
+            let server = FakeProvider::start(vec![Answer::json(503, "upstream down")]).await;
 
             let error =
                 provider(kind, server.url(""), Duration::from_secs(5)).search("acme", 5).await.expect_err("5xx");
@@ -345,7 +356,7 @@ mod tests {
     async fn every_provider_timeout_is_unavailable_and_not_retried() {
         for kind in SearchProviderKind::ALL {
             let server =
-                FakeProvider::start(vec![Scripted::json(200, one_result(kind)).delayed(Duration::from_secs(3))]).await;
+                FakeProvider::start(vec![Answer::json(200, one_result(kind)).delayed(Duration::from_secs(3))]).await;
             let started = Instant::now();
 
             let error =

@@ -127,8 +127,10 @@ struct WireResult {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, KEY, Scripted, fast_retries, renderings};
+    use super::super::test_support::{KEY, renderings};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> TavilySearch {
         let settings = TavilySettings {
@@ -141,7 +143,7 @@ mod tests {
 
     #[tokio::test]
     async fn tavily_posts_the_query_with_the_bearer_key_and_maps_results() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"query": "acme", "response_time": 1.2, "images": [], "results": [
                 {"title": "Acme 10-K", "url": "https://sec.example/acme", "content": "Revenue of Vec<String>\n grew",
@@ -175,7 +177,7 @@ mod tests {
 
     #[tokio::test]
     async fn tavily_rejected_key_is_a_status_error_without_the_key() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             401,
             json!({"detail": {"error": format!("Unauthorized: invalid API key {KEY}")}}),
         )])

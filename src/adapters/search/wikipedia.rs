@@ -173,8 +173,9 @@ struct WireError {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, Scripted, fast_retries};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> WikipediaSearch {
         WikipediaSearch::new(&WikipediaSettings {
@@ -187,7 +188,7 @@ mod tests {
 
     #[tokio::test]
     async fn wikipedia_results_become_hits_linking_to_articles_on_the_api_host() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": 2}, "search": [
                 {"ns": 0, "title": "Moody's Investors Service", "pageid": 1, "snippet":
@@ -228,7 +229,7 @@ mod tests {
 
     #[tokio::test]
     async fn wikipedia_limit_is_capped_and_zero_asks_nothing() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, json!({"query": {"search": []}}))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, json!({"query": {"search": []}}))]).await;
         let client = client(&provider);
 
         assert!(client.search("bonds", 0).await.expect("no hits").is_empty());
@@ -255,7 +256,7 @@ mod tests {
             json!({"error": {"code": "srsearch-text-disabled", "info": "Search is disabled"}}),
             json!({"batchcomplete": ""}),
         ] {
-            let provider = FakeProvider::start(vec![Scripted::json(200, body)]).await;
+            let provider = FakeProvider::start(vec![Answer::json(200, body)]).await;
 
             let error = client(&provider).search("x", 5).await.expect_err("invalid");
 

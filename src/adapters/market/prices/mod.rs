@@ -15,9 +15,6 @@ mod cached;
 mod csv_mirror;
 mod yahoo;
 
-#[cfg(test)]
-mod fake_server;
-
 use std::time::Duration;
 
 use bytes::Bytes;
