@@ -538,109 +538,26 @@ fn token_usage(usage: WireUsage) -> TokenUsage {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-    use std::net::SocketAddr;
-    use std::sync::{Arc, Mutex};
-
     use serde_json::json;
-    use warp::Filter;
 
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
     use crate::ports::llm::{ResponseSchema, ToolSpec};
 
     const KEY: &str = "sk-test-0123456789-very-secret";
 
-    /// One scripted answer of the fake provider.
-    #[derive(Clone)]
-    struct Scripted {
-        status: u16,
-        headers: Vec<(&'static str, String)>,
-        body: String,
-        delay: Duration,
-    }
-
-    impl Scripted {
-        fn json(status: u16, body: Value) -> Self {
-            Self { status, headers: Vec::new(), body: body.to_string(), delay: Duration::ZERO }
-        }
-
-        fn header(mut self, name: &'static str, value: &str) -> Self {
-            self.headers.push((name, value.to_owned()));
-            self
-        }
-
-        fn delayed(mut self, delay: Duration) -> Self {
-            self.delay = delay;
-            self
-        }
-    }
-
-    /// What the fake provider received.
-    #[derive(Clone, Debug)]
-    struct Received {
-        path: String,
-        authorization: Option<String>,
-        body: Value,
-    }
-
-    /// A local OpenAI-compatible server answering from a script (the last answer repeats).
-    struct FakeProvider {
-        addr: SocketAddr,
-        received: Arc<Mutex<Vec<Received>>>,
-    }
-
-    impl FakeProvider {
-        async fn start(script: Vec<Scripted>) -> Self {
-            let script = Arc::new(Mutex::new(VecDeque::from(script)));
-            let received = Arc::new(Mutex::new(Vec::new()));
-            let log = Arc::clone(&received);
-            let route = warp::path::full()
-                .and(warp::header::optional::<String>("authorization"))
-                .and(warp::body::bytes())
-                .then(move |path: warp::path::FullPath, authorization: Option<String>, body: Bytes| {
-                    let script = Arc::clone(&script);
-                    let log = Arc::clone(&log);
-                    async move {
-                        log.lock().expect("log").push(Received {
-                            path: path.as_str().to_owned(),
-                            authorization,
-                            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-                        });
-                        let answer = {
-                            let mut script = script.lock().expect("script");
-                            if script.len() > 1 { script.pop_front() } else { script.front().cloned() }
-                        }
-                        .expect("a scripted answer");
-                        tokio::time::sleep(answer.delay).await;
-                        let mut response =
-                            http::Response::builder().status(answer.status).header("content-type", "application/json");
-                        for (name, value) in &answer.headers {
-                            response = response.header(*name, value.as_str());
-                        }
-                        response.body(answer.body).expect("response")
-                    }
-                });
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let addr = listener.local_addr().expect("addr");
-            tokio::spawn(warp::serve(route).incoming(listener).run());
-            Self { addr, received }
-        }
-
-        fn base_url(&self) -> String {
-            format!("http://{}/v1/", self.addr)
-        }
-
-        fn received(&self) -> Vec<Received> {
-            self.received.lock().expect("log").clone()
-        }
-    }
-
+    /// Like `retry::test_support::fast_retries`, but capped at 50 ms: long enough for
+    /// `llm_retry_after_is_honoured_but_capped` to measure the cap.
     fn fast_retries() -> RetryPolicy {
         RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(50) }
     }
 
+    fn base_url(provider: &FakeProvider) -> String {
+        provider.url("/v1/")
+    }
+
     fn client(provider: &FakeProvider, key: Option<&str>) -> OpenAiCompatible {
-        OpenAiCompatible::new(&provider.base_url(), "test-model", key.map(Secret::new), Duration::from_secs(5))
+        OpenAiCompatible::new(&base_url(provider), "test-model", key.map(Secret::new), Duration::from_secs(5))
             .expect("client")
             .with_retry_policy(fast_retries())
     }
@@ -662,7 +579,7 @@ mod tests {
     #[tokio::test]
     async fn llm_request_has_the_openai_shape() {
         let provider =
-            FakeProvider::start(vec![Scripted::json(200, completion(json!({"role": "assistant", "content": "ok"})))])
+            FakeProvider::start(vec![Answer::json(200, completion(json!({"role": "assistant", "content": "ok"})))])
                 .await;
         let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false});
         let request = ChatRequest::new(vec![
@@ -681,7 +598,7 @@ mod tests {
         let received = provider.received();
         assert_eq!(received.len(), 1);
         assert_eq!(received[0].path, "/v1/chat/completions");
-        assert_eq!(received[0].authorization.as_deref(), Some(format!("Bearer {KEY}").as_str()));
+        assert_eq!(received[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
         assert_eq!(
             received[0].body,
             json!({
@@ -707,13 +624,13 @@ mod tests {
     #[tokio::test]
     async fn llm_request_without_a_key_sends_no_authorization_and_omits_unset_options() {
         let provider =
-            FakeProvider::start(vec![Scripted::json(200, completion(json!({"role": "assistant", "content": "hi"})))])
+            FakeProvider::start(vec![Answer::json(200, completion(json!({"role": "assistant", "content": "hi"})))])
                 .await;
 
         client(&provider, None).complete(hello()).await.expect("answer");
 
         let received = provider.received();
-        assert_eq!(received[0].authorization, None);
+        assert_eq!(received[0].header("authorization"), None);
         assert_eq!(
             received[0].body,
             json!({"model": "test-model", "messages": [{"role": "user", "content": "Say hello"}]})
@@ -722,7 +639,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_plain_answer_returns_content_usage_model_and_finish_reason() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             completion(json!({"role": "assistant", "content": "Hello there."})),
         )])
@@ -739,7 +656,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_tool_calls_accept_string_object_empty_and_broken_arguments() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({
                 "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null, "tool_calls": [
@@ -772,7 +689,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_tool_call_without_a_name_is_an_invalid_response() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             completion(json!({"role": "assistant", "tool_calls": [{"id": "x", "function": {"arguments": "{}"}}]})),
         )])
@@ -785,7 +702,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_structured_output_is_returned_as_json_content() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             completion(
                 json!({"role": "assistant", "content": "{\"borrower\": \"Acme Corp\", \"amount\": \"10,000,000\"}"}),
@@ -804,7 +721,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_partial_usage_is_completed_and_text_parts_are_joined() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({
                 "choices": [{"message": {"content": [{"type": "text", "text": "Hel"}, {"type": "text", "text": "lo"}]}}],
@@ -828,9 +745,7 @@ mod tests {
             json!({"error": {"message": "model is loading"}}).to_string(),
             json!({"choices": [{"finish_reason": "stop"}]}).to_string(),
         ] {
-            let provider =
-                FakeProvider::start(vec![Scripted { status: 200, headers: Vec::new(), body, delay: Duration::ZERO }])
-                    .await;
+            let provider = FakeProvider::start(vec![Answer::json(200, body)]).await;
 
             let error = client(&provider, None).complete(hello()).await.expect_err("invalid");
 
@@ -842,8 +757,8 @@ mod tests {
     #[tokio::test]
     async fn llm_retries_a_429_then_succeeds() {
         let provider = FakeProvider::start(vec![
-            Scripted::json(429, json!({"error": {"message": "slow down"}})),
-            Scripted::json(200, completion(json!({"content": "done"}))),
+            Answer::json(429, json!({"error": {"message": "slow down"}})),
+            Answer::json(200, completion(json!({"content": "done"}))),
         ])
         .await;
 
@@ -856,8 +771,8 @@ mod tests {
     #[tokio::test]
     async fn llm_retry_after_is_honoured_but_capped() {
         let provider = FakeProvider::start(vec![
-            Scripted::json(429, json!({})).header("retry-after", "3600"),
-            Scripted::json(200, completion(json!({"content": "done"}))),
+            Answer::json(429, json!({})).header("retry-after", "3600"),
+            Answer::json(200, completion(json!({"content": "done"}))),
         ])
         .await;
         let started = Instant::now();
@@ -872,8 +787,8 @@ mod tests {
     #[tokio::test]
     async fn llm_retry_after_ms_below_the_cap_is_waited_in_full() {
         let provider = FakeProvider::start(vec![
-            Scripted::json(429, json!({})).header("retry-after-ms", "40"),
-            Scripted::json(200, completion(json!({"content": "done"}))),
+            Answer::json(429, json!({})).header("retry-after-ms", "40"),
+            Answer::json(200, completion(json!({"content": "done"}))),
         ])
         .await;
         let started = Instant::now();
@@ -885,7 +800,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_persistent_429_is_rate_limited_after_all_attempts() {
-        let provider = FakeProvider::start(vec![Scripted::json(429, json!({})).header("retry-after", "0")]).await;
+        let provider = FakeProvider::start(vec![Answer::json(429, json!({})).header("retry-after", "0")]).await;
 
         let error = client(&provider, None).complete(hello()).await.expect_err("rate limited");
 
@@ -899,8 +814,8 @@ mod tests {
     #[tokio::test]
     async fn llm_retries_a_500_then_succeeds() {
         let provider = FakeProvider::start(vec![
-            Scripted::json(500, json!({"error": {"message": "upstream crashed"}})),
-            Scripted::json(200, completion(json!({"content": "recovered"}))),
+            Answer::json(500, json!({"error": {"message": "upstream crashed"}})),
+            Answer::json(200, completion(json!({"content": "recovered"}))),
         ])
         .await;
 
@@ -912,7 +827,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_persistent_5xx_is_a_provider_error_after_all_attempts() {
-        let provider = FakeProvider::start(vec![Scripted::json(503, json!({"error": "model is loading"}))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(503, json!({"error": "model is loading"}))]).await;
 
         let error = client(&provider, None).complete(hello()).await.expect_err("unavailable");
 
@@ -923,7 +838,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_400_is_not_retried_and_surfaces_the_message_without_the_key() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             400,
             json!({"error": {"message": format!("Incorrect API key provided: {KEY}."), "type": "invalid_request_error"}}),
         )])
@@ -942,13 +857,7 @@ mod tests {
 
     #[tokio::test]
     async fn llm_error_bodies_that_are_not_json_surface_as_text() {
-        let provider = FakeProvider::start(vec![Scripted {
-            status: 404,
-            headers: Vec::new(),
-            body: "404 page not found".to_owned(),
-            delay: Duration::ZERO,
-        }])
-        .await;
+        let provider = FakeProvider::start(vec![Answer::json(404, "404 page not found")]).await;
 
         let error = client(&provider, None).complete(hello()).await.expect_err("not found");
 
@@ -958,10 +867,10 @@ mod tests {
     #[tokio::test]
     async fn llm_timeout_is_unavailable_and_not_retried() {
         let provider = FakeProvider::start(vec![
-            Scripted::json(200, completion(json!({"content": "late"}))).delayed(Duration::from_secs(5)),
+            Answer::json(200, completion(json!({"content": "late"}))).delayed(Duration::from_secs(5)),
         ])
         .await;
-        let client = OpenAiCompatible::new(&provider.base_url(), "m", None, Duration::from_millis(200))
+        let client = OpenAiCompatible::new(&base_url(&provider), "m", None, Duration::from_millis(200))
             .expect("client")
             .with_retry_policy(fast_retries());
         let started = Instant::now();
@@ -975,13 +884,9 @@ mod tests {
 
     #[tokio::test]
     async fn llm_connection_refused_is_unavailable_after_retries() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        drop(listener);
-        let client =
-            OpenAiCompatible::new(&format!("http://{addr}/v1"), "m", Some(Secret::new(KEY)), Duration::from_secs(2))
-                .expect("client")
-                .with_retry_policy(fast_retries());
+        let client = OpenAiCompatible::new(&refused_url("/v1"), "m", Some(Secret::new(KEY)), Duration::from_secs(2))
+            .expect("client")
+            .with_retry_policy(fast_retries());
 
         let error = client.complete(hello()).await.expect_err("refused");
 
