@@ -466,15 +466,12 @@ fn carried_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Instant;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use warp::Filter;
 
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
 
     const ARTICLE: &str = r#"<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title> Acme &amp; Co
@@ -486,74 +483,29 @@ mod tests {
 <script>alert("hidden")</script><noscript>enable scripts</noscript>
 </body></html>"#;
 
-    /// A local web server with one page per path; counts requests and the most in flight at once.
-    struct FakeSite {
-        addr: SocketAddr,
-        requests: Arc<Mutex<Vec<String>>>,
-        most_in_flight: Arc<AtomicUsize>,
+    /// A local web site with one page per path.
+    async fn fake_site() -> FakeProvider {
+        FakeProvider::answering(|request| page(&request.path, request.query_value("location"))).await
     }
 
-    impl FakeSite {
-        async fn start() -> Self {
-            let requests = Arc::new(Mutex::new(Vec::new()));
-            let in_flight = Arc::new(AtomicUsize::new(0));
-            let most_in_flight = Arc::new(AtomicUsize::new(0));
-            let (log, current, most) = (Arc::clone(&requests), Arc::clone(&in_flight), Arc::clone(&most_in_flight));
-            let route = warp::path::full().and(warp::query::<HashMap<String, String>>()).then(
-                move |path: warp::path::FullPath, query: HashMap<String, String>| {
-                    let (log, current, most) = (Arc::clone(&log), Arc::clone(&current), Arc::clone(&most));
-                    async move {
-                        log.lock().expect("log").push(path.as_str().to_owned());
-                        let now = current.fetch_add(1, Ordering::SeqCst) + 1;
-                        most.fetch_max(now, Ordering::SeqCst);
-                        let response = page(path.as_str(), &query).await;
-                        current.fetch_sub(1, Ordering::SeqCst);
-                        response
-                    }
-                },
-            );
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let addr = listener.local_addr().expect("addr");
-            tokio::spawn(warp::serve(route).incoming(listener).run());
-            Self { addr, requests, most_in_flight }
-        }
-
-        fn url(&self, path: &str) -> String {
-            format!("http://{}{path}", self.addr)
-        }
-
-        fn requests(&self) -> Vec<String> {
-            self.requests.lock().expect("log").clone()
-        }
-    }
-
-    async fn page(path: &str, query: &HashMap<String, String>) -> http::Response<String> {
-        let ok = |content_type: &str, body: String| {
-            http::Response::builder().header("content-type", content_type).body(body).expect("response")
-        };
-        let redirect = |status: u16, location: &str| {
-            http::Response::builder().status(status).header("location", location).body(String::new()).expect("redirect")
-        };
+    /// The page at `path`; `/to` redirects to its `location`.
+    fn page(path: &str, location: Option<&str>) -> Answer {
+        let ok = |content_type: &str, body: String| Answer::new(200, body).header("content-type", content_type);
+        let redirect = |status: u16, location: &str| Answer::new(status, "").header("location", location);
         match path {
             "/article.html" => ok("text/html; charset=utf-8", ARTICLE.to_owned()),
             "/notes.txt" => ok("text/plain", "Covenant: net leverage < 3.5x\n\n  indented line\n".to_owned()),
             "/report.pdf" => ok("application/pdf", "%PDF-1.7".to_owned()),
-            "/untyped" => http::Response::new("who knows".to_owned()),
+            "/untyped" => Answer::new(200, "who knows"),
             "/huge.html" => ok("text/html", "x".repeat(3 * 1024 * 1024)),
-            "/slow.html" => {
-                tokio::time::sleep(Duration::from_secs(3)).await;
-                ok("text/html", "<p>late</p>".to_owned())
-            }
-            "/delayed.html" => {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                ok("text/html", "<p>on time</p>".to_owned())
-            }
-            "/missing" => http::Response::builder().status(404).body("gone".to_owned()).expect("404"),
-            "/to" => redirect(302, query.get("location").map_or("/", String::as_str)),
+            "/slow.html" => ok("text/html", "<p>late</p>".to_owned()).delayed(Duration::from_secs(3)),
+            "/delayed.html" => ok("text/html", "<p>on time</p>".to_owned()).delayed(Duration::from_millis(200)),
+            "/missing" => Answer::new(404, "gone"),
+            "/to" => redirect(302, location.unwrap_or("/")),
             _ => match path.strip_prefix("/hops/").and_then(|n| n.parse::<u32>().ok()) {
                 Some(0) => ok("text/plain", "arrived".to_owned()),
                 Some(n) => redirect(if n % 2 == 0 { 301 } else { 307 }, &format!("/hops/{}", n - 1)),
-                None => http::Response::builder().status(500).body(String::new()).expect("500"),
+                None => Answer::new(500, ""),
             },
         }
     }
@@ -576,7 +528,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_turns_html_into_readable_text_and_keeps_the_title() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/article.html")).await.expect("page");
 
@@ -596,7 +548,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_returns_plain_text_as_is() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/notes.txt")).await.expect("page");
 
@@ -606,7 +558,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_refuses_media_types_that_are_not_text() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let fetcher = fetcher(local(FetchSettings::default()));
 
         let pdf = fetcher.fetch(&site.url("/report.pdf")).await.expect_err("pdf");
@@ -618,7 +570,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_refuses_a_page_declared_larger_than_the_cap() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let error = fetcher(local(FetchSettings::default())).fetch(&site.url("/huge.html")).await.expect_err("huge");
 
@@ -658,7 +610,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_of_a_slow_page_times_out() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let settings = local(FetchSettings { timeout: Duration::from_millis(300), ..FetchSettings::default() });
         let started = Instant::now();
 
@@ -670,34 +622,34 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_follows_redirects_and_reports_where_the_text_came_from() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/hops/3")).await.expect("page");
 
         assert_eq!(page.text, "arrived");
         assert_eq!(page.requested_url, site.url("/hops/3"));
         assert_eq!(page.final_url, site.url("/hops/0"));
-        assert_eq!(site.requests(), ["/hops/3", "/hops/2", "/hops/1", "/hops/0"]);
+        assert_eq!(site.paths(), ["/hops/3", "/hops/2", "/hops/1", "/hops/0"]);
     }
 
     #[tokio::test]
     async fn fetch_refuses_more_redirects_than_allowed() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let settings = local(FetchSettings { max_redirects: 2, ..FetchSettings::default() });
 
         let error = fetcher(settings).fetch(&site.url("/hops/3")).await.expect_err("too many");
 
         assert!(matches!(error, FetchError::Blocked(ref reason) if reason.contains("redirects")), "{error:?}");
-        assert_eq!(site.requests().len(), 3, "the third redirect is not followed");
+        assert_eq!(site.paths().len(), 3, "the third redirect is not followed");
         let none = local(FetchSettings { max_redirects: 0, ..FetchSettings::default() });
         assert!(matches!(fetcher(none).fetch(&site.url("/hops/1")).await, Err(FetchError::Blocked(_))));
     }
 
     #[tokio::test]
     async fn fetch_refuses_a_redirect_to_a_private_or_metadata_address() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let fetcher = fetcher_trusting_the_fake_site();
-        let port = site.addr.port();
+        let port = site.addr().port();
 
         for target in [
             "http://10.0.0.1/admin".to_owned(),
@@ -716,24 +668,24 @@ mod tests {
 
             assert!(matches!(error, FetchError::Blocked(_)), "{target}: {error:?}");
         }
-        assert!(site.requests().iter().all(|path| path == "/to"), "{:?}", site.requests());
+        assert!(site.paths().iter().all(|path| path == "/to"), "{:?}", site.paths());
         let allowed = site.url(&format!("/to?location={}", site.url("/notes.txt")));
         assert!(fetcher.fetch(&allowed).await.is_ok(), "the same redirect to the trusted address is followed");
     }
 
     #[tokio::test]
     async fn fetch_blocks_loopback_unless_private_networks_are_allowed() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let guarded = fetcher(FetchSettings::default());
         let open = fetcher(local(FetchSettings::default()));
-        let by_name = format!("http://localhost:{}/notes.txt", site.addr.port());
+        let by_name = format!("http://localhost:{}/notes.txt", site.addr().port());
 
         let literal = guarded.fetch(&site.url("/notes.txt")).await.expect_err("loopback literal");
         let named = guarded.fetch(&by_name).await.expect_err("loopback by name");
 
         assert!(matches!(literal, FetchError::Blocked(ref reason) if reason.contains("127.0.0.1")), "{literal:?}");
         assert!(matches!(named, FetchError::Blocked(ref reason) if reason.contains("localhost")), "{named:?}");
-        assert!(site.requests().is_empty(), "nothing reached the server");
+        assert!(site.paths().is_empty(), "nothing reached the server");
         assert_eq!(open.fetch(&site.url("/notes.txt")).await.expect("allowed").content_type, "text/plain");
         assert_eq!(open.fetch(&by_name).await.expect("allowed by name").text.lines().count(), 3);
     }
@@ -758,20 +710,17 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_reports_error_statuses_and_unreachable_hosts() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let fetcher = fetcher(local(FetchSettings::default()));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let closed = listener.local_addr().expect("addr");
-        drop(listener);
 
         assert_eq!(fetcher.fetch(&site.url("/missing")).await, Err(FetchError::Status(404)));
-        let refused = fetcher.fetch(&format!("http://{closed}/")).await.expect_err("refused");
+        let refused = fetcher.fetch(&refused_url("/")).await.expect_err("refused");
         assert!(matches!(refused, FetchError::Unreachable(_)), "{refused:?}");
     }
 
     #[tokio::test]
     async fn fetches_beyond_the_concurrency_bound_wait_for_a_slot() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let settings =
             local(FetchSettings { max_concurrent: 2, timeout: Duration::from_secs(5), ..FetchSettings::default() });
         let fetcher = Arc::new(fetcher(settings));
@@ -791,7 +740,7 @@ mod tests {
             "8 fetches of 200 ms, 2 at a time: {:?}",
             started.elapsed()
         );
-        assert!(site.most_in_flight.load(Ordering::SeqCst) <= 2);
+        assert!(site.most_in_flight() <= 2);
     }
 
     #[test]
