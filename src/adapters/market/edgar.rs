@@ -1307,14 +1307,13 @@ fn quarterly_statements(table: &FactTable, quarters: usize, source_url: &str) ->
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::collections::VecDeque;
     use std::net::SocketAddr;
     use std::sync::Mutex as StdMutex;
 
     use time::macros::date;
-    use warp::Filter;
 
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, Received, refused_url};
 
     pub(crate) const TICKERS_JSON: &str = include_str!("fixtures/company_tickers.json");
     pub(crate) const FACTS: &[(&str, &str)] = &[
@@ -1339,72 +1338,56 @@ pub(crate) mod tests {
         CompanyQuery::new(name, None)
     }
 
-    #[derive(Clone, Debug)]
-    struct Received {
-        path: String,
-        user_agent: Option<String>,
-    }
-
-    #[derive(Default)]
-    struct ServerState {
-        /// Statuses answered, in order, before the fixtures are served.
-        failures: VecDeque<(u16, Option<&'static str>)>,
+    /// How the fake SEC misbehaves.
+    #[derive(Clone, Copy, Default)]
+    struct Conditions {
         /// Every request answers 500.
         always_fail: bool,
+        /// Waited before a file is served.
         delay: Duration,
-        received: Vec<Received>,
     }
 
     /// A local SEC: `company_tickers.json` and the company-facts fixtures, with scripted failures.
     struct FakeSec {
         addr: SocketAddr,
-        state: Arc<StdMutex<ServerState>>,
+        provider: FakeProvider,
+        conditions: Arc<StdMutex<Conditions>>,
+    }
+
+    /// SEC's error page, with a `Retry-After` in seconds when given.
+    fn sec_error(status: u16, retry_after: Option<&str>) -> Answer {
+        let answer = Answer::json(status, "<html>Service Unavailable</html>");
+        match retry_after {
+            Some(seconds) => answer.header("retry-after", seconds),
+            None => answer,
+        }
+    }
+
+    /// The fixture SEC serves at `path`, or its 404.
+    fn sec_file(path: &str) -> Answer {
+        let body = if path == TICKERS_PATH {
+            Some(TICKERS_JSON)
+        } else {
+            path.strip_prefix(FACTS_PREFIX)
+                .and_then(|file| FACTS.iter().find(|(name, _)| *name == file))
+                .map(|(_, body)| *body)
+        };
+        match body {
+            Some(body) => Answer::json(200, body),
+            None => Answer::json(404, "{\"message\":\"Not Found\"}"),
+        }
     }
 
     impl FakeSec {
         async fn start() -> Self {
-            let state = Arc::new(StdMutex::new(ServerState::default()));
-            let shared = Arc::clone(&state);
-            let route = warp::path::full().and(warp::header::optional::<String>("user-agent")).then(
-                move |path: warp::path::FullPath, user_agent: Option<String>| {
-                    let state = Arc::clone(&shared);
-                    async move {
-                        let path = path.as_str().to_owned();
-                        let (failure, delay) = {
-                            let mut state = state.lock().expect("state");
-                            state.received.push(Received { path: path.clone(), user_agent });
-                            let failure =
-                                if state.always_fail { Some((500, None)) } else { state.failures.pop_front() };
-                            (failure, state.delay)
-                        };
-                        let builder = http::Response::builder().header("content-type", "application/json");
-                        if let Some((status, retry_after)) = failure {
-                            let mut builder = builder.status(status);
-                            if let Some(seconds) = retry_after {
-                                builder = builder.header("retry-after", seconds);
-                            }
-                            return builder.body("<html>Service Unavailable</html>".to_owned()).expect("response");
-                        }
-                        tokio::time::sleep(delay).await;
-                        let body = if path == TICKERS_PATH {
-                            Some(TICKERS_JSON)
-                        } else {
-                            path.strip_prefix(FACTS_PREFIX)
-                                .and_then(|file| FACTS.iter().find(|(name, _)| *name == file))
-                                .map(|(_, body)| *body)
-                        };
-                        match body {
-                            Some(body) => builder.status(200).body(body.to_owned()),
-                            None => builder.status(404).body("{\"message\":\"Not Found\"}".to_owned()),
-                        }
-                        .expect("response")
-                    }
-                },
-            );
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let addr = listener.local_addr().expect("addr");
-            tokio::spawn(warp::serve(route).incoming(listener).run());
-            Self { addr, state }
+            let conditions = Arc::new(StdMutex::new(Conditions::default()));
+            let current = Arc::clone(&conditions);
+            let provider = FakeProvider::answering(move |request| {
+                let Conditions { always_fail, delay } = *current.lock().expect("conditions");
+                if always_fail { sec_error(500, None) } else { sec_file(&request.path).delayed(delay) }
+            })
+            .await;
+            Self { addr: provider.addr(), provider, conditions }
         }
 
         fn settings(&self) -> EdgarSettings {
@@ -1422,20 +1405,20 @@ pub(crate) mod tests {
             EdgarClient::new(self.settings()).expect("client")
         }
 
-        fn fail_next(&self, status: u16, retry_after: Option<&'static str>) {
-            self.state.lock().expect("state").failures.push_back((status, retry_after));
+        fn fail_next(&self, status: u16, retry_after: Option<&str>) {
+            self.provider.answer_next(sec_error(status, retry_after));
         }
 
         fn always_fail(&self) {
-            self.state.lock().expect("state").always_fail = true;
+            self.conditions.lock().expect("conditions").always_fail = true;
         }
 
         fn delay(&self, delay: Duration) {
-            self.state.lock().expect("state").delay = delay;
+            self.conditions.lock().expect("conditions").delay = delay;
         }
 
         fn received(&self) -> Vec<Received> {
-            self.state.lock().expect("state").received.clone()
+            self.provider.received()
         }
     }
 
@@ -1456,7 +1439,7 @@ pub(crate) mod tests {
         let received = sec.received();
         assert_eq!(received.len(), 1);
         assert_eq!(received[0].path, TICKERS_PATH);
-        assert_eq!(received[0].user_agent.as_deref(), Some(USER_AGENT));
+        assert_eq!(received[0].header("user-agent"), Some(USER_AGENT));
     }
 
     #[tokio::test]
@@ -1566,7 +1549,7 @@ pub(crate) mod tests {
         assert_eq!(fy21.equity, Some(63_090_000_000.0), "the opening equity of the 2022 10-K");
         assert_eq!(result.provenance.len(), 21 + 21 + 3, "one entry per reported line and year");
         let received = sec.received();
-        assert_eq!(received.last().map(|r| r.user_agent.as_deref()), Some(Some(USER_AGENT)));
+        assert_eq!(received.last().map(|r| r.header("user-agent")), Some(Some(USER_AGENT)));
     }
 
     #[tokio::test]
@@ -1741,12 +1724,10 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn market_edgar_connection_refused_is_unavailable_after_retries() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        drop(listener);
+        let refused = refused_url("");
         let client = EdgarClient::new(EdgarSettings {
-            tickers_url: format!("http://{addr}/files/company_tickers.json"),
-            facts_base_url: format!("http://{addr}/api/xbrl/companyfacts"),
+            tickers_url: format!("{refused}/files/company_tickers.json"),
+            facts_base_url: format!("{refused}/api/xbrl/companyfacts"),
             retry_base_delay: Duration::from_millis(1),
             ..EdgarSettings::new(USER_AGENT)
         })
