@@ -26,7 +26,7 @@ use reqwest::{StatusCode, Url};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::adapters::retry::{RetryPolicy, retry_after};
+use crate::adapters::retry::{CONNECT_TIMEOUT_CAP, RetryPolicy, error_chain, retry_after};
 use crate::config::{LlmConfig, Secret};
 use crate::domain::extraction::llm_proposals::json_kind;
 use crate::ports::llm::{
@@ -35,8 +35,6 @@ use crate::ports::llm::{
 
 /// Longest provider error message kept, in characters.
 const PROVIDER_MESSAGE_LIMIT: usize = 500;
-/// Longest time opening a connection may take, whatever the request timeout.
-const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
 /// 3 attempts, waits of about 250 ms then 500 ms, at most 10 s when the provider asks for more.
 pub const DEFAULT_RETRY: RetryPolicy =
@@ -151,14 +149,14 @@ impl LanguageModel for OpenAiCompatible {
                 Err(failure) => failure,
             };
             if attempts >= max_attempts || !failure.is_retryable() {
-                tracing::debug!(attempts, failure = %failure.describe(), "language model request failed");
+                tracing::debug!(attempts, failure = %error_chain(&failure), "language model request failed");
                 return Err(failure.into_error(attempts));
             }
             let delay = self.retry.delay(attempts, failure.retry_after());
             tracing::warn!(
                 attempt = attempts,
                 delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                failure = %failure.describe(),
+                failure = %error_chain(&failure),
                 "language model request failed; retrying"
             );
             tokio::time::sleep(delay).await;
@@ -203,18 +201,6 @@ impl Failure {
         // The URL carries no secret (the key travels in a header), but keep errors minimal anyway.
         let error = error.without_url();
         if error.is_timeout() { Self::Timeout(error) } else { Self::Connection(error) }
-    }
-
-    /// The failure with its causes (`connection failed: … : Connection refused`), for logs.
-    fn describe(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(error) = cause {
-            text.push_str(": ");
-            text.push_str(&error.to_string());
-            cause = error.source();
-        }
-        text
     }
 
     fn is_retryable(&self) -> bool {

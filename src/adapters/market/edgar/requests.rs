@@ -16,13 +16,11 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use super::{EdgarSettings, PROVIDER};
-use crate::adapters::retry::retry_after;
+use crate::adapters::retry::{CONNECT_TIMEOUT_CAP, error_chain, retry_after};
 use crate::ports::financial_data::FinancialDataError;
 
 /// Longest provider error text kept in an error, in characters.
 const BODY_EXCERPT_LIMIT: usize = 200;
-/// Longest time opening a connection may take, whatever the request timeout.
-const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
 
 /// An HTTP client that keeps SEC's request rate and retries transient failures.
 #[derive(Debug)]
@@ -77,7 +75,7 @@ impl RateLimitedClient {
                 url = %url,
                 attempt = attempts,
                 delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                failure = %failure.describe(),
+                failure = %error_chain(&failure),
                 "SEC EDGAR request failed; retrying"
             );
             tokio::time::sleep(delay).await;
@@ -171,18 +169,6 @@ impl Failure {
         }
     }
 
-    /// The failure with its causes, for logs and error reasons.
-    fn describe(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(error) = cause {
-            text.push_str(": ");
-            text.push_str(&error.to_string());
-            cause = error.source();
-        }
-        text
-    }
-
     pub(super) fn into_error(self, url: &str) -> FinancialDataError {
         let hint = match &self {
             Self::Status { status: StatusCode::FORBIDDEN, .. } => {
@@ -191,7 +177,10 @@ impl Failure {
             }
             _ => "",
         };
-        FinancialDataError::Unavailable { provider: PROVIDER, reason: format!("GET {url}: {}{hint}", self.describe()) }
+        FinancialDataError::Unavailable {
+            provider: PROVIDER,
+            reason: format!("GET {url}: {}{hint}", error_chain(&self)),
+        }
     }
 }
 
