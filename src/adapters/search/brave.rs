@@ -13,8 +13,8 @@ use reqwest::header::{ACCEPT, HeaderValue};
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, endpoint_url, hit, html_fragment_text,
-    http_client, send_with_retries, with_query,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, endpoint_url, first_hits, hit,
+    html_fragment_text, http_client, send_with_retries, with_query,
 };
 use crate::config::Secret;
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -87,15 +87,11 @@ impl WebSearch for BraveSearch {
         .await?;
         let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.web.and_then(|web| web.results).unwrap_or_default();
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let snippet = html_fragment_text(result.description.as_deref().unwrap_or_default());
-                let published_at = result.page_age.filter(|age| !age.trim().is_empty()).or(result.age);
-                hit(PROVIDER, result.title, result.url, snippet, published_at, None)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let snippet = html_fragment_text(result.description.as_deref().unwrap_or_default());
+            let published_at = result.page_age.filter(|age| !age.trim().is_empty()).or(result.age);
+            hit(PROVIDER, result.title, result.url, snippet, published_at, None)
+        }))
     }
 
     fn name(&self) -> &str {

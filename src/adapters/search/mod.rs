@@ -217,6 +217,12 @@ fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The hits of a provider's `results`, in the provider's order: the first `limit` that `to_hit`
+/// makes a hit of (a result without a usable URL is skipped and does not count).
+fn first_hits<R>(results: Vec<R>, limit: usize, to_hit: impl FnMut(R) -> Option<SearchHit>) -> Vec<SearchHit> {
+    results.into_iter().filter_map(to_hit).take(limit).collect()
+}
+
 /// Whether a provider's result URL is an absolute http(s) URL.
 fn is_web_url(raw: &str) -> bool {
     Url::parse(raw).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())

@@ -13,7 +13,7 @@ use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, first_hits, hit, html_fragment_text, http_client,
     invalid_response, send_with_retries, with_query,
 };
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -78,14 +78,10 @@ impl WebSearch for SearxngSearch {
         }
         let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.results.ok_or_else(|| invalid_response(PROVIDER, "the answer has no results list"))?;
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let snippet = html_fragment_text(result.content.as_deref().unwrap_or_default());
-                hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let snippet = html_fragment_text(result.content.as_deref().unwrap_or_default());
+            hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
+        }))
     }
 
     fn name(&self) -> &str {

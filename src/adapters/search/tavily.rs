@@ -13,8 +13,8 @@ use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, collapse_whitespace, endpoint_url, hit,
-    http_client, invalid_response, send_with_retries,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, collapse_whitespace, endpoint_url, first_hits,
+    hit, http_client, invalid_response, send_with_retries,
 };
 use crate::config::Secret;
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -84,14 +84,10 @@ impl WebSearch for TavilySearch {
         .await?;
         let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.results.ok_or_else(|| invalid_response(PROVIDER, "the answer has no results list"))?;
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let snippet = collapse_whitespace(result.content.as_deref().unwrap_or_default());
-                hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let snippet = collapse_whitespace(result.content.as_deref().unwrap_or_default());
+            hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
+        }))
     }
 
     fn name(&self) -> &str {

@@ -15,7 +15,7 @@ use reqwest::Url;
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, first_hits, hit, html_fragment_text, http_client,
     invalid_response, send_with_retries, with_query,
 };
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -127,16 +127,12 @@ impl WebSearch for WikipediaSearch {
             .query
             .and_then(|query| query.search)
             .ok_or_else(|| invalid_response(PROVIDER, "the answer has no query.search list"))?;
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let title = result.title.filter(|title| !title.trim().is_empty())?;
-                let url = self.article_url(title.trim());
-                let snippet = html_fragment_text(result.snippet.as_deref().unwrap_or_default());
-                hit(PROVIDER, Some(title), Some(url), snippet, result.timestamp, None)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let title = result.title.filter(|title| !title.trim().is_empty())?;
+            let url = self.article_url(title.trim());
+            let snippet = html_fragment_text(result.snippet.as_deref().unwrap_or_default());
+            hit(PROVIDER, Some(title), Some(url), snippet, result.timestamp, None)
+        }))
     }
 
     fn name(&self) -> &str {
