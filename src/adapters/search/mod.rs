@@ -2,10 +2,11 @@
 //! [`SearxngSearch`] (a self-hosted metasearch instance), [`TavilySearch`] and [`BraveSearch`]
 //! (API keys). Each maps its provider's wire format (DOMAIN.md §4) onto [`SearchHit`].
 //!
-//! The adapters share one request loop, [`send_with_retries`]: 429, 5xx and connection failures are
-//! retried with exponential backoff and jitter, honouring the provider's `Retry-After` up to a cap;
-//! timeouts are not retried (a provider too slow once is as slow again, and every attempt gets the
-//! full `SEARCH_TIMEOUT`). Errors carry the provider's name and a status or a reason, never a
+//! The adapters share one request loop, [`send_with_retries`] (the providers' common
+//! [`send_until_answered`] with search's errors): 429, 5xx and connection failures are retried with
+//! exponential backoff and jitter, honouring the provider's `Retry-After` up to a cap; timeouts are
+//! not retried (a provider too slow once is as slow again, and every attempt gets the full
+//! `SEARCH_TIMEOUT`). Errors carry the provider's name and a status or a reason, never a
 //! request URL, header or body, so an API key cannot leak through them or the logs.
 //!
 //! [`search_providers_from_config`] builds the providers `SEARCH_PROVIDERS` names, in its order.
@@ -24,7 +25,7 @@ use reqwest::header::HeaderValue;
 use reqwest::{RequestBuilder, StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::adapters::retry::{endpoint_url, error_chain, provider_client, retry_after};
+use crate::adapters::retry::{FinalAnswer, NoAnswer, endpoint_url, error_chain, provider_client, send_until_answered};
 use crate::config::{ResearchConfig, SearchProviderKind, Secret};
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
 
@@ -143,44 +144,19 @@ async fn send_with_retries(
     retry: &RetryPolicy,
     build: impl Fn() -> RequestBuilder,
 ) -> Result<Answer, SearchError> {
-    let max_attempts = retry.max_attempts.max(1);
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let (failure, last_status, hint) = match build().send().await {
-            Ok(response) => {
-                let status = response.status();
-                let hint = retry_after(response.headers());
-                let body = response.bytes().await.map_err(|e| transport_error(provider, attempt, e))?;
-                if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-                    (format!("answered HTTP {}", status.as_u16()), Some(status), hint)
-                } else {
-                    return Ok(Answer { status, body });
-                }
-            }
-            Err(error) if error.is_timeout() => return Err(transport_error(provider, attempt, error)),
-            // Refused, reset, DNS: worth another attempt.
-            Err(error) => (format!("unreachable: {}", error_chain(&error.without_url())), None, None),
-        };
-        if attempt >= max_attempts {
-            tracing::debug!(provider, attempts = attempt, failure = %failure, "search request failed");
-            return Err(match last_status {
+    match send_until_answered(provider, "search", retry, build).await {
+        Ok(FinalAnswer { status, body, .. }) => Ok(Answer { status, body }),
+        Err(NoAnswer::Transport { error, attempt }) => Err(transport_error(provider, attempt, error)),
+        Err(NoAnswer::Exhausted { failure, status, attempts }) => {
+            tracing::debug!(provider, attempts, failure = %failure, "search request failed");
+            Err(match status {
                 Some(status) => SearchError::Status { provider: provider.to_owned(), status: status.as_u16() },
                 None => SearchError::Unavailable {
                     provider: provider.to_owned(),
-                    reason: format!("{failure} ({attempt} attempts)"),
+                    reason: format!("{failure} ({attempts} attempts)"),
                 },
-            });
+            })
         }
-        let delay = retry.delay(attempt, hint);
-        tracing::warn!(
-            provider,
-            attempt,
-            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            failure = %failure,
-            "search request failed; retrying"
-        );
-        tokio::time::sleep(delay).await;
     }
 }
 
