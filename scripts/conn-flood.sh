@@ -8,32 +8,24 @@
 # Environment (all optional): CONNECTIONS=10000 CF_PORT=18091 CARGO_TARGET_DIR=/tmp/bench-target
 #   SKIP_BUILD=1 to reuse the binary; any HTTP_* variable is passed to the service.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CONNECTIONS="${CONNECTIONS:-10000}"
 CF_PORT="${CF_PORT:-18091}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/bench-target}"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA_DIR="$(mktemp -d)"
-CF_PID=""
+remove_on_exit "$DATA_DIR"
 
-cleanup() {
-    [[ -n "$CF_PID" ]] && kill "$CF_PID" 2>/dev/null && wait "$CF_PID" 2>/dev/null
-    rm -rf "$DATA_DIR"
-}
-trap cleanup EXIT
-
-[[ -n "${SKIP_BUILD:-}" ]] || (cd "$ROOT" && cargo build --release --bin creditflow)
+build_release --bin creditflow
 ulimit -n "$(ulimit -Hn)"
 
 env STORE=memory DATA_DIR="$DATA_DIR" BIND_ADDR="127.0.0.1:$CF_PORT" RUST_LOG=warn \
-    JWT_SECRET="conn-flood-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
+    JWT_SECRET="conn-flood-secret-$(random_hex)" \
     "$CARGO_TARGET_DIR/release/creditflow" >"$DATA_DIR/service.log" 2>&1 &
 CF_PID=$!
-for _ in $(seq 150); do
-    curl -sf -o /dev/null --max-time 1 "http://127.0.0.1:$CF_PORT/health/live" && break
-    kill -0 "$CF_PID" 2>/dev/null || { cat "$DATA_DIR/service.log" >&2; exit 1; }
-    sleep 0.2
-done
+stop_on_exit "$CF_PID"
+wait_until_up "http://127.0.0.1:$CF_PORT/health/live" "$CF_PID" "the service" "$DATA_DIR/service.log" 30
 
 python3 - "$CF_PID" "$CF_PORT" "$CONNECTIONS" <<'PY'
 import os, socket, subprocess, sys, time

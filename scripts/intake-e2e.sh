@@ -9,52 +9,32 @@
 #   scripts/intake-e2e.sh FILE...          # e.g. target/long/acco-2005-ca.pdf
 #   RUNS=5 CF_PORT=18090 STORE=embedded scripts/intake-e2e.sh FILE...
 #
-# Needs the release binary: cargo build --release (CARGO_TARGET_DIR honoured), curl, jq.
+# Needs the release binary: cargo build --release (CARGO_TARGET_DIR honoured), curl, jq, python3.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RUNS="${RUNS:-5}"
 CF_PORT="${CF_PORT:-18090}"
 STORE="${STORE:-embedded}"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CF_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/creditflow"
 ADMIN_EMAIL="intake-admin@example.com"
 ADMIN_PASSWORD="intake-admin-password-1234"
 BASE="http://127.0.0.1:$CF_PORT"
-[[ -x "$CF_BIN" ]] || { echo "intake-e2e.sh: $CF_BIN missing (cargo build --release)" >&2; exit 1; }
+[[ -x "$CF_BIN" ]] || die "$CF_BIN missing (cargo build --release)"
 [[ $# -gt 0 ]] || { echo "usage: intake-e2e.sh FILE..." >&2; exit 2; }
 
 files=()
 for f in "$@"; do files+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 
-DATA_DIR="$(mktemp -d)"
-chmod 755 "$DATA_DIR" # the embedded cluster runs as `postgres` when this is root
-CF_PID=""
-POLL_PID=""
-cleanup() {
-    [[ -n "$POLL_PID" ]] && kill "$POLL_PID" 2>/dev/null || true
-    if [[ -n "$CF_PID" ]] && kill -0 "$CF_PID" 2>/dev/null; then
-        kill -TERM "$CF_PID" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$CF_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$CF_PID" 2>/dev/null || true
-    fi
-    wait 2>/dev/null || true
-    rm -rf "$DATA_DIR"
-}
-trap cleanup EXIT
-
-(
-    cd "$DATA_DIR"
-    exec env ADMIN_EMAIL="$ADMIN_EMAIL" ADMIN_PASSWORD="$ADMIN_PASSWORD" BIND_ADDR="127.0.0.1:$CF_PORT" \
-        DATA_DIR="$DATA_DIR" STORE="$STORE" DB_SSL_AUTO_CERT_DIR="$DATA_DIR/certs" RUST_LOG=warn "$CF_BIN"
-) >"$DATA_DIR/service.log" 2>&1 &
+work_dir
+DATA_DIR="$WORK_DIR"
+start_in "$DATA_DIR" "$DATA_DIR/service.log" \
+    env ADMIN_EMAIL="$ADMIN_EMAIL" ADMIN_PASSWORD="$ADMIN_PASSWORD" BIND_ADDR="127.0.0.1:$CF_PORT" \
+    DATA_DIR="$DATA_DIR" STORE="$STORE" DB_SSL_AUTO_CERT_DIR="$DATA_DIR/certs" RUST_LOG=warn "$CF_BIN"
 CF_PID=$!
-for _ in $(seq 300); do
-    kill -0 "$CF_PID" 2>/dev/null || { cat "$DATA_DIR/service.log" >&2; exit 1; }
-    curl -sf -o /dev/null --max-time 1 "$BASE/openapi.json" && break
-    sleep 0.2
-done
-ACCESS=$(curl -sf "$BASE/api/auth/login" -H 'content-type: application/json' \
-    -d "{\"email\":\"$ADMIN_EMAIL\",\"password\":\"$ADMIN_PASSWORD\"}" | jq -r .access_token)
+wait_until_up "$BASE/openapi.json" "$CF_PID" "the service" "$DATA_DIR/service.log"
+ACCESS=$(sign_in "$BASE" "$ADMIN_EMAIL" "$ADMIN_PASSWORD")
 kib() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status" 2>/dev/null || true; }
 grep -i "in-memory\|falling back\|fall back" "$DATA_DIR/service.log" | head -3 >&2 || true
 echo "service pid $CF_PID, store $STORE, RSS after start ${RSS:=$(kib "$CF_PID" VmRSS)} KiB"
@@ -72,6 +52,7 @@ echo "service pid $CF_PID, store $STORE, RSS after start ${RSS:=$(kib "$CF_PID" 
     done
 ) &
 POLL_PID=$!
+stop_on_exit "$POLL_PID"
 
 mime() { case "$1" in *.pdf) echo application/pdf ;; *.htm | *.html) echo text/html ;; *) echo text/plain ;; esac; }
 printf '%-28s %-15s %4s %6s %9s %6s\n' file endpoint run status seconds pages
@@ -81,6 +62,8 @@ for f in "${files[@]}"; do
             out=$(curl -s -o "$DATA_DIR/answer.json" -w '%{http_code} %{time_total}' "$BASE$endpoint" \
                 -H "authorization: Bearer $ACCESS" -F "file=@$f;type=$(mime "$f")" -F "title=intake $run")
             pages=$(jq -r '[.. | objects | select(has("pages_without_text")) | .pages][0] // "-"' "$DATA_DIR/answer.json" 2>/dev/null || echo '?')
+            # $out is two fields, the status and the seconds: split on purpose.
+            # shellcheck disable=SC2086
             printf '%-28s %-15s %4s %6s %9s %6s\n' "$(basename "$f")" "$endpoint" "$run" ${out} "$pages"
         done
     done

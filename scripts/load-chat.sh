@@ -25,9 +25,11 @@
 #   SESSION_TURNS=20 MESSAGE='thanks, that is helpful' PORT=18130 SKIP_BUILD=1
 #   CARGO_TARGET_DIR (default /tmp/bench-target)
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 STORE="${STORE:-embedded}"
-[[ "$STORE" == memory || "$STORE" == embedded ]] || { echo "load-chat.sh: STORE must be memory or embedded" >&2; exit 1; }
+[[ "$STORE" == memory || "$STORE" == embedded ]] || die "STORE must be memory or embedded"
 DURATION="${DURATION:-10}"
 WARMUP="${WARMUP:-3}"
 CONNECTIONS="${CONNECTIONS:-16}"
@@ -36,75 +38,32 @@ SESSION_TURNS="${SESSION_TURNS:-20}"
 MESSAGE="${MESSAGE:-thanks, that is helpful}"
 PORT="${PORT:-18130}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/bench-target}"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$CARGO_TARGET_DIR/release/creditflow"
 CHAT_PATH=/api/digitizer-chatbot/chat
-WORK="$(mktemp -d)"
-# With STORE=embedded the cluster runs as the `postgres` user when this is root: let it in.
-chmod 755 "$WORK"
-PID=""
-
-die() {
-    echo "load-chat.sh: $*" >&2
-    exit 1
-}
-stop() { # pid: TERM, then wait up to 15 s (the embedded cluster shuts down with the service)
-    [[ -n "$1" ]] && kill -0 "$1" 2>/dev/null || return 0
-    kill -TERM "$1" 2>/dev/null || true
-    for _ in $(seq 150); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-    kill -KILL "$1" 2>/dev/null || true
-}
-cleanup() {
-    stop "$PID"
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+work_dir
+WORK="$WORK_DIR"
 
 for n in DURATION WARMUP CONNECTIONS THREADS SESSION_TURNS PORT; do
     [[ "${!n}" =~ ^[0-9]+$ ]] || die "$n must be a whole number, not '${!n}'"
 done
 [[ "$CONNECTIONS" -ge "$THREADS" && "$THREADS" -ge 1 ]] || die "need CONNECTIONS >= THREADS >= 1"
 
-command -v wrk >/dev/null || apt-get install -y wrk >/dev/null || die "wrk is needed"
-command -v curl >/dev/null || die "curl is needed"
-command -v python3 >/dev/null || die "python3 is needed"
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    (cd "$ROOT" && cargo build --release --bin creditflow)
-fi
+need_wrk
+need curl python3
+build_release --bin creditflow
 [[ -x "$BIN" ]] || die "$BIN is missing"
-! curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$PORT/" 2>/dev/null || die "127.0.0.1:$PORT is already in use"
+port_free "$PORT" || die "127.0.0.1:$PORT is already in use"
 
-# Converts a wrk duration ("812.00us", "1.23ms", "2.00s") to milliseconds.
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        n = v + 0
-        if (v ~ /us$/) n /= 1000
-        else if (v ~ /ms$/) n = n
-        else if (v ~ /m$/) n *= 60000
-        else if (v ~ /s$/) n *= 1000
-        printf "%.2f", n
-    }'
-}
-
-# Started from WORK so that no .env of the checkout changes the configuration; no LLM_* variable, so
-# the deterministic engine answers.
-(cd "$WORK" && exec env -u LLM_BASE_URL -u LLM_MODEL -u LLM_API_KEY -u DATABASE_URL -u RATE_LIMIT_STORE \
+# No LLM_* variable, so the deterministic engine answers.
+start_in "$WORK" "$WORK/service.log" \
+    env -u LLM_BASE_URL -u LLM_MODEL -u LLM_API_KEY -u DATABASE_URL -u RATE_LIMIT_STORE \
     STORE="$STORE" BIND_ADDR="127.0.0.1:$PORT" DATA_DIR="$WORK" DB_SSL_AUTO_CERT_DIR="$WORK/certs" RUST_LOG=warn \
     RATE_LIMIT_PER_MINUTE=4000000000 \
     JWT_SECRET="load-chat-secret-of-at-least-32-bytes-long" \
-    ADMIN_EMAIL=bench@example.com ADMIN_PASSWORD='bench password 12345' "$BIN") >"$WORK/service.log" 2>&1 &
+    ADMIN_EMAIL=bench@example.com ADMIN_PASSWORD='bench password 12345' "$BIN"
 PID=$!
-for _ in $(seq 300); do
-    kill -0 "$PID" 2>/dev/null || die "the service exited during start-up: $(tail -5 "$WORK/service.log")"
-    curl -sf "http://127.0.0.1:$PORT/health/live" >/dev/null && break
-    sleep 0.2
-done
-curl -sf "http://127.0.0.1:$PORT/health/live" >/dev/null || die "the service did not answer /health/live within 60 s"
-TOKEN="$(curl -sf "http://127.0.0.1:$PORT/api/auth/login" -H 'content-type: application/json' \
-    -d '{"email":"bench@example.com","password":"bench password 12345"}' |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')" || die "login failed"
+wait_until_up "http://127.0.0.1:$PORT/health/live" "$PID" "the service" "$WORK/service.log"
+TOKEN="$(sign_in "http://127.0.0.1:$PORT" bench@example.com 'bench password 12345')" || die "login failed"
 
 # The body up to the session id and after it, the message JSON-encoded.
 BODY_HEAD="$(python3 -c 'import json,sys; print("{\"message\":" + json.dumps(sys.argv[1]) + ",\"session_id\":\"", end="")' "$MESSAGE")"
@@ -184,22 +143,6 @@ LUA
 lua >"$WORK/warm.lua"
 lua >"$WORK/load.lua"
 
-# CPU time (user + system) a process has used, in clock ticks.
-cpu_ticks() { [[ -r "/proc/$1/stat" ]] && sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}' || echo 0; }
-# The embedded cluster's postmaster and its backends (the service's pool).
-postgres_pids() {
-    local postmaster
-    postmaster="$(pgrep -f -- "-D $WORK/postgres" | head -1 || true)"
-    [[ -n "$postmaster" ]] || return 0
-    echo "$postmaster"
-    pgrep -P "$postmaster" || true
-}
-postgres_ticks() { local t=0 p; for p in $(postgres_pids); do t=$((t + $(cpu_ticks "$p"))); done; echo "$t"; }
-# Busy ticks of the whole machine (every CPU): everything but idle and iowait.
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
-HZ="$(getconf CLK_TCK)"
-cores() { awk -v t="$1" -v hz="$HZ" -v d="$DURATION" 'BEGIN {printf "%.2f", t / hz / d}'; }
-
 URL="http://127.0.0.1:$PORT$CHAT_PATH"
 echo "=== chat turn, no LLM: STORE=$STORE, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s (after ${WARMUP}s warm-up)," \
     "SESSION_TURNS=$SESSION_TURNS, message \"$MESSAGE\", $(nproc) CPUs" \
@@ -208,9 +151,9 @@ echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "$WARMUP" -gt 0 ]]; then
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/warm.lua" "$URL" >"$WORK/warm.txt"
 fi
-service_before="$(cpu_ticks "$PID")" pg_before="$(postgres_ticks)" machine_before="$(machine_ticks)"
+service_before="$(cpu_ticks "$PID")" pg_before="$(postgres_ticks "$WORK")" machine_before="$(machine_ticks)"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/load.lua" "$URL" >"$WORK/load.txt"
-CPU_LINE="cores busy: service $(cores $(($(cpu_ticks "$PID") - service_before))), PostgreSQL $(cores $(($(postgres_ticks) - pg_before))), whole machine $(cores $(($(machine_ticks) - machine_before))) of $(nproc)"
+CPU_LINE="cores busy: service $(cores $(($(cpu_ticks "$PID") - service_before)) "$DURATION"), PostgreSQL $(cores $(($(postgres_ticks "$WORK") - pg_before)) "$DURATION"), whole machine $(cores $(($(machine_ticks) - machine_before)) "$DURATION") of $(nproc)"
 kill -0 "$PID" 2>/dev/null || die "the service died during the run"
 if grep -qE 'Non-2xx|Socket errors' "$WORK/load.txt" "$WORK/warm.txt" 2>/dev/null; then
     cat "$WORK/load.txt" >&2

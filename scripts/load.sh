@@ -16,90 +16,28 @@
 #                        default size); then pgbench -S (select-only, prepared, same client count)
 #                        runs against that cluster too, for the store-backed comparison
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DURATION="${DURATION:-15}"
 WARMUP="${WARMUP:-3}"
 THREADS="${THREADS:-2}"
 CONNECTIONS="${CONNECTIONS:-64}"
 STORE="${STORE:-memory}"
-[[ "$STORE" == memory || "$STORE" == embedded ]] || { echo "load.sh: STORE must be memory or embedded" >&2; exit 1; }
+[[ "$STORE" == memory || "$STORE" == embedded ]] || die "STORE must be memory or embedded"
 CF_PORT="${CF_PORT:-18080}"
 HELLO_PORT="${HELLO_PORT:-18081}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/bench-target}"
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CF_BIN="$CARGO_TARGET_DIR/release/creditflow"
 HELLO_BIN="$CARGO_TARGET_DIR/release/examples/hello_world"
 
 ADMIN_EMAIL="bench-admin@example.com"
 ADMIN_PASSWORD="bench-admin-password-1234"
-JWT_SECRET="load-test-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+JWT_SECRET="load-test-secret-$(random_hex)"
 
-CF_PID=""
-HELLO_PID=""
-DATA_DIR=""
 OUT_DIR="$(mktemp -d)"
-
-log() { printf '==> %s\n' "$*" >&2; }
-die() {
-    printf 'load.sh: %s\n' "$*" >&2
-    exit 1
-}
-
-stop() {
-    local pid="$1"
-    [[ -n "$pid" ]] || return 0
-    kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-    stop "$CF_PID"
-    stop "$HELLO_PID"
-    wait 2>/dev/null || true
-    [[ -n "$DATA_DIR" ]] && rm -rf "$DATA_DIR"
-    rm -rf "$OUT_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-port_free() {
-    ! curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" 2>/dev/null
-}
-
-wait_for() { # url pid name
-    local url="$1" pid="$2" name="$3"
-    for _ in $(seq 150); do
-        kill -0 "$pid" 2>/dev/null || die "$name exited during start-up"
-        if curl -sf -o /dev/null --max-time 1 "$url"; then
-            return 0
-        fi
-        sleep 0.2
-    done
-    die "$name did not answer $url within 30 s"
-}
-
-rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
-
-# Converts a wrk duration ("812.00us", "1.23ms", "2.00s") to milliseconds.
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        n = v + 0
-        if (v ~ /us$/) n /= 1000
-        else if (v ~ /ms$/) n = n
-        else if (v ~ /m$/) n *= 60000
-        else if (v ~ /s$/) n *= 1000
-        printf "%.3f", n
-    }'
-}
-
-# CPU time (user + system) the process has used, in clock ticks.
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+remove_on_exit "$OUT_DIR"
 
 run_wrk() { # name server-pid url [header]
     local name="$1" pid="$2" url="$3"
@@ -124,58 +62,39 @@ run_wrk() { # name server-pid url [header]
 }
 
 rps() { awk '/^Requests\/sec:/ {print $2}' "$OUT_DIR/$1.txt"; }
-pct() { to_ms "$(awk -v p="$2%" '$1 == p {print $2}' "$OUT_DIR/$1.txt")"; }
+pct() { to_ms "$(awk -v p="$2%" '$1 == p {print $2}' "$OUT_DIR/$1.txt")" 3; }
 # Server CPU per request in microseconds, and the server's average CPU use in cores.
 cpu_per_req() {
     awk -v t="$(cat "$OUT_DIR/$1.ticks")" -v hz="$(getconf CLK_TCK)" \
         '/ requests in / {printf "%.1f", t / hz * 1e6 / $1}' "$OUT_DIR/$1.txt"
 }
-cores() {
-    awk -v t="$(cat "$OUT_DIR/$1.ticks")" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" \
-        'BEGIN {printf "%.2f", t / hz / d}'
-}
+cores_of() { cores "$(cat "$OUT_DIR/$1.ticks")" "$DURATION"; }
 
 # --- tools and binaries -------------------------------------------------------------------------
-if ! command -v wrk >/dev/null; then
-    log "installing wrk"
-    apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
-command -v wrk >/dev/null || die "wrk is not installed"
-command -v curl >/dev/null || die "curl is needed"
-command -v python3 >/dev/null || die "python3 is needed"
+need_wrk
+need curl python3
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    log "building release binaries into $CARGO_TARGET_DIR"
-    (cd "$ROOT" && cargo build --release --bin creditflow --example hello_world)
-fi
+build_release --bin creditflow --example hello_world
 [[ -x "$CF_BIN" && -x "$HELLO_BIN" ]] || die "binaries missing in $CARGO_TARGET_DIR/release"
 
 port_free "$CF_PORT" || die "127.0.0.1:$CF_PORT is already in use"
 port_free "$HELLO_PORT" || die "127.0.0.1:$HELLO_PORT is already in use"
 
 # --- creditflow ---------------------------------------------------------------------------------
-DATA_DIR="$(mktemp -d)"
-# With STORE=embedded the cluster runs as the `postgres` user when this is root: let it in.
-chmod 755 "$DATA_DIR"
+work_dir
+DATA_DIR="$WORK_DIR"
 log "starting creditflow on 127.0.0.1:$CF_PORT (STORE=$STORE, DATA_DIR=$DATA_DIR)"
-# Started from DATA_DIR so that no .env of the checkout changes the configuration.
-(
-    cd "$DATA_DIR"
-    exec env ADMIN_EMAIL="$ADMIN_EMAIL" ADMIN_PASSWORD="$ADMIN_PASSWORD" JWT_SECRET="$JWT_SECRET" \
-        BIND_ADDR="127.0.0.1:$CF_PORT" DATA_DIR="$DATA_DIR" STORE="$STORE" \
-        DB_SSL_AUTO_CERT_DIR="$DATA_DIR/certs" RUST_LOG=warn "$CF_BIN"
-) >"$OUT_DIR/creditflow.log" 2>&1 &
+start_in "$DATA_DIR" "$OUT_DIR/creditflow.log" \
+    env ADMIN_EMAIL="$ADMIN_EMAIL" ADMIN_PASSWORD="$ADMIN_PASSWORD" JWT_SECRET="$JWT_SECRET" \
+    BIND_ADDR="127.0.0.1:$CF_PORT" DATA_DIR="$DATA_DIR" STORE="$STORE" \
+    DB_SSL_AUTO_CERT_DIR="$DATA_DIR/certs" RUST_LOG=warn "$CF_BIN"
 CF_PID=$!
-wait_for "http://127.0.0.1:$CF_PORT/health/live" "$CF_PID" creditflow
+wait_until_up "http://127.0.0.1:$CF_PORT/health/live" "$CF_PID" creditflow "$OUT_DIR/creditflow.log" 30
 sleep 2
 IDLE_RSS_KIB="$(rss_kib "$CF_PID")"
 log "creditflow idle RSS after start-up: ${IDLE_RSS_KIB} KiB"
 
-LOGIN_BODY="$(printf '{"email":"%s","password":"%s"}' "$ADMIN_EMAIL" "$ADMIN_PASSWORD")"
-TOKEN="$(curl -sf --max-time 10 -H 'content-type: application/json' -d "$LOGIN_BODY" \
-    "http://127.0.0.1:$CF_PORT/api/auth/login" |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')" ||
-    die "login failed"
+TOKEN="$(sign_in "http://127.0.0.1:$CF_PORT" "$ADMIN_EMAIL" "$ADMIN_PASSWORD")" || die "login failed"
 AUTH_HEADER="Authorization: Bearer $TOKEN"
 ME_STATUS="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H "$AUTH_HEADER" \
     "http://127.0.0.1:$CF_PORT/api/auth/me")"
@@ -185,9 +104,9 @@ LOGGED_IN_RSS_KIB="$(rss_kib "$CF_PID")"
 
 # --- hello world --------------------------------------------------------------------------------
 log "starting hello_world on 127.0.0.1:$HELLO_PORT"
-PORT="$HELLO_PORT" "$HELLO_BIN" >"$OUT_DIR/hello.log" 2>&1 &
+start_in "$OUT_DIR" "$OUT_DIR/hello.log" env PORT="$HELLO_PORT" "$HELLO_BIN"
 HELLO_PID=$!
-wait_for "http://127.0.0.1:$HELLO_PORT/" "$HELLO_PID" hello_world
+wait_until_up "http://127.0.0.1:$HELLO_PORT/" "$HELLO_PID" hello_world "$OUT_DIR/hello.log" 30
 HELLO_IDLE_RSS_KIB="$(rss_kib "$HELLO_PID")"
 
 # --- load ---------------------------------------------------------------------------------------
@@ -230,7 +149,7 @@ cat <<EOF
 GET /api/auth/me (creditflow, bearer token): $ME_RPS req/s   p50 $(pct me 50) ms   p90 $(pct me 90) ms   p99 $(pct me 99) ms
 GET / (warp hello world):                    $HELLO_RPS req/s   p50 $(pct hello 50) ms   p90 $(pct hello 90) ms   p99 $(pct hello 99) ms
 ratio authenticated / hello world:           ${RATIO} %
-server CPU per request: creditflow $(cpu_per_req me) µs ($(cores me) cores busy), hello world $(cpu_per_req hello) µs ($(cores hello) cores busy)
+server CPU per request: creditflow $(cpu_per_req me) µs ($(cores_of me) cores busy), hello world $(cpu_per_req hello) µs ($(cores_of hello) cores busy)
 creditflow RSS: idle after start-up $(mib "$IDLE_RSS_KIB") MiB, after login $(mib "$LOGGED_IN_RSS_KIB") MiB, after the load $(mib "$AFTER_LOAD_RSS_KIB") MiB
 hello_world RSS idle: $(mib "$HELLO_IDLE_RSS_KIB") MiB
 ${PGBENCH_LINE}

@@ -3,6 +3,8 @@
 
 pub mod argon2_hasher;
 pub mod clock;
+#[cfg(test)]
+pub(crate) mod fake_provider;
 pub mod fetch;
 pub mod http;
 pub mod jwt;

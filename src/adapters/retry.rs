@@ -1,13 +1,15 @@
 //! What every client adapter of an external HTTP provider (language models, market data, web
 //! search, page fetching) shares: one backoff policy, one reader of the provider's wait hint, the
-//! configured-endpoint check, the client builder and the error-chain text used in messages.
+//! configured-endpoint check, the client builder and the error-chain text used in messages; and
+//! the request loop of the providers that retry alike ([`send_until_answered`]: web search, prices).
 
 use std::time::Duration;
 
 use anyhow::{anyhow, bail};
+use bytes::Bytes;
 use rand::Rng;
-use reqwest::Url;
 use reqwest::header::HeaderMap;
+use reqwest::{RequestBuilder, StatusCode, Url};
 
 /// Longest wait for a TCP/TLS connection, whatever the whole request may take.
 pub const CONNECT_TIMEOUT_CAP: Duration = Duration::from_secs(10);
@@ -97,20 +99,80 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .or_else(|| header("retry-after").and_then(|raw| seconds(raw, 1.0)))
 }
 
+/// A provider's final answer: a 2xx, or a 4xx other than 429.
+#[derive(Debug)]
+pub struct FinalAnswer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// Why [`send_until_answered`] got no final answer.
+#[derive(Debug)]
+pub enum NoAnswer {
+    /// A transport error that is not retried, on attempt number `attempt`: no answer in time, or an
+    /// answer whose body could not be read.
+    Transport { error: reqwest::Error, attempt: u32 },
+    /// Every attempt failed in a way worth retrying: `failure` says how the last one did, and
+    /// `status` is its status when it answered (429 or 5xx).
+    Exhausted { failure: String, status: Option<StatusCode>, attempts: u32 },
+}
+
+/// Sends the request `build` makes, once per attempt, until the provider gives a final answer.
+/// 429, 5xx and connection failures (refused, reset, DNS) are retried as `retry` says, honouring the
+/// provider's wait hint; a timeout is not (a provider too slow once is as slow again, and every
+/// attempt gets the client's full timeout). Each retry is logged as a warning with `provider`, its
+/// message starting with `requests` (`"search"`: "search request failed; retrying").
+///
+/// # Errors
+/// [`NoAnswer`] when no attempt got a final answer.
+pub async fn send_until_answered(
+    provider: &'static str,
+    requests: &str,
+    retry: &RetryPolicy,
+    build: impl Fn() -> RequestBuilder,
+) -> Result<FinalAnswer, NoAnswer> {
+    let max_attempts = retry.max_attempts.max(1);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let (failure, status, hint) = match build().send().await {
+            Ok(response) => {
+                let status = response.status();
+                let headers = response.headers().clone();
+                let hint = retry_after(&headers);
+                let body = response.bytes().await.map_err(|error| NoAnswer::Transport { error, attempt })?;
+                if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+                    (format!("answered HTTP {}", status.as_u16()), Some(status), hint)
+                } else {
+                    return Ok(FinalAnswer { status, headers, body });
+                }
+            }
+            Err(error) if error.is_timeout() => return Err(NoAnswer::Transport { error, attempt }),
+            // Refused, reset, DNS: worth another attempt.
+            Err(error) => (format!("unreachable: {}", error_chain(&error.without_url())), None, None),
+        };
+        if attempt >= max_attempts {
+            return Err(NoAnswer::Exhausted { failure, status, attempts: attempt });
+        }
+        let delay = retry.delay(attempt, hint);
+        tracing::warn!(
+            provider,
+            attempt,
+            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            failure = %failure,
+            "{requests} request failed; retrying"
+        );
+        tokio::time::sleep(delay).await;
+    }
+}
+
 /// What the provider adapters' tests share.
 #[cfg(test)]
 pub(crate) mod test_support {
     use std::time::Duration;
 
     use super::RetryPolicy;
-
-    /// A URL on a loopback port nothing listens on: connecting is refused at once.
-    pub(crate) fn refused_url(path: &str) -> String {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        drop(listener);
-        format!("http://{addr}{path}")
-    }
 
     /// Retries that take milliseconds, so that a 429 or a 5xx costs a test nothing.
     pub(crate) fn fast_retries() -> RetryPolicy {

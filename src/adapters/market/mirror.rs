@@ -96,7 +96,7 @@ mod tests {
     use time::macros::date;
 
     use super::*;
-    use crate::adapters::market::edgar::tests::{FACTS, TICKERS_JSON, apple, company};
+    use crate::adapters::market::edgar::fixtures::{FACTS, TICKERS_JSON, apple, company};
     use crate::ports::financial_data::StatementLine;
 
     /// A mirror directory holding the fixtures, removed on drop.

@@ -13,8 +13,8 @@ use reqwest::header::{ACCEPT, HeaderValue};
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, endpoint_url, hit, html_fragment_text,
-    http_client, send_with_retries, with_query,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, endpoint_url, first_hits, hit,
+    html_fragment_text, http_client, send_with_retries, with_query,
 };
 use crate::config::Secret;
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -87,15 +87,11 @@ impl WebSearch for BraveSearch {
         .await?;
         let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.web.and_then(|web| web.results).unwrap_or_default();
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let snippet = html_fragment_text(result.description.as_deref().unwrap_or_default());
-                let published_at = result.page_age.filter(|age| !age.trim().is_empty()).or(result.age);
-                hit(PROVIDER, result.title, result.url, snippet, published_at, None)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let snippet = html_fragment_text(result.description.as_deref().unwrap_or_default());
+            let published_at = result.page_age.filter(|age| !age.trim().is_empty()).or(result.age);
+            hit(PROVIDER, result.title, result.url, snippet, published_at, None)
+        }))
     }
 
     fn name(&self) -> &str {
@@ -128,8 +124,10 @@ struct WireResult {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, KEY, Scripted, fast_retries, renderings};
+    use super::super::test_support::{KEY, renderings};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> BraveSearch {
         let settings = BraveSettings {
@@ -142,7 +140,7 @@ mod tests {
 
     #[tokio::test]
     async fn brave_sends_the_subscription_token_and_maps_web_results() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"type": "search", "query": {"original": "acme"}, "web": {"type": "search", "results": [
                 {"title": "Acme Corp", "url": "https://acme.example/", "description": "<strong>Acme</strong> &amp; partners",
@@ -178,7 +176,7 @@ mod tests {
 
     #[tokio::test]
     async fn brave_without_a_web_section_has_no_hits_and_caps_the_count() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, json!({"type": "search", "query": {}}))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, json!({"type": "search", "query": {}}))]).await;
 
         let hits = client(&provider).search("zzzz", 100).await.expect("hits");
 
@@ -188,7 +186,7 @@ mod tests {
 
     #[tokio::test]
     async fn brave_rejected_token_is_a_status_error_without_the_key() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             422,
             json!({"type": "ErrorResponse", "error": {"detail": format!("Unknown token {KEY}")}}),
         )])

@@ -2,10 +2,11 @@
 //! [`SearxngSearch`] (a self-hosted metasearch instance), [`TavilySearch`] and [`BraveSearch`]
 //! (API keys). Each maps its provider's wire format (DOMAIN.md §4) onto [`SearchHit`].
 //!
-//! The adapters share one request loop, [`send_with_retries`]: 429, 5xx and connection failures are
-//! retried with exponential backoff and jitter, honouring the provider's `Retry-After` up to a cap;
-//! timeouts are not retried (a provider too slow once is as slow again, and every attempt gets the
-//! full `SEARCH_TIMEOUT`). Errors carry the provider's name and a status or a reason, never a
+//! The adapters share one request loop, [`send_with_retries`] (the providers' common
+//! [`send_until_answered`] with search's errors): 429, 5xx and connection failures are retried with
+//! exponential backoff and jitter, honouring the provider's `Retry-After` up to a cap; timeouts are
+//! not retried (a provider too slow once is as slow again, and every attempt gets the full
+//! `SEARCH_TIMEOUT`). Errors carry the provider's name and a status or a reason, never a
 //! request URL, header or body, so an API key cannot leak through them or the logs.
 //!
 //! [`search_providers_from_config`] builds the providers `SEARCH_PROVIDERS` names, in its order.
@@ -14,9 +15,6 @@ mod brave;
 mod searxng;
 mod tavily;
 mod wikipedia;
-
-#[cfg(test)]
-mod fake_server;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,7 +25,7 @@ use reqwest::header::HeaderValue;
 use reqwest::{RequestBuilder, StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::adapters::retry::{endpoint_url, error_chain, provider_client, retry_after};
+use crate::adapters::retry::{FinalAnswer, NoAnswer, endpoint_url, error_chain, provider_client, send_until_answered};
 use crate::config::{ResearchConfig, SearchProviderKind, Secret};
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
 
@@ -146,44 +144,19 @@ async fn send_with_retries(
     retry: &RetryPolicy,
     build: impl Fn() -> RequestBuilder,
 ) -> Result<Answer, SearchError> {
-    let max_attempts = retry.max_attempts.max(1);
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let (failure, last_status, hint) = match build().send().await {
-            Ok(response) => {
-                let status = response.status();
-                let hint = retry_after(response.headers());
-                let body = response.bytes().await.map_err(|e| transport_error(provider, attempt, e))?;
-                if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-                    (format!("answered HTTP {}", status.as_u16()), Some(status), hint)
-                } else {
-                    return Ok(Answer { status, body });
-                }
-            }
-            Err(error) if error.is_timeout() => return Err(transport_error(provider, attempt, error)),
-            // Refused, reset, DNS: worth another attempt.
-            Err(error) => (format!("unreachable: {}", error_chain(&error.without_url())), None, None),
-        };
-        if attempt >= max_attempts {
-            tracing::debug!(provider, attempts = attempt, failure = %failure, "search request failed");
-            return Err(match last_status {
+    match send_until_answered(provider, "search", retry, build).await {
+        Ok(FinalAnswer { status, body, .. }) => Ok(Answer { status, body }),
+        Err(NoAnswer::Transport { error, attempt }) => Err(transport_error(provider, attempt, error)),
+        Err(NoAnswer::Exhausted { failure, status, attempts }) => {
+            tracing::debug!(provider, attempts, failure = %failure, "search request failed");
+            Err(match status {
                 Some(status) => SearchError::Status { provider: provider.to_owned(), status: status.as_u16() },
                 None => SearchError::Unavailable {
                     provider: provider.to_owned(),
-                    reason: format!("{failure} ({attempt} attempts)"),
+                    reason: format!("{failure} ({attempts} attempts)"),
                 },
-            });
+            })
         }
-        let delay = retry.delay(attempt, hint);
-        tracing::warn!(
-            provider,
-            attempt,
-            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            failure = %failure,
-            "search request failed; retrying"
-        );
-        tokio::time::sleep(delay).await;
     }
 }
 
@@ -220,6 +193,12 @@ fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The hits of a provider's `results`, in the provider's order: the first `limit` that `to_hit`
+/// makes a hit of (a result without a usable URL is skipped and does not count).
+fn first_hits<R>(results: Vec<R>, limit: usize, to_hit: impl FnMut(R) -> Option<SearchHit>) -> Vec<SearchHit> {
+    results.into_iter().filter_map(to_hit).take(limit).collect()
+}
+
 /// Whether a provider's result URL is an absolute http(s) URL.
 fn is_web_url(raw: &str) -> bool {
     Url::parse(raw).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())
@@ -247,14 +226,28 @@ fn hit(
     })
 }
 
+/// What the search adapters' tests share besides [`crate::adapters::fake_provider`].
+#[cfg(test)]
+mod test_support {
+    /// An API key the tests send; it must never show up in an error.
+    pub(super) const KEY: &str = "test-key-0123456789-very-secret";
+
+    /// Every rendering of an error a caller might log.
+    pub(super) fn renderings(error: &crate::ports::web_search::SearchError) -> [String; 2] {
+        [error.to_string(), format!("{error:?}")]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Instant;
 
     use serde_json::{Value, json};
 
-    use super::fake_server::{FakeProvider, KEY, Scripted, fast_retries, refused_url, renderings};
+    use super::test_support::{KEY, renderings};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
+    use crate::adapters::retry::test_support::fast_retries;
     use crate::config::{Config, Secret};
 
     /// `kind`'s adapter against `base_url`, with fast retries.
@@ -310,8 +303,8 @@ mod tests {
     async fn every_provider_retries_a_429_then_succeeds() {
         for kind in SearchProviderKind::ALL {
             let server = FakeProvider::start(vec![
-                Scripted::json(429, json!({})).header("retry-after", "0"),
-                Scripted::json(200, one_result(kind)),
+                Answer::json(429, json!({})).header("retry-after", "0"),
+                Answer::json(200, one_result(kind)),
             ])
             .await;
 
@@ -328,7 +321,7 @@ mod tests {
     #[tokio::test]
     async fn every_provider_reports_a_persistent_5xx_as_a_status_error_after_all_attempts() {
         for kind in SearchProviderKind::ALL {
-            let server = FakeProvider::start(vec![Scripted::text(503, "upstream down")]).await;
+            let server = FakeProvider::start(vec![Answer::json(503, "upstream down")]).await;
 
             let error =
                 provider(kind, server.url(""), Duration::from_secs(5)).search("acme", 5).await.expect_err("5xx");
@@ -345,7 +338,7 @@ mod tests {
     async fn every_provider_timeout_is_unavailable_and_not_retried() {
         for kind in SearchProviderKind::ALL {
             let server =
-                FakeProvider::start(vec![Scripted::json(200, one_result(kind)).delayed(Duration::from_secs(3))]).await;
+                FakeProvider::start(vec![Answer::json(200, one_result(kind)).delayed(Duration::from_secs(3))]).await;
             let started = Instant::now();
 
             let error =

@@ -13,7 +13,7 @@ use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, first_hits, hit, html_fragment_text, http_client,
     invalid_response, send_with_retries, with_query,
 };
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -78,14 +78,10 @@ impl WebSearch for SearxngSearch {
         }
         let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.results.ok_or_else(|| invalid_response(PROVIDER, "the answer has no results list"))?;
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let snippet = html_fragment_text(result.content.as_deref().unwrap_or_default());
-                hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let snippet = html_fragment_text(result.content.as_deref().unwrap_or_default());
+            hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
+        }))
     }
 
     fn name(&self) -> &str {
@@ -114,8 +110,9 @@ struct WireResult {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, Scripted, fast_retries};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> SearxngSearch {
         let settings = SearxngSettings { retry: fast_retries(), ..SearxngSettings::new(provider.url("/searx/")) };
@@ -124,7 +121,7 @@ mod tests {
 
     #[tokio::test]
     async fn searxng_results_become_hits_truncated_to_the_limit() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"query": "acme bonds", "number_of_results": 0, "results": [
                 {"url": "https://news.example/acme", "title": "Acme  issues bonds", "content": "Acme Corp &amp; <b>bonds</b>",
@@ -162,7 +159,7 @@ mod tests {
         let received = provider.received();
         assert_eq!(received[0].path, "/searx/search");
         assert_eq!(
-            received[0].query,
+            received[0].query_pairs,
             [("q", "acme bonds 2025"), ("format", "json"), ("pageno", "1")]
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
                 .to_vec()
@@ -171,7 +168,7 @@ mod tests {
 
     #[tokio::test]
     async fn searxng_403_says_json_output_must_be_enabled() {
-        let provider = FakeProvider::start(vec![Scripted::text(403, "Forbidden")]).await;
+        let provider = FakeProvider::start(vec![Answer::json(403, "Forbidden")]).await;
 
         let error = client(&provider).search("acme", 5).await.expect_err("forbidden");
 
@@ -182,7 +179,7 @@ mod tests {
 
     #[tokio::test]
     async fn searxng_html_instead_of_json_is_an_invalid_response() {
-        let provider = FakeProvider::start(vec![Scripted::text(200, "<html><body>SearXNG</body></html>")]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, "<html><body>SearXNG</body></html>")]).await;
 
         let error = client(&provider).search("acme", 5).await.expect_err("html");
 

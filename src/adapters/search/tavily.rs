@@ -13,8 +13,8 @@ use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, collapse_whitespace, endpoint_url, hit,
-    http_client, invalid_response, send_with_retries,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, api_key_header, collapse_whitespace, endpoint_url, first_hits,
+    hit, http_client, invalid_response, send_with_retries,
 };
 use crate::config::Secret;
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -84,14 +84,10 @@ impl WebSearch for TavilySearch {
         .await?;
         let wire: WireAnswer = answer.json(PROVIDER)?;
         let results = wire.results.ok_or_else(|| invalid_response(PROVIDER, "the answer has no results list"))?;
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let snippet = collapse_whitespace(result.content.as_deref().unwrap_or_default());
-                hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let snippet = collapse_whitespace(result.content.as_deref().unwrap_or_default());
+            hit(PROVIDER, result.title, result.url, snippet, result.published_date, result.score)
+        }))
     }
 
     fn name(&self) -> &str {
@@ -127,8 +123,10 @@ struct WireResult {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, KEY, Scripted, fast_retries, renderings};
+    use super::super::test_support::{KEY, renderings};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> TavilySearch {
         let settings = TavilySettings {
@@ -141,7 +139,7 @@ mod tests {
 
     #[tokio::test]
     async fn tavily_posts_the_query_with_the_bearer_key_and_maps_results() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"query": "acme", "response_time": 1.2, "images": [], "results": [
                 {"title": "Acme 10-K", "url": "https://sec.example/acme", "content": "Revenue of Vec<String>\n grew",
@@ -175,7 +173,7 @@ mod tests {
 
     #[tokio::test]
     async fn tavily_rejected_key_is_a_status_error_without_the_key() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             401,
             json!({"detail": {"error": format!("Unauthorized: invalid API key {KEY}")}}),
         )])

@@ -15,7 +15,7 @@ use reqwest::Url;
 use serde::Deserialize;
 
 use super::{
-    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, hit, html_fragment_text, http_client,
+    DEFAULT_RETRY, DEFAULT_SEARCH_TIMEOUT, RetryPolicy, endpoint_url, first_hits, hit, html_fragment_text, http_client,
     invalid_response, send_with_retries, with_query,
 };
 use crate::ports::web_search::{SearchError, SearchHit, WebSearch};
@@ -127,16 +127,12 @@ impl WebSearch for WikipediaSearch {
             .query
             .and_then(|query| query.search)
             .ok_or_else(|| invalid_response(PROVIDER, "the answer has no query.search list"))?;
-        Ok(results
-            .into_iter()
-            .filter_map(|result| {
-                let title = result.title.filter(|title| !title.trim().is_empty())?;
-                let url = self.article_url(title.trim());
-                let snippet = html_fragment_text(result.snippet.as_deref().unwrap_or_default());
-                hit(PROVIDER, Some(title), Some(url), snippet, result.timestamp, None)
-            })
-            .take(limit)
-            .collect())
+        Ok(first_hits(results, limit, |result| {
+            let title = result.title.filter(|title| !title.trim().is_empty())?;
+            let url = self.article_url(title.trim());
+            let snippet = html_fragment_text(result.snippet.as_deref().unwrap_or_default());
+            hit(PROVIDER, Some(title), Some(url), snippet, result.timestamp, None)
+        }))
     }
 
     fn name(&self) -> &str {
@@ -173,8 +169,9 @@ struct WireError {
 mod tests {
     use serde_json::json;
 
-    use super::super::fake_server::{FakeProvider, Scripted, fast_retries};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider};
+    use crate::adapters::retry::test_support::fast_retries;
 
     fn client(provider: &FakeProvider) -> WikipediaSearch {
         WikipediaSearch::new(&WikipediaSettings {
@@ -187,7 +184,7 @@ mod tests {
 
     #[tokio::test]
     async fn wikipedia_results_become_hits_linking_to_articles_on_the_api_host() {
-        let provider = FakeProvider::start(vec![Scripted::json(
+        let provider = FakeProvider::start(vec![Answer::json(
             200,
             json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": 2}, "search": [
                 {"ns": 0, "title": "Moody's Investors Service", "pageid": 1, "snippet":
@@ -228,7 +225,7 @@ mod tests {
 
     #[tokio::test]
     async fn wikipedia_limit_is_capped_and_zero_asks_nothing() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, json!({"query": {"search": []}}))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, json!({"query": {"search": []}}))]).await;
         let client = client(&provider);
 
         assert!(client.search("bonds", 0).await.expect("no hits").is_empty());
@@ -255,7 +252,7 @@ mod tests {
             json!({"error": {"code": "srsearch-text-disabled", "info": "Search is disabled"}}),
             json!({"batchcomplete": ""}),
         ] {
-            let provider = FakeProvider::start(vec![Scripted::json(200, body)]).await;
+            let provider = FakeProvider::start(vec![Answer::json(200, body)]).await;
 
             let error = client(&provider).search("x", 5).await.expect_err("invalid");
 

@@ -211,8 +211,9 @@ fn daily_points(series: &Map<String, Value>) -> Result<Vec<PricePoint>, PriceHis
 mod tests {
     use time::macros::date;
 
-    use super::super::fake_server::{FakeProvider, Scripted, fast_retries, refused_url};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
+    use crate::adapters::retry::test_support::fast_retries;
 
     const KEY: &str = "AVKEY-0123456789-SECRET";
     const ADJUSTED_IBM: &str = include_str!("../fixtures/prices/alphavantage_daily_adjusted_ibm.json");
@@ -239,7 +240,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_parses_adjusted_closes_sorted_by_date() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, ADJUSTED_IBM)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, ADJUSTED_IBM)]).await;
 
         let series = alpha_vantage(&provider).daily_closes("ibm", TimeRange::OneMonth).await.expect("series");
 
@@ -266,7 +267,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_asks_for_the_full_history_for_long_ranges() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, ADJUSTED_IBM)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, ADJUSTED_IBM)]).await;
 
         alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneYear).await.expect("series");
 
@@ -276,7 +277,7 @@ mod tests {
     #[tokio::test]
     async fn alpha_vantage_premium_adjusted_series_falls_back_to_daily_closes() {
         let provider =
-            FakeProvider::start(vec![Scripted::json(200, PREMIUM_INFORMATION), Scripted::json(200, DAILY_IBM)]).await;
+            FakeProvider::start(vec![Answer::json(200, PREMIUM_INFORMATION), Answer::json(200, DAILY_IBM)]).await;
 
         let series = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect("series");
 
@@ -288,7 +289,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_premium_everywhere_is_unavailable() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, PREMIUM_INFORMATION)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, PREMIUM_INFORMATION)]).await;
 
         let error = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect_err("premium");
 
@@ -300,7 +301,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_error_message_is_an_unknown_symbol() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, ERROR_MESSAGE)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, ERROR_MESSAGE)]).await;
 
         let error = alpha_vantage(&provider).daily_closes("NOPE", TimeRange::OneMonth).await.expect_err("unknown");
 
@@ -310,7 +311,7 @@ mod tests {
     #[tokio::test]
     async fn alpha_vantage_rejected_key_is_unavailable_without_the_key() {
         let body = serde_json::json!({"Error Message": format!("the parameter apikey is invalid or missing: {KEY}")});
-        let provider = FakeProvider::start(vec![Scripted::json(200, body.to_string())]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, body.to_string())]).await;
 
         let error = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect_err("bad key");
 
@@ -324,7 +325,7 @@ mod tests {
     #[tokio::test]
     async fn alpha_vantage_note_and_rate_limit_information_are_unavailable() {
         for body in [NOTE, RATE_LIMIT_INFORMATION] {
-            let provider = FakeProvider::start(vec![Scripted::json(200, body)]).await;
+            let provider = FakeProvider::start(vec![Answer::json(200, body)]).await;
 
             let error = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect_err("limited");
 
@@ -336,7 +337,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_html_body_is_unavailable() {
-        let provider = FakeProvider::start(vec![Scripted::html("<html><body>Bad gateway</body></html>")]).await;
+        let provider = FakeProvider::start(vec![Answer::html("<html><body>Bad gateway</body></html>")]).await;
 
         let error = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect_err("html");
 
@@ -348,7 +349,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_persistent_500_is_unavailable_and_never_shows_the_key() {
-        let provider = FakeProvider::start(vec![Scripted::json(500, format!("internal error for apikey={KEY}"))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(500, format!("internal error for apikey={KEY}"))]).await;
 
         let error = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect_err("down");
 
@@ -359,7 +360,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_retries_a_503_then_succeeds() {
-        let provider = FakeProvider::start(vec![Scripted::json(503, "{}"), Scripted::json(200, ADJUSTED_IBM)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(503, "{}"), Answer::json(200, ADJUSTED_IBM)]).await;
 
         let series = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect("series");
 
@@ -376,8 +377,7 @@ mod tests {
         assert!(matches!(error, PriceHistoryError::Unavailable { .. }), "{error:?}");
         assert_no_key(&error);
 
-        let provider =
-            FakeProvider::start(vec![Scripted::json(200, ADJUSTED_IBM).delayed(Duration::from_secs(5))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, ADJUSTED_IBM).delayed(Duration::from_secs(5))]).await;
         let settings = AlphaVantageSettings {
             base_url: provider.url("/query"),
             timeout: Duration::from_millis(200),
@@ -394,7 +394,7 @@ mod tests {
 
     #[tokio::test]
     async fn alpha_vantage_rejects_an_invalid_symbol_without_a_request() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, ADJUSTED_IBM)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, ADJUSTED_IBM)]).await;
 
         let error = alpha_vantage(&provider).daily_closes("IBM&apikey=x", TimeRange::OneMonth).await.expect_err("bad");
 
@@ -411,7 +411,7 @@ mod tests {
             serde_json::json!({TIME_SERIES_KEY: {"2024-01-02": {"4. close": "n/a"}}}).to_string(),
             serde_json::json!({TIME_SERIES_KEY: {}}).to_string(),
         ] {
-            let provider = FakeProvider::start(vec![Scripted::json(200, body.clone())]).await;
+            let provider = FakeProvider::start(vec![Answer::json(200, body.clone())]).await;
 
             let error = alpha_vantage(&provider).daily_closes("IBM", TimeRange::OneMonth).await.expect_err("invalid");
 

@@ -2,8 +2,8 @@
 //! default), [`AlphaVantage`] (when an API key is configured) and [`CsvMirrorPrices`] (a directory of
 //! CSV files, for air-gapped deployments and the demo).
 //!
-//! The HTTP adapters share [`get_with_retries`]: one `GET` per attempt with the configured timeout,
-//! retried with exponential backoff (and jitter, honouring a `Retry-After` in seconds up to a cap) on
+//! The HTTP adapters share [`get_with_retries`] (the providers' common [`send_until_answered`]):
+//! one `GET` per attempt with the configured timeout, retried with exponential backoff (and jitter, honouring a `Retry-After` in seconds up to a cap) on
 //! 429, 5xx and connection failures. Timeouts are not retried: a provider too slow once is as slow
 //! again, and each attempt would get the full timeout. Bodies that are HTML (bot challenges, error
 //! pages served with 200) are recognised and reported as
@@ -15,16 +15,15 @@ mod cached;
 mod csv_mirror;
 mod yahoo;
 
-#[cfg(test)]
-mod fake_server;
-
 use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::header::CONTENT_TYPE;
-
-use crate::adapters::retry::{endpoint_url as base_url, error_chain, provider_client, retry_after};
 use reqwest::{StatusCode, Url};
+
+use crate::adapters::retry::{
+    FinalAnswer, NoAnswer, endpoint_url as base_url, error_chain, provider_client, send_until_answered,
+};
 
 use crate::domain::quant::market::{PricePoint, PriceSeries, TimeRange};
 use crate::ports::price_history::{PriceHistoryError, trailing_for_range};
@@ -60,43 +59,19 @@ async fn get_with_retries(
     retry: &RetryPolicy,
     provider: &'static str,
 ) -> Result<Answer, PriceHistoryError> {
-    let max_attempts = retry.max_attempts.max(1);
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let (reason, hint) = match client.get(url.clone()).send().await {
-            Ok(response) => {
-                let status = response.status();
-                let hint = retry_after(response.headers());
-                let is_html = response
-                    .headers()
-                    .get(CONTENT_TYPE)
-                    .and_then(|value| value.to_str().ok())
-                    .is_some_and(|value| value.to_ascii_lowercase().contains("html"));
-                let body = response.bytes().await.map_err(|e| transport_error(provider, e))?;
-                let is_html = is_html || looks_like_html(&body);
-                if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-                    (format!("answered HTTP {}", status.as_u16()), hint)
-                } else {
-                    return Ok(Answer { status, body, is_html });
-                }
-            }
-            Err(error) if error.is_timeout() => return Err(transport_error(provider, error)),
-            // Refused, reset, DNS: worth another attempt.
-            Err(error) => (format!("unreachable: {}", error_chain(&error.without_url())), None),
-        };
-        if attempt >= max_attempts {
-            return Err(PriceHistoryError::Unavailable { provider, reason: format!("{reason} ({attempt} attempts)") });
+    match send_until_answered(provider, "price provider", retry, || client.get(url.clone())).await {
+        Ok(FinalAnswer { status, headers, body }) => {
+            let is_html = headers
+                .get(CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(|value| value.to_ascii_lowercase().contains("html"))
+                || looks_like_html(&body);
+            Ok(Answer { status, body, is_html })
         }
-        let delay = retry.delay(attempt, hint);
-        tracing::warn!(
-            provider,
-            attempt,
-            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-            failure = %reason,
-            "price provider request failed; retrying"
-        );
-        tokio::time::sleep(delay).await;
+        Err(NoAnswer::Transport { error, .. }) => Err(transport_error(provider, error)),
+        Err(NoAnswer::Exhausted { failure, attempts, .. }) => {
+            Err(PriceHistoryError::Unavailable { provider, reason: format!("{failure} ({attempts} attempts)") })
+        }
     }
 }
 

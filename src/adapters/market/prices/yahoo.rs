@@ -285,8 +285,9 @@ mod tests {
     use serde_json::json;
     use time::macros::date;
 
-    use super::super::fake_server::{FakeProvider, Scripted, fast_retries, refused_url};
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
+    use crate::adapters::retry::test_support::fast_retries;
 
     const AAPL: &str = include_str!("../fixtures/prices/yahoo_chart_aapl.json");
     const NO_ADJCLOSE: &str = include_str!("../fixtures/prices/yahoo_chart_no_adjclose.json");
@@ -331,7 +332,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_parses_adjusted_closes_skipping_nulls() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, AAPL)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, AAPL)]).await;
 
         let series = yahoo(&provider).daily_closes("aapl", TimeRange::ThreeMonths).await.expect("series");
 
@@ -354,18 +355,18 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_sends_a_browser_user_agent() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, AAPL)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, AAPL)]).await;
 
         yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect("series");
 
-        let user_agent = provider.received()[0].user_agent.clone().unwrap_or_default();
+        let user_agent = provider.received()[0].header("user-agent").map(str::to_owned).unwrap_or_default();
         assert_eq!(user_agent, DEFAULT_BROWSER_USER_AGENT);
         assert!(user_agent.starts_with("Mozilla/5.0"));
     }
 
     #[tokio::test]
     async fn yahoo_falls_back_to_unadjusted_closes_when_adjclose_is_absent() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, NO_ADJCLOSE)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, NO_ADJCLOSE)]).await;
 
         let series = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect("series");
 
@@ -388,7 +389,7 @@ mod tests {
             "timestamp": [1704322800],
             "indicators": {"quote": [{"close": [2900.0]}], "adjclose": [{"adjclose": [2890.5]}]}
         }], "error": null}});
-        let provider = FakeProvider::start(vec![Scripted::json(200, body.to_string())]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, body.to_string())]).await;
 
         let series = yahoo(&provider).daily_closes("7203.T", TimeRange::OneMonth).await.expect("series");
 
@@ -397,7 +398,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_five_years_asks_for_ten_and_returns_the_window_plus_slack() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, generated_chart(2520))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, generated_chart(2520))]).await;
 
         let series = yahoo(&provider).daily_closes("SPY", TimeRange::FiveYears).await.expect("series");
 
@@ -412,7 +413,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_not_found_is_an_unknown_symbol() {
-        let provider = FakeProvider::start(vec![Scripted::json(404, NOT_FOUND)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(404, NOT_FOUND)]).await;
 
         let error = yahoo(&provider).daily_closes("NOPE", TimeRange::OneMonth).await.expect_err("unknown");
 
@@ -422,7 +423,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_html_page_is_unavailable() {
-        let provider = FakeProvider::start(vec![Scripted::html(CHALLENGE)]).await;
+        let provider = FakeProvider::start(vec![Answer::html(CHALLENGE)]).await;
 
         let error = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect_err("html");
 
@@ -434,7 +435,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_html_served_as_json_is_still_recognised() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, CHALLENGE)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, CHALLENGE)]).await;
 
         let error = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect_err("html");
 
@@ -443,7 +444,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_retries_a_503_then_succeeds() {
-        let provider = FakeProvider::start(vec![Scripted::json(503, "{}"), Scripted::json(200, AAPL)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(503, "{}"), Answer::json(200, AAPL)]).await;
 
         let series = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect("series");
 
@@ -453,7 +454,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_persistent_500_is_unavailable_naming_the_provider() {
-        let provider = FakeProvider::start(vec![Scripted::json(500, "{}")]).await;
+        let provider = FakeProvider::start(vec![Answer::json(500, "{}")]).await;
 
         let error = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect_err("down");
 
@@ -464,7 +465,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_persistent_429_is_unavailable_after_retries() {
-        let provider = FakeProvider::start(vec![Scripted::json(429, "Too Many Requests")]).await;
+        let provider = FakeProvider::start(vec![Answer::json(429, "Too Many Requests")]).await;
 
         let error = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect_err("limited");
 
@@ -477,7 +478,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_timeout_is_unavailable_and_not_retried() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, AAPL).delayed(Duration::from_secs(5))]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, AAPL).delayed(Duration::from_secs(5))]).await;
         let client = yahoo_at(provider.url("/chart"), Duration::from_millis(200));
         let started = Instant::now();
 
@@ -505,7 +506,7 @@ mod tests {
 
     #[tokio::test]
     async fn yahoo_rejects_an_invalid_symbol_without_a_request() {
-        let provider = FakeProvider::start(vec![Scripted::json(200, AAPL)]).await;
+        let provider = FakeProvider::start(vec![Answer::json(200, AAPL)]).await;
 
         let error = yahoo(&provider).daily_closes("AAPL/../x", TimeRange::OneMonth).await.expect_err("invalid");
 
@@ -524,7 +525,7 @@ mod tests {
             json!({"chart": {"result": [{"timestamp": [1704205800], "indicators": {"adjclose": [{"adjclose": [-1.0]}]}}]}})
                 .to_string(),
         ] {
-            let provider = FakeProvider::start(vec![Scripted::json(200, body.clone())]).await;
+            let provider = FakeProvider::start(vec![Answer::json(200, body.clone())]).await;
 
             let error = yahoo(&provider).daily_closes("AAPL", TimeRange::OneMonth).await.expect_err("invalid");
 

@@ -21,15 +21,16 @@
 //! refused as unsupported.
 //! Charsets other than UTF-8 are not decoded: bytes are read as UTF-8, invalid sequences replaced.
 
+mod address_guard;
+
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail};
 use async_trait::async_trait;
 use regex::Regex;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
 use reqwest::{StatusCode, Url, redirect};
 use tokio::sync::Semaphore;
@@ -39,6 +40,9 @@ use crate::adapters::search::html_fragment_text;
 use crate::config::ResearchConfig;
 use crate::domain::intake::MediaType;
 use crate::ports::page_fetch::{FetchError, FetchedFile, FetchedPage, FileFetcher, PageFetcher};
+use address_guard::{AddressPolicy, GuardedResolver, RefusedAddress};
+
+pub use address_guard::is_public_address;
 
 /// Sent with every page request.
 pub const DEFAULT_FETCH_USER_AGENT: &str =
@@ -82,9 +86,6 @@ impl Default for FetchSettings {
         }
     }
 }
-
-/// Which addresses a fetch may connect to.
-type AddressPolicy = Arc<dyn Fn(IpAddr) -> bool + Send + Sync>;
 
 /// Reads web pages as text within [`FetchSettings`].
 pub struct HttpPageFetcher {
@@ -369,112 +370,15 @@ fn request_error(error: reqwest::Error) -> FetchError {
     if error.is_timeout() { FetchError::Timeout } else { FetchError::Unreachable(error_chain(&error.without_url())) }
 }
 
-/// A host name that resolved to an address the policy refuses.
-#[derive(Debug, thiserror::Error)]
-#[error("{host} resolves to {ip}, which is not a public address")]
-struct RefusedAddress {
-    host: String,
-    ip: IpAddr,
-}
-
-/// The fetch client's only DNS resolver: the addresses it returns are the ones connected to, so
-/// vetting them here leaves no window between check and connect.
-struct GuardedResolver {
-    may_connect: AddressPolicy,
-}
-
-impl Resolve for GuardedResolver {
-    fn resolve(&self, name: Name) -> Resolving {
-        let host = name.as_str().to_owned();
-        let may_connect = Arc::clone(&self.may_connect);
-        Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if addrs.is_empty() {
-                return Err(std::io::Error::other(format!("{host} has no address")).into());
-            }
-            // One refused address refuses the host: a public name has no business resolving to a
-            // private address, and trying only its other addresses would make the outcome depend
-            // on the order the connector tries them in.
-            if let Some(refused) = addrs.iter().find(|addr| !may_connect(addr.ip())) {
-                return Err(RefusedAddress { host, ip: refused.ip() }.into());
-            }
-            let addrs: Addrs = Box::new(addrs.into_iter());
-            Ok(addrs)
-        })
-    }
-}
-
-/// Whether `ip` is a public unicast address, one a page may be fetched from without
-/// `allow_private_networks`. Refused: unspecified, loopback, private, CGNAT, link-local (the cloud
-/// metadata address included), multicast, broadcast and reserved IPv4 ranges; IPv6 unspecified,
-/// loopback, unique-local, link-local, site-local, multicast, documentation and discard-only
-/// ranges, and IPv6 forms that carry a refused IPv4 address (mapped, compatible, NAT64, 6to4).
-pub fn is_public_address(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(ip) => is_public_v4(ip),
-        IpAddr::V6(ip) => is_public_v6(ip),
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    let refused = a == 0 // "this network", 0.0.0.0 included
-        || a == 10 // private
-        || (a == 100 && (64..=127).contains(&b)) // carrier-grade NAT, 100.64.0.0/10
-        || a == 127 // loopback
-        || (a == 169 && b == 254) // link-local, the cloud metadata service 169.254.169.254
-        || (a == 172 && (16..=31).contains(&b)) // private
-        || (a == 192 && b == 0 && (c == 0 || c == 2)) // IETF protocol assignments, TEST-NET-1
-        || (a == 192 && b == 168) // private
-        || (a == 198 && (b == 18 || b == 19)) // benchmarking
-        || (a == 198 && b == 51 && c == 100) // TEST-NET-2
-        || (a == 203 && b == 0 && c == 113) // TEST-NET-3
-        || a >= 224; // multicast 224/4, reserved 240/4, broadcast
-    !refused
-}
-
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    if let Some(carried) = carried_ipv4(ip) {
-        return is_public_v4(carried);
-    }
-    let first = ip.segments()[0];
-    let refused = ip.is_unspecified()
-        || ip.is_loopback()
-        || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
-        || (first & 0xffc0) == 0xfe80 // link-local, fe80::/10
-        || (first & 0xffc0) == 0xfec0 // site-local (deprecated), fec0::/10
-        || (first & 0xff00) == 0xff00 // multicast
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8) // documentation, 2001:db8::/32
-        || ip.segments()[..4] == [0x0100, 0, 0, 0]; // discard-only, 100::/64
-    !refused
-}
-
-/// The IPv4 address an IPv6 address reaches: IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
-/// `::a.b.c.d` (deprecated; `::` and `::1` map into 0.0.0.0/8, refused anyway), NAT64
-/// `64:ff9b::a.b.c.d` and 6to4 `2002:AABB:CCDD::/48`.
-fn carried_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let s = ip.segments();
-    let from = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
-    match s {
-        [0, 0, 0, 0, 0, 0xffff, high, low] | [0, 0, 0, 0, 0, 0, high, low] | [0x64, 0xff9b, 0, 0, 0, 0, high, low] => {
-            Some(from(high, low))
-        }
-        [0x2002, high, low, ..] => Some(from(high, low)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::net::{Ipv4Addr, SocketAddr};
     use std::time::Instant;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use warp::Filter;
 
     use super::*;
+    use crate::adapters::fake_provider::{Answer, FakeProvider, refused_url};
 
     const ARTICLE: &str = r#"<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title> Acme &amp; Co
@@ -486,74 +390,29 @@ mod tests {
 <script>alert("hidden")</script><noscript>enable scripts</noscript>
 </body></html>"#;
 
-    /// A local web server with one page per path; counts requests and the most in flight at once.
-    struct FakeSite {
-        addr: SocketAddr,
-        requests: Arc<Mutex<Vec<String>>>,
-        most_in_flight: Arc<AtomicUsize>,
+    /// A local web site with one page per path.
+    async fn fake_site() -> FakeProvider {
+        FakeProvider::answering(|request| page(&request.path, request.query_value("location"))).await
     }
 
-    impl FakeSite {
-        async fn start() -> Self {
-            let requests = Arc::new(Mutex::new(Vec::new()));
-            let in_flight = Arc::new(AtomicUsize::new(0));
-            let most_in_flight = Arc::new(AtomicUsize::new(0));
-            let (log, current, most) = (Arc::clone(&requests), Arc::clone(&in_flight), Arc::clone(&most_in_flight));
-            let route = warp::path::full().and(warp::query::<HashMap<String, String>>()).then(
-                move |path: warp::path::FullPath, query: HashMap<String, String>| {
-                    let (log, current, most) = (Arc::clone(&log), Arc::clone(&current), Arc::clone(&most));
-                    async move {
-                        log.lock().expect("log").push(path.as_str().to_owned());
-                        let now = current.fetch_add(1, Ordering::SeqCst) + 1;
-                        most.fetch_max(now, Ordering::SeqCst);
-                        let response = page(path.as_str(), &query).await;
-                        current.fetch_sub(1, Ordering::SeqCst);
-                        response
-                    }
-                },
-            );
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let addr = listener.local_addr().expect("addr");
-            tokio::spawn(warp::serve(route).incoming(listener).run());
-            Self { addr, requests, most_in_flight }
-        }
-
-        fn url(&self, path: &str) -> String {
-            format!("http://{}{path}", self.addr)
-        }
-
-        fn requests(&self) -> Vec<String> {
-            self.requests.lock().expect("log").clone()
-        }
-    }
-
-    async fn page(path: &str, query: &HashMap<String, String>) -> http::Response<String> {
-        let ok = |content_type: &str, body: String| {
-            http::Response::builder().header("content-type", content_type).body(body).expect("response")
-        };
-        let redirect = |status: u16, location: &str| {
-            http::Response::builder().status(status).header("location", location).body(String::new()).expect("redirect")
-        };
+    /// The page at `path`; `/to` redirects to its `location`.
+    fn page(path: &str, location: Option<&str>) -> Answer {
+        let ok = |content_type: &str, body: String| Answer::new(200, body).header("content-type", content_type);
+        let redirect = |status: u16, location: &str| Answer::new(status, "").header("location", location);
         match path {
             "/article.html" => ok("text/html; charset=utf-8", ARTICLE.to_owned()),
             "/notes.txt" => ok("text/plain", "Covenant: net leverage < 3.5x\n\n  indented line\n".to_owned()),
             "/report.pdf" => ok("application/pdf", "%PDF-1.7".to_owned()),
-            "/untyped" => http::Response::new("who knows".to_owned()),
+            "/untyped" => Answer::new(200, "who knows"),
             "/huge.html" => ok("text/html", "x".repeat(3 * 1024 * 1024)),
-            "/slow.html" => {
-                tokio::time::sleep(Duration::from_secs(3)).await;
-                ok("text/html", "<p>late</p>".to_owned())
-            }
-            "/delayed.html" => {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                ok("text/html", "<p>on time</p>".to_owned())
-            }
-            "/missing" => http::Response::builder().status(404).body("gone".to_owned()).expect("404"),
-            "/to" => redirect(302, query.get("location").map_or("/", String::as_str)),
+            "/slow.html" => ok("text/html", "<p>late</p>".to_owned()).delayed(Duration::from_secs(3)),
+            "/delayed.html" => ok("text/html", "<p>on time</p>".to_owned()).delayed(Duration::from_millis(200)),
+            "/missing" => Answer::new(404, "gone"),
+            "/to" => redirect(302, location.unwrap_or("/")),
             _ => match path.strip_prefix("/hops/").and_then(|n| n.parse::<u32>().ok()) {
                 Some(0) => ok("text/plain", "arrived".to_owned()),
                 Some(n) => redirect(if n % 2 == 0 { 301 } else { 307 }, &format!("/hops/{}", n - 1)),
-                None => http::Response::builder().status(500).body(String::new()).expect("500"),
+                None => Answer::new(500, ""),
             },
         }
     }
@@ -576,7 +435,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_turns_html_into_readable_text_and_keeps_the_title() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/article.html")).await.expect("page");
 
@@ -596,7 +455,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_returns_plain_text_as_is() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/notes.txt")).await.expect("page");
 
@@ -606,7 +465,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_refuses_media_types_that_are_not_text() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let fetcher = fetcher(local(FetchSettings::default()));
 
         let pdf = fetcher.fetch(&site.url("/report.pdf")).await.expect_err("pdf");
@@ -618,7 +477,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_refuses_a_page_declared_larger_than_the_cap() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let error = fetcher(local(FetchSettings::default())).fetch(&site.url("/huge.html")).await.expect_err("huge");
 
@@ -658,7 +517,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_of_a_slow_page_times_out() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let settings = local(FetchSettings { timeout: Duration::from_millis(300), ..FetchSettings::default() });
         let started = Instant::now();
 
@@ -670,34 +529,34 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_follows_redirects_and_reports_where_the_text_came_from() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
 
         let page = fetcher(local(FetchSettings::default())).fetch(&site.url("/hops/3")).await.expect("page");
 
         assert_eq!(page.text, "arrived");
         assert_eq!(page.requested_url, site.url("/hops/3"));
         assert_eq!(page.final_url, site.url("/hops/0"));
-        assert_eq!(site.requests(), ["/hops/3", "/hops/2", "/hops/1", "/hops/0"]);
+        assert_eq!(site.paths(), ["/hops/3", "/hops/2", "/hops/1", "/hops/0"]);
     }
 
     #[tokio::test]
     async fn fetch_refuses_more_redirects_than_allowed() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let settings = local(FetchSettings { max_redirects: 2, ..FetchSettings::default() });
 
         let error = fetcher(settings).fetch(&site.url("/hops/3")).await.expect_err("too many");
 
         assert!(matches!(error, FetchError::Blocked(ref reason) if reason.contains("redirects")), "{error:?}");
-        assert_eq!(site.requests().len(), 3, "the third redirect is not followed");
+        assert_eq!(site.paths().len(), 3, "the third redirect is not followed");
         let none = local(FetchSettings { max_redirects: 0, ..FetchSettings::default() });
         assert!(matches!(fetcher(none).fetch(&site.url("/hops/1")).await, Err(FetchError::Blocked(_))));
     }
 
     #[tokio::test]
     async fn fetch_refuses_a_redirect_to_a_private_or_metadata_address() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let fetcher = fetcher_trusting_the_fake_site();
-        let port = site.addr.port();
+        let port = site.addr().port();
 
         for target in [
             "http://10.0.0.1/admin".to_owned(),
@@ -716,24 +575,24 @@ mod tests {
 
             assert!(matches!(error, FetchError::Blocked(_)), "{target}: {error:?}");
         }
-        assert!(site.requests().iter().all(|path| path == "/to"), "{:?}", site.requests());
+        assert!(site.paths().iter().all(|path| path == "/to"), "{:?}", site.paths());
         let allowed = site.url(&format!("/to?location={}", site.url("/notes.txt")));
         assert!(fetcher.fetch(&allowed).await.is_ok(), "the same redirect to the trusted address is followed");
     }
 
     #[tokio::test]
     async fn fetch_blocks_loopback_unless_private_networks_are_allowed() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let guarded = fetcher(FetchSettings::default());
         let open = fetcher(local(FetchSettings::default()));
-        let by_name = format!("http://localhost:{}/notes.txt", site.addr.port());
+        let by_name = format!("http://localhost:{}/notes.txt", site.addr().port());
 
         let literal = guarded.fetch(&site.url("/notes.txt")).await.expect_err("loopback literal");
         let named = guarded.fetch(&by_name).await.expect_err("loopback by name");
 
         assert!(matches!(literal, FetchError::Blocked(ref reason) if reason.contains("127.0.0.1")), "{literal:?}");
         assert!(matches!(named, FetchError::Blocked(ref reason) if reason.contains("localhost")), "{named:?}");
-        assert!(site.requests().is_empty(), "nothing reached the server");
+        assert!(site.paths().is_empty(), "nothing reached the server");
         assert_eq!(open.fetch(&site.url("/notes.txt")).await.expect("allowed").content_type, "text/plain");
         assert_eq!(open.fetch(&by_name).await.expect("allowed by name").text.lines().count(), 3);
     }
@@ -758,20 +617,17 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_reports_error_statuses_and_unreachable_hosts() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let fetcher = fetcher(local(FetchSettings::default()));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let closed = listener.local_addr().expect("addr");
-        drop(listener);
 
         assert_eq!(fetcher.fetch(&site.url("/missing")).await, Err(FetchError::Status(404)));
-        let refused = fetcher.fetch(&format!("http://{closed}/")).await.expect_err("refused");
+        let refused = fetcher.fetch(&refused_url("/")).await.expect_err("refused");
         assert!(matches!(refused, FetchError::Unreachable(_)), "{refused:?}");
     }
 
     #[tokio::test]
     async fn fetches_beyond_the_concurrency_bound_wait_for_a_slot() {
-        let site = FakeSite::start().await;
+        let site = fake_site().await;
         let settings =
             local(FetchSettings { max_concurrent: 2, timeout: Duration::from_secs(5), ..FetchSettings::default() });
         let fetcher = Arc::new(fetcher(settings));
@@ -791,64 +647,7 @@ mod tests {
             "8 fetches of 200 ms, 2 at a time: {:?}",
             started.elapsed()
         );
-        assert!(site.most_in_flight.load(Ordering::SeqCst) <= 2);
-    }
-
-    #[test]
-    fn addresses_are_classified_public_or_not() {
-        let table: &[(&str, bool)] = &[
-            ("93.184.216.34", true),
-            ("8.8.8.8", true),
-            ("100.63.255.255", true),
-            ("100.128.0.1", true),
-            ("172.15.255.255", true),
-            ("172.32.0.1", true),
-            ("192.169.0.1", true),
-            ("223.255.255.255", true),
-            ("0.0.0.0", false),
-            ("0.1.2.3", false),
-            ("10.0.0.1", false),
-            ("100.64.0.1", false),
-            ("100.127.255.254", false),
-            ("127.0.0.1", false),
-            ("127.255.255.254", false),
-            ("169.254.169.254", false),
-            ("169.254.0.1", false),
-            ("172.16.0.1", false),
-            ("172.31.255.255", false),
-            ("192.0.0.8", false),
-            ("192.0.2.1", false),
-            ("192.168.1.1", false),
-            ("198.18.0.1", false),
-            ("224.0.0.1", false),
-            ("240.0.0.1", false),
-            ("255.255.255.255", false),
-            ("2606:4700:4700::1111", true),
-            ("2a00:1450:4001::200e", true),
-            ("::ffff:8.8.8.8", true),
-            ("64:ff9b::808:808", true),
-            ("2002:808:808::1", true),
-            ("::", false),
-            ("::1", false),
-            ("fc00::1", false),
-            ("fd12:3456:789a::1", false),
-            ("fe80::1", false),
-            ("febf::1", false),
-            ("fec0::1", false),
-            ("ff02::1", false),
-            ("2001:db8::1", false),
-            ("100::1", false),
-            ("::ffff:127.0.0.1", false),
-            ("::ffff:10.0.0.1", false),
-            ("::ffff:169.254.169.254", false),
-            ("::127.0.0.1", false),
-            ("64:ff9b::a00:1", false),
-            ("2002:c0a8:101::1", false),
-        ];
-        for (raw, public) in table {
-            let ip: IpAddr = raw.parse().expect(raw);
-            assert_eq!(is_public_address(ip), *public, "{raw}");
-        }
+        assert!(site.most_in_flight() <= 2);
     }
 
     #[test]
