@@ -1,3 +1,5 @@
+//! Configuration read from a given environment: defaults, every variable's accepted values, and the
+//! one-line error naming the variable.
 
 use super::*;
 

@@ -1,3 +1,4 @@
+//! Agreements turned into ContractFormation steps: the shapes CDM requires, checked value by value.
 
 use super::*;
 use crate::domain::cdm::check_envelope;

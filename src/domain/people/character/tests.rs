@@ -1,3 +1,5 @@
+//! The character assessment on hand-written passages: which findings each kind of statement gives,
+//! who the person is taken to be, and the score band.
 
 use super::*;
 

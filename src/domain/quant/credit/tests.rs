@@ -1,3 +1,4 @@
+//! The credit analysis on round-number statements whose expected values are worked by hand.
 
 use super::super::rating::{FinancialRiskProfile, Grade};
 use super::super::statements::FiscalYearStatement;

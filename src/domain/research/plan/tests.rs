@@ -1,3 +1,4 @@
+//! Questions planned into sub-questions and queries, phrasing by phrasing.
 
 use super::*;
 
