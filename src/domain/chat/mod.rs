@@ -12,7 +12,7 @@
 //!   ([`answer_from_agreement`]);
 //! - the phrase vocabulary the grammar is built from: `phrases` (normalising, framing, telling
 //!   companies, people and topics apart), and on top of it `amount` (loan amounts as typed),
-//!   `time_range` (time ranges as typed, and the market windows, [`TimeRange`]) and `mentions` (the
+//!   `time_range` (time ranges as typed, read into the market windows of `quant::market::TimeRange`) and `mentions` (the
 //!   companies an earlier turn mentioned).
 //!
 //! A module imports only modules listed after it (and `amount`, `time_range` and `mentions` read
@@ -34,7 +34,4 @@ pub mod service;
 mod time_range;
 
 pub use document_answer::{AgreementField, DocumentAnswer, answer_from_agreement, recognise_document_question};
-pub use intent::{
-    CompanyAnalysisType, HISTORY_WINDOW, HistoryTurn, Intent, LoanType, QuantRequest, Role, parse_intent,
-};
-pub use time_range::TimeRange;
+pub use intent::{HISTORY_WINDOW, HistoryTurn, Intent, QuantRequest, Role, parse_intent};

@@ -4,58 +4,13 @@
 //! [`TimeRangeMention::Unsupported`], so that the grammar can keep it in the words of the query
 //! instead of dropping it.
 
+use crate::domain::quant::market::TimeRange;
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::Serialize;
 
 use super::phrases::compile;
-
-/// The window of a market analysis (the `time_range` of the market endpoint).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum TimeRange {
-    /// One month.
-    #[serde(rename = "1M")]
-    OneMonth,
-    /// Three months.
-    #[serde(rename = "3M")]
-    ThreeMonths,
-    /// Six months.
-    #[serde(rename = "6M")]
-    SixMonths,
-    /// One year.
-    #[serde(rename = "1Y")]
-    OneYear,
-    /// Five years.
-    #[serde(rename = "5Y")]
-    FiveYears,
-}
-
-impl TimeRange {
-    /// The API value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::OneMonth => "1M",
-            Self::ThreeMonths => "3M",
-            Self::SixMonths => "6M",
-            Self::OneYear => "1Y",
-            Self::FiveYears => "5Y",
-        }
-    }
-
-    /// The range of exactly `months` months, when the service offers it.
-    pub fn from_months(months: u32) -> Option<Self> {
-        match months {
-            1 => Some(Self::OneMonth),
-            3 => Some(Self::ThreeMonths),
-            6 => Some(Self::SixMonths),
-            12 => Some(Self::OneYear),
-            60 => Some(Self::FiveYears),
-            _ => None,
-        }
-    }
-}
 
 /// A time range found in a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,8 @@ use crate::ports::financial_data::ResolvedCompany;
 use crate::ports::store::StoreError;
 
 /// Which sections a company analysis computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CompanyAnalysisType {
     /// Statements, market statistics and credit risk.
     Comprehensive,

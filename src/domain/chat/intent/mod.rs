@@ -81,7 +81,9 @@ mod grammar;
 use serde::Serialize;
 
 use super::document_answer::AgreementField;
-use super::time_range::TimeRange;
+use crate::domain::quant::loan::LoanType;
+use crate::domain::quant::market::TimeRange;
+use crate::domain::quant::request::CompanyAnalysisType;
 use grammar::parse_message;
 
 /// How many earlier turns the parser looks at; older turns are ignored even when passed.
@@ -134,58 +136,6 @@ impl HistoryTurn {
     /// A turn by the chatbot.
     pub fn assistant(content: impl Into<String>) -> Self {
         Self { role: Role::Assistant, content: content.into() }
-    }
-}
-
-/// The focus of a company analysis (the `analysis_type` of the company endpoint).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompanyAnalysisType {
-    /// Everything.
-    Comprehensive,
-    /// Statements and ratios.
-    Financial,
-    /// Stock and market position.
-    Market,
-    /// Credit risk.
-    Risk,
-}
-
-impl CompanyAnalysisType {
-    /// The API value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Comprehensive => "comprehensive",
-            Self::Financial => "financial",
-            Self::Market => "market",
-            Self::Risk => "risk",
-        }
-    }
-}
-
-/// The kind of loan (the `loan_type` of the loan-application endpoint).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LoanType {
-    /// Term loan (A, B, delayed draw).
-    TermLoan,
-    /// Revolving credit facility.
-    Revolving,
-    /// Bridge loan.
-    Bridge,
-    /// Anything else that was named (mezzanine, asset-based, equipment).
-    Other,
-}
-
-impl LoanType {
-    /// The API value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::TermLoan => "term_loan",
-            Self::Revolving => "revolving",
-            Self::Bridge => "bridge",
-            Self::Other => "other",
-        }
     }
 }
 

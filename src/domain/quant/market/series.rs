@@ -139,6 +139,18 @@ impl TimeRange {
     pub const ALL: [TimeRange; 5] =
         [TimeRange::OneMonth, TimeRange::ThreeMonths, TimeRange::SixMonths, TimeRange::OneYear, TimeRange::FiveYears];
 
+    /// The range of exactly `months` months, when one is offered ("over the last 6 months").
+    pub fn from_months(months: u32) -> Option<Self> {
+        match months {
+            1 => Some(Self::OneMonth),
+            3 => Some(Self::ThreeMonths),
+            6 => Some(Self::SixMonths),
+            12 => Some(Self::OneYear),
+            60 => Some(Self::FiveYears),
+            _ => None,
+        }
+    }
+
     /// Number of daily returns in the window.
     pub const fn trading_days(self) -> usize {
         match self {
