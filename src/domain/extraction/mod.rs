@@ -60,6 +60,7 @@ mod header;
 mod lei;
 pub mod llm_proposals;
 mod model;
+mod number_words;
 mod numbers;
 mod parties;
 mod parts;
@@ -85,7 +86,8 @@ pub use model::{
     LegalAgreementIdentification, Party, PartyRole, Period, PeriodUnit, PricingGridLevel, StatedValue,
     SustainabilityLinked,
 };
-pub use numbers::{Money, parse_decimal, parse_number_words, parse_percent, parse_ratio};
+pub use number_words::parse_number_words;
+pub use numbers::{Money, parse_decimal, parse_percent, parse_ratio};
 pub use proposals::{ASSISTABLE_FIELDS, UnusableProposal};
 pub use sourced::{Provenance, Sourced, SourcedValue, Span};
 

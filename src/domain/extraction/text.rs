@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::number_words::is_number_word;
+
 /// Compiles one of the engine's constant patterns. `\b` is rewritten to the ASCII word boundary:
 /// the Unicode one makes the regex crate leave its DFA on non-ASCII input (curly quotes are in
 /// every agreement), which would cost an order of magnitude in throughput.
@@ -330,7 +332,7 @@ fn restates_number_words(bytes: &[u8], open: usize, close: usize) -> bool {
         start -= 1;
     }
     let word = std::str::from_utf8(bytes.get(start..end).unwrap_or(&[])).unwrap_or("").to_ascii_lowercase();
-    super::numbers::is_number_word(&word)
+    is_number_word(&word)
 }
 
 /// `bytes[at]` is a period that ends a sentence: followed by whitespace and not closing an
