@@ -50,6 +50,7 @@
 //! a recipe) is [`ExtractionStatus::IrrelevantDocument`] and nothing is extracted from it.
 
 mod amendments;
+mod benchmarks;
 mod classification;
 mod covenants;
 mod currency;

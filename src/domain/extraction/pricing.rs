@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use rust_decimal::Decimal;
 
+use super::benchmarks::{BenchmarkMatch, is_margin_term};
 use super::currency::CurrencyCode;
 use super::document::{Document, Report};
 use super::facilities::{self, FacilityFrame, Scope, Scoped, applicable, resolve, scope_at, scope_of};
@@ -18,129 +19,9 @@ use super::numbers::{PercentMatch, parse_decimal, parse_percent};
 use super::prose_grid::{self, LoanRate};
 use super::sourced::Sourced;
 use super::text::{
-    Located, Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
+    Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
     sentence_around, wrapped_table_after,
 };
-
-/// A mention of a benchmark rate.
-#[derive(Clone, Debug)]
-pub(crate) struct BenchmarkMatch {
-    pub span: Range<usize>,
-    pub index: FloatingRateIndex,
-    /// "Base Rate", "ABR", "Alternate Base Rate" rather than a literal "Prime Rate".
-    pub base_rate: bool,
-}
-
-impl Located for BenchmarkMatch {
-    fn location(&self) -> Range<usize> {
-        self.span.clone()
-    }
-}
-
-static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t\r\n]+(?:Rate|RATE|Loans?|LOANS?|Advances?|ADVANCES?|Borrowings?|BORROWINGS?)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
-    )
-});
-
-/// Every benchmark mention in `text`, in order.
-pub(crate) fn find_benchmarks(text: &str) -> Vec<BenchmarkMatch> {
-    BENCHMARK
-        .captures_iter(text)
-        .filter_map(|c| {
-            let span = c.get(0)?.range();
-            let (index, base_rate) = if c.name("term_sofr").is_some() {
-                (FloatingRateIndex::UsdSofrCmeTerm, false)
-            } else if c.name("sofr").is_some() {
-                (FloatingRateIndex::UsdSofr, false)
-            } else if c.name("sonia").is_some() {
-                (FloatingRateIndex::GbpSonia, false)
-            } else if c.name("euribor").is_some() {
-                (FloatingRateIndex::EurEuribor, false)
-            } else if c.name("estr").is_some() {
-                (FloatingRateIndex::EurEuroStr, false)
-            } else if c.name("libor").is_some() {
-                (FloatingRateIndex::UsdLibor, false)
-            } else if c.name("prime").is_some() {
-                (FloatingRateIndex::UsdPrime, false)
-            } else if c.name("base").is_some() {
-                (FloatingRateIndex::UsdPrime, true)
-            } else if c.name("saron").is_some() {
-                (FloatingRateIndex::ChfSaron, false)
-            } else if c.name("tona").is_some() {
-                (FloatingRateIndex::JpyTona, false)
-            } else {
-                (FloatingRateIndex::CadCorra, false)
-            };
-            Some(BenchmarkMatch { span, index, base_rate })
-        })
-        .collect()
-}
-
-/// `mentions` with the mentions of terms an agreement defines as another name for a benchmark
-/// ("Index Rate" means the Term SOFR Rate as in effect from time to time), so that "the Index
-/// Rate plus 3.35%" reads as a margin over Term SOFR. A rate defined as a benchmark plus something
-/// ("Interest Rate" means Term SOFR plus 2.50%) is a rate of its own, not another name.
-pub(crate) fn with_aliases(
-    text: &str,
-    structure: &super::text::Structure,
-    mut mentions: Vec<BenchmarkMatch>,
-) -> Vec<BenchmarkMatch> {
-    let mut aliases = Vec::new();
-    for definition in structure.definitions_where(|key| key.ends_with(" rate") && !is_margin_term(key)) {
-        let key = definition.key.as_str();
-        if ["interest", "default", "applicable", "overdue", "floor"].iter().any(|w| key.contains(w)) {
-            continue;
-        }
-        let term = super::text::slice(text, definition.term.clone());
-        if !find_benchmarks(term).is_empty() {
-            continue;
-        }
-        let opening_end = super::text::floor_boundary(text, definition.body.end.min(definition.body.start + 400));
-        let opening = super::text::slice(text, definition.body.start..opening_end);
-        let sentence_end = opening.find(['.', ';']).unwrap_or(opening.len());
-        let first_clause = &opening[..sentence_end];
-        let Some(target) = ALIAS_OF.captures(first_clause).and_then(|c| c.name("target")) else { continue };
-        let Some(target) = find_benchmarks(target.as_str()).into_iter().next().filter(|b| b.span.start == 0) else {
-            continue;
-        };
-        if contains_any_ci(
-            first_clause,
-            &["plus", "+", "margin", "spread", "above", "highest", "greatest", "greater of"],
-        ) {
-            continue;
-        }
-        let Ok(uses) = Regex::new(&format!(r"\b{}\b", regex::escape(term).replace(' ', r"[ \t\r\n]+"))) else {
-            continue;
-        };
-        aliases.extend(uses.find_iter(text).map(|found| BenchmarkMatch {
-            span: found.range(),
-            index: target.index,
-            base_rate: target.base_rate,
-        }));
-    }
-    if aliases.is_empty() {
-        return mentions;
-    }
-    mentions.extend(aliases);
-    mentions.sort_by_key(|m| (m.span.start, std::cmp::Reverse(m.span.end)));
-    // Keep the mentions disjoint: the first of overlapping ones stands.
-    let mut disjoint: Vec<BenchmarkMatch> = Vec::with_capacity(mentions.len());
-    for mention in mentions {
-        if disjoint.last().is_none_or(|last| last.span.end <= mention.span.start) {
-            disjoint.push(mention);
-        }
-    }
-    disjoint
-}
-
-/// The opening of a definition that names a benchmark as the term's meaning: "means the Term
-/// SOFR Rate", "means, for any day, LIBOR".
-static ALIAS_OF: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?i)^[ \t\r\n,:]*(?:(?:with[ \t\r\n]+respect[ \t\r\n]+to|for)[ \t\r\n]+any[ \t\r\n]+(?:day|period|loan)[ \t\r\n]*,[ \t\r\n]*)?(?:the[ \t\r\n]+)?(?P<target>[A-Za-z€ ]{3,40})",
-    )
-});
 
 /// Every pricing statement, scoped to facilities.
 #[derive(Debug, Default)]
@@ -353,17 +234,6 @@ impl Regions {
         let index = self.0.partition_point(|r| r.start <= pos);
         index.checked_sub(1).and_then(|i| self.0.get(i)).is_some_and(|r| pos < r.end)
     }
-}
-
-/// Defined terms that state the margin.
-fn is_margin_term(term: &str) -> bool {
-    let lower = term;
-    (lower.ends_with("applicable rate")
-        || lower.ends_with("applicable margin")
-        || lower.ends_with("applicable spread")
-        || lower == "margin"
-        || lower.ends_with(" margin"))
-        && !lower.contains("fee")
 }
 
 /// The definitions of margins the loans bear. When the interest clauses add some margin terms to
@@ -1633,14 +1503,6 @@ mod tests {
     }
 
     #[test]
-    fn libor_era_benchmarks_are_usd_libor() {
-        for text in ["the LIBO Rate", "LIBOR", "the Eurodollar Rate", "the London Interbank Offered Rate"] {
-            let found = find_benchmarks(text);
-            assert_eq!(found.first().map(|b| b.index), Some(FloatingRateIndex::UsdLibor), "{text}");
-        }
-    }
-
-    #[test]
     fn a_rate_defined_as_basis_points_over_libor_gives_its_margin_and_grid() {
         let text = "     \"Libor Option Rate\" means one hundred fifty (150) basis\npoints over Libor; provided that if the Borrower has achieved Net Income of the\nfollowing amounts, then the Libor Option Rate will be as follows:\n\n     Net Income                    Libor Option Rate\n\n     Below 0                       Prime Rate\n     0 - $ 2,000,000               175 basis points over Libor\n     $2,000,001 - $5,000,000       150 basis points over Libor\n     Greater than $5,000,000       125 basis points over Libor\n\n     \"Lien\" means any mortgage.\n";
         let found = pricing(text);
@@ -1688,15 +1550,6 @@ mod tests {
     }
 
     #[test]
-    fn libor_in_mixed_case_is_libor() {
-        assert_eq!(
-            find_benchmarks("150 basis points over Libor").first().map(|b| b.index),
-            Some(FloatingRateIndex::UsdLibor)
-        );
-        assert!(find_benchmarks("a library of libors").is_empty());
-    }
-
-    #[test]
     fn one_margin_for_loans_of_two_benchmarks_takes_the_preferred_benchmark() {
         let text = "\u{201c}Applicable Rate\u{201d} means (a) with respect to Base Rate Loans, 0.00% per annum and (b) with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75% per annum.";
         let found = pricing(text);
@@ -1711,13 +1564,6 @@ mod tests {
         assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.01")]);
     }
 
-    #[test]
-    fn daily_simple_sofr_broken_over_a_line_is_one_benchmark() {
-        let found = find_benchmarks("Term SOFR Loans and Daily\nSimple SOFR Loans");
-        let read: Vec<FloatingRateIndex> = found.iter().map(|b| b.index).collect();
-        assert_eq!(read, [FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr]);
-        assert_eq!(found.last().map(|b| b.span.start), Some(20));
-    }
     #[test]
     fn a_grid_in_percentage_points_for_non_base_rate_loans_is_the_benchmark_margin() {
         let text = "\"Applicable Margin\" means the margin set forth in the following table:\n\nLevel | Leverage Ratio | Base Rate Loans | Non-Base Rate Loans\nI | > 3.00:1.00 | 0.75 percentage points | 1.75 percentage points\nII | < 3.00:1.00 | 0.50 percentage points | 1.50 percentage points\n\nOther text.";
@@ -1791,13 +1637,6 @@ mod tests {
         let read: Vec<(Vec<facilities::FacilityKey>, usize)> =
             found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
         assert_eq!(read, [(vec![facilities::FacilityKey::Term], 2), (vec![facilities::FacilityKey::Revolving], 2)]);
-    }
-
-    #[test]
-    fn eurodollar_loans_bear_libor() {
-        let found = find_benchmarks("with respect to Eurodollar Loans and EURODOLLAR\nADVANCES");
-        assert_eq!(found.iter().map(|b| b.index).collect::<Vec<_>>(), [FloatingRateIndex::UsdLibor; 2]);
-        assert!(find_benchmarks("the Eurodollar Reserve Percentage and a Eurodollar Lending Office").is_empty());
     }
 
     #[test]
