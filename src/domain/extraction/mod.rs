@@ -57,6 +57,7 @@ mod currency;
 mod dates;
 mod document;
 mod facilities;
+mod facility_refs;
 mod header;
 mod lei;
 pub mod llm_proposals;

@@ -12,6 +12,7 @@ use super::benchmarks::{BenchmarkMatch, is_margin_term};
 use super::currency::CurrencyCode;
 use super::document::{Document, Report};
 use super::facilities::{self, FacilityFrame, Scope, Scoped, applicable, resolve, scope_at, scope_of};
+use super::facility_refs::FacilityKey;
 use super::model::{
     CommitmentFee, DayCountFraction, Facility, FacilityType, FloatingRateIndex, Period, PricingGridLevel,
 };
@@ -591,7 +592,7 @@ fn grids(doc: &Document<'_>, pricing_regions: &[Range<usize>], out: &mut Pricing
             occupied.push(grid.range);
             continue;
         }
-        let header_keys: Vec<Vec<facilities::FacilityKey>> =
+        let header_keys: Vec<Vec<FacilityKey>> =
             grid.columns.iter().map(|column| facilities_named_in(doc, column.header.clone())).collect();
         // "(a) for Term Loans, (i) … (b) for all other Loans, (i) …": once one list names its
         // facility, a list that names none prices facilities this reading cannot tell.
@@ -680,7 +681,7 @@ fn names_several_facilities_before(doc: &Document<'_>, pos: usize) -> bool {
     refs.iter().any(|r| r.key != refs[0].key)
 }
 
-type GridColumn = (Vec<facilities::FacilityKey>, Vec<PricingGridLevel>, Option<BenchmarkMatch>);
+type GridColumn = (Vec<FacilityKey>, Vec<PricingGridLevel>, Option<BenchmarkMatch>);
 
 /// The levels of a pricing grid, one list per margin column (LMA ratchets give each facility its
 /// own column). `None` when the table has no margin column.
@@ -1048,7 +1049,7 @@ fn day_counts(doc: &Document<'_>, out: &mut PricingCandidates) {
     }
 }
 
-fn facilities_named_in(doc: &Document<'_>, range: Range<usize>) -> Vec<facilities::FacilityKey> {
+fn facilities_named_in(doc: &Document<'_>, range: Range<usize>) -> Vec<FacilityKey> {
     let mut keys = Vec::new();
     for r in doc.refs_in(range) {
         if !keys.contains(&r.key) {
@@ -1477,7 +1478,7 @@ mod tests {
         let found = pricing(text);
         assert_eq!(found.grids.len(), 1);
         let grid = &found.grids[0];
-        assert_eq!(grid.keys, [facilities::FacilityKey::Revolving]);
+        assert_eq!(grid.keys, [FacilityKey::Revolving]);
         let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
         assert_eq!(spreads, [dec("0.0225"), dec("0.02"), dec("0.0175")]);
         let second = &grid.value[1];
@@ -1634,9 +1635,9 @@ mod tests {
             Revolving Loans, (i) 2.00% if the Leverage Ratio is greater than 2.0 to 1 and (ii) 1.75% if the \
             Leverage Ratio is 2.0 to 1 or less.\n";
         let found = pricing(text);
-        let read: Vec<(Vec<facilities::FacilityKey>, usize)> =
+        let read: Vec<(Vec<FacilityKey>, usize)> =
             found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
-        assert_eq!(read, [(vec![facilities::FacilityKey::Term], 2), (vec![facilities::FacilityKey::Revolving], 2)]);
+        assert_eq!(read, [(vec![FacilityKey::Term], 2), (vec![FacilityKey::Revolving], 2)]);
     }
 
     #[test]
