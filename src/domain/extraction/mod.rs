@@ -70,6 +70,7 @@ mod preamble;
 mod pricing;
 mod proposals;
 mod prose_grid;
+mod scope;
 mod sourced;
 mod sustainability;
 mod text;

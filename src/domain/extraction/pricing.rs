@@ -1,6 +1,6 @@
 //! Pricing: benchmark, margin (flat or by pricing grid), floor, commitment fee, interest periods,
 //! payment frequency and day count, each read as candidates scoped to facilities and resolved per
-//! facility (see [`super::facilities`]).
+//! facility (see [`super::scope`]).
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -11,13 +11,15 @@ use rust_decimal::Decimal;
 use super::benchmarks::{BenchmarkMatch, is_margin_term};
 use super::currency::CurrencyCode;
 use super::document::{Document, Report};
-use super::facilities::{self, FacilityFrame, Scope, Scoped, applicable, resolve, scope_at, scope_of};
 use super::facility_refs::FacilityKey;
 use super::model::{
     CommitmentFee, DayCountFraction, Facility, FacilityType, FloatingRateIndex, Period, PricingGridLevel,
 };
 use super::numbers::{PercentMatch, parse_decimal, parse_percent};
 use super::prose_grid::{self, LoanRate};
+use super::scope::{
+    FacilityFrame, Scope, Scoped, applicable, applies_once_extended, covers, resolve, scope_at, scope_of,
+};
 use super::sourced::Sourced;
 use super::text::{
     Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
@@ -341,7 +343,7 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
         if !in_region && !near_benchmark {
             continue;
         }
-        if facilities::applies_once_extended(doc, pct.span.start) {
+        if applies_once_extended(doc, pct.span.start) {
             continue;
         }
         let kind = rate_kind(doc, pct);
@@ -1289,6 +1291,14 @@ fn libor_for_currency<'d>(doc: &'d Document<'_>, index: FloatingRateIndex) -> Op
     })
 }
 
+/// Whether the text describes the facility with `key` as multicurrency.
+pub(crate) fn is_multicurrency(doc: &Document<'_>, key: FacilityKey) -> bool {
+    doc.facility_refs.iter().filter(|r| r.key == key).any(|r| {
+        let lead = doc.slice(before(doc.text, r.span.start, 24));
+        contains_ci(lead, "multicurrency") || contains_ci(lead, "multi-currency")
+    })
+}
+
 /// Resolves every pricing field of one facility.
 pub(crate) fn apply(
     doc: &Document<'_>,
@@ -1309,7 +1319,7 @@ pub(crate) fn apply(
             frame.facility_type,
             Some(FacilityType::TermLoanA | FacilityType::TermLoanB | FacilityType::TermLoan)
         )
-        || candidates.fees.iter().any(|c| c.keys.iter().any(|&k| facilities::covers(k, frame, frames)));
+        || candidates.fees.iter().any(|c| c.keys.iter().any(|&k| covers(k, frame, frames)));
     if fee_applies {
         facility.commitment_fee = resolve(&format!("{base}/commitmentFee"), &candidates.fees, frame, frames, report);
     }
@@ -1317,7 +1327,7 @@ pub(crate) fn apply(
         resolve(&format!("{base}/paymentFrequency"), &candidates.frequencies, frame, frames, report);
     facility.day_count_fraction =
         resolve(&format!("{base}/dayCountFraction"), &candidates.day_counts, frame, frames, report);
-    if frames.len() == 1 || facilities::is_multicurrency(doc, frame.key) {
+    if frames.len() == 1 || is_multicurrency(doc, frame.key) {
         facility.optional_currencies =
             candidates.optional_currencies.iter().filter(|c| Some(*c.value()) != frame.currency).cloned().collect();
     }
