@@ -66,7 +66,6 @@ mod number_words;
 mod numbers;
 mod parties;
 mod parts;
-mod preamble;
 mod pricing;
 mod proposals;
 mod prose_grid;
