@@ -68,7 +68,6 @@ mod parties;
 mod parts;
 mod pricing;
 mod proposals;
-mod prose_grid;
 mod scope;
 mod sourced;
 mod sustainability;

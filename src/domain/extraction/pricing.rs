@@ -2,6 +2,8 @@
 //! payment frequency and day count, each read as candidates scoped to facilities and resolved per
 //! facility (see [`super::scope`]).
 
+mod prose_grid;
+
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -16,7 +18,6 @@ use super::model::{
     CommitmentFee, DayCountFraction, Facility, FacilityType, FloatingRateIndex, Period, PricingGridLevel,
 };
 use super::numbers::{PercentMatch, parse_decimal, parse_percent};
-use super::prose_grid::{self, LoanRate};
 use super::scope::{
     FacilityFrame, Scope, Scoped, applicable, applies_once_extended, covers, resolve, scope_at, scope_of,
 };
@@ -25,6 +26,7 @@ use super::text::{
     Table, after, any_word, before, capitalisable, clause_around, contains_any_ci, contains_ci, pattern,
     sentence_around, wrapped_table_after,
 };
+use prose_grid::LoanRate;
 
 /// Every pricing statement, scoped to facilities.
 #[derive(Debug, Default)]
