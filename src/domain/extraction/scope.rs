@@ -10,6 +10,7 @@
 //! Facilities (`facilities/`) and pricing (`pricing/`) both read their candidates through this
 //! module, and resolve them per [`FacilityFrame`].
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -176,6 +177,16 @@ fn starts_with_roman_item(text: &str) -> bool {
 pub(crate) fn unique_keys(refs: &[FacilityRef]) -> Vec<FacilityKey> {
     let mut keys = Vec::new();
     for r in refs {
+        if !keys.contains(&r.key) {
+            keys.push(r.key);
+        }
+    }
+    keys
+}
+
+pub(crate) fn facilities_named_in(doc: &Document<'_>, range: Range<usize>) -> Vec<FacilityKey> {
+    let mut keys = Vec::new();
+    for r in doc.refs_in(range) {
         if !keys.contains(&r.key) {
             keys.push(r.key);
         }

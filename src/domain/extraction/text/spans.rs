@@ -101,6 +101,28 @@ pub(crate) fn within<T: Located>(items: &[T], range: Range<usize>) -> &[T] {
     candidates.get(..fitting).unwrap_or(&[])
 }
 
+/// A set of text ranges with a membership test by binary search (overlapping ranges are merged).
+pub(crate) struct Regions(Vec<Range<usize>>);
+
+impl Regions {
+    pub(crate) fn new(mut ranges: Vec<Range<usize>>) -> Self {
+        ranges.sort_by_key(|r| r.start);
+        let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            match merged.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push(range),
+            }
+        }
+        Self(merged)
+    }
+
+    pub(crate) fn contains(&self, pos: usize) -> bool {
+        let index = self.0.partition_point(|r| r.start <= pos);
+        index.checked_sub(1).and_then(|i| self.0.get(i)).is_some_and(|r| pos < r.end)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
