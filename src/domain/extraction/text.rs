@@ -16,5 +16,5 @@ pub(crate) use spans::{
     Located, Regions, after, before, ceil_boundary, floor_boundary, line_around, lines_in, slice, trim_range,
     trim_range_and, within,
 };
-pub(crate) use structure::{Definition, Structure, normalise_label};
+pub(crate) use structure::{Definition, INLINE_TERM, Structure, normalise_label};
 pub(crate) use tables::{Table, is_page_furniture, table_after, table_cells, wrapped_table_after};

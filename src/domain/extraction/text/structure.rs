@@ -46,6 +46,10 @@ static HEADING_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A term defined in passing by a parenthetical: `(the "Maturity Date")`.
+pub(crate) static INLINE_TERM: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"\([ \t\r\n]*(?:the[ \t\r\n]+)?["“](?P<term>[^"”()]{1,60})["”][ \t\r\n]*\)"#));
+
 /// Where a definition line opens a definition, found while scanning.
 struct DefinitionStart {
     /// The start of the line.
