@@ -58,6 +58,7 @@ mod dates;
 mod document;
 mod facilities;
 mod facility_refs;
+mod governing_law;
 mod header;
 mod lei;
 pub mod llm_proposals;
@@ -147,7 +148,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let agreement_name = header::title(&doc);
     let agreement_date = header::agreement_date(&doc, &mut report);
     let effective_date = header::effective_date(&doc, &mut report);
-    let governing_law = header::governing_law(&doc, &mut report);
+    let governing_law = governing_law::governing_law(&doc, &mut report);
     let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
     // Read once: an amendment reports its changes, and a replaced maturity is a facility's term.
     let changes = amendments::changes(&doc);

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::document::Document;
-use super::header::{jurisdiction, states_own_governing_law};
+use super::governing_law::{jurisdiction, states_own_governing_law};
 use super::model::{Party, PartyRole};
 use super::parties::names::is_role_word_name;
 use super::parties::roles::{ONE_ROLE, roles_of};
