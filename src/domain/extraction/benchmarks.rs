@@ -32,35 +32,33 @@ static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Each capture group of [`BENCHMARK`] with the index it names and whether it is the base rate
+/// ("Base Rate", "ABR") rather than a literal "Prime Rate".
+const BENCHMARK_GROUPS: &[(&str, FloatingRateIndex, bool)] = &[
+    ("term_sofr", FloatingRateIndex::UsdSofrCmeTerm, false),
+    ("sofr", FloatingRateIndex::UsdSofr, false),
+    ("sonia", FloatingRateIndex::GbpSonia, false),
+    ("euribor", FloatingRateIndex::EurEuribor, false),
+    ("estr", FloatingRateIndex::EurEuroStr, false),
+    ("libor", FloatingRateIndex::UsdLibor, false),
+    ("prime", FloatingRateIndex::UsdPrime, false),
+    ("base", FloatingRateIndex::UsdPrime, true),
+    ("saron", FloatingRateIndex::ChfSaron, false),
+    ("tona", FloatingRateIndex::JpyTona, false),
+    ("corra", FloatingRateIndex::CadCorra, false),
+];
+
 /// Every benchmark mention in `text`, in order.
 pub(crate) fn find_benchmarks(text: &str) -> Vec<BenchmarkMatch> {
     BENCHMARK
         .captures_iter(text)
         .filter_map(|c| {
             let span = c.get(0)?.range();
-            let (index, base_rate) = if c.name("term_sofr").is_some() {
-                (FloatingRateIndex::UsdSofrCmeTerm, false)
-            } else if c.name("sofr").is_some() {
-                (FloatingRateIndex::UsdSofr, false)
-            } else if c.name("sonia").is_some() {
-                (FloatingRateIndex::GbpSonia, false)
-            } else if c.name("euribor").is_some() {
-                (FloatingRateIndex::EurEuribor, false)
-            } else if c.name("estr").is_some() {
-                (FloatingRateIndex::EurEuroStr, false)
-            } else if c.name("libor").is_some() {
-                (FloatingRateIndex::UsdLibor, false)
-            } else if c.name("prime").is_some() {
-                (FloatingRateIndex::UsdPrime, false)
-            } else if c.name("base").is_some() {
-                (FloatingRateIndex::UsdPrime, true)
-            } else if c.name("saron").is_some() {
-                (FloatingRateIndex::ChfSaron, false)
-            } else if c.name("tona").is_some() {
-                (FloatingRateIndex::JpyTona, false)
-            } else {
-                (FloatingRateIndex::CadCorra, false)
-            };
+            // The pattern is an alternation of these groups, so exactly one of them matched.
+            let (index, base_rate) = BENCHMARK_GROUPS
+                .iter()
+                .find(|(group, _, _)| c.name(group).is_some())
+                .map_or((FloatingRateIndex::CadCorra, false), |&(_, index, base_rate)| (index, base_rate));
             Some(BenchmarkMatch { span, index, base_rate })
         })
         .collect()
