@@ -8,11 +8,11 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 use rust_decimal::Decimal;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::currency::CurrencyCode;
 use super::number_words::parse_number_words;
-use super::sourced::SourcedValue;
+use super::sourced::sourced_value_via_serde;
 use super::text::{Located, pattern, slice};
 
 /// An amount of money: CDM's `{value, currency}`.
@@ -24,11 +24,7 @@ pub struct Money {
     pub currency: CurrencyCode,
 }
 
-impl SourcedValue for Money {
-    fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize(serializer)
-    }
-}
+sourced_value_via_serde!(Money);
 
 /// Parses a decimal written with thousands separators ("500,000,000.00"), normalised so that equal
 /// amounts compare and print equal. `None` for anything that is not a plain number or does not fit
