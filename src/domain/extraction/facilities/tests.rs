@@ -25,6 +25,13 @@ fn a_date_named_after_a_reduction_does_not_make_an_amount_a_reduction() {
     assert_eq!(defining.into_iter().chain(passing).collect::<Vec<_>>(), ["$15,000,000"]);
 }
 
+/// The quotes of the maturity candidates `text` states.
+fn maturity_quotes(text: &str) -> Vec<String> {
+    let doc = Document::scan(text);
+    let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
+    candidates.iter().map(|c| c.value.quote().to_owned()).collect()
+}
+
 #[test]
 fn a_value_belongs_to_the_facility_named_in_its_own_clause() {
     let text = "\"Termination Date\" means: (a) in relation to Facility A, 15 March 2029; and (b) in relation to Facility B, 15 March 2028.\n";
@@ -41,10 +48,7 @@ fn a_value_belongs_to_the_facility_named_in_its_own_clause() {
 #[test]
 fn a_maturity_defined_by_reference_to_a_schedule_is_read_from_the_schedule() {
     let text = "\"Final Maturity Date\" means the date stated in item 4 of the Key Terms Schedule.\n\nKEY TERMS SCHEDULE\n\n3. Borrower: Ridge Foods LLC 4. Final Maturity Date: March 15, 2027 5. Commitment: $20,000,000\n";
-    let doc = Document::scan(text);
-    let mut report = Report::default();
-    let found = maturity_candidates(&doc, &changes(&doc), &mut report);
-    let quotes: Vec<&str> = found.iter().map(|c| c.value.quote()).collect();
+    let quotes = maturity_quotes(text);
     assert_eq!(quotes, ["March 15, 2027"]);
 }
 
@@ -209,23 +213,17 @@ fn a_single_unnamed_loan_that_may_not_be_reborrowed_is_a_term_loan() {
 #[test]
 fn a_maturity_that_applies_only_once_extended_is_not_the_maturity() {
     let text = "\"Maturity Date\" means June 30, 2027; provided that if the Maturity Date has been extended under Section 2.15, then the Maturity Date shall mean June 30, 2028.\n";
-    let doc = Document::scan(text);
-    let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
-    let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+    let found = maturity_quotes(text);
     assert_eq!(found, ["June 30, 2027"]);
 }
 
 #[test]
 fn an_amendments_operative_change_of_maturity_prevails_over_the_maturity_it_recites() {
     let text = "WHEREAS, the Note has a maturity date of June 30, 2023 (the \"Maturity Date\"); and\n\nWHEREAS, the parties wish to extend the Maturity Date from June 30, 2023 to September 30, 2023 (the \"Amended Maturity Date\").\n\n1. The Maturity Date of the Note is hereby amended to be the Amended Maturity Date.\n";
-    let doc = Document::scan(text);
-    let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
-    let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+    let found = maturity_quotes(text);
     assert_eq!(found, ["September 30, 2023"]);
     let text = "The Note matures on May 1, 2022.\n\n1. The Maturity Date of the Note is amended and extended to August 1, 2022.\n";
-    let doc = Document::scan(text);
-    let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
-    let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+    let found = maturity_quotes(text);
     assert_eq!(found, ["August 1, 2022"]);
 }
 
@@ -282,10 +280,7 @@ fn loans_only_to_reimburse_drawings_are_priced_beside_the_letter_of_credit_facil
 #[test]
 fn an_amendment_replacing_the_date_in_the_maturity_definition_states_the_new_maturity() {
     let text = "(iii) The date \"June 24, 1996\" in the definition of \"Maturity Date\" is deleted and replaced with the date \"December 31, 1998\".\n(iv) The date \"May 1, 1996\" in the definition of \"Closing Date\" is deleted and replaced with the date \"June 1, 1996\".\n";
-    let doc = Document::scan(text);
-    let mut report = Report::default();
-    let candidates = maturity_candidates(&doc, &changes(&doc), &mut report);
-    let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+    let found = maturity_quotes(text);
     assert_eq!(found, ["December 31, 1998"]);
 }
 
