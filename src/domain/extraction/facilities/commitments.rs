@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use rust_decimal::Decimal;
 
+use crate::domain::extraction::amendments::substitutions;
 use crate::domain::extraction::document::{Document, Report, quoted};
 use crate::domain::extraction::facility_refs::FacilityKey;
 use crate::domain::extraction::numbers::{Money, MoneyMatch};
@@ -156,16 +157,6 @@ fn is_commitment_term(term: &str) -> bool {
 static TOTAL_COMMITMENTS_AFTER: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t\r\n]*(?:Total|TOTAL|Aggregate|AGGREGATE)[ \t\r\n]+(?:Commitments|COMMITMENTS)\b"));
 
-/// An amendment's textual substitution: `deleting "$150,000,000" immediately following the words
-/// "the Total Commitment is" and substituting "$300,000,000" therefor`. The deleted text is no
-/// longer a term of the agreement; the substituted text is, read in the context of the words it
-/// follows.
-static SUBSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r#"(?i)\bdeleting[ \t\r\n]+["“](?P<old>[^"”]{1,300})["”](?:[^"”]{0,120}?\b(?:following|after)[ \t\r\n]+the[ \t\r\n]+words?[ \t\r\n]+["“](?P<words>[^"”]{1,200})["”])?[^"”]{0,120}?\b(?:substituting|inserting)[ \t\r\n]+(?:therefor[ \t\r\n]+)?["“](?P<new>[^"”]{1,300})["”]"#,
-    )
-});
-
 static BLANK_LINE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\n[ \t\r]*\n"));
 
 /// Candidates for the facilities' commitments. Those `defining` are stated by the provision that
@@ -192,12 +183,10 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
     let mut candidates = Commitments::default();
     let mut struck: Vec<Range<usize>> = Vec::new();
     let mut substituted: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-    for captures in SUBSTITUTION.captures_iter(doc.text) {
-        if let Some(old) = captures.name("old") {
-            struck.push(old.range());
-        }
-        if let (Some(words), Some(new)) = (captures.name("words"), captures.name("new")) {
-            substituted.push((words.range(), new.range()));
+    for substitution in substitutions(doc.text) {
+        struck.push(substitution.struck);
+        if let Some(context) = substitution.after_words {
+            substituted.push(context);
         }
     }
     for found in &doc.money {
