@@ -174,6 +174,7 @@ fn starts_with_roman_item(text: &str) -> bool {
     numeral_len > 0 && rest.as_bytes().get(numeral_len) == Some(&b')')
 }
 
+/// The facilities `refs` name, each once, in order of first reference.
 pub(crate) fn unique_keys(refs: &[FacilityRef]) -> Vec<FacilityKey> {
     let mut keys = Vec::new();
     for r in refs {
@@ -184,14 +185,9 @@ pub(crate) fn unique_keys(refs: &[FacilityRef]) -> Vec<FacilityKey> {
     keys
 }
 
+/// The facilities referenced in `range`, each once, in order of first reference.
 pub(crate) fn facilities_named_in(doc: &Document<'_>, range: Range<usize>) -> Vec<FacilityKey> {
-    let mut keys = Vec::new();
-    for r in doc.refs_in(range) {
-        if !keys.contains(&r.key) {
-            keys.push(r.key);
-        }
-    }
-    keys
+    unique_keys(doc.refs_in(range))
 }
 
 /// For amounts: the single nearest facility reference scoping the value.
