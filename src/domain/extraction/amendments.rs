@@ -14,6 +14,9 @@
 //! A quoted value counts only when the quote holds that value and nothing more, and both sides
 //! must be values of the kind the term is (a maturity is a date, a commitment an amount): a
 //! replaced passage of prose is a change of wording, not of a value, and is not reported.
+//!
+//! The textual substitutions themselves (what a `deleting "…" … substituting "…"` strikes, and
+//! the words its substitute follows) are read here too, for the facilities' commitments.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -85,6 +88,42 @@ static MOVED_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i:\b(?:extend|extending|increase|increasing|reduce|reducing|decrease|decreasing|change|changing))[ \t\r\n]+(?:the[ \t\r\n]+)?(?P<term>(?:[A-Z][\w\-]*[ \t\r\n]+){0,4}(?:Date|Commitments?|Amount|Margin|Spread|Rate))(?:[ \t\r\n]+(?:of|under|for)[ \t\r\n]+the[ \t\r\n]+[A-Z]\w*(?:[ \t\r\n]+[A-Z]\w*){0,2})?[ \t\r\n]+from[ \t\r\n]+(?P<old>\S)[^;]{0,80}?[ \t\r\n]+to[ \t\r\n]+(?P<new>\S)",
     )
 });
+
+/// An amendment's textual substitution: `deleting "$150,000,000" immediately following the words
+/// "the Total Commitment is" and substituting "$300,000,000" therefor`. The deleted text is no
+/// longer a term of the agreement; the substituted text is, read in the context of the words it
+/// follows. Unlike [`REPLACED`], which reads a change of value and so takes a quote only when it
+/// holds a value and nothing more, this reads whatever is struck.
+static SUBSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\bdeleting[ \t\r\n]+["“](?P<old>[^"”]{1,300})["”](?:[^"”]{0,120}?\b(?:following|after)[ \t\r\n]+the[ \t\r\n]+words?[ \t\r\n]+["“](?P<words>[^"”]{1,200})["”])?[^"”]{0,120}?\b(?:substituting|inserting)[ \t\r\n]+(?:therefor[ \t\r\n]+)?["“](?P<new>[^"”]{1,300})["”]"#,
+    )
+});
+
+/// One textual substitution (see [`SUBSTITUTION`]), each range inside its quotes.
+pub(crate) struct Substitution {
+    /// The struck text.
+    pub struck: Range<usize>,
+    /// When the amendment says where the substitute goes: the words it follows, and the substitute.
+    pub after_words: Option<(Range<usize>, Range<usize>)>,
+}
+
+/// Every textual substitution in `text`, in order. Facilities read their commitments through
+/// them: a struck amount is no longer the commitment, a substituted one reads as the words it
+/// follows say.
+pub(crate) fn substitutions(text: &str) -> Vec<Substitution> {
+    SUBSTITUTION
+        .captures_iter(text)
+        .filter_map(|captures| {
+            let struck = captures.name("old")?.range();
+            let after_words = match (captures.name("words"), captures.name("new")) {
+                (Some(words), Some(new)) => Some((words.range(), new.range())),
+                _ => None,
+            };
+            Some(Substitution { struck, after_words })
+        })
+        .collect()
+}
 
 /// How far after "means" a restated definition's value must start to be its value.
 const MEANS_REACH: usize = 40;

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::sourced::SourcedValue;
+use super::sourced::sourced_value_via_serde;
 
 /// The ISO 4217 alphabetic codes in use, sorted, so that a lookup is a binary search. `XTS`
 /// (testing) and `XXX` (no currency) are left out: neither can denominate a commitment.
@@ -101,11 +101,7 @@ impl Serialize for CurrencyCode {
     }
 }
 
-impl SourcedValue for CurrencyCode {
-    fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize(serializer)
-    }
-}
+sourced_value_via_serde!(CurrencyCode);
 
 #[cfg(test)]
 mod tests {

@@ -4,12 +4,12 @@
 
 use std::ops::Range;
 
+use super::benchmarks::{BenchmarkMatch, find_benchmarks, with_aliases};
 use super::dates::{DateMatch, find_dates};
-use super::facilities::{FacilityRef, find_facility_refs};
+use super::facility_refs::{FacilityRef, find_facility_refs};
 use super::lei::{LeiMention, find_lei_mentions};
 use super::numbers::{MoneyMatch, PercentMatch, RatioMatch, find_money, find_percents, find_ratios};
 use super::parts::Parts;
-use super::pricing::{BenchmarkMatch, find_benchmarks, with_aliases};
 use super::sourced::Sourced;
 use super::text::{Located, Structure, slice, within};
 

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Serialize, Serializer};
 
-use super::sourced::SourcedValue;
+use super::sourced::sourced_value_via_serde;
 use super::text::pattern;
 
 /// A Legal Entity Identifier whose check digits are valid.
@@ -84,11 +84,7 @@ impl Serialize for Lei {
     }
 }
 
-impl SourcedValue for Lei {
-    fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize(serializer)
-    }
-}
+sourced_value_via_serde!(Lei);
 
 /// A code the text labels as an LEI, valid or not.
 #[derive(Clone, Debug)]

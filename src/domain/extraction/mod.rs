@@ -50,23 +50,26 @@
 //! a recipe) is [`ExtractionStatus::IrrelevantDocument`] and nothing is extracted from it.
 
 mod amendments;
+mod benchmarks;
 mod classification;
 mod covenants;
 mod currency;
 mod dates;
 mod document;
 mod facilities;
+mod facility_refs;
+mod governing_law;
 mod header;
 mod lei;
 pub mod llm_proposals;
 mod model;
+mod number_words;
 mod numbers;
 mod parties;
 mod parts;
-mod preamble;
 mod pricing;
 mod proposals;
-mod prose_grid;
+mod scope;
 mod sourced;
 mod sustainability;
 mod text;
@@ -85,7 +88,8 @@ pub use model::{
     LegalAgreementIdentification, Party, PartyRole, Period, PeriodUnit, PricingGridLevel, StatedValue,
     SustainabilityLinked,
 };
-pub use numbers::{Money, parse_decimal, parse_number_words, parse_percent, parse_ratio};
+pub use number_words::parse_number_words;
+pub use numbers::{Money, parse_decimal, parse_percent, parse_ratio};
 pub use proposals::{ASSISTABLE_FIELDS, UnusableProposal};
 pub use sourced::{Provenance, Sourced, SourcedValue, Span};
 
@@ -144,7 +148,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let agreement_name = header::title(&doc);
     let agreement_date = header::agreement_date(&doc, &mut report);
     let effective_date = header::effective_date(&doc, &mut report);
-    let governing_law = header::governing_law(&doc, &mut report);
+    let governing_law = governing_law::governing_law(&doc, &mut report);
     let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
     // Read once: an amendment reports its changes, and a replaced maturity is a facility's term.
     let changes = amendments::changes(&doc);

@@ -14,7 +14,7 @@ use time::Date;
 use super::currency::CurrencyCode;
 use super::lei::Lei;
 use super::numbers::Money;
-use super::sourced::{Provenance, Sourced, SourcedValue};
+use super::sourced::{Provenance, Sourced, SourcedValue, sourced_value_via_serde};
 
 /// Declares a closed set of values serialized as fixed strings (CDM enum names where CDM has them).
 macro_rules! named_values {
@@ -42,11 +42,7 @@ macro_rules! named_values {
             }
         }
 
-        impl SourcedValue for $name {
-            fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                self.serialize(serializer)
-            }
-        }
+        sourced_value_via_serde!($name);
     };
 }
 
@@ -416,16 +412,6 @@ pub enum CommitmentFee {
     Rate(Decimal),
     /// A fraction of the applicable margin (LMA: "35 per cent. of the applicable Margin").
     PercentageOfMargin(Decimal),
-}
-
-macro_rules! sourced_value_via_serde {
-    ($($ty:ty),* $(,)?) => {
-        $(impl SourcedValue for $ty {
-            fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                Serialize::serialize(self, serializer)
-            }
-        })*
-    };
 }
 
 sourced_value_via_serde!(Period, Vec<Period>, CommitmentFee);

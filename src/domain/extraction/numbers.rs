@@ -8,10 +8,11 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 use rust_decimal::Decimal;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::currency::CurrencyCode;
-use super::sourced::SourcedValue;
+use super::number_words::parse_number_words;
+use super::sourced::sourced_value_via_serde;
 use super::text::{Located, pattern, slice};
 
 /// An amount of money: CDM's `{value, currency}`.
@@ -23,11 +24,7 @@ pub struct Money {
     pub currency: CurrencyCode,
 }
 
-impl SourcedValue for Money {
-    fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize(serializer)
-    }
-}
+sourced_value_via_serde!(Money);
 
 /// Parses a decimal written with thousands separators ("500,000,000.00"), normalised so that equal
 /// amounts compare and print equal. `None` for anything that is not a plain number or does not fit
@@ -43,90 +40,6 @@ pub fn parse_decimal(raw: &str) -> Option<Decimal> {
         return None;
     }
     Decimal::from_str(&digits).ok().map(|d| d.normalize())
-}
-
-/// Parses an amount written in English words ("Two Hundred Fifty Million", "Seventy-Five
-/// Million", "One Billion Two Hundred Fifty Million"). `None` when any word is not a number word
-/// or the amount overflows.
-pub fn parse_number_words(words: &str) -> Option<Decimal> {
-    let mut total: u128 = 0;
-    let mut current: u128 = 0;
-    let mut seen_number = false;
-    let mut last_scale: Option<u128> = None;
-    for token in words.split(|c: char| c.is_whitespace() || c == '-').filter(|t| !t.is_empty()) {
-        let lower = token.to_ascii_lowercase();
-        if lower == "and" {
-            continue;
-        }
-        if let Some(value) = small_number(&lower) {
-            current = current.checked_add(value)?;
-        } else if lower == "hundred" {
-            current = current.max(1).checked_mul(100)?;
-        } else if let Some(scale) = scale_word(&lower) {
-            // A scale must scale a number, and scales must fall: "Billion Billion" and "Million
-            // Two Billion" are not amounts.
-            if current == 0 || last_scale.is_some_and(|last| scale >= last) {
-                return None;
-            }
-            last_scale = Some(scale);
-            total = total.checked_add(current.checked_mul(scale)?)?;
-            current = 0;
-        } else {
-            return None;
-        }
-        seen_number = true;
-    }
-    if !seen_number {
-        return None;
-    }
-    let value = total.checked_add(current)?;
-    Decimal::from_str(&value.to_string()).ok()
-}
-
-/// Whether a lower-case word is one that numbers are written in ("thirty", "hundred", "million").
-pub(crate) fn is_number_word(word: &str) -> bool {
-    small_number(word).is_some() || word == "hundred" || scale_word(word).is_some()
-}
-
-fn small_number(word: &str) -> Option<u128> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-    if let Some(index) = UNITS.iter().position(|&u| u == word) {
-        return u128::try_from(index).ok();
-    }
-    let index = TENS.iter().position(|&t| t == word)?;
-    u128::try_from(index).ok().map(|i| (i + 2) * 10)
-}
-
-fn scale_word(word: &str) -> Option<u128> {
-    match word {
-        "thousand" => Some(1_000),
-        "million" => Some(1_000_000),
-        "billion" => Some(1_000_000_000),
-        "trillion" => Some(1_000_000_000_000),
-        _ => None,
-    }
 }
 
 fn scale_factor(scale: &str) -> Option<Decimal> {
@@ -546,17 +459,6 @@ mod tests {
         let found = only_money(text);
         assert_eq!(found.money.value, dec("250000000"));
         assert_eq!(found.words_disagree.map(|r| &text[r]), Some("Two Hundred Million United States Dollars"));
-    }
-
-    #[test]
-    fn number_words_parse_with_hyphens_and_conjunctions() {
-        assert_eq!(parse_number_words("Two Hundred Fifty Million"), Some(dec("250000000")));
-        assert_eq!(parse_number_words("Seven Hundred and Fifty Million"), Some(dec("750000000")));
-        assert_eq!(parse_number_words("Seventy-Five Million"), Some(dec("75000000")));
-        assert_eq!(parse_number_words("One Billion Two Hundred Fifty Million"), Some(dec("1250000000")));
-        assert_eq!(parse_number_words("Hundred Thousand"), Some(dec("100000")));
-        assert_eq!(parse_number_words("Five Hundred Lemons"), None);
-        assert_eq!(parse_number_words("and"), None);
     }
 
     #[test]

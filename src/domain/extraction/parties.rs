@@ -10,6 +10,11 @@
 //! Classes of parties ("THE LENDERS PARTY HERETO") are not parties. LEIs are attached to the
 //! party named just before them and kept only when their check digits are valid.
 
+mod drafts;
+pub(super) mod names;
+mod preamble;
+pub(super) mod roles;
+
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -17,263 +22,14 @@ use regex::Regex;
 
 use super::document::{Document, Report, quoted};
 use super::model::{Party, PartyRole};
-use super::preamble::{cover_parties, debtor_parties, defined_parties, names_above, preamble_parties};
-use super::sourced::Sourced;
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
-
-const ROLE: &str = r"(?:(?:joint|sole|co-)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?bookrunners?)?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?bookrunners?|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|l/c(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
-
-pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(&format!(
-        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t\r\n]+)(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b)*"
-    ))
-});
-
-pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
+use drafts::Drafts;
+use names::NAME;
+use preamble::{cover_parties, debtor_parties, defined_parties, names_above, preamble_parties};
+use roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 
 static DEFINED_ROLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"\((?:[^()"“”]{0,80}?)?["“](?P<term>[^"”\n]{1,40})["”](?:[^()]{0,80})?\)"#));
-
-const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|ULC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|GMBH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
-const CAPITALISED: &str = r"(?:[\p{Lu}0-9][\p{L}0-9&'’.\-]*|\([\p{Lu}][\p{L}.]{1,12}\))";
-/// "Morgan Guaranty Trust Company of New York": a place after "Company".
-const COMPANY_OF_PLACE: &str =
-    r"(?:Company|COMPANY)[ \t]+(?:of|OF)[ \t\r\n]+[\p{Lu}][\p{L}]+(?:[ \t\r\n]+(?:York|YORK|Jersey|JERSEY))?";
-/// Before a legal form a wrapped line may break the name: "CITIBANK,\nN.A.".
-const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
-
-/// "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the branch
-/// through which a bank acts, completes a name.
-const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
-
-/// The pattern of a legal entity's name whose words are separated by `space`.
-fn name_pattern(space: &str) -> String {
-    let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
-    let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
-    let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
-    format!(
-        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){COMPLETION}"
-    )
-}
-
-pub(crate) static NAME: LazyLock<Regex> = LazyLock::new(|| pattern(&name_pattern(r"[ \t]+")));
-
-/// A name in a preamble, where prose wraps: a single line break may fall between its words.
-pub(crate) static PREAMBLE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| pattern(&name_pattern(r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)")));
-
-/// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
-pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
-    let lower = phrase.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
-    let mut roles = Vec::new();
-    if lower.contains("arranger") {
-        roles.push(PartyRole::Arranger);
-    }
-    if lower.contains("bookrunner") {
-        roles.push(PartyRole::Bookrunner);
-    }
-    if !roles.is_empty() {
-        return roles;
-    }
-    let role = if lower.contains("administrative agent") {
-        PartyRole::AdministrativeAgent
-    } else if lower.contains("facility agent") || lower.contains("other finance parties") {
-        PartyRole::FacilityAgent
-    } else if lower.contains("collateral agent")
-        || lower.contains("security agent")
-        || lower.contains("security trustee")
-    {
-        PartyRole::CollateralAgent
-    } else if lower.contains("syndication agent") {
-        PartyRole::SyndicationAgent
-    } else if lower.contains("documentation agent") {
-        PartyRole::DocumentationAgent
-    } else if lower.contains("sustainability") {
-        PartyRole::SustainabilityCoordinator
-    } else if lower.contains("swing") {
-        PartyRole::SwinglineLender
-    } else if lower.contains("issuer") || lower.contains("issuing") {
-        PartyRole::IssuingBank
-    } else if lower.contains("lender") {
-        PartyRole::Lender
-    } else if lower.contains("borrower") {
-        PartyRole::Borrower
-    } else if lower.contains("guarantor") {
-        PartyRole::Guarantor
-    } else if lower.ends_with("agent") {
-        if lma_style { PartyRole::FacilityAgent } else { PartyRole::AdministrativeAgent }
-    } else {
-        return roles;
-    };
-    vec![role]
-}
-
-/// Whether a role phrase stands for several parties ("Joint Lead Arrangers", "Original Lenders").
-pub(crate) fn is_plural(phrase: &str) -> bool {
-    let lower = phrase.to_ascii_lowercase();
-    lower.split(|c: char| !c.is_ascii_alphabetic()).any(|word| {
-        matches!(word, "arrangers" | "bookrunners" | "lenders" | "guarantors" | "borrowers" | "joint" | "agents")
-    })
-}
-
-/// Words that describe a capacity or a class rather than name anyone: "Issuing Bank", "Agent Bank",
-/// "Each Bank" and "Capital Corporation" cut from "AT&T Capital Corporation" are not names.
-const ROLE_WORDS: &[&str] = &[
-    "each",
-    "the",
-    "any",
-    "such",
-    "other",
-    "all",
-    "agent",
-    "agents",
-    "issuing",
-    "lender",
-    "lenders",
-    "bank",
-    "banks",
-    "swing",
-    "swingline",
-    "line",
-    "administrative",
-    "collateral",
-    "syndication",
-    "documentation",
-    "lc",
-    "issuer",
-    "borrower",
-    "borrowers",
-    "guarantor",
-    "guarantors",
-    "parent",
-    "company",
-    "relevant",
-    "applicable",
-    "existing",
-    "new",
-    "initial",
-    "original",
-    "fronting",
-    "depositary",
-    "paying",
-    "arranger",
-    "lead",
-    "trustee",
-    "secretary",
-    "holdings",
-    "holding",
-    "capital",
-    "closing",
-    "date",
-    "effective",
-    "national",
-    "association",
-    "trust",
-    "savings",
-    "finance",
-    "financial",
-    "institution",
-    "participant",
-    "assignee",
-    "assignor",
-    "purchaser",
-    "seller",
-    "servicer",
-    "corporation",
-    "inc",
-    "incorporated",
-    "llc",
-    "ltd",
-    "limited",
-    "plc",
-    "co",
-    "corp",
-    "n",
-    "a",
-    "l",
-    "p",
-    "c",
-    "of",
-    "and",
-    "agreement",
-    "credit",
-    "loan",
-    "subsidiary",
-    "canadian",
-    "foreign",
-];
-
-/// Whether a stated name is only role and class words ("Issuing Bank", "Each Bank").
-pub(crate) fn is_role_word_name(name: &str) -> bool {
-    // "A DIVISION OF MERRILL LYNCH …" is the tail of a longer name, not a name.
-    let first = name.split_whitespace().next().unwrap_or("");
-    if first.eq_ignore_ascii_case("a") || first.eq_ignore_ascii_case("an") {
-        return true;
-    }
-    name.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .all(|w| ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(w)))
-}
-
-/// A name as a comparison key: upper-case letters and digits only.
-fn name_key(name: &str) -> String {
-    name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()
-}
-
-struct PartyDraft {
-    key: String,
-    name: Sourced<String>,
-    roles: Vec<Sourced<PartyRole>>,
-    first_mention: usize,
-    /// Every place the name was read, for attaching the LEIs stated after it.
-    mentions: Vec<Range<usize>>,
-}
-
-#[derive(Default)]
-pub(crate) struct Drafts(Vec<PartyDraft>);
-
-impl Drafts {
-    /// Whether any party drafted so far has `role`.
-    pub(crate) fn any_has_role(&self, role: PartyRole) -> bool {
-        self.0.iter().any(|p| p.roles.iter().any(|r| *r.value() == role))
-    }
-
-    pub(crate) fn add(&mut self, doc: &Document<'_>, name: Range<usize>, roles: &[(PartyRole, Range<usize>)]) {
-        let stated = doc.slice(name.clone());
-        let key = name_key(stated);
-        if key.len() < 3 || is_role_word_name(stated) {
-            return;
-        }
-        let index = match self.0.iter().position(|p| p.key == key) {
-            Some(index) => index,
-            None => {
-                let Some(sourced) = doc.sourced(name.clone(), stated.split_whitespace().collect::<Vec<_>>().join(" "))
-                else {
-                    return;
-                };
-                self.0.push(PartyDraft {
-                    key,
-                    name: sourced,
-                    roles: Vec::new(),
-                    first_mention: name.start,
-                    mentions: Vec::new(),
-                });
-                self.0.len() - 1
-            }
-        };
-        if let Some(party) = self.0.get_mut(index) {
-            party.first_mention = party.first_mention.min(name.start);
-            party.mentions.push(name.clone());
-            for (role, span) in roles {
-                if !party.roles.iter().any(|r| r.value() == role)
-                    && let Some(sourced) = doc.sourced(span.clone(), *role)
-                {
-                    party.roles.push(sourced);
-                }
-            }
-        }
-    }
-}
 
 /// A statement of roles: its span, the roles with where each is stated, and whether the role is
 /// plural ("as Joint Lead Arrangers").
@@ -412,11 +168,6 @@ fn label_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
             drafts.add(doc, found, &roles);
         }
     }
-}
-
-/// Whether a defined term or label is a role and nothing else ("Borrower", "Joint Lead Arrangers").
-pub(crate) fn is_role_term(term: &str) -> bool {
-    ONE_ROLE.find(term).is_some_and(|m| m.range() == (0..term.len()))
 }
 
 /// The parties of the agreement with their roles and LEIs.

@@ -15,9 +15,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::document::Document;
-use super::header::{jurisdiction, states_own_governing_law};
+use super::governing_law::{jurisdiction, states_own_governing_law};
 use super::model::{Party, PartyRole};
-use super::parties::{ONE_ROLE, is_role_word_name, roles_of};
+use super::parties::names::is_role_word_name;
+use super::parties::roles::{ONE_ROLE, roles_of};
 use super::text::{before, pattern, sentence_around};
 use super::{Extraction, ExtractionStatus, Sourced, parse_date};
 

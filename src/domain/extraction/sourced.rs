@@ -78,15 +78,18 @@ pub trait SourcedValue {
     fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
 }
 
+/// Implements [`SourcedValue`] for types whose serde form is already the form the agreement
+/// wants: the value serializes as itself.
 macro_rules! sourced_value_via_serde {
     ($($ty:ty),* $(,)?) => {
-        $(impl SourcedValue for $ty {
-            fn serialize_value<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                Serialize::serialize(self, serializer)
+        $(impl $crate::domain::extraction::sourced::SourcedValue for $ty {
+            fn serialize_value<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(self, serializer)
             }
         })*
     };
 }
+pub(super) use sourced_value_via_serde;
 
 sourced_value_via_serde!(String, Decimal, bool);
 

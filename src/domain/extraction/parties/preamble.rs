@@ -21,12 +21,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::document::Document;
-use super::model::PartyRole;
-use super::parties::{
-    Drafts, NAME, ONE_ROLE, PREAMBLE_NAME, ROLE_LIST, is_plural, is_role_term, is_role_word_name, roles_of,
-};
-use super::text::{pattern, slice};
+use super::drafts::Drafts;
+use super::names::{NAME, PREAMBLE_NAME, is_role_word_name};
+use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
+use crate::domain::extraction::document::Document;
+use crate::domain::extraction::model::PartyRole;
+use crate::domain::extraction::text::{ceil_boundary, floor_boundary, pattern, slice};
 
 /// A quoted defined term inside a parenthetical: (the "Borrower"), ("Parent").
 /// A term may wrap onto the next line ("the "U.S.\nBorrower"").
@@ -253,7 +253,7 @@ fn with_division_name(text: &str, name: Range<usize>) -> Range<usize> {
     let division_start = match DIVISION_OF.find(stated).filter(|m| m.start() == 0) {
         Some(_) => name.start,
         None => {
-            let from = super::text::ceil_boundary(text, name.start.saturating_sub(40));
+            let from = ceil_boundary(text, name.start.saturating_sub(40));
             let before = slice(text, from..name.start);
             match DIVISION_OF.find_iter(before).last().filter(|m| m.end() == before.len()) {
                 Some(found) => {
@@ -516,7 +516,7 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
 /// The name a definition's body opens with, when the name is the whole subject: followed by a
 /// comma, a parenthesis, the end of the sentence or "in its capacity".
 fn name_opening(doc: &Document<'_>, body: Range<usize>) -> Option<Range<usize>> {
-    let head_end = super::text::floor_boundary(doc.text, body.start.saturating_add(240)).min(body.end);
+    let head_end = floor_boundary(doc.text, body.start.saturating_add(240)).min(body.end);
     let head = doc.slice(body.start..head_end);
     let skipped = head.strip_prefix("the ").or_else(|| head.strip_prefix("The ")).unwrap_or(head);
     let offset = head.len() - skipped.len();
@@ -533,10 +533,10 @@ fn name_opening(doc: &Document<'_>, body: Range<usize>) -> Option<Range<usize>> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::document::Report;
-    use super::super::model::Party;
-    use super::super::parties::extract;
+    use super::super::extract;
     use super::*;
+    use crate::domain::extraction::document::Report;
+    use crate::domain::extraction::model::Party;
 
     fn parties(text: &str) -> Vec<Party> {
         let doc = Document::scan(text);

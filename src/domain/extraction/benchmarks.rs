@@ -1,0 +1,180 @@
+//! Benchmark rates as agreements name them (Term SOFR, SONIA, EURIBOR, LIBOR and its "Eurodollar
+//! Rate", the prime or base rate), and the terms an agreement defines as other names for one
+//! ("Index Rate" means the Term SOFR Rate). Found once, when the document is scanned; pricing
+//! reads the mentions to tell what a margin is added to.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::model::FloatingRateIndex;
+use super::text::{Located, contains_any_ci, pattern};
+
+/// A mention of a benchmark rate.
+#[derive(Clone, Debug)]
+pub(crate) struct BenchmarkMatch {
+    pub span: Range<usize>,
+    pub index: FloatingRateIndex,
+    /// "Base Rate", "ABR", "Alternate Base Rate" rather than a literal "Prime Rate".
+    pub base_rate: bool,
+}
+
+impl Located for BenchmarkMatch {
+    fn location(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?P<term_sofr>\b(?i:term)[ \t\r\n]+SOFR\b)|(?P<sofr>\b(?:(?i:daily[ \t\r\n]+simple|compounded)[ \t\r\n]+)?SOFR\b)|(?P<sonia>\bSONIA\b)|(?P<euribor>\bEURIBOR\b)|(?P<estr>€STR|\bESTR\b|\b(?i:euro[ \t]+short[- ]term[ \t]+rate)\b)|(?P<libor>\b(?:LIBOR|Libor)\b|\bLIBO[ \t]+(?:Rate|RATE)\b|\b(?i:london[ \t]+interbank[ \t]+offered[ \t]+rate)\b|\b(?:Eurodollar|EURODOLLAR)[ \t\r\n]+(?:Rate|RATE|Loans?|LOANS?|Advances?|ADVANCES?|Borrowings?|BORROWINGS?)\b)|(?P<prime>\b(?i:prime[ \t]+rate)\b)|(?P<base>\b(?:Alternate[ \t]+Base[ \t]+Rate|Base[ \t]+Rate|ABR)\b)|(?P<saron>\bSARON\b)|(?P<tona>\bTONAR?\b)|(?P<corra>\bCORRA\b)",
+    )
+});
+
+/// Each capture group of [`BENCHMARK`] with the index it names and whether it is the base rate
+/// ("Base Rate", "ABR") rather than a literal "Prime Rate".
+const BENCHMARK_GROUPS: &[(&str, FloatingRateIndex, bool)] = &[
+    ("term_sofr", FloatingRateIndex::UsdSofrCmeTerm, false),
+    ("sofr", FloatingRateIndex::UsdSofr, false),
+    ("sonia", FloatingRateIndex::GbpSonia, false),
+    ("euribor", FloatingRateIndex::EurEuribor, false),
+    ("estr", FloatingRateIndex::EurEuroStr, false),
+    ("libor", FloatingRateIndex::UsdLibor, false),
+    ("prime", FloatingRateIndex::UsdPrime, false),
+    ("base", FloatingRateIndex::UsdPrime, true),
+    ("saron", FloatingRateIndex::ChfSaron, false),
+    ("tona", FloatingRateIndex::JpyTona, false),
+    ("corra", FloatingRateIndex::CadCorra, false),
+];
+
+/// Every benchmark mention in `text`, in order.
+pub(crate) fn find_benchmarks(text: &str) -> Vec<BenchmarkMatch> {
+    BENCHMARK
+        .captures_iter(text)
+        .filter_map(|c| {
+            let span = c.get(0)?.range();
+            // The pattern is an alternation of these groups, so exactly one of them matched.
+            let (index, base_rate) = BENCHMARK_GROUPS
+                .iter()
+                .find(|(group, _, _)| c.name(group).is_some())
+                .map_or((FloatingRateIndex::CadCorra, false), |&(_, index, base_rate)| (index, base_rate));
+            Some(BenchmarkMatch { span, index, base_rate })
+        })
+        .collect()
+}
+
+/// `mentions` with the mentions of terms an agreement defines as another name for a benchmark
+/// ("Index Rate" means the Term SOFR Rate as in effect from time to time), so that "the Index
+/// Rate plus 3.35%" reads as a margin over Term SOFR. A rate defined as a benchmark plus something
+/// ("Interest Rate" means Term SOFR plus 2.50%) is a rate of its own, not another name.
+pub(crate) fn with_aliases(
+    text: &str,
+    structure: &super::text::Structure,
+    mut mentions: Vec<BenchmarkMatch>,
+) -> Vec<BenchmarkMatch> {
+    let mut aliases = Vec::new();
+    for definition in structure.definitions_where(|key| key.ends_with(" rate") && !is_margin_term(key)) {
+        let key = definition.key.as_str();
+        if ["interest", "default", "applicable", "overdue", "floor"].iter().any(|w| key.contains(w)) {
+            continue;
+        }
+        let term = super::text::slice(text, definition.term.clone());
+        if !find_benchmarks(term).is_empty() {
+            continue;
+        }
+        let opening_end = super::text::floor_boundary(text, definition.body.end.min(definition.body.start + 400));
+        let opening = super::text::slice(text, definition.body.start..opening_end);
+        let sentence_end = opening.find(['.', ';']).unwrap_or(opening.len());
+        let first_clause = &opening[..sentence_end];
+        let Some(target) = ALIAS_OF.captures(first_clause).and_then(|c| c.name("target")) else { continue };
+        let Some(target) = find_benchmarks(target.as_str()).into_iter().next().filter(|b| b.span.start == 0) else {
+            continue;
+        };
+        if contains_any_ci(
+            first_clause,
+            &["plus", "+", "margin", "spread", "above", "highest", "greatest", "greater of"],
+        ) {
+            continue;
+        }
+        let Ok(uses) = Regex::new(&format!(r"\b{}\b", regex::escape(term).replace(' ', r"[ \t\r\n]+"))) else {
+            continue;
+        };
+        aliases.extend(uses.find_iter(text).map(|found| BenchmarkMatch {
+            span: found.range(),
+            index: target.index,
+            base_rate: target.base_rate,
+        }));
+    }
+    if aliases.is_empty() {
+        return mentions;
+    }
+    mentions.extend(aliases);
+    mentions.sort_by_key(|m| (m.span.start, std::cmp::Reverse(m.span.end)));
+    // Keep the mentions disjoint: the first of overlapping ones stands.
+    let mut disjoint: Vec<BenchmarkMatch> = Vec::with_capacity(mentions.len());
+    for mention in mentions {
+        if disjoint.last().is_none_or(|last| last.span.end <= mention.span.start) {
+            disjoint.push(mention);
+        }
+    }
+    disjoint
+}
+
+/// The opening of a definition that names a benchmark as the term's meaning: "means the Term
+/// SOFR Rate", "means, for any day, LIBOR".
+static ALIAS_OF: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n,:]*(?:(?:with[ \t\r\n]+respect[ \t\r\n]+to|for)[ \t\r\n]+any[ \t\r\n]+(?:day|period|loan)[ \t\r\n]*,[ \t\r\n]*)?(?:the[ \t\r\n]+)?(?P<target>[A-Za-z€ ]{3,40})",
+    )
+});
+
+/// Defined terms that state the margin over a benchmark ("Applicable Margin", "Applicable Rate"):
+/// never another name for the benchmark, however their names end. Pricing reads the margins from
+/// their definitions.
+pub(crate) fn is_margin_term(term: &str) -> bool {
+    let lower = term;
+    (lower.ends_with("applicable rate")
+        || lower.ends_with("applicable margin")
+        || lower.ends_with("applicable spread")
+        || lower == "margin"
+        || lower.ends_with(" margin"))
+        && !lower.contains("fee")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libor_era_benchmarks_are_usd_libor() {
+        for text in ["the LIBO Rate", "LIBOR", "the Eurodollar Rate", "the London Interbank Offered Rate"] {
+            let found = find_benchmarks(text);
+            assert_eq!(found.first().map(|b| b.index), Some(FloatingRateIndex::UsdLibor), "{text}");
+        }
+    }
+
+    #[test]
+    fn libor_in_mixed_case_is_libor() {
+        assert_eq!(
+            find_benchmarks("150 basis points over Libor").first().map(|b| b.index),
+            Some(FloatingRateIndex::UsdLibor)
+        );
+        assert!(find_benchmarks("a library of libors").is_empty());
+    }
+
+    #[test]
+    fn daily_simple_sofr_broken_over_a_line_is_one_benchmark() {
+        let found = find_benchmarks("Term SOFR Loans and Daily\nSimple SOFR Loans");
+        let read: Vec<FloatingRateIndex> = found.iter().map(|b| b.index).collect();
+        assert_eq!(read, [FloatingRateIndex::UsdSofrCmeTerm, FloatingRateIndex::UsdSofr]);
+        assert_eq!(found.last().map(|b| b.span.start), Some(20));
+    }
+
+    #[test]
+    fn eurodollar_loans_bear_libor() {
+        let found = find_benchmarks("with respect to Eurodollar Loans and EURODOLLAR\nADVANCES");
+        assert_eq!(found.iter().map(|b| b.index).collect::<Vec<_>>(), [FloatingRateIndex::UsdLibor; 2]);
+        assert!(find_benchmarks("the Eurodollar Reserve Percentage and a Eurodollar Lending Office").is_empty());
+    }
+}

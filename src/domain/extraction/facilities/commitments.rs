@@ -1,0 +1,381 @@
+//! Facility commitments: which stated amounts are a facility's size (the definition of the
+//! commitment, a term sheet's amount, the total of the lenders' amounts, an amount naming its
+//! facility) and which mention it in passing, as against the sublimits, baskets, thresholds and
+//! fees an agreement also states; and which of them a facility's commitment is.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use rust_decimal::Decimal;
+
+use crate::domain::extraction::amendments::substitutions;
+use crate::domain::extraction::document::{Document, Report, quoted};
+use crate::domain::extraction::facility_refs::FacilityKey;
+use crate::domain::extraction::numbers::{Money, MoneyMatch};
+use crate::domain::extraction::scope::{FacilityFrame, Scoped, applicable, nearest_scope, resolve, unique_keys};
+use crate::domain::extraction::sourced::Sourced;
+use crate::domain::extraction::text::{
+    INLINE_TERM, after, any_word, clause_around, floor_boundary, line_around, matches_outside_date_names,
+    normalise_label, pattern, sentence_around,
+};
+
+/// Words that mark an amount as something other than a facility's commitment: sublimits,
+/// incremental capacity, baskets, thresholds, minimum borrowings.
+static NOT_A_COMMITMENT: LazyLock<Regex> = LazyLock::new(|| any_word(NOT_A_COMMITMENT_WORDS));
+
+const NOT_A_COMMITMENT_WORDS: &[&str] = &[
+    "sublimit",
+    "incremental",
+    "increase",
+    "accordion",
+    "swing line",
+    "swingline",
+    "indebtedness",
+    "liens",
+    "investments",
+    "threshold",
+    "judgment",
+    "in excess of",
+    "greater of",
+    "minimum",
+    "multiple",
+    "basket",
+    "restricted payment",
+    "prepay",
+    "fee letter",
+    "purchase price",
+    "dividend",
+];
+
+/// Words before an amount that make it something measured against the commitment rather than
+/// the commitment itself: a letter of credit's face amount, a reduction step or its result, a fee.
+/// Read before the amount only: "$25,000,000 minus the face amount of all outstanding Letters of
+/// Credit" is still a statement of the loans' limit.
+static NOT_A_COMMITMENT_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    any_word(&["face amount", "increment", "reduc", "resulting", "less than", "fee", "exceeds", "any one borrowing"])
+});
+
+/// How far above a total the lenders' amounts it adds up may start.
+const LENDER_LIST_REACH: usize = 80_000;
+
+/// Whether `total` stands alone on its line below a column of lenders' amounts that add up to it
+/// exactly: the signature pages' "$40,000,000   BANK ONE, NA, as a Bank" … "$2,400,000,000.00".
+/// The sum is what makes it the total of the commitments rather than any other figure.
+fn sums_the_lenders_above(doc: &Document<'_>, total: &MoneyMatch) -> bool {
+    let Some(line) = line_around(doc.text, total.span.start, 200) else { return false };
+    if doc.slice(line.clone()).trim() != doc.slice(total.span.clone()) {
+        return false;
+    }
+    let reach = total.span.start.saturating_sub(LENDER_LIST_REACH);
+    let above = doc.money.partition_point(|m| m.span.start < total.span.start);
+    let mut sum = Decimal::ZERO;
+    let mut count = 0;
+    for lender in doc.money[..above].iter().rev().take_while(|m| m.span.start >= reach) {
+        let opens_line = line_around(doc.text, lender.span.start, 200)
+            .is_some_and(|l| doc.slice(l.start..lender.span.start).trim().is_empty());
+        let named = doc.slice(after(doc.text, lender.span.end, 60)).trim_start().starts_with(char::is_uppercase);
+        if !opens_line || !named || lender.money.currency != total.money.currency {
+            continue;
+        }
+        sum += lender.money.value;
+        count += 1;
+        if sum >= total.money.value {
+            break;
+        }
+    }
+    count >= 2 && sum == total.money.value
+}
+
+static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+amount|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
+    )
+});
+
+/// Words that tie an amount's clause to the facility: the commitment, the facility, the lenders'
+/// undertaking to lend, or a note's principal sum. An amount of "goodwill in an amount not to
+/// exceed" or "an assignment fee in the amount of" is none of these.
+static COMMITMENT_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bcommitments?\b|\bfacilit(?:y|ies)\b|\bagree[sd]?[ \t\r\n]+to[ \t\r\n]+(?:make|lend|extend|provide)\b|\bprincipal[ \t\r\n]+sum\b|\bline[ \t\r\n]+of[ \t\r\n]+credit\b|\bcredit[ \t\r\n]+line\b",
+    )
+});
+
+/// Labels whose value is a facility amount.
+const AMOUNT_LABELS: &[&str] = &[
+    "amount",
+    "facility amount",
+    "facility size",
+    "size",
+    "commitment",
+    "commitments",
+    "principal amount",
+    "total commitments",
+    "aggregate commitments",
+    "facility",
+    "facilities",
+];
+
+/// Defined terms whose definition states the amount of a facility ("Commitment", "Total
+/// Commitments", "Maximum Revolving Credit Commitment", "Facility Amount"), not the sublimits,
+/// fees, unused or available portions and increases measured against it.
+fn is_commitment_term(term: &str) -> bool {
+    // "Maximum Revolver Amount", "Maximum Credit Amount": the cap an asset-based facility is sized
+    // by. A qualified one ("Canadian Maximum Revolver Amount") caps a part of it.
+    let maximum_amount = term.starts_with("maximum ")
+        && term.ends_with(" amount")
+        && ["revolver", "revolving", "credit", "loan", "facility"].iter().any(|w| term.contains(w));
+    let names_amount =
+        term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount" || maximum_amount;
+    names_amount
+        && ![
+            "sublimit",
+            "fee",
+            "increase",
+            "incremental",
+            "reduction",
+            "percentage",
+            "swing",
+            "letter of credit",
+            "l/c",
+            "available",
+            "unused",
+            "utilized",
+            "date",
+            "period",
+            "extension",
+            "additional",
+            "new ",
+        ]
+        .iter()
+        .any(|w| term.contains(w))
+}
+
+/// An amount directly followed by the commitments it totals: "$500,000,000 Total Commitments" at
+/// the foot of a lender schedule or signature pages.
+static TOTAL_COMMITMENTS_AFTER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t\r\n]*(?:Total|TOTAL|Aggregate|AGGREGATE)[ \t\r\n]+(?:Commitments|COMMITMENTS)\b"));
+
+static BLANK_LINE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\n[ \t\r]*\n"));
+
+/// Candidates for the facilities' commitments. Those `defining` are stated by the provision that
+/// sets the amount (the definition of the commitment, a term sheet's label, the total of the
+/// lender schedule, the amount that names its facility); `passing` ones by a clause that mentions
+/// the amount in the course of something else (a lending clause, a note's principal sum).
+#[derive(Default)]
+pub(super) struct Commitments {
+    pub(super) defining: Vec<Scoped<Sourced<Money>>>,
+    pub(super) passing: Vec<Scoped<Sourced<Money>>>,
+}
+
+impl Commitments {
+    /// Every candidate, in text order.
+    pub(super) fn all(&self) -> impl Iterator<Item = &Scoped<Sourced<Money>>> {
+        let mut all: Vec<&Scoped<Sourced<Money>>> = self.defining.iter().chain(&self.passing).collect();
+        all.sort_by_key(|c| c.value.span().start);
+        all.into_iter()
+    }
+}
+
+/// Every statement of a facility's commitment, with the facilities it is for.
+pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments {
+    let mut candidates = Commitments::default();
+    let mut struck: Vec<Range<usize>> = Vec::new();
+    let mut substituted: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    for substitution in substitutions(doc.text) {
+        struck.push(substitution.struck);
+        if let Some(context) = substitution.after_words {
+            substituted.push(context);
+        }
+    }
+    for found in &doc.money {
+        if struck.iter().any(|r| r.contains(&found.span.start)) {
+            continue;
+        }
+        if let Some(words) = &found.words_disagree {
+            report.warnings.push(format!(
+                "conflict: an amount is stated in words as {} and in figures as {}; the statement is not used",
+                quoted(doc.slice(words.clone()), words.clone()),
+                quoted(doc.slice(found.figures.clone()), found.figures.clone()),
+            ));
+            continue;
+        }
+        // The substituted amount reads in the context of the words it follows.
+        let replaced_context = substituted
+            .iter()
+            .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
+            .map(|(words, _)| words.clone());
+        let clause = clause_around(doc.text, found.span.start);
+        let lead_range = match &replaced_context {
+            Some(words) => words.clone(),
+            None => clause.start.max(found.span.start.saturating_sub(160))..found.span.start,
+        };
+        let lead_in = doc.slice(lead_range.clone());
+        // Within the definition's own paragraph: a definition runs on to the next one, over any
+        // unrelated paragraph between them.
+        let definition = doc
+            .structure
+            .definition_at(found.span.start)
+            .filter(|d| !BLANK_LINE.is_match(doc.slice(d.body.start..found.span.start)));
+        let defined = definition.is_some_and(|d| is_commitment_term(&d.key));
+        // What follows the amount in the definition of the commitment says how it changes ("and
+        // increased by the amount of any Increase"), not that it is some other amount.
+        let judged = if defined { clause.start..found.span.end } else { clause.clone() };
+        // "in the amount of $1,050,000.00 (the "Loan Amount")": the amount the document itself names
+        // as the loan's, whatever else its sentence mentions (a lender called "… Investments, LLC").
+        let named_as_loan = named_after(doc, found.span.end).is_some_and(|term| {
+            is_commitment_term(&term)
+                || ["loan amount", "principal amount", "original principal amount", "maximum principal amount"]
+                    .contains(&term.as_str())
+        });
+        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged)))
+            || matches_outside_date_names(&NOT_A_COMMITMENT_LEAD, lead_in)
+        {
+            continue;
+        }
+        let following = type_reference_after(doc, found.span.end, clause.end)
+            .or_else(|| defined_reference_after(doc, found.span.end));
+        let labelled =
+            doc.structure.label_at(found.span.start).is_some_and(|label| AMOUNT_LABELS.contains(&label.key.as_str()));
+        // "Canadian Maximum Revolver Amount" means $50,000,000": the amount of another defined
+        // amount (a sublimit, a cap, a threshold), not a statement of the facility's size.
+        let defines_other_amount = definition.is_some_and(|d| {
+            !is_commitment_term(&d.key)
+                && ["amount", "limit", "sublimit", "cap", "threshold", "basket"].iter().any(|w| d.key.ends_with(w))
+        });
+        if defines_other_amount {
+            continue;
+        }
+        let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(after(doc.text, found.span.end, 40)))
+            || sums_the_lenders_above(doc, found);
+        let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
+            && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
+        let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
+        if !defining && !stated_in_passing {
+            continue;
+        }
+        // "Current Liabilities" means … the Revolving Credit Loans outstanding but not up to
+        // $3,980,000 in reserves: an amount in passing in the definition of something that is not
+        // a loan, a facility or an amount of either is part of that other thing.
+        let in_unrelated_definition = definition.is_some_and(|d| {
+            ![
+                "loan",
+                "advance",
+                "credit",
+                "facilit",
+                "note",
+                "commitment",
+                "amount",
+                "principal",
+                "borrowing",
+                "revolv",
+                "tranche",
+            ]
+            .iter()
+            .any(|w| d.key.contains(w))
+        });
+        if !defining && in_unrelated_definition {
+            continue;
+        }
+        let keys = match (following, &replaced_context, second_definition_before(doc, found.span.start)) {
+            (Some(key), _, _) => vec![key],
+            (None, Some(words), _) => unique_keys(doc.refs_in(words.clone())).into_iter().take(1).collect(),
+            // `… and "Euro Term-1 Commitments" shall mean the aggregate …, which amount … shall be
+            // €7,226,303.75`: the amount is the one this second definition sets, for the facility
+            // it names, or for none when it names a part of one.
+            (None, None, Some(term)) => unique_keys(doc.refs_in(term)).into_iter().take(1).collect(),
+            (None, None, None) => nearest_scope(doc, found.span.start),
+        };
+        if let Some(money) = doc.sourced(found.span.clone(), found.money) {
+            let list = if defining { &mut candidates.defining } else { &mut candidates.passing };
+            list.push(Scoped::new(money, keys));
+        }
+    }
+    candidates
+}
+
+/// A term defined inside another definition's paragraph, in the sentence before `pos`: `…, and
+/// "Dollar Revolving Commitments" shall mean the aggregate …`. Its span, without the quotes.
+fn second_definition_before(doc: &Document<'_>, pos: usize) -> Option<Range<usize>> {
+    let own = doc.structure.definition_at(pos)?;
+    let sentence = sentence_around(doc.text, pos);
+    let start = sentence.start.max(own.term.end).max(pos.saturating_sub(600));
+    let start = floor_boundary(doc.text, start);
+    let found = SECOND_DEFINITION.captures_iter(doc.slice(start..pos)).last()?.name("term")?.range();
+    let term = start + found.start..start + found.end;
+    is_commitment_term(&normalise_label(doc.slice(term.clone()))).then_some(term)
+}
+
+/// `"Dollar Revolving Commitments" shall mean`, `"Total Commitments" means`.
+static SECOND_DEFINITION: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,80})["”][ \t\r\n]+(?:shall[ \t\r\n]+mean|means)\b"#));
+
+/// A facility reference that directly follows an amount, with only descriptive words between
+/// ("$150,000,000 senior secured bridge facility").
+fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Option<FacilityKey> {
+    let limit = clause_end.min(pos.saturating_add(60)).max(pos);
+    let reference = doc.refs_in(pos..limit).first()?;
+    let gap = doc.slice(pos..reference.span.start);
+    gap.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '\t').then_some(reference.key)
+}
+
+/// A facility named by the defined-term parenthetical right after an amount: "$500,000,000 (the
+/// "Term A Loans")".
+fn defined_reference_after(doc: &Document<'_>, pos: usize) -> Option<FacilityKey> {
+    let following = doc.slice(after(doc.text, pos, 80));
+    let open = following.len() - following.trim_start().len();
+    let rest = following.get(open..)?;
+    if !rest.starts_with('(') {
+        return None;
+    }
+    let close = rest.find(')')?;
+    let inside = rest.get(..close)?;
+    if !(inside.contains('"') || inside.contains('“')) {
+        return None;
+    }
+    doc.refs_in(pos + open..pos + open + close).first().map(|r| r.key)
+}
+
+/// The term a parenthetical right after `pos` defines ("(the "Loan Amount")"), normalised.
+fn named_after(doc: &Document<'_>, pos: usize) -> Option<String> {
+    let following = doc.slice(after(doc.text, pos, 80));
+    let trimmed = following.trim_start();
+    let captures = INLINE_TERM.captures(trimmed)?;
+    if captures.get(0)?.start() != 0 {
+        return None;
+    }
+    Some(normalise_label(captures.name("term")?.as_str()))
+}
+
+/// Resolves a facility's commitment. The provision that sets the amount (the definition of the
+/// commitment, the schedule total) prevails over amounts mentioned in passing, which may cap some
+/// of the loans only ("Swing Loans in an aggregate amount not to exceed $5,000,000"); those that
+/// disagree with it are reported, not used. In an agreement with several facilities, an amount
+/// that names none of them is not any one facility's commitment.
+pub(super) fn resolve_commitment(
+    field: &str,
+    candidates: &Commitments,
+    facility: &FacilityFrame,
+    all: &[FacilityFrame],
+    report: &mut Report,
+) -> Option<Sourced<Money>> {
+    let named = |list: &[Scoped<Sourced<Money>>]| -> Vec<Scoped<Sourced<Money>>> {
+        list.iter().filter(|c| all.len() == 1 || !c.keys.is_empty()).cloned().collect()
+    };
+    let defining = named(&candidates.defining);
+    let passing = named(&candidates.passing);
+    let settled = resolve(field, &defining, facility, all, report);
+    let Some(settled) = settled else {
+        if !applicable(&defining, facility, all).is_empty() {
+            return None;
+        }
+        return resolve(field, &passing, facility, all, report);
+    };
+    for other in applicable(&passing, facility, all) {
+        if other.value() != settled.value() {
+            report.dropped(field, other.quote(), other.span().range(), "is not the amount the commitment is stated as");
+        }
+    }
+    Some(settled)
+}

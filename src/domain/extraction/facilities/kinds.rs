@@ -1,0 +1,122 @@
+//! What kind of facility each is and what it is called: the type its references state, an LMA
+//! facility's type from its description, a revolving facility known only by its loans being
+//! reborrowed, and letters of credit whose loans only reimburse drawings.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::domain::extraction::document::Document;
+use crate::domain::extraction::facility_refs::{FacilityKey, FacilityRef};
+use crate::domain::extraction::model::FacilityType;
+use crate::domain::extraction::sourced::Sourced;
+use crate::domain::extraction::text::{before, clause_around, contains_ci, pattern, sentence_around};
+
+/// The type of a lettered LMA facility: the type named in the same clause as an early reference
+/// to it ("(a) a sterling term loan facility … the Total Facility A Commitments").
+pub(super) fn lettered_type(doc: &Document<'_>, letter: u8) -> Option<Sourced<FacilityType>> {
+    let references = doc.facility_refs.iter().filter(|r| r.key == FacilityKey::Lettered(letter)).take(20);
+    for reference in references {
+        let clause = clause_around(doc.text, reference.span.start);
+        let typed = doc
+            .refs_in(clause)
+            .iter()
+            .filter(|r| !matches!(r.key, FacilityKey::Lettered(_)))
+            .min_by_key(|r| r.span.start.abs_diff(reference.span.start));
+        if let Some(typed) = typed
+            && let Some(facility_type) = typed.key.stated_type()
+        {
+            return doc.sourced(typed.span.clone(), facility_type);
+        }
+    }
+    None
+}
+
+/// The facility's name: its first reference ending in "Facility", else in "Loans", else its
+/// shortest reference. A lettered LMA facility is named by its letter ("Facility A").
+pub(super) fn facility_name(doc: &Document<'_>, key: FacilityKey) -> Option<Sourced<String>> {
+    let refs: Vec<&FacilityRef> = doc.facility_refs.iter().filter(|r| r.key == key).collect();
+    let ending =
+        |suffix: &str| refs.iter().find(|r| doc.slice(r.span.clone()).to_ascii_lowercase().ends_with(suffix)).copied();
+    let shortest = || refs.iter().min_by_key(|r| (r.span.len(), r.span.start)).copied();
+    let chosen = if matches!(key, FacilityKey::Lettered(_)) {
+        shortest()
+    } else {
+        ending("facility").or_else(|| ending("loans")).or_else(shortest)
+    }?;
+    let name = doc.slice(chosen.span.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
+    doc.sourced(chosen.span.clone(), name)
+}
+
+/// Loans "requested solely for the purpose of satisfying Borrower's Reimbursement Obligations",
+/// "made solely to reimburse drawings under Letters of Credit".
+static REIMBURSEMENT_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bsolely[ \t\r\n]+(?:for[ \t\r\n]+the[ \t\r\n]+purposes?[ \t\r\n]+of[ \t\r\n]+|to[ \t\r\n]+)(?:satisfy(?:ing)?|reimburs(?:e|ing)|pay(?:ing)?|fund(?:ing)?)\b[^.;]{0,60}?\b(?:reimbursement[ \t\r\n]+obligations?|drawings?|letters?[ \t\r\n]+of[ \t\r\n]+credit)\b",
+    )
+});
+
+/// The letter of credit type of a facility whose revolving loans serve only to reimburse letter
+/// of credit drawings, with the words that say so: the loans are named in the same sentence.
+pub(super) fn reimbursement_loans(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
+    REIMBURSEMENT_ONLY.find_iter(doc.text).find_map(|found| {
+        let sentence = sentence_around(doc.text, found.start());
+        let names_loans = doc.refs_in(sentence.start..found.start()).iter().any(|r| r.key == FacilityKey::Revolving);
+        names_loans.then(|| doc.sourced(found.range(), FacilityType::LetterOfCredit)).flatten()
+    })
+}
+
+/// "may borrow, repay and reborrow", "may be borrowed, repaid and borrowed again", "to lend and
+/// relend": what makes a facility revolving, whatever it is called. "may not be reborrowed" says the opposite.
+static REBORROW: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\bre-?(?:borrow|lend)(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
+
+/// The type of a facility the text describes only by whether its loans may be reborrowed, with
+/// the words that say so: revolving when they may be; a term loan when every mention forbids it
+/// ("Amounts borrowed and repaid may not be reborrowed"), since reborrowing is what distinguishes a
+/// revolving facility from a term loan. Mentions that disagree settle nothing.
+pub(super) fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
+    let mut allowed = None;
+    let mut forbidden = None;
+    for found in REBORROW.find_iter(doc.text) {
+        let lead = doc.slice(before(doc.text, found.start(), 40)).to_ascii_lowercase();
+        let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
+        // "may not be reborrowed" forbids it; "is to be repaid and not reborrowed" in a notice
+        // only describes one borrowing.
+        let slot =
+            if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
+                &mut forbidden
+            } else {
+                &mut allowed
+            };
+        slot.get_or_insert(found.range());
+    }
+    // "to make Loans … from time to time … not to exceed at any time outstanding its
+    // Commitment": a limit on what is outstanding, not on what is lent, lets repaid loans be lent
+    // again.
+    if allowed.is_none() {
+        allowed = OUTSTANDING_CAP.find_iter(doc.text).map(|found| found.range()).find(|found| {
+            let sentence = doc.slice(sentence_around(doc.text, found.start));
+            contains_ci(sentence, "from time to time") && LENDS.is_match(sentence)
+        });
+    }
+    match (allowed, forbidden) {
+        (Some(span), None) => doc.sourced(span, FacilityType::RevolvingCredit),
+        (None, Some(span)) => doc.sourced(span, FacilityType::TermLoan),
+        _ => None,
+    }
+}
+
+/// A cap on the amount outstanding at any time.
+static OUTSTANDING_CAP: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bat[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time[ \t\r\n]+outstanding\b|\boutstanding[ \t\r\n]+at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time\b",
+    )
+});
+
+/// An undertaking to lend: "agrees to make Loans", "to make advances", "will lend".
+static LENDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:make|makes|making)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?(?:loans?|advances?|revolving)\b|\b(?:lend|advance)[ \t\r\n]+to\b",
+    )
+});

@@ -1,0 +1,211 @@
+//! Final maturities: the dates a maturity definition or label states (or the schedule it refers
+//! to), a date defined in passing, what an amendment extends or replaces the maturity to, and for
+//! revolving facilities the date the commitments end; not a date that applies only once the
+//! borrower extends, and not a maturity stated relatively, which is reported.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use time::Date;
+
+use crate::domain::extraction::dates::DateMatch;
+use crate::domain::extraction::document::{Document, Report};
+use crate::domain::extraction::model::{AmendedTerm, AmendedTermCategory, StatedValue};
+use crate::domain::extraction::scope::{Scoped, applies_once_extended, scope_at};
+use crate::domain::extraction::sourced::Sourced;
+use crate::domain::extraction::text::{
+    INLINE_TERM, after, before, contains_any_ci, floor_boundary, normalise_label, pattern, sentence_around,
+};
+
+/// The dates stated right after `term` and a colon anywhere in the text, as a schedule of key
+/// terms states them ("6. Scheduled Maturity Date: December 28, 2025").
+fn stated_after_its_name<'d>(doc: &'d Document<'_>, term: &str) -> Vec<&'d DateMatch> {
+    let name = regex::escape(term.trim()).replace(' ', r"[ \t\r\n]+");
+    let Ok(keyed) = Regex::new(&format!(r"(?i)\b{name}[ \t]*:[ \t\r\n]*")) else { return Vec::new() };
+    keyed
+        .find_iter(doc.text)
+        .filter_map(|found| {
+            doc.dates_in(found.end()..doc.text.len().min(found.end() + 40))
+                .first()
+                .filter(|d| d.span.start == found.end())
+        })
+        .collect()
+}
+
+/// Definition terms and labels that state a final maturity.
+fn is_maturity_term(term: &str) -> bool {
+    let lower = term;
+    let names_maturity = lower.ends_with("maturity date")
+        || lower.ends_with("termination date")
+        || matches!(lower, "maturity" | "final maturity" | "tenor" | "term");
+    names_maturity
+        && !["commitment", "availability", "notice", "extended", "incremental"].iter().any(|w| lower.contains(w))
+}
+
+/// Dates that, from the words just before them, are not the date a definition sets: "after",
+/// "following" or "prior to" a date, a document "dated" one, a deadline ("written notice no later
+/// than January 15, 1999" to extend the maturity).
+fn is_reference_date(doc: &Document<'_>, start: usize) -> bool {
+    let lead = doc.slice(before(doc.text, start, 24));
+    // "from June 30, 2023 to September 30, 2023": the date a change runs to is not a reference.
+    let lower = lead.trim_end().to_ascii_lowercase();
+    if lower.ends_with(" to") && !lower.ends_with("prior to") {
+        return false;
+    }
+    contains_any_ci(lead, &["after", "following", "from", "dated", "prior to", "later than", "earlier than"])
+}
+
+/// The operative words of an amendment that changes the maturity: "the Maturity Date of the Note
+/// is amended and extended to", "the Maturity Date is hereby amended to be".
+static MATURITY_AMENDED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bmaturity[ \t\r\n]+date\b[^.;]{0,60}?\b(?:is|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:amended[ \t\r\n]+and[ \t\r\n]+extended|extended|amended)[ \t\r\n]+(?:to[ \t\r\n]+be|to|until)[ \t\r\n]+",
+    )
+});
+
+static MATURES_ON: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
+
+/// Whether a defined term names the date the commitments end: "Commitment Termination Date",
+/// "Commitment Expiry Date".
+fn is_commitment_end_term(term: &str) -> bool {
+    ["commitment termination date", "commitment expiry date", "commitment expiration date"]
+        .iter()
+        .any(|end| term.ends_with(end))
+        && !["availability", "incremental", "delayed", "term loan"].iter().any(|w| term.contains(w))
+}
+
+/// The dates the commitments end. For a revolving or letter of credit facility that is its final
+/// maturity: nothing can be borrowed or issued after it, and the loans fall due with it. For a term
+/// loan it is only the end of the period in which the loan may be drawn, so these dates are used
+/// only when every facility revolves.
+pub(super) fn commitment_end_candidates(doc: &Document<'_>) -> Vec<Scoped<Sourced<Date>>> {
+    let mut candidates = Vec::new();
+    for definition in doc.structure.definitions_where(is_commitment_end_term) {
+        for date in doc.dates_in(definition.body.clone()).iter().filter(|d| !is_reference_date(doc, d.span.start)) {
+            candidates.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+        }
+    }
+    candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
+    candidates
+}
+
+/// Every statement of a final maturity date, with the facilities it is for. A maturity stated
+/// relatively ("the fifth anniversary of the Closing Date") is reported, not computed.
+pub(super) fn maturity_candidates(
+    doc: &Document<'_>,
+    changes: &[AmendedTerm],
+    report: &mut Report,
+) -> Vec<Scoped<Sourced<Date>>> {
+    let mut candidates = Vec::new();
+    let mut regions: Vec<Range<usize>> = doc
+        .structure
+        .definitions_where(is_maturity_term)
+        .map(|d| d.body.clone())
+        .chain(doc.structure.labels_where(is_maturity_term).map(|l| l.value.clone()))
+        .collect();
+    regions.sort_by_key(|r| r.start);
+    for region in regions {
+        let mut dates: Vec<_> =
+            doc.dates_in(region.clone()).iter().filter(|d| !is_reference_date(doc, d.span.start)).collect();
+        if dates.is_empty()
+            && let Some(definition) = doc.structure.definition_at(region.start).filter(|d| d.body == region)
+        {
+            // "Scheduled Maturity Date" means the date set forth in Section 6 of Schedule A: the
+            // schedule states it as "6. Scheduled Maturity Date: December 28, 2025".
+            dates.extend(stated_after_its_name(doc, doc.slice(definition.term.clone())));
+        }
+        if dates.is_empty() {
+            let shown = region.start..floor_boundary(doc.text, region.end.min(region.start + 160));
+            report.dropped(
+                "/facilities/*/terminationDate",
+                doc.slice(shown.clone()),
+                shown,
+                "is not a calendar date and is not computed",
+            );
+            continue;
+        }
+        for date in dates {
+            candidates.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+        }
+    }
+    let mut defined_in_passing: Vec<(String, Scoped<Sourced<Date>>)> = Vec::new();
+    // "shall be due and payable on November 30, 1998, or such earlier date as … (the "Maturity
+    // Date")": the sentence that defines the term in passing states its date before it.
+    for captures in INLINE_TERM.captures_iter(doc.text) {
+        let (Some(whole), Some(term)) = (captures.get(0), captures.name("term")) else { continue };
+        if !is_maturity_term(&normalise_label(term.as_str())) {
+            continue;
+        }
+        let sentence = sentence_around(doc.text, whole.start());
+        // "prior to February 28, 1999 (the "Maturity Date")": a date the term names right after it
+        // is the term's, whatever the words before it.
+        let dates: Vec<_> = doc
+            .dates_in(sentence.start..whole.start())
+            .iter()
+            .filter(|d| {
+                !is_reference_date(doc, d.span.start)
+                    || doc.slice(d.span.end..whole.start()).trim_matches([' ', ',', '\t', '\r', '\n']).is_empty()
+            })
+            .collect();
+        let [date] = dates.as_slice() else { continue };
+        let candidate =
+            doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start)));
+        if let Some(candidate) = candidate {
+            defined_in_passing.push((normalise_label(term.as_str()), candidate.clone()));
+            candidates.push(candidate);
+        }
+    }
+    // "The Maturity Date of the Note is amended and extended to March 31, 2022", "is hereby
+    // amended to be the Amended Maturity Date": the amendment's operative change prevails over
+    // the maturity it recites ("the Note has a maturity date of December 31, 2022").
+    let mut amended: Vec<Scoped<Sourced<Date>>> = Vec::new();
+    for found in MATURITY_AMENDED_TO.find_iter(doc.text) {
+        let window = after(doc.text, found.end(), 60);
+        if let Some(date) =
+            doc.dates_in(window.clone()).first().filter(|d| doc.slice(found.end()..d.span.start).trim().is_empty())
+        {
+            amended.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+            continue;
+        }
+        let named = normalise_label(doc.slice(window).trim_start_matches("the "));
+        amended.extend(
+            defined_in_passing.iter().filter(|(term, _)| named.starts_with(term.as_str())).map(|(_, c)| c.clone()),
+        );
+    }
+    // An amendment that replaces the date of a maturity term: `The date "June 24, 1996" in the
+    // definition of "Maturity Date" is deleted and replaced with the date "December 31, 1998"`.
+    // What an amendment changes is read in one place (`amendments.rs`); a change that states the
+    // value it replaces is an amendment's, never an original agreement's extension option.
+    for change in changes {
+        let replaces = change.before.is_some() && change.category == AmendedTermCategory::MaturityDate;
+        if !replaces || !is_maturity_term(&normalise_label(change.term.value())) {
+            continue;
+        }
+        if let StatedValue::Date(date) = *change.after.value() {
+            candidates.extend(doc.sourced(change.after.span().range(), date).map(|d| Scoped::new(d, Vec::new())));
+        }
+    }
+    for found in MATURES_ON.find_iter(doc.text) {
+        let window = after(doc.text, found.end(), 40);
+        if let Some(date) =
+            doc.dates_in(window).first().filter(|d| doc.slice(found.end()..d.span.start).trim().is_empty())
+        {
+            candidates.extend(
+                doc.sourced(date.span.clone(), date.date).map(|d| Scoped::new(d, scope_at(doc, date.span.start))),
+            );
+        }
+    }
+    if !amended.is_empty() {
+        candidates = amended;
+    }
+    candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
+    candidates
+}

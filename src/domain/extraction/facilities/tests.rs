@@ -1,0 +1,317 @@
+//! Facilities read end to end, and the commitment and maturity candidates they are resolved from.
+
+use rust_decimal::Decimal;
+
+use super::commitments::commitment_candidates;
+use super::kinds::reborrowing;
+use super::maturities::maturity_candidates;
+use super::*;
+use crate::domain::extraction::amendments::changes;
+use crate::domain::extraction::document::Document;
+use crate::domain::extraction::numbers::Money;
+use crate::domain::extraction::scope::Scoped;
+use crate::domain::extraction::sourced::Sourced;
+
+#[test]
+fn a_date_named_after_a_reduction_does_not_make_an_amount_a_reduction() {
+    let (defining, passing) = commitment_quotes(
+        "On the Step-Down Date the Bank shall make a term loan (the \"Term Loan\") in the amount of $15,000,000. Each reduction of the Term Loan shall be in the amount of $1,000,000.",
+    );
+    let found: Vec<String> = defining.into_iter().chain(passing).collect();
+    assert_eq!(found, ["$15,000,000"]);
+    let (defining, passing) = commitment_quotes(
+        "On the Reduction Date the Bank shall make a term loan (the \"Term Loan\") in the amount of $15,000,000.",
+    );
+    assert_eq!(defining.into_iter().chain(passing).collect::<Vec<_>>(), ["$15,000,000"]);
+}
+
+/// The quotes of the maturity candidates `text` states.
+fn maturity_quotes(text: &str) -> Vec<String> {
+    let doc = Document::scan(text);
+    let candidates = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
+    candidates.iter().map(|c| c.value.quote().to_owned()).collect()
+}
+
+#[test]
+fn a_value_belongs_to_the_facility_named_in_its_own_clause() {
+    let text = "\"Termination Date\" means: (a) in relation to Facility A, 15 March 2029; and (b) in relation to Facility B, 15 March 2028.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = maturity_candidates(&doc, &changes(&doc), &mut report);
+    let scoped: Vec<(&str, Vec<FacilityKey>)> = found.iter().map(|c| (c.value.quote(), c.keys.clone())).collect();
+    assert_eq!(
+        scoped,
+        [("15 March 2029", vec![FacilityKey::Lettered(b'A')]), ("15 March 2028", vec![FacilityKey::Lettered(b'B')])]
+    );
+}
+
+#[test]
+fn a_maturity_defined_by_reference_to_a_schedule_is_read_from_the_schedule() {
+    let text = "\"Final Maturity Date\" means the date stated in item 4 of the Key Terms Schedule.\n\nKEY TERMS SCHEDULE\n\n3. Borrower: Ridge Foods LLC 4. Final Maturity Date: March 15, 2027 5. Commitment: $20,000,000\n";
+    let quotes = maturity_quotes(text);
+    assert_eq!(quotes, ["March 15, 2027"]);
+}
+
+#[test]
+fn a_relative_maturity_is_reported_not_computed() {
+    let text = "\"Maturity Date\" means the fifth anniversary of the Closing Date.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    assert!(maturity_candidates(&doc, &changes(&doc), &mut report).is_empty());
+    assert!(report.warnings[0].contains("fifth anniversary"), "{:?}", report.warnings);
+}
+
+#[test]
+fn commitments_are_read_from_lead_ins_and_type_phrases_but_not_from_baskets() {
+    let text = "the Lenders agree to make (a) Term A Loans in an aggregate principal amount of Five Hundred Million Dollars ($500,000,000) and (b) a $250,000,000 revolving credit facility. Indebtedness in an aggregate principal amount not to exceed $50,000,000.";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = commitment_candidates(&doc, &mut report);
+    let scoped: Vec<(&str, Vec<FacilityKey>)> = found.all().map(|c| (c.value.quote(), c.keys.clone())).collect();
+    assert_eq!(
+        scoped,
+        [
+            ("Five Hundred Million Dollars ($500,000,000)", vec![FacilityKey::TermLetter(b'A')]),
+            ("$250,000,000", vec![FacilityKey::Revolving]),
+        ]
+    );
+}
+
+fn commitment_quotes(text: &str) -> (Vec<String>, Vec<String>) {
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = commitment_candidates(&doc, &mut report);
+    let quotes = |list: &[Scoped<Sourced<Money>>]| list.iter().map(|c| c.value.quote().to_owned()).collect();
+    (quotes(&found.defining), quotes(&found.passing))
+}
+
+fn only_facility(text: &str) -> Facility {
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let mut found = extract(&doc, &changes(&doc), &mut report);
+    assert_eq!(found.len(), 1, "{found:?} {:?}", report.warnings);
+    found.remove(0)
+}
+
+#[test]
+fn the_defined_commitment_prevails_over_amounts_that_cap_some_loans() {
+    let text = "\"Maximum Revolving Credit Commitment\" shall mean an amount equal to $75,000,000 on the Closing Date.\n\nThe Agent may fund Revolving Credit Advances in an aggregate amount not to exceed $5,000,000 without notice to the Lenders.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert_eq!(defining, ["$75,000,000"]);
+    assert_eq!(passing, ["$5,000,000"]);
+    let facility = only_facility(text);
+    assert_eq!(facility.commitment.map(|c| c.value().value), Some("75000000".parse().expect("decimal")));
+}
+
+#[test]
+fn amounts_of_other_things_are_not_commitments() {
+    for text in [
+        "goodwill associated with the Acquisition, in an amount not to exceed $35,000,000, shall be added back.",
+        "the transferor Bank shall pay an administrative fee for processing such assignment in the amount of $2,500.",
+        "The Bank's commitment to issue Letters of Credit up to a maximum aggregate face amount not exceeding Three Million Dollars ($3,000,000).",
+        "the Borrower may reduce the Revolving Credit Commitment, in increments of $5,000,000.",
+        "such that the resulting Total Revolving Loan Commitment is $150,000,000.",
+        "time deposits in dollars having a maturity comparable to the related Interest Period and in an amount of $100,000.",
+    ] {
+        assert_eq!(commitment_quotes(text), (Vec::<String>::new(), Vec::<String>::new()), "{text}");
+    }
+}
+
+#[test]
+fn a_notes_principal_sum_and_its_loan_limit_state_the_commitment() {
+    let (_, passing) = commitment_quotes(
+        "promises to pay to the order of the Bank the principal sum of Twenty Five Million Dollars ($25,000,000.00) or so much thereof as may be advanced.\n\nThe Revolving Loans shall not exceed at any one time outstanding Twenty-Five Million Dollars ($25,000,000) minus the face amount of all outstanding Letters of Credit.\n",
+    );
+    assert_eq!(passing, ["Twenty Five Million Dollars ($25,000,000.00)", "Twenty-Five Million Dollars ($25,000,000)"]);
+}
+
+#[test]
+fn commitments_are_defined_with_means_or_totalled_at_the_foot_of_the_signatures() {
+    assert_eq!(
+        commitment_quotes("\u{201c}Commitment\u{201d} means $500,000,000 or such lesser amount.\n").0,
+        ["$500,000,000"]
+    );
+    assert_eq!(commitment_quotes("By: ______\n\n$500,000,000\nTotal Commitments\n").0, ["$500,000,000"]);
+    assert!(commitment_quotes("$500,000,000\nTotal Assets\n").0.is_empty());
+    assert_eq!(
+        commitment_quotes("\"Commitment\" shall mean the several obligations of the Banks to advance funds in the aggregate sum of up to $100,000,000 to the Borrower.\n").0,
+        ["$100,000,000"]
+    );
+}
+
+#[test]
+fn a_figure_below_the_lenders_amounts_that_adds_them_up_is_the_total_commitment() {
+    let pages = "By: /s/ A. Signer\n\n$60,000,000     NORTH RIVER BANK, as a Lender\n\nBy: /s/ B. Signer\n\n$40,000,000     SOUTH BAY TRUST COMPANY, as a Lender\n\nBy: /s/ C. Signer\n\n---------------\n";
+    assert_eq!(commitment_quotes(&format!("{pages}$100,000,000.00\n")).0, ["$100,000,000.00"]);
+    // A figure that is not their sum is some other figure.
+    assert!(commitment_quotes(&format!("{pages}$90,000,000\n")).0.is_empty());
+}
+
+#[test]
+fn an_amount_in_passing_in_the_definition_of_something_else_is_not_a_commitment() {
+    let text = "\"Working Capital\" means current assets less current liabilities, including all Revolving Loans outstanding but excluding up to $2,500,000 of deferred revenue.\n\n\"Revolving Credit Note\" means the note evidencing the Revolving Loans in the principal amount of $30,000,000.\n";
+    let (defining, passing) = commitment_quotes(text);
+    let found: Vec<String> = defining.into_iter().chain(passing).collect();
+    assert_eq!(found, ["$30,000,000"]);
+}
+
+#[test]
+fn a_cap_on_what_is_outstanding_makes_an_unnamed_facility_revolving() {
+    let lends = "Each Lender agrees to make Loans to the Borrower from time to time before the Termination Date in an aggregate principal amount not to exceed at any time outstanding its Commitment.";
+    let doc = Document::scan(lends);
+    assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    // A basket capped on what is outstanding says nothing about the loans.
+    let basket =
+        "The Borrower may from time to time incur Indebtedness not to exceed $5,000,000 at any time outstanding.";
+    assert_eq!(reborrowing(&Document::scan(basket)), None);
+}
+
+#[test]
+fn an_amount_named_as_the_loan_amount_is_the_commitment() {
+    let text = "the Company issued to Harbor Investments, LLC that certain Promissory Note dated May 1, 2021 in the amount of $750,000.00 (the \u{201c}Loan Amount\u{201d}), and paid a fee of $5,000.00 (the \u{201c}Fee\u{201d}).\n";
+    assert_eq!(commitment_quotes(text).0, ["$750,000.00"]);
+}
+
+#[test]
+fn an_amendment_substitutes_the_commitment_it_replaces() {
+    let text = "(a) Section 2.1(a) shall be amended by deleting \"$150,000,000\" immediately following the words \"the Total Revolving Loan Commitment is\" and substituting \"$300,000,000\" therefor.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = commitment_candidates(&doc, &mut report);
+    let read: Vec<(&str, Vec<FacilityKey>)> = found.all().map(|c| (c.value.quote(), c.keys.clone())).collect();
+    assert_eq!(read, [("$300,000,000", vec![FacilityKey::Revolving])]);
+    let text = "Section 2.14 shall be amended by deleting \"$20,000,000\" immediately following the words \"all Letters of Credit would exceed\" and substituting \"$200,000,000\" therefor.\n";
+    assert_eq!(commitment_quotes(text), (Vec::<String>::new(), Vec::<String>::new()));
+}
+
+#[test]
+fn reborrowing_makes_a_facility_revolving_and_forbidding_it_a_term_loan() {
+    for text in [
+        "The principal balance hereof may be borrowed, repaid and borrowed again.",
+        "the Borrower may borrow, prepay Loans and reborrow at any time prior to the Termination Date.",
+        "the several obligations of the Banks to lend and relend to the Borrower.",
+    ] {
+        let doc = Document::scan(text);
+        assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit), "{text}");
+    }
+    let doc = Document::scan("Term Loans repaid or prepaid shall not be reborrowed.");
+    assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::TermLoan));
+    let mixed = "Amounts repaid may not be reborrowed. Lenders may reborrow nothing.";
+    assert!(reborrowing(&Document::scan(mixed)).is_none(), "{mixed}");
+    let doc = Document::scan(
+        "the notice states whether the Advance is to be repaid and not reborrowed; Advances may be reborrowed.",
+    );
+    assert_eq!(reborrowing(&doc).map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+}
+
+#[test]
+fn a_single_unnamed_loan_that_may_not_be_reborrowed_is_a_term_loan() {
+    let text = "Each Lender agrees to make a loan to the Borrower in a single drawing in an amount not exceeding its Commitment. Amounts repaid in respect of the Loans may not be reborrowed.\n\n\"Maturity Date\" means March 1, 2027.\n";
+    assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::TermLoan));
+}
+
+#[test]
+fn a_maturity_that_applies_only_once_extended_is_not_the_maturity() {
+    let text = "\"Maturity Date\" means June 30, 2027; provided that if the Maturity Date has been extended under Section 2.15, then the Maturity Date shall mean June 30, 2028.\n";
+    let found = maturity_quotes(text);
+    assert_eq!(found, ["June 30, 2027"]);
+}
+
+#[test]
+fn an_amendments_operative_change_of_maturity_prevails_over_the_maturity_it_recites() {
+    let text = "WHEREAS, the Note has a maturity date of June 30, 2023 (the \"Maturity Date\"); and\n\nWHEREAS, the parties wish to extend the Maturity Date from June 30, 2023 to September 30, 2023 (the \"Amended Maturity Date\").\n\n1. The Maturity Date of the Note is hereby amended to be the Amended Maturity Date.\n";
+    let found = maturity_quotes(text);
+    assert_eq!(found, ["September 30, 2023"]);
+    let text = "The Note matures on May 1, 2022.\n\n1. The Maturity Date of the Note is amended and extended to August 1, 2022.\n";
+    let found = maturity_quotes(text);
+    assert_eq!(found, ["August 1, 2022"]);
+}
+
+#[test]
+fn a_maturity_defined_in_passing_takes_the_date_of_its_sentence() {
+    let text = "The entire principal balance shall be due and payable on November 30, 1998, or such earlier date on which it becomes due on acceleration (the \"Maturity Date\").\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let candidates = maturity_candidates(&doc, &changes(&doc), &mut report);
+    let found: Vec<&str> = candidates.iter().map(|c| c.value.quote()).collect();
+    assert_eq!(found, ["November 30, 1998"]);
+    for text in [
+        "The Loans made after December 1, 1998 shall be repaid on demand (the \"Maturity Date\").\n",
+        "payable on March 1, 1998 or on June 1, 1998 (the \"Maturity Date\").\n",
+        "payable on November 30, 1998 (the \"Closing Date\").\n",
+    ] {
+        let doc = Document::scan(text);
+        assert!(maturity_candidates(&doc, &changes(&doc), &mut report).is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn the_end_of_the_commitments_is_the_maturity_of_a_revolver_only() {
+    let revolver = "\"Revolving Credit Commitment\" means $10,000,000.\n\n\"Commitment Termination Date\" shall mean the earliest of (i) January 1, 1999 and (ii) the date of acceleration.\n";
+    assert_eq!(
+        only_facility(revolver).termination_date.map(|d| d.quote().to_owned()),
+        Some("January 1, 1999".to_owned())
+    );
+    let term = "The Term Loans shall bear interest.\n\n\"Commitment Termination Date\" shall mean January 1, 1999.\n\n\"Total Commitments\" means $10,000,000.\n";
+    let doc = Document::scan(term);
+    let mut report = Report::default();
+    let found = extract(&doc, &changes(&doc), &mut report);
+    assert!(found.iter().all(|f| f.termination_date.is_none()), "{found:?}");
+}
+
+#[test]
+fn loans_only_to_reimburse_drawings_are_priced_beside_the_letter_of_credit_facility() {
+    let text = "Each Lender agrees to make revolving loans (\"LOANS\") requested by Borrower solely for the purpose of satisfying Borrower's Reimbursement Obligations. \"COMMITMENT\" means the sum of each Lender's Commitment Amount. As of the Closing Date, the amount of the Commitment is $40,000,000. The Loans shall bear interest at a rate equal to LIBOR plus two and one-half percent (2.50%) per annum.\n\n\"MATURITY DATE\" means October 6, 2008.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = extract(&doc, &changes(&doc), &mut report);
+    let [letters, loans] = found.as_slice() else { panic!("{found:?}") };
+    assert_eq!(letters.facility_type.as_ref().map(|t| *t.value()), Some(FacilityType::LetterOfCredit));
+    assert_eq!(letters.commitment.as_ref().map(|c| c.value().value), Some(Decimal::from(40_000_000)));
+    assert!(letters.spread.is_none(), "letters of credit bear fees, not interest");
+    assert_eq!(loans.facility_type.as_ref().map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    assert!(loans.commitment.is_none(), "the loans draw on the letters' commitment");
+    assert_eq!(loans.spread.as_ref().map(|s| *s.value()), Some(Decimal::new(25, 3)));
+    assert_eq!(loans.termination_date.as_ref().map(|d| d.quote()), Some("October 6, 2008"));
+    let text = "Each Lender agrees to make revolving loans, which may be used to reimburse drawings under Letters of Credit. \"Commitment\" means $40,000,000.\n";
+    assert_eq!(only_facility(text).facility_type.map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+}
+
+#[test]
+fn an_amendment_replacing_the_date_in_the_maturity_definition_states_the_new_maturity() {
+    let text = "(iii) The date \"June 24, 1996\" in the definition of \"Maturity Date\" is deleted and replaced with the date \"December 31, 1998\".\n(iv) The date \"May 1, 1996\" in the definition of \"Closing Date\" is deleted and replaced with the date \"June 1, 1996\".\n";
+    let found = maturity_quotes(text);
+    assert_eq!(found, ["December 31, 1998"]);
+}
+
+#[test]
+fn an_amendment_restating_only_the_maturity_still_describes_the_facility() {
+    let text = "AMENDMENT NO. 1\n\n\"Maturity Date\" means December 31, 1998.\n";
+    let facility = only_facility(text);
+    assert_eq!(facility.termination_date.map(|d| d.quote().to_owned()), Some("December 31, 1998".to_owned()));
+    assert!(facility.commitment.is_none());
+    let doc = Document::scan("A letter about the weather.\n");
+    let mut report = Report::default();
+    assert!(extract(&doc, &changes(&doc), &mut report).is_empty());
+}
+
+#[test]
+fn the_amount_of_another_defined_amount_is_not_the_facility_size() {
+    let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000, decreased by reductions in the Canadian Revolver Commitments.\n\n\u{201c}Revolver Commitments\u{201d} means $500,000,000.\n";
+    let facility = only_facility(text);
+    assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$500,000,000".to_owned()));
+    let text = "\u{201c}Canadian Maximum Revolver Amount\u{201d} means $50,000,000.\n\n\u{201c}Maximum Revolver Amount\u{201d} means $400,000,000, decreased by reductions in the Revolver Commitments and increased by the amount of any Increase.\n";
+    assert_eq!(only_facility(text).commitment.map(|c| c.quote().to_owned()), Some("$400,000,000".to_owned()));
+    let only_the_sublimit = "\u{201c}Canadian Revolver Sublimit\u{201d} means $50,000,000 of revolving loans.\n";
+    let doc = Document::scan(only_the_sublimit);
+    let found = extract(&doc, &changes(&doc), &mut Report::default());
+    assert!(found.iter().all(|f| f.commitment.is_none()), "{found:?}");
+}
+
+#[test]
+fn a_date_named_by_the_term_right_after_it_is_the_terms_whatever_precedes_it() {
+    let text = "\"Revolving Credit Commitment\" means $10,000,000.\n\nThe Bank agrees to make Revolving Credit \
+        Loans from time to time on and after the date hereof but prior to March 31, 2030 (the \"Maturity \
+        Date\") in amounts selected by the Borrower.\n";
+    assert_eq!(only_facility(text).termination_date.map(|d| d.quote().to_owned()), Some("March 31, 2030".to_owned()));
+}

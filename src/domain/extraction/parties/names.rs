@@ -1,0 +1,141 @@
+//! The names of legal entities: a capitalised name ending in a legal form ("Inc.", "N.A.", "PLC")
+//! or a bank's name, in running text or wrapped over the lines of a preamble; and the role and
+//! class words ("Issuing Bank", "Each Bank") that are no one's name.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::domain::extraction::text::pattern;
+
+const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|ULC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|GMBH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
+const CAPITALISED: &str = r"(?:[\p{Lu}0-9][\p{L}0-9&'’.\-]*|\([\p{Lu}][\p{L}.]{1,12}\))";
+/// "Morgan Guaranty Trust Company of New York": a place after "Company".
+const COMPANY_OF_PLACE: &str =
+    r"(?:Company|COMPANY)[ \t]+(?:of|OF)[ \t\r\n]+[\p{Lu}][\p{L}]+(?:[ \t\r\n]+(?:York|YORK|Jersey|JERSEY))?";
+/// Before a legal form a wrapped line may break the name: "CITIBANK,\nN.A.".
+const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
+
+/// "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the branch
+/// through which a bank acts, completes a name.
+const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
+
+/// The pattern of a legal entity's name whose words are separated by `space`.
+fn name_pattern(space: &str) -> String {
+    let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
+    let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
+    let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
+    format!(
+        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){COMPLETION}"
+    )
+}
+
+pub(crate) static NAME: LazyLock<Regex> = LazyLock::new(|| pattern(&name_pattern(r"[ \t]+")));
+
+/// A name in a preamble, where prose wraps: a single line break may fall between its words.
+pub(crate) static PREAMBLE_NAME: LazyLock<Regex> =
+    LazyLock::new(|| pattern(&name_pattern(r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)")));
+
+/// Words that describe a capacity or a class rather than name anyone: "Issuing Bank", "Agent Bank",
+/// "Each Bank" and "Capital Corporation" cut from "AT&T Capital Corporation" are not names.
+const ROLE_WORDS: &[&str] = &[
+    "each",
+    "the",
+    "any",
+    "such",
+    "other",
+    "all",
+    "agent",
+    "agents",
+    "issuing",
+    "lender",
+    "lenders",
+    "bank",
+    "banks",
+    "swing",
+    "swingline",
+    "line",
+    "administrative",
+    "collateral",
+    "syndication",
+    "documentation",
+    "lc",
+    "issuer",
+    "borrower",
+    "borrowers",
+    "guarantor",
+    "guarantors",
+    "parent",
+    "company",
+    "relevant",
+    "applicable",
+    "existing",
+    "new",
+    "initial",
+    "original",
+    "fronting",
+    "depositary",
+    "paying",
+    "arranger",
+    "lead",
+    "trustee",
+    "secretary",
+    "holdings",
+    "holding",
+    "capital",
+    "closing",
+    "date",
+    "effective",
+    "national",
+    "association",
+    "trust",
+    "savings",
+    "finance",
+    "financial",
+    "institution",
+    "participant",
+    "assignee",
+    "assignor",
+    "purchaser",
+    "seller",
+    "servicer",
+    "corporation",
+    "inc",
+    "incorporated",
+    "llc",
+    "ltd",
+    "limited",
+    "plc",
+    "co",
+    "corp",
+    "n",
+    "a",
+    "l",
+    "p",
+    "c",
+    "of",
+    "and",
+    "agreement",
+    "credit",
+    "loan",
+    "subsidiary",
+    "canadian",
+    "foreign",
+];
+
+/// Whether a stated name is only role and class words ("Issuing Bank", "Each Bank").
+pub(crate) fn is_role_word_name(name: &str) -> bool {
+    // "A DIVISION OF MERRILL LYNCH …" is the tail of a longer name, not a name.
+    let first = name.split_whitespace().next().unwrap_or("");
+    if first.eq_ignore_ascii_case("a") || first.eq_ignore_ascii_case("an") {
+        return true;
+    }
+    name.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(w)))
+}
+
+/// A name as a comparison key: upper-case letters and digits only.
+pub(super) fn name_key(name: &str) -> String {
+    name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()
+}

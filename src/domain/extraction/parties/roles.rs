@@ -1,0 +1,79 @@
+//! Roles as agreements state them: "as Administrative Agent", "Joint Lead Arrangers and Joint
+//! Bookrunners", a defined term or label that is a role ("Borrower"). Read by the preamble, cover,
+//! term-sheet and definition readers alike, and by the checks on proposed parties (`proposals.rs`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::domain::extraction::model::PartyRole;
+use crate::domain::extraction::text::pattern;
+
+const ROLE: &str = r"(?:(?:joint|sole|co-)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?bookrunners?)?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?bookrunners?|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|l/c(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
+
+pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(&format!(
+        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t\r\n]+)(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b)*"
+    ))
+});
+
+pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
+
+/// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
+pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
+    let lower = phrase.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+    let mut roles = Vec::new();
+    if lower.contains("arranger") {
+        roles.push(PartyRole::Arranger);
+    }
+    if lower.contains("bookrunner") {
+        roles.push(PartyRole::Bookrunner);
+    }
+    if !roles.is_empty() {
+        return roles;
+    }
+    let role = if lower.contains("administrative agent") {
+        PartyRole::AdministrativeAgent
+    } else if lower.contains("facility agent") || lower.contains("other finance parties") {
+        PartyRole::FacilityAgent
+    } else if lower.contains("collateral agent")
+        || lower.contains("security agent")
+        || lower.contains("security trustee")
+    {
+        PartyRole::CollateralAgent
+    } else if lower.contains("syndication agent") {
+        PartyRole::SyndicationAgent
+    } else if lower.contains("documentation agent") {
+        PartyRole::DocumentationAgent
+    } else if lower.contains("sustainability") {
+        PartyRole::SustainabilityCoordinator
+    } else if lower.contains("swing") {
+        PartyRole::SwinglineLender
+    } else if lower.contains("issuer") || lower.contains("issuing") {
+        PartyRole::IssuingBank
+    } else if lower.contains("lender") {
+        PartyRole::Lender
+    } else if lower.contains("borrower") {
+        PartyRole::Borrower
+    } else if lower.contains("guarantor") {
+        PartyRole::Guarantor
+    } else if lower.ends_with("agent") {
+        if lma_style { PartyRole::FacilityAgent } else { PartyRole::AdministrativeAgent }
+    } else {
+        return roles;
+    };
+    vec![role]
+}
+
+/// Whether a role phrase stands for several parties ("Joint Lead Arrangers", "Original Lenders").
+pub(crate) fn is_plural(phrase: &str) -> bool {
+    let lower = phrase.to_ascii_lowercase();
+    lower.split(|c: char| !c.is_ascii_alphabetic()).any(|word| {
+        matches!(word, "arrangers" | "bookrunners" | "lenders" | "guarantors" | "borrowers" | "joint" | "agents")
+    })
+}
+
+/// Whether a defined term or label is a role and nothing else ("Borrower", "Joint Lead Arrangers").
+pub(crate) fn is_role_term(term: &str) -> bool {
+    ONE_ROLE.find(term).is_some_and(|m| m.range() == (0..term.len()))
+}

@@ -1,0 +1,137 @@
+//! The commitment fee on unused commitments: a rate, or a share of the margin ("35 per cent. of the
+//! applicable Margin"); not a one-time fee, a threshold it depends on, or the rate after a default.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::candidates::PricingCandidates;
+use crate::domain::extraction::document::Document;
+use crate::domain::extraction::model::CommitmentFee;
+use crate::domain::extraction::numbers::PercentMatch;
+use crate::domain::extraction::scope::{Scoped, scope_at};
+use crate::domain::extraction::text::{
+    Regions, after, before, capitalisable, clause_around, contains_any_ci, pattern, sentence_around,
+};
+
+static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
+    let phrases = ["commitment fee", "commitment fees", "unused fee", "unused line fee", "undrawn fee", "ticking fee"];
+    let alternatives: Vec<String> = phrases.iter().map(|p| capitalisable(p)).collect();
+    pattern(&format!(r"\b(?:{})\b", alternatives.join("|")))
+});
+
+static OF_MARGIN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*(?:per[ \t\r\n]+annum[ \t\r\n]+)?of[ \t\r\n]+the[ \t\r\n]+(?:applicable[ \t\r\n]+)?margin\b",
+    )
+});
+
+pub(super) fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingCandidates) {
+    let mut found: Vec<&PercentMatch> = Vec::new();
+    let is_fee_term = |term: &str| {
+        let lower = term;
+        lower.contains("commitment fee") || lower.contains("unused fee") || lower.contains("ticking fee")
+    };
+    for definition in doc.structure.definitions_where(is_fee_term) {
+        found.extend(doc.percents_in(definition.body.clone()).iter().take(1));
+    }
+    for label in doc.structure.labels_where(is_fee_term) {
+        found.extend(doc.percents_in(label.value.clone()).iter().take(1));
+    }
+    for mention in COMMITMENT_FEE.find_iter(doc.text) {
+        let clause = clause_around(doc.text, mention.start());
+        // "a one-time commitment fee", "a fully-earned, non-refundable commitment fee … on the
+        // Closing Date": paid once up front, not the rate on unused commitments.
+        if contains_any_ci(doc.slice(clause.start..mention.end()), ONE_TIME_FEE) {
+            continue;
+        }
+        let window = mention.end()..clause.end.min(mention.end().saturating_add(250)).max(mention.end());
+        if let Some(p) = doc.percents_in(window).first() {
+            found.push(p);
+        }
+    }
+    found.sort_by_key(|p| p.span.start);
+    found.dedup_by(|a, b| a.span == b.span);
+    for pct in found {
+        if grid_tables.contains(pct.span.start) {
+            continue;
+        }
+        let lead = doc.slice(before(doc.text, pct.span.start, 24)).to_ascii_lowercase();
+        if lead.trim_end().ends_with("from") || is_threshold_lead(&lead) {
+            continue;
+        }
+        // "If an Event of Default shall have occurred …, the Commitment Fee Rate shall equal
+        // 0.50%": the rate after a default, not the fee in force.
+        let sentence = sentence_around(doc.text, pct.span.start);
+        if contains_any_ci(
+            doc.slice(sentence.start..pct.span.start),
+            &["event of default", "default shall have occurred"],
+        ) {
+            continue;
+        }
+        let following = doc.slice(after(doc.text, pct.span.end, 60));
+        let fee = if OF_MARGIN.is_match(following) {
+            CommitmentFee::PercentageOfMargin(pct.fraction)
+        } else {
+            CommitmentFee::Rate(pct.fraction)
+        };
+        let keys = scope_at(doc, pct.span.start);
+        if let Some(value) = doc.sourced(pct.span.clone(), fee) {
+            out.fees.push(Scoped::new(value, keys));
+        }
+    }
+}
+
+/// Words that make a fee a one-time payment.
+const ONE_TIME_FEE: &[&str] =
+    &["one-time", "one time", "upfront", "up-front", "fully-earned", "fully earned", "non-refundable"];
+
+/// Whether the words before a percentage make it a threshold the fee depends on ("> 35% of the
+/// Maximum Revolver Amount", "usage less than 50%"), not the fee.
+fn is_threshold_lead(lead: &str) -> bool {
+    let lead = lead.trim_end();
+    ['>', '<', '≥', '≤', '='].iter().any(|sign| lead.ends_with(*sign))
+        || ["greater than", "less than", "more than", "at least", "exceeds", "exceed", "equal to or"]
+            .iter()
+            .any(|words| lead.ends_with(words))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal::Decimal;
+
+    fn dec(raw: &str) -> Decimal {
+        raw.parse().expect("test decimal")
+    }
+
+    #[test]
+    fn a_usage_threshold_in_a_fee_table_is_not_the_fee() {
+        let text = "\"Unused Line Fee\" is payable quarterly at the rate in this table:\n\nLevel | Average Usage | Unused Line \
+            Fee Rate\nI | > 40% of the Maximum Credit | 0.25%\nII | < 40% of the Maximum Credit | 0.375%\n";
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions::new(Vec::new()), &mut found);
+        assert!(found.fees.iter().all(|f| *f.value.value() != CommitmentFee::Rate(dec("0.4"))), "{:?}", found.fees);
+    }
+
+    #[test]
+    fn a_one_time_commitment_fee_is_not_the_rate_on_unused_commitments() {
+        let text = "The Borrower shall pay a one-time commitment fee in the amount of 0.25% of the Commitment on the \
+            Closing Date.\n";
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions::new(Vec::new()), &mut found);
+        assert!(found.fees.is_empty(), "{:?}", found.fees);
+    }
+
+    #[test]
+    fn a_fee_rate_that_applies_after_a_default_is_not_the_fee() {
+        let text = "If an Event of Default shall have occurred and be continuing, the Commitment Fee Rate shall equal \
+            0.75% per annum.\n";
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions::new(Vec::new()), &mut found);
+        assert!(found.fees.is_empty(), "{:?}", found.fees);
+    }
+}

@@ -1,0 +1,263 @@
+//! Pricing read end to end: the candidates a text states.
+
+use super::*;
+use crate::domain::extraction::facility_refs::FacilityKey;
+use crate::domain::extraction::model::{CommitmentFee, DayCountFraction, FloatingRateIndex};
+
+fn dec(raw: &str) -> Decimal {
+    raw.parse().expect("test decimal")
+}
+
+fn pricing(text: &str) -> PricingCandidates {
+    let doc = Document::scan(text);
+    candidates(&doc)
+}
+
+#[test]
+fn an_amendment_setting_a_margin_term_through_a_list_states_the_margin() {
+    let text = "(b) The Applicable Loan Margin, from the First Amendment Date until delivery of the certificate required by Section 6.02, shall be as follows:\n\n(i) for LIBOR Loans, 2.25% per annum;\n\n(ii) for Base Rate Loans, 1.25% per annum.\n\n(c) The Commitment Fee Margin shall be 0.40% per annum.\n";
+    let found = pricing(text);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0225")]);
+    let base: Vec<Decimal> = found.base_spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(base, [dec("0.0125")]);
+    // Raising the margin on default sets no margin.
+    let default =
+        "The Applicable Loan Margin shall be increased by 2.00% per annum while an Event of Default continues.\n";
+    assert!(pricing(default).spreads.is_empty());
+}
+
+#[test]
+fn a_margin_until_the_first_adjustment_date_is_a_margin_but_a_spread_adjustment_is_not() {
+    let text = "\"Applicable Margin\" means, until the first Adjustment Date, 2.00% per annum, and thereafter the rate the Leverage Ratio sets.\n\n\"Term SOFR Adjustment\" means 0.10% per annum.\n\nEach Loan bears interest at Term SOFR plus the Term SOFR Adjustment plus the Applicable Margin.\n";
+    let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.02")]);
+}
+
+#[test]
+fn a_rate_defined_as_another_name_for_a_benchmark_is_that_benchmark() {
+    let text = "\"Reference Rate\" means the Term SOFR Rate in effect from time to time; provided that it shall not be less than zero.\n\n\"Default Rate\" means the Reference Rate plus 2.00%.\n\n\"Loan Rate\" means a rate per annum equal to the Reference Rate plus 2.85%.\n\nEach Loan bears interest at the Loan Rate.\n";
+    let found = pricing(text);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0285")]);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    // A rate defined as a benchmark plus a margin is not another name for the benchmark.
+    let own_rate = "\"Loan Rate\" means the Term SOFR Rate plus 2.85%.\n\nInterest accrues at the Loan Rate plus 2.00% after a default.\n";
+    let doc = Document::scan(own_rate);
+    assert!(doc.benchmarks.iter().all(|b| !doc.slice(b.span.clone()).contains("Loan Rate")));
+}
+
+#[test]
+fn the_level_named_for_the_first_period_gives_the_margin_in_force() {
+    let text = "\"Applicable Margin\" means, from the Effective Date until the first Pricing Date, the rate set out in Level II below, and thereafter the rate set out below opposite the Leverage Ratio:\n\nLevel | Leverage Ratio | SOFR Loans | Base Rate Loans\nI | > 3.00:1.00 | 2.50% | 1.50%\nII | <= 3.00:1.00 | 2.25% | 1.25%\n\nEach Loan bears interest at Term SOFR plus the Applicable Margin.\n";
+    let found = pricing(text);
+    assert_eq!(found.grids.len(), 1);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0225")]);
+    // The highest level named for a failure to deliver financials is not the margin in force.
+    let penalty = text.replace(
+        "from the Effective Date until the first Pricing Date, the rate set out in Level II below, and thereafter",
+        "if the Borrower fails to deliver financial statements, the rate set out in Level I below, and otherwise",
+    );
+    assert!(pricing(&penalty).spreads.is_empty());
+}
+
+#[test]
+fn the_margin_the_interest_clause_adds_to_the_benchmark_is_the_loans_margin() {
+    let text = "\"Applicable Margin\" means 1.75%.\n\n\"Applicable Spread\" means 0.40% while the Facility Amount is below $50,000,000 and 0.30% thereafter.\n\nEach Loan shall bear interest at Term SOFR plus the Applicable Margin. The letter of credit fee is the Applicable Spread.\n";
+    let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0175")]);
+    // Without an interest clause naming either, both definitions state margins.
+    let undecided = text.replace("plus the Applicable Margin", "plus a margin");
+    assert_eq!(pricing(&undecided).spreads.len(), 3);
+}
+
+#[test]
+fn margins_for_benchmark_and_base_rate_loans_are_told_apart() {
+    let text = "\"Applicable Rate\" means, with respect to Term B Loans, (i) 3.00% per annum for Term SOFR Loans and (ii) 2.00% per annum for Base Rate Loans.\n";
+    let found = pricing(text);
+    assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.03")]);
+    assert_eq!(found.base_spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.02")]);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+}
+
+#[test]
+fn a_term_sheet_rate_line_gives_index_spread_and_floor() {
+    let text = "Interest Rate: Term SOFR + 4.00% per annum, subject to a Term SOFR floor of 1.00%.\n";
+    let found = pricing(text);
+    assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.04")]);
+    assert_eq!(found.floors.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.01")]);
+}
+
+#[test]
+fn a_credit_spread_adjustment_is_not_a_margin() {
+    let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
+    assert!(pricing(text).spreads.is_empty());
+}
+
+#[test]
+fn every_level_of_a_pricing_grid_is_read() {
+    let text = "\"Applicable Rate\" means, with respect to Revolving Loans, the percentage per annum set forth below:\n\nPricing Level | Consolidated Total Net Leverage Ratio | Term SOFR Loans | Base Rate Loans | Commitment Fee\nI | > 3.00:1.00 | 2.25% | 1.25% | 0.350%\nII | <= 3.00:1.00 but > 2.00:1.00 | 2.00% | 1.00% | 0.300%\nIII | <= 2.00:1.00 | 1.75% | 0.75% | 0.250%\n\nOther text.";
+    let found = pricing(text);
+    assert_eq!(found.grids.len(), 1);
+    let grid = &found.grids[0];
+    assert_eq!(grid.keys, [FacilityKey::Revolving]);
+    let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(spreads, [dec("0.0225"), dec("0.02"), dec("0.0175")]);
+    let second = &grid.value[1];
+    assert_eq!(second.condition.as_ref().map(|c| c.quote()), Some("<= 3.00:1.00 but > 2.00:1.00"));
+    assert_eq!(second.commitment_fee.as_ref().map(|c| *c.value()), Some(dec("0.003")));
+    assert!(found.spreads.is_empty(), "grid figures are not flat margins");
+}
+
+#[test]
+fn day_counts_read_their_basis_and_currency_qualifier() {
+    let text = "Interest accrues on the basis of the actual number of days elapsed and a year of 360 days or, in the case of a Loan denominated in sterling, a year of 365 days.";
+    let found = pricing(text);
+    let read: Vec<(DayCountFraction, Option<String>)> =
+        found.day_counts.iter().map(|d| (*d.value.value(), d.currency.map(|c| c.to_string()))).collect();
+    assert_eq!(read, [(DayCountFraction::Act360, None), (DayCountFraction::Act365Fixed, Some("GBP".to_owned()))]);
+}
+
+#[test]
+fn a_commitment_fee_may_be_a_share_of_the_margin() {
+    let text = "The Company shall pay to the Agent a commitment fee computed at the rate of 35 per cent. of the applicable Margin on the unused Facility B Commitment.";
+    let found = pricing(text);
+    assert_eq!(found.fees.first().map(|f| *f.value.value()), Some(CommitmentFee::PercentageOfMargin(dec("0.35"))));
+}
+
+#[test]
+fn a_rate_defined_as_basis_points_over_libor_gives_its_margin_and_grid() {
+    let text = "     \"Libor Option Rate\" means one hundred fifty (150) basis\npoints over Libor; provided that if the Borrower has achieved Net Income of the\nfollowing amounts, then the Libor Option Rate will be as follows:\n\n     Net Income                    Libor Option Rate\n\n     Below 0                       Prime Rate\n     0 - $ 2,000,000               175 basis points over Libor\n     $2,000,001 - $5,000,000       150 basis points over Libor\n     Greater than $5,000,000       125 basis points over Libor\n\n     \"Lien\" means any mortgage.\n";
+    let found = pricing(text);
+    assert_eq!(
+        found.spreads.iter().map(|s| s.value.quote()).collect::<Vec<_>>(),
+        ["one hundred fifty (150) basis\npoints"]
+    );
+    assert_eq!(found.spreads[0].value.value(), &dec("0.015"));
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let spreads: Vec<Option<Decimal>> = grid.value.iter().map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(
+        spreads,
+        [None, Some(dec("0.0175")), Some(dec("0.015")), Some(dec("0.0125"))],
+        "the prime row is a level"
+    );
+}
+
+#[test]
+fn a_wrapped_header_and_wrapped_conditions_keep_every_row_of_the_grid() {
+    let text = "the Applicable Margin for LIBO Rate Advances shall be adjusted to be as follows:\n\n     If Interest         If Fixed Charge\n     Coverage Ratio is   Coverage Ratio is        Then\n                                                  Applicable\n     for the period      for the period           Margin is\n\n     < 1.75 : 1          or   < 1.20 : 1          2.50%\n\n     > or = 1.75 : 1     and  > or = 1.20 : 1     2.25%\n     and < 2.50 : 1      and < 1.40 : 1\n\n     > or = 2.50 : 1     and > or = 1.40 : 1      2.00%\n\n     The adjustments set forth in this paragraph apply quarterly.\n";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(spreads, [dec("0.025"), dec("0.0225"), dec("0.02")]);
+}
+
+#[test]
+fn a_table_that_prices_nothing_is_not_a_grid() {
+    let text = "the Borrower shall repay the Term Loans as follows:\n\n     Date                Amount\n\n     March 31, 2026      2.50%\n     June 30, 2026       2.50%\n";
+    assert!(pricing(text).grids.is_empty());
+}
+
+#[test]
+fn a_margin_for_loans_of_another_rate_is_not_the_benchmark_margin() {
+    for text in [
+        "\"Applicable Margin\" shall mean (i) with respect to Index Rate Advances, 0% per annum and (ii) with respect to LIBO Rate Advances, 2.5% per annum.\n",
+        "\"Applicable Margin\" means (a) for Fixed Rate Loans, 1.00% and (b) for Eurodollar Rate Loans, 2.5%.\n",
+    ] {
+        let found = pricing(text);
+        assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.025")], "{text}");
+    }
+    let text = "\"Applicable Margin\" means (i) with respect to Eurocurrency Rate Loans, 2.00% per annum.\n";
+    assert_eq!(pricing(text).spreads.len(), 1, "Eurocurrency loans bear the interbank rate");
+}
+
+#[test]
+fn one_margin_for_loans_of_two_benchmarks_takes_the_preferred_benchmark() {
+    let text = "\u{201c}Applicable Rate\u{201d} means (a) with respect to Base Rate Loans, 0.00% per annum and (b) with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75% per annum.";
+    let found = pricing(text);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    let alone = "Loans bear interest at Daily Simple SOFR plus 1.25% per annum; Term SOFR is not available.";
+    assert_eq!(pricing(alone).indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofr));
+}
+#[test]
+fn a_margin_that_applies_only_once_extended_is_not_the_margin() {
+    let text = "\u{201c}Applicable Rate\u{201d} means 1.00% per annum for Term SOFR Loans; provided that, if the Maturity Date shall have been extended, then on and after the Original Maturity Date the Applicable Rate shall mean 1.25% per annum for Term SOFR Loans.\n";
+    let found = pricing(text);
+    assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.01")]);
+}
+
+#[test]
+fn a_grid_in_percentage_points_for_non_base_rate_loans_is_the_benchmark_margin() {
+    let text = "\"Applicable Margin\" means the margin set forth in the following table:\n\nLevel | Leverage Ratio | Base Rate Loans | Non-Base Rate Loans\nI | > 3.00:1.00 | 0.75 percentage points | 1.75 percentage points\nII | < 3.00:1.00 | 0.50 percentage points | 1.50 percentage points\n\nOther text.";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(spreads, [dec("0.0175"), dec("0.015")]);
+    let base: Vec<Decimal> =
+        grid.value.iter().filter_map(|l| l.base_rate_spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(base, [dec("0.0075"), dec("0.005")]);
+}
+#[test]
+fn a_grid_of_unreadable_scope_in_a_definition_pricing_facilities_differently_is_not_used() {
+    let text = "\"Applicable Margin\" means:\n\n(a) For Term Loans, 2.50% per annum for Term SOFR Loans; and\n\n(b) For Revolving Loans and all other Loans:\n\n     following delivery of the financial statements, the rate set forth below:\n\n     Leverage Ratio        Term SOFR Loans\n     > 3.00:1.00           2.25%\n     <= 3.00:1.00          2.00%\n\nOther text.";
+    assert!(pricing(text).grids.is_empty());
+}
+#[test]
+fn a_grid_of_the_following_percentages_gives_the_libor_column_not_the_cd_column() {
+    let text = "     \"APPLICABLE MARGIN\" means, at any time, the following\n     percentages determined by the rating of the Borrower:\n\n                         ABR       LIBOR     CD\n     RATING              MARGIN    MARGIN    MARGIN\n\n     BB or lower         .75%      2.0%      2.10%\n     BBB- or higher      0%        1.25%     1.35%\n\n     \"Bank\" means the lender.\n";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(spreads, [dec("0.02"), dec("0.0125")]);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+}
+#[test]
+fn a_grid_laid_out_across_levels_takes_the_benchmark_loans_row() {
+    let text = "\"Applicable Margin\" means the percentage per annum set forth below based upon the Status:\n\nLevel 1 Status | Level 2 Status | Level 3 Status\nEurodollar Loans | 0.500% | 0.625% | 0.800%\nCD Loans | 0.600% | 0.725% | 0.900%\nABR Loans | 0.000% | 0.000% | 0.100%\n\nNotwithstanding the foregoing, upon a Sustainability Notice the Applicable Margin shall be based on the following grid:\n\nLevel 1 Status | Level 2 Status | Level 3 Status\nEurodollar Loans | 0.490% | 0.615% | 0.790%\n\nOther text.";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let read: Vec<(Option<&str>, Option<Decimal>)> = grid
+        .value
+        .iter()
+        .map(|l| (l.level.as_ref().map(|n| n.value().as_str()), l.spread.as_ref().map(|s| *s.value())))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (Some("Level 1 Status"), Some(dec("0.005"))),
+            (Some("Level 2 Status"), Some(dec("0.00625"))),
+            (Some("Level 3 Status"), Some(dec("0.008")))
+        ]
+    );
+    assert!(found.spreads.is_empty(), "{:?}", found.spreads);
+}
+
+#[test]
+fn a_grid_written_as_lists_per_loan_type_is_a_grid_and_not_competing_flat_margins() {
+    let text = "     \"Applicable Margin\" shall mean:\n\n          (a) for Base Rate Loans, (i) 0.50% per annum if \
+        the Leverage Ratio exceeds 3.0 to 1 and (ii) 0.25% per annum if the Leverage Ratio is 3.0 to 1 or less; \
+        and\n\n          (b) for Eurodollar Rate Loans, (i) 1.75% per annum if the Leverage Ratio exceeds 3.0 to 1 \
+        and (ii) 1.25% per annum if the Leverage Ratio is 3.0 to 1 or less.\n\n     \"Bank\" means the lender.\n";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(spreads, [dec("0.0175"), dec("0.0125")]);
+    let base: Vec<Decimal> =
+        grid.value.iter().filter_map(|l| l.base_rate_spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(base, [dec("0.005"), dec("0.0025")]);
+    assert!(found.spreads.is_empty() && found.base_spreads.is_empty(), "{:?}", found.spreads);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdLibor));
+}
+
+#[test]
+fn a_prose_grid_for_each_facility_is_scoped_to_the_facility_its_list_names() {
+    let text = "\"Applicable Margin\" means (a) with respect to Term Loans, (i) 2.50% if the Leverage Ratio is \
+        greater than 2.0 to 1 and (ii) 2.25% if the Leverage Ratio is 2.0 to 1 or less; and (b) with respect to \
+        Revolving Loans, (i) 2.00% if the Leverage Ratio is greater than 2.0 to 1 and (ii) 1.75% if the \
+        Leverage Ratio is 2.0 to 1 or less.\n";
+    let found = pricing(text);
+    let read: Vec<(Vec<FacilityKey>, usize)> = found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
+    assert_eq!(read, [(vec![FacilityKey::Term], 2), (vec![FacilityKey::Revolving], 2)]);
+}
