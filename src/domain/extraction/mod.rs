@@ -48,6 +48,17 @@
 //! credit facility bears fees, so it needs no index or margin). Otherwise
 //! [`ExtractionStatus::PartialDataMissing`]. A text that is not a credit agreement at all (a lease,
 //! a recipe) is [`ExtractionStatus::IrrelevantDocument`] and nothing is extracted from it.
+//!
+//! # Layout
+//!
+//! Dependencies run one way. `text` (spans, clauses, tables, the structure index) and
+//! `number_words` are read by the finders of mentions (`numbers`, `dates`, `benchmarks`,
+//! `facility_refs`, `lei`, `parts`); `document` scans a text once with them. `scope` says which
+//! facilities each stated value is for; `pricing` and `facilities` read their candidates through
+//! it, and `facilities` applies `pricing` to each facility it assembles. `classification` decides
+//! whether the text is a credit agreement at all; `header`, `governing_law`, `parties`,
+//! `amendments`, `covenants` and `sustainability` each read one part of the agreement from the
+//! `document`; and [`extract_credit_agreement`] puts them together.
 
 mod amendments;
 mod benchmarks;
