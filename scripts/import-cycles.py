@@ -9,7 +9,6 @@ Usage: scripts/import-cycles.py [src]   (.ci/run runs it)
 """
 import os, re, sys
 root = sys.argv[1] if len(sys.argv) > 1 else 'src'
-skip_mod = '--with-mod' not in sys.argv
 files = {}
 for d, _, fs in os.walk(root):
     for f in fs:
@@ -17,11 +16,11 @@ for d, _, fs in os.walk(root):
             p = os.path.join(d, f)
             rel = os.path.relpath(p, root)[:-3]
             parts = rel.split('/')
-            if parts[-1] in ('mod', 'lib', 'main'):
+            if parts == ['main']:
+                continue  # the binary reaches the library as `creditflow::`, not `crate::`
+            if parts[-1] in ('mod', 'lib'):
                 parts = parts[:-1]
             files[tuple(parts)] = p
-def mod_of(path):
-    return path
 def strip_comments(s):
     s = re.sub(r'//[^\n]*', '', s)
     s = re.sub(r'/\*.*?\*/', '', s, flags=re.S)
@@ -86,12 +85,11 @@ for k, p in files.items():
     for u in re.finditer(r'\b((?:crate|super)(?:::\w+)+)', src):
         t = resolve(k, u.group(1))
         if t and t != k: edges[k].add(t)
-# optionally ignore edges to/from ancestor modules (mod.rs of parents)
+# a module's own ancestors and descendants do not count (a mod.rs declares and re-exports its children)
 def is_ancestor(a, b):
     return len(a) < len(b) and b[:len(a)] == a
-if skip_mod:
-    for k in edges:
-        edges[k] = {t for t in edges[k] if not is_ancestor(t, k) and not is_ancestor(k, t)}
+for k in edges:
+    edges[k] = {t for t in edges[k] if not is_ancestor(t, k) and not is_ancestor(k, t)}
 # tarjan
 idx, low, st, on, sccs, c = {}, {}, [], set(), [], [0]
 sys.setrecursionlimit(100000)

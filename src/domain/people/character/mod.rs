@@ -60,6 +60,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
+use super::text::compile;
+
 /// The fixed notice every character assessment carries.
 pub const CHARACTER_NOTICE: &str = "This assessment is an adjunct to human credit judgement and must never be the sole basis of a credit decision. It was produced automatically from public text by pattern matching, may be incomplete or wrong (including confusing people with the same name), and every finding must be verified by a person against its source. Adverse-action rules (ECOA / Regulation B) require specific, accurate reasons for any denial; GDPR Art. 22 gives individuals the right not to be subject to decisions based solely on automated processing; creditworthiness assessment of natural persons is a high-risk use under the EU AI Act.";
 
@@ -225,10 +227,6 @@ impl CharacterAssessment {
     pub fn notice(&self) -> &'static str {
         self.notice
     }
-}
-
-fn compile(source: &str) -> Regex {
-    Regex::new(source).unwrap_or_else(|error| panic!("character pattern {source:?} must compile: {error}"))
 }
 
 static ADVERSE_PATTERNS: LazyLock<Vec<(AdverseCategory, Regex)>> = LazyLock::new(|| {

@@ -69,7 +69,7 @@ pub(super) fn private_parts(name: String, statements: StatementSet) -> (Subject,
 }
 
 /// The statements and prices an analysis computes from, whoever supplied them.
-pub(super) struct Gathered {
+struct Gathered {
     financials: Option<CompanyFinancials>,
     /// Where each statement figure came from.
     provenance: Option<Vec<Value>>,
@@ -84,7 +84,7 @@ pub(super) struct Gathered {
 }
 
 /// Market capitalisation (last close × shares outstanding), volatility and return, for Merton.
-pub(super) fn market_inputs(
+fn market_inputs(
     latest: Option<&FiscalYearStatement>,
     stock: Option<&PriceSeries>,
     stats: &InstrumentStatistics,
@@ -100,11 +100,7 @@ pub(super) fn market_inputs(
 
 impl QuantService {
     /// The stored set `id` when the caller may use it (their own; any for administrators).
-    pub(super) async fn statement_set(
-        &self,
-        caller: Principal,
-        id: StatementSetId,
-    ) -> Result<StatementSetRecord, QuantError> {
+    async fn statement_set(&self, caller: Principal, id: StatementSetId) -> Result<StatementSetRecord, QuantError> {
         let unusable = || QuantError::Validation {
             field: "statement_set_id",
             message: "no statement set with this id that you may use".into(),
@@ -210,7 +206,7 @@ impl QuantService {
     }
 
     /// The analysis itself; `Err((provider, reason))` when a provider fails.
-    pub(super) async fn compute(
+    async fn compute(
         &self,
         subject: &Subject,
         analysis_type: CompanyAnalysisType,
@@ -317,7 +313,7 @@ impl QuantService {
 
     /// A listed company's statements (annual and quarterly, with TTM) and prices, as the analysis
     /// type needs them.
-    pub(super) async fn gather_listed(
+    async fn gather_listed(
         &self,
         company: &ResolvedCompany,
         analysis_type: CompanyAnalysisType,
@@ -362,7 +358,7 @@ impl QuantService {
         })
     }
 
-    pub(super) async fn fetch_prices(
+    async fn fetch_prices(
         &self,
         company: &ResolvedCompany,
         missing: &mut Vec<String>,

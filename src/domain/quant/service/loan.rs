@@ -36,7 +36,7 @@ pub struct PreparedLoan {
 
 impl QuantService {
     /// The newest statement set stored for the deal that the caller may use.
-    pub(super) async fn deal_statement_set(
+    async fn deal_statement_set(
         &self,
         caller: Principal,
         deal_id: i64,
@@ -49,7 +49,7 @@ impl QuantService {
 
     /// The facility terms of the agreements stored for `deal_id` that the caller may see (their
     /// own documents; all for administrators): `[{document_id, title, version, facilities:[…]}]`.
-    pub(super) async fn deal_terms(&self, caller: Principal, deal_id: i64) -> Result<Vec<Value>, QuantError> {
+    async fn deal_terms(&self, caller: Principal, deal_id: i64) -> Result<Vec<Value>, QuantError> {
         let Some(documents) = &self.documents else { return Ok(Vec::new()) };
         let owner = listed_owner(caller);
         let mut terms = Vec::new();
@@ -164,7 +164,7 @@ impl QuantService {
     }
 
     /// A listed borrower's annual statements, refused when it files none.
-    pub(super) async fn listed_annual_statements(
+    async fn listed_annual_statements(
         &self,
         company: &ResolvedCompany,
     ) -> Result<StatementsWithProvenance, QuantError> {
