@@ -14,6 +14,7 @@ use creditflow::Adapters;
 use creditflow::adapters::llm::OpenAiCompatible;
 use creditflow::adapters::market::{CsvMirrorPrices, MirrorFinancialData};
 use creditflow::adapters::retry::RetryPolicy;
+use creditflow::domain::chat::launch_params::LaunchKind;
 use serde_json::{Value, json};
 
 use crate::cdm_events;
@@ -25,7 +26,13 @@ use crate::people::{ADVERSE_MEDIA, PeopleWeb};
 const MARKET_DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/market-data");
 const CHAT: &str = "/api/digitizer-chatbot/chat";
 const LAUNCH: &str = "/api/digitizer-chatbot/launch-workflow";
-const LAUNCH_TOOLS: [&str; 3] = ["launch_quant_analysis", "launch_research", "launch_people_workflow"];
+const LAUNCH_TOOLS: [&str; 5] = [
+    "launch_company_analysis",
+    "launch_market_analysis",
+    "launch_loan_application",
+    "launch_research",
+    "launch_people_workflow",
+];
 const LOOKUP_TOOL: &str = "lookup_agreement_field";
 
 /// In-memory adapters with the sample market data, so that analyses of Apple run offline.
@@ -671,7 +678,7 @@ async fn with_a_document_the_model_may_look_up_its_fields_and_reads_them_as_tool
 #[tokio::test]
 async fn a_tool_call_launches_the_workflow_with_the_models_parameters_and_usage_is_summed() {
     let llm = FakeLlm::scripted(vec![
-        Scripted::tool_call("launch_quant_analysis", &json!({ "analysis_type": "company", "company_name": "Apple" })),
+        Scripted::tool_call("launch_company_analysis", &json!({ "company_name": "Apple" })),
         Scripted::text("I analysed Apple Inc. for you."),
     ])
     .await;
@@ -719,9 +726,80 @@ async fn a_tool_call_launches_the_workflow_with_the_models_parameters_and_usage_
 }
 
 #[tokio::test]
+async fn each_tool_carries_the_schema_its_launch_is_validated_by_and_a_call_using_every_field_launches() {
+    let llm = FakeLlm::scripted(vec![
+        Scripted::tool_call(
+            "launch_company_analysis",
+            &json!({ "company_name": "  Apple Inc ", "ticker": "AAPL", "focus": "financial" }),
+        ),
+        Scripted::text("Done."),
+    ])
+    .await;
+    let app = app_with_model(&llm, Duration::from_secs(5)).await;
+    let token = app.token_for("analyst").await;
+
+    let reply = say(&app, &token, "llm-schema", "analyse Apple's statements").await;
+
+    assert_eq!(reply["workflow_launched"], "quant", "{reply}");
+    assert_eq!(reply["workflow_result"]["status"], "completed", "{reply}");
+    assert!(reply["metadata"].get("tool_errors").is_none(), "{reply}");
+    let requests = chat_requests(&llm);
+    let offered = requests[0]["tools"].as_array().expect("tools");
+    for kind in LaunchKind::ALL {
+        let tool = offered
+            .iter()
+            .find(|t| t["function"]["name"] == kind.tool_name())
+            .unwrap_or_else(|| panic!("{}", kind.tool_name()));
+        assert_eq!(tool["function"]["parameters"], kind.tool_schema(), "{}", kind.tool_name());
+        assert_eq!(tool["function"]["parameters"]["additionalProperties"], false);
+    }
+}
+
+#[tokio::test]
+async fn an_invalid_call_is_answered_with_the_error_and_the_corrected_call_launches() {
+    let llm = FakeLlm::scripted(vec![
+        Scripted::tool_call("launch_company_analysis", &json!({ "company_name": "Apple", "query": "Apple margins" })),
+        Scripted::tool_call("launch_company_analysis", &json!({ "company_name": "Apple" })),
+        Scripted::text("I analysed Apple."),
+    ])
+    .await;
+    let app = app_with_model(&llm, Duration::from_secs(5)).await;
+    let token = app.token_for("analyst").await;
+
+    let reply = say(&app, &token, "llm-correct", "analyse Apple's margins").await;
+
+    assert_eq!(reply["workflow_launched"], "quant", "{reply}");
+    let told = tool_results(&chat_requests(&llm)[1]);
+    assert!(told[0].contains("workflow_params.query") && told[0].contains("not a parameter"), "{told:?}");
+    let analyses: Value = app.get("/api/quantitative-analysis/results", Some(&token)).await.json().await.expect("json");
+    assert_eq!(analyses["total"], 1, "the refused call stored nothing: {analyses}");
+}
+
+#[tokio::test]
+async fn invalid_calls_are_corrected_a_bounded_number_of_times_and_the_user_hears_why_in_words() {
+    let invalid =
+        || Scripted::tool_call("launch_loan_application", &json!({ "borrower_name": "Acme Corp", "loan_amount": -5 }));
+    let llm = FakeLlm::scripted(vec![invalid(), invalid(), invalid(), Scripted::text("")]).await;
+    let app = app_with_model(&llm, Duration::from_secs(5)).await;
+    let token = app.token_for("analyst").await;
+
+    let reply = say(&app, &token, "llm-bounded", "thanks").await;
+
+    assert!(reply.get("workflow_launched").is_none(), "{reply}");
+    let requests = chat_requests(&llm);
+    assert_eq!(requests.len(), 4, "three calls and the final answer: {}", requests.len());
+    let third = tool_results(&requests[3]);
+    assert!(third.last().is_some_and(|r| r.contains("no more launch attempts")), "{third:?}");
+    let response = reply["response"].as_str().expect("response");
+    assert!(response.contains("loan_amount") && response.contains("positive"), "{response}");
+    assert!(!response.trim_start().starts_with('{'), "words, not JSON: {response}");
+    assert_eq!(reply["metadata"]["launch_error"]["field"], "workflow_params.loan_amount", "{reply}");
+}
+
+#[tokio::test]
 async fn a_broken_tool_call_is_reported_to_the_model_and_launches_nothing() {
     let llm = FakeLlm::scripted(vec![
-        Scripted::raw_tool_call("launch_quant_analysis", r#"{"company_name": "App"#),
+        Scripted::raw_tool_call("launch_company_analysis", r#"{"company_name": "App"#),
         Scripted::text("Which company would you like me to analyse?"),
     ])
     .await;
@@ -734,7 +812,7 @@ async fn a_broken_tool_call_is_reported_to_the_model_and_launches_nothing() {
     assert_eq!(reply["response"], "Which company would you like me to analyse?");
     assert_eq!(reply["metadata"]["engine"], "llm");
     let errors = reply["metadata"]["tool_errors"].as_array().expect("tool_errors");
-    assert_eq!(errors[0]["tool"], "launch_quant_analysis", "{errors:?}");
+    assert_eq!(errors[0]["tool"], "launch_company_analysis", "{errors:?}");
     let results = tool_results(&chat_requests(&llm)[1]);
     assert!(results.iter().any(|r| r.contains("not a JSON object")), "{results:?}");
 }

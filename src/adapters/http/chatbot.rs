@@ -16,7 +16,7 @@ use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::rfc3339;
 use crate::domain::auth::Principal;
-use crate::domain::chat::launcher::LaunchError;
+use crate::domain::chat::launch_params::LaunchError;
 use crate::domain::chat::service::{ChatError, ChatTurn};
 use crate::ports::conversations::ChatSession;
 

@@ -4,6 +4,8 @@
 //!
 //! - [`service`]: the use case — a chat turn, a direct launch, the stored sessions — and its two
 //!   engines (language model, grammar);
+//! - [`launch_params`]: what a launch takes, one type per kind, read the same way from the launch
+//!   endpoint, a model's tool call and the grammar, and the JSON Schema of each tool generated from it;
 //! - [`launcher`]: starts any workflow (quant, research, people) from validated parameters;
 //! - [`intent`]: what a message asks for ([`Intent`], read against earlier [`HistoryTurn`]s) and the
 //!   grammar that decides it ([`parse_intent`]);
@@ -27,6 +29,7 @@
 mod amount;
 pub mod document_answer;
 pub mod intent;
+pub mod launch_params;
 pub mod launcher;
 mod mentions;
 mod phrases;

@@ -15,7 +15,7 @@ use super::statements::{CompanyFinancials, finite};
 use super::{Metric, Unit};
 
 /// The facility asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LoanType {
     TermLoan,

@@ -10,7 +10,7 @@ use crate::ports::financial_data::ResolvedCompany;
 use crate::ports::store::StoreError;
 
 /// Which sections a company analysis computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CompanyAnalysisType {
     /// Statements, market statistics and credit risk.
@@ -65,6 +65,12 @@ pub struct MarketRequest {
 /// arranged, so a larger figure is a typing or unit error, and it keeps every derived figure far
 /// from the range where floating point loses whole dollars.
 pub const MAX_LOAN_AMOUNT: f64 = 1e12;
+
+/// Longest company (or borrower) name accepted, in characters.
+pub const MAX_COMPANY_NAME_CHARS: usize = 200;
+
+/// Longest market query accepted, in characters.
+pub const MAX_MARKET_QUERY_CHARS: usize = 500;
 
 /// A loan application as submitted.
 #[derive(Clone, Debug)]

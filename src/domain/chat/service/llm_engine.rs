@@ -7,19 +7,24 @@ use serde_json::{Map, Value, json};
 
 use super::{Answer, ChatError, ChatService, ChatTurn, DocumentInContext};
 use crate::domain::auth::Principal;
+use crate::domain::chat::launch_params::LaunchKind;
 use crate::domain::chat::launcher::Launch;
 use crate::domain::chat::{AgreementField, HistoryTurn, Role, answer_from_agreement};
-use crate::domain::quant::request::MAX_LOAN_AMOUNT;
 use crate::domain::research::text::truncate_at_word;
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, TokenUsage, ToolCall, ToolSpec};
 
-/// Model calls per turn: enough for a lookup, a launch (with one corrected call) and the answer.
-const MAX_MODEL_ROUNDS: usize = 4;
+/// Model calls per turn: enough for a lookup, a launch (with corrected calls) and the answer.
+const MAX_MODEL_ROUNDS: usize = 5;
+
+/// Launch calls refused as invalid that the model may correct in one turn; after that, launch
+/// tools answer that no more attempts are taken, and the model tells the user what was wrong.
+const MAX_INVALID_LAUNCHES: usize = 2;
 
 const INSTRUCTIONS: &str = "You are the assistant of creditflow, a credit-finance service. You answer \
-    questions about credit and launch workflows with the tools given: launch_quant_analysis (a company, \
-    market or loan-application analysis), launch_research (iterative web research on a question) and \
-    launch_people_workflow (research and a character assessment of a named person). Launch a workflow only \
+    questions about credit and launch workflows with the tools given: one tool per workflow (a company \
+    analysis, a market analysis, a loan application, research on a question, the people workflow for a named \
+    person). When a launch is refused as invalid, correct the arguments as the error says, or tell the user \
+    plainly what is missing. Launch a workflow only \
     when the user asks for one in their latest message, at most one per message, with the parameters the \
     user stated; never invent a company, person, amount or figure. When a document is in context, \
     lookup_agreement_field reads a term of its credit agreement: use it for questions about the document \
@@ -82,6 +87,12 @@ impl ChatService {
                 false => "the language model's tool calls could not be used".to_owned(),
             });
             let mut answer = self.answer_by_grammar(caller, turn, history, document, request_id).await?;
+            if answer.metadata.get("intent").and_then(Value::as_str) == Some("none")
+                && let Some(refusal) = session.launch_error.as_ref().and_then(|detail| detail["message"].as_str())
+            {
+                // The grammar found nothing either: the user hears why the model's launch was refused.
+                answer.response = refusal.to_owned();
+            }
             answer.metadata.insert("model".into(), json!(llm.model()));
             answer.metadata.insert("fallback_reason".into(), json!(reason));
             answer.metadata.insert("usage".into(), usage_json);
@@ -123,23 +134,25 @@ impl ChatService {
                 .push(json!({ "tool": call.name, "error": message, "arguments": truncate_at_word(raw, 200) }));
             return Ok(json!({ "error": message }));
         }
-        let workflow = match call.name.as_str() {
-            LOOKUP_TOOL => return Ok(lookup(call, document, session)),
-            "launch_quant_analysis" => "quant",
-            "launch_research" => "research",
-            "launch_people_workflow" => "people",
-            other => {
-                let message = format!("there is no tool named '{other}'");
-                session.errors.push(json!({ "tool": other, "error": message }));
-                return Ok(json!({ "error": message }));
-            }
+        if call.name == LOOKUP_TOOL {
+            return Ok(lookup(call, document, session));
+        }
+        let Some(kind) = LaunchKind::from_tool_name(&call.name) else {
+            let message = format!("there is no tool named '{}'", call.name);
+            session.errors.push(json!({ "tool": call.name, "error": message }));
+            return Ok(json!({ "error": message }));
         };
         if let Some(launched) = &session.launch {
             return Ok(json!({
                 "error": format!("a {} workflow was already launched for this message; only one is launched per message", launched.workflow_type),
             }));
         }
-        match self.try_launch(caller, turn, workflow, &call.arguments, request_id).await? {
+        if session.invalid_launches >= MAX_INVALID_LAUNCHES {
+            return Ok(json!({
+                "error": "no more launch attempts are taken for this message; tell the user plainly what was wrong",
+            }));
+        }
+        match self.try_launch(caller, turn, kind, &call.arguments, request_id).await? {
             Ok(launch) => {
                 let result = json!({
                     "status": "launched", "workflow_type": launch.workflow_type,
@@ -149,6 +162,9 @@ impl ChatService {
                 Ok(result)
             }
             Err((text, detail)) => {
+                if detail["status"] == 400 {
+                    session.invalid_launches += 1;
+                }
                 session.errors.push(json!({ "tool": call.name, "error": text }));
                 session.launch_error = Some(detail);
                 Ok(json!({ "error": text }))
@@ -164,6 +180,8 @@ const LOOKUP_TOOL: &str = "lookup_agreement_field";
 struct ToolSession {
     launch: Option<Launch>,
     launch_error: Option<Value>,
+    /// Launch calls refused as invalid (400), counted against [`MAX_INVALID_LAUNCHES`].
+    invalid_launches: usize,
     errors: Vec<Value>,
     cited_fields: Vec<String>,
 }
@@ -199,59 +217,13 @@ fn lookup(call: &ToolCall, document: Option<&DocumentInContext>, session: &mut T
     json!({ "field": field.as_str(), "found": answer.found, "answer": answer.text, "cited_fields": answer.cited_fields })
 }
 
-/// The tools the model may call: the three launches, and the agreement lookup when a document is
-/// in context.
+/// The tools the model may call: one launch per kind, each with the schema its arguments are read
+/// by, and the agreement lookup when a document is in context.
 fn tool_specs(with_document: bool) -> Vec<ToolSpec> {
-    let mut tools = vec![
-        ToolSpec::new(
-            "launch_quant_analysis",
-            "Run a quantitative credit analysis: of a company (analysis_type company: company_name, optional ticker \
-             and focus), of markets or sectors (analysis_type market: query, optional time_range), or of a loan \
-             application (analysis_type loan_application: borrower_name, loan_amount in USD, optional loan_type).",
-            json!({
-                "type": "object",
-                "properties": {
-                    "analysis_type": { "type": "string", "enum": ["company", "market", "loan_application"] },
-                    "company_name": { "type": "string" },
-                    "ticker": { "type": "string" },
-                    "focus": { "type": "string", "enum": ["comprehensive", "financial", "market", "risk"] },
-                    "query": { "type": "string", "description": "Tickers, sectors or markets to compare" },
-                    "time_range": { "type": "string", "enum": ["1M", "3M", "6M", "1Y", "5Y"] },
-                    "borrower_name": { "type": "string" },
-                    "loan_amount": { "type": "number", "exclusiveMinimum": 0, "maximum": MAX_LOAN_AMOUNT, "description": "In USD" },
-                    "loan_type": { "type": "string", "enum": ["term_loan", "revolving", "bridge", "other"] },
-                },
-                "required": ["analysis_type"],
-                "additionalProperties": false,
-            }),
-        ),
-        ToolSpec::new(
-            "launch_research",
-            "Queue iterative web research on a question; it completes in the background.",
-            json!({
-                "type": "object",
-                "properties": {
-                    "query": { "type": "string" },
-                    "max_iterations": { "type": "integer", "minimum": 1, "maximum": 20 },
-                },
-                "required": ["query"],
-                "additionalProperties": false,
-            }),
-        ),
-        ToolSpec::new(
-            "launch_people_workflow",
-            "Research a named person and assess the character dimension of credit from public sources.",
-            json!({
-                "type": "object",
-                "properties": {
-                    "person_name": { "type": "string" },
-                    "context": { "type": "string", "description": "Company or role, when the user stated it" },
-                },
-                "required": ["person_name"],
-                "additionalProperties": false,
-            }),
-        ),
-    ];
+    let mut tools: Vec<ToolSpec> = LaunchKind::ALL
+        .into_iter()
+        .map(|kind| ToolSpec::new(kind.tool_name(), kind.tool_description(), kind.tool_schema()))
+        .collect();
     if with_document {
         let fields: Vec<&str> = AgreementField::ALL.iter().map(AgreementField::as_str).collect();
         tools.push(ToolSpec::new(

@@ -4,13 +4,13 @@
 //! A turn is answered by one of two engines, and the reply's `metadata.engine` says which:
 //!
 //! - **`llm`** (in `llm_engine`), when a language model is configured: the model sees
-//!   instructions, the last [`HISTORY_WINDOW`] messages and the user's message, and may call four
-//!   tools — one per workflow (`launch_quant_analysis`, `launch_research`,
-//!   `launch_people_workflow`) and, when a document is in context, the read-only
-//!   `lookup_agreement_field`. Nothing else can be called. Tool arguments go through the same
-//!   validation as a launch request ([`parse_workflow_params`]); broken or invalid arguments are
-//!   answered to the model as a tool error (it may correct them), and at most one workflow is
-//!   launched per turn. User text, history and document values reach the model as data (user
+//!   instructions, the last [`HISTORY_WINDOW`] messages and the user's message, and may call one
+//!   tool per kind of launch ([`LaunchKind`]: company, market, loan application, research, people),
+//!   each with the JSON Schema of the type that reads its calls, and, when a document is in
+//!   context, the read-only `lookup_agreement_field`. Nothing else can be called. Tool arguments go
+//!   through the same validation as a launch request ([`parse_workflow_params`]); broken or invalid
+//!   arguments are answered to the model as a tool error (it may correct them, a bounded number of
+//!   times), and at most one workflow is launched per turn. User text, history and document values reach the model as data (user
 //!   turns and tool results), never as instructions.
 //! - **`deterministic`**, when no model is configured — or when the model fails (unreachable,
 //!   rate-limited, no usable answer) before it launched anything; then `metadata.fallback_reason`
@@ -32,7 +32,10 @@ use uuid::Uuid;
 
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
-use crate::domain::chat::launcher::{Launch, LaunchError, WorkflowLauncher, intent_params, parse_workflow_params};
+use crate::domain::chat::launch_params::{
+    LaunchError, LaunchKind, as_workflow_params, intent_launch, parse_workflow_params,
+};
+use crate::domain::chat::launcher::{Launch, WorkflowLauncher};
 use crate::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, Role, answer_from_agreement, parse_intent,
 };
@@ -439,9 +442,9 @@ impl ChatService {
             }
             Intent::None => answer.response = HELP.to_owned(),
             _ => {
-                if let Some((workflow_type, params)) = intent_params(&intent) {
-                    answer.metadata.insert("workflow_params".into(), params.clone());
-                    match self.try_launch(caller, turn, workflow_type, &params, request_id).await? {
+                if let Some((kind, arguments)) = intent_launch(&intent) {
+                    answer.metadata.insert("workflow_params".into(), as_workflow_params(kind, &arguments));
+                    match self.try_launch(caller, turn, kind, &arguments, request_id).await? {
                         Ok(launch) => {
                             answer.response = launch.message.clone();
                             answer.launch = Some(launch);
@@ -462,18 +465,18 @@ impl ChatService {
         &self,
         caller: Principal,
         turn: &ChatTurn,
-        workflow_type: &str,
-        params: &Value,
+        kind: LaunchKind,
+        arguments: &Value,
         request_id: &str,
     ) -> Result<Result<Launch, (String, Value)>, ChatError> {
-        let launched = match parse_workflow_params(workflow_type, params, turn.deal_id) {
+        let launched = match kind.parse(arguments, turn.deal_id) {
             Ok(params) => self.launcher.launch(caller, &turn.session_id, params, request_id).await,
             Err(error) => Err(error),
         };
         match launched {
             Ok(launch) => Ok(Ok(launch)),
             Err(LaunchError::Store(error)) => Err(ChatError::Store(error)),
-            Err(error) => Ok(Err(launch_refusal(workflow_type, &error))),
+            Err(error) => Ok(Err(launch_refusal(kind.workflow_type(), &error))),
         }
     }
 

@@ -119,18 +119,25 @@ impl PriceSeries {
 }
 
 /// A look-back period for market statistics, measured in trading days (252 per year).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub enum TimeRange {
     /// `1M`: 21 trading days.
+    #[serde(rename = "1M")]
     OneMonth,
     /// `3M`: 63 trading days. The default.
     #[default]
+    #[serde(rename = "3M")]
     ThreeMonths,
     /// `6M`: 126 trading days.
+    #[serde(rename = "6M")]
     SixMonths,
     /// `1Y`: 252 trading days.
+    #[serde(rename = "1Y")]
     OneYear,
     /// `5Y`: 1260 trading days.
+    #[serde(rename = "5Y")]
     FiveYears,
 }
 
@@ -182,12 +189,6 @@ impl TimeRange {
 impl fmt::Display for TimeRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for TimeRange {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
     }
 }
 

@@ -14,7 +14,9 @@ use crate::domain::quant::market::{InstrumentStatistics, PriceSeries, instrument
 use crate::domain::quant::narrative::narrate;
 use crate::domain::quant::quarterly::{QUARTERS_METHOD, TTM_METHOD, TrailingTwelveMonths, trailing_twelve_months};
 use crate::domain::quant::report::{finding_json, provenance_json, quarterly_json, statement_json};
-use crate::domain::quant::request::{CompanyAnalysisType, CompanyRequest, QuantError, validate_deal_id};
+use crate::domain::quant::request::{
+    CompanyAnalysisType, CompanyRequest, MAX_COMPANY_NAME_CHARS, QuantError, validate_deal_id,
+};
 use crate::domain::quant::runs::{AnalysisKind, AnalysisRecord};
 use crate::domain::quant::statements::{CompanyFinancials, FiscalYearStatement};
 use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD};
@@ -123,8 +125,11 @@ impl QuantService {
         request: CompanyRequest,
     ) -> Result<PreparedCompany, QuantError> {
         let name = request.company_name.trim();
-        if name.is_empty() || name.chars().count() > 200 {
-            return Err(QuantError::Validation { field: "company_name", message: "must be 1-200 characters".into() });
+        if name.is_empty() || name.chars().count() > MAX_COMPANY_NAME_CHARS {
+            return Err(QuantError::Validation {
+                field: "company_name",
+                message: format!("must be 1-{MAX_COMPANY_NAME_CHARS} characters"),
+            });
         }
         validate_deal_id(request.deal_id)?;
         if request.financials.is_some() && request.statement_set_id.is_some() {

@@ -10,7 +10,9 @@ use crate::domain::quant::market::{
 };
 use crate::domain::quant::narrative::narrate_market;
 use crate::domain::quant::report::finding_json;
-use crate::domain::quant::request::{MAX_INSTRUMENTS, MarketRequest, QuantError, validate_deal_id};
+use crate::domain::quant::request::{
+    MAX_INSTRUMENTS, MAX_MARKET_QUERY_CHARS, MarketRequest, QuantError, validate_deal_id,
+};
 use crate::domain::quant::runs::{AnalysisKind, AnalysisRecord};
 use crate::ports::financial_data::{CompanyQuery, FinancialDataError};
 
@@ -37,8 +39,11 @@ impl QuantService {
         request: MarketRequest,
     ) -> Result<PreparedMarket, QuantError> {
         let query = request.query.trim();
-        if query.is_empty() || query.chars().count() > 500 {
-            return Err(QuantError::Validation { field: "query", message: "must be 1-500 characters".into() });
+        if query.is_empty() || query.chars().count() > MAX_MARKET_QUERY_CHARS {
+            return Err(QuantError::Validation {
+                field: "query",
+                message: format!("must be 1-{MAX_MARKET_QUERY_CHARS} characters"),
+            });
         }
         validate_deal_id(request.deal_id)?;
         let prices = self.prices.as_ref().ok_or(QuantError::NotConfigured)?;
