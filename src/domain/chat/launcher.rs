@@ -11,12 +11,16 @@ use uuid::Uuid;
 
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::chat::follow_up::SessionRun;
 use crate::domain::chat::launch_params::{LaunchError, QuantParams, WorkflowParams};
+use crate::domain::people::request::PeopleError;
 use crate::domain::people::service::PeopleService;
+use crate::domain::quant::request::QuantError;
 use crate::domain::quant::runs::AnalysisRecord;
 use crate::domain::quant::service::{PreparedAnalysis, QuantService};
-use crate::domain::research::service::ResearchService;
+use crate::domain::research::service::{ResearchError, ResearchReport, ResearchService};
 use crate::ports::clock::Clock;
+use crate::ports::store::StoreError;
 
 /// A launched workflow.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,6 +139,76 @@ impl WorkflowLauncher {
         Ok(quant_launch(record))
     }
 
+    /// A run launched from a session, read back for `caller` from the `workflow` and the identifiers
+    /// the session kept (`reference`); `None` when it is gone or not the caller's to see.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot be read.
+    pub async fn stored_run(
+        &self,
+        caller: Principal,
+        workflow: &str,
+        reference: &Value,
+    ) -> Result<Option<SessionRun>, StoreError> {
+        let id = |key: &str| reference.get(key).and_then(Value::as_str).map(str::to_owned);
+        match workflow {
+            "quant" => {
+                let Some(id) = id("analysis_id").and_then(|id| id.parse().ok()) else { return Ok(None) };
+                match self.quant.get(caller, id).await {
+                    Ok(record) => Ok(Some(analysis_run(record))),
+                    Err(QuantError::Store(error)) => Err(error),
+                    Err(_) => Ok(None),
+                }
+            }
+            "research" => {
+                let Some(id) = id("research_id").and_then(|id| id.parse().ok()) else { return Ok(None) };
+                match self.research.get(caller, id).await {
+                    Ok(run) => {
+                        let report = ResearchReport::of(&run);
+                        Ok(Some(SessionRun {
+                            workflow: "research",
+                            kind: "research".into(),
+                            id: run.id.to_string(),
+                            link: format!("/api/deep-research/results/{}", run.id),
+                            status: run.status.as_str().into(),
+                            subject: run.query.clone(),
+                            ticker: None,
+                            time_range: None,
+                            error: run.error.clone(),
+                            result: json!({
+                                "answer": run.answer, "max_iterations": run.max_iterations,
+                                "sources": report.sources, "knowledge_items": report.knowledge_items,
+                                "statistics": report.statistics,
+                            }),
+                        }))
+                    }
+                    Err(ResearchError::Store(error)) => Err(error),
+                    Err(_) => Ok(None),
+                }
+            }
+            "people" => {
+                let Some(id) = id("people_id").and_then(|id| id.parse().ok()) else { return Ok(None) };
+                match self.people.get(caller, id).await {
+                    Ok(record) => Ok(Some(SessionRun {
+                        workflow: "people",
+                        kind: "people".into(),
+                        id: record.id.to_string(),
+                        link: format!("/api/people/results/{}", record.id),
+                        status: "completed".into(),
+                        subject: record.person_name.clone(),
+                        ticker: None,
+                        time_range: None,
+                        error: None,
+                        result: record.result,
+                    })),
+                    Err(PeopleError::Store(error)) => Err(error),
+                    Err(_) => Ok(None),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn launched_event(&self, launch: &Launch, session_id: &str, request_id: &str) -> Option<Value> {
         let previous = launch.cdm_events.last().and_then(cdm::event_identifier).and_then(|id| Uuid::parse_str(id).ok());
         let mut step = ObservationStep::new(
@@ -153,6 +227,31 @@ impl WorkflowLauncher {
         }
         let context = EventContext::new(Uuid::new_v4(), self.clock.now(), request_id).ok()?;
         Some(cdm::observation_step(&context, &step))
+    }
+}
+
+/// A stored analysis as a session run: its subject as the result names it (the resolved company),
+/// else as requested.
+fn analysis_run(record: AnalysisRecord) -> SessionRun {
+    let result = record.result.clone().unwrap_or(Value::Null);
+    let requested = |key: &str| record.request.get(key).and_then(Value::as_str).map(str::to_owned);
+    let company = &result["data"]["company"];
+    let subject = match record.kind.as_str() {
+        "market" => requested("query"),
+        "loan_application" => result["data"]["borrower"]["name"].as_str().map(str::to_owned).or_else(|| requested("borrower_name")),
+        _ => company["name"].as_str().map(str::to_owned).or_else(|| requested("company_name")),
+    };
+    SessionRun {
+        workflow: "quant",
+        kind: record.kind.as_str().into(),
+        id: record.id.to_string(),
+        link: format!("/api/quantitative-analysis/results/{}", record.id),
+        status: record.status.as_str().into(),
+        subject: subject.unwrap_or_else(|| "the subject".to_owned()),
+        ticker: company["ticker"].as_str().map(str::to_owned).or_else(|| requested("ticker")),
+        time_range: requested("time_range"),
+        error: record.error.clone(),
+        result,
     }
 }
 

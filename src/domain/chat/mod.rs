@@ -28,6 +28,7 @@
 
 mod amount;
 pub mod document_answer;
+pub mod follow_up;
 pub mod intent;
 pub mod launch_params;
 pub mod launcher;

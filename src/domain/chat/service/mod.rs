@@ -22,6 +22,7 @@
 //! for reading, chatting and launching alike. When a turn carries no `conversation_history`, the
 //! session's own stored messages are the history.
 
+mod follow_ups;
 mod llm_engine;
 
 use std::sync::Arc;
@@ -348,11 +349,13 @@ impl ChatService {
             }
         };
         let document = self.document_in_context(caller, &turn).await?;
-        let mut answer = match &self.llm {
-            Some(llm) => {
+        let follow_up = self.answer_follow_up(caller, &turn, document.as_ref(), request_id).await?;
+        let mut answer = match (follow_up, &self.llm) {
+            (Some(answer), _) => answer,
+            (None, Some(llm)) => {
                 self.answer_with_model(llm.as_ref(), caller, &turn, history, document.as_ref(), request_id).await?
             }
-            None => self.answer_by_grammar(caller, &turn, history, document.as_ref(), request_id).await?,
+            (None, None) => self.answer_by_grammar(caller, &turn, history, document.as_ref(), request_id).await?,
         };
         answer.metadata.insert("history_messages_used".into(), json!(history.len()));
         if let Some(document) = &document {

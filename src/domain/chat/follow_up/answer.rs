@@ -1,0 +1,459 @@
+//! Answers to follow-ups, written from a stored run only: each figure with its metric name, formula
+//! and inputs, each statement with its source. Nothing is computed here beyond formatting, so an
+//! answer never states a number the stored result does not hold.
+
+use serde_json::Value;
+
+use super::{FollowUp, MetricTopic};
+
+/// Sources listed at most in one answer.
+const MAX_SOURCES: usize = 8;
+/// Findings listed at most in one answer.
+const MAX_FINDINGS: usize = 6;
+
+/// A run the session launched, as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRun {
+    /// `quant`, `research` or `people`.
+    pub workflow: &'static str,
+    /// `company`, `market`, `loan_application`, `research` or `people`.
+    pub kind: String,
+    pub id: String,
+    /// Where the client reads it (`/api/quantitative-analysis/results/{id}`, …).
+    pub link: String,
+    /// `pending`, `running`, `completed` or `failed`.
+    pub status: String,
+    /// The company, borrower, market query, research question or person.
+    pub subject: String,
+    /// The company's ticker, when a company analysis knows it.
+    pub ticker: Option<String>,
+    /// A market analysis's window.
+    pub time_range: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// quant: `{summary, findings, metrics, data}`; research: the run as the API shows it
+    /// (`answer`, `sources`, `knowledge_items`, `statistics`); people: the people result.
+    pub result: Value,
+}
+
+impl SessionRun {
+    fn is_quant(&self) -> bool {
+        self.workflow == "quant"
+    }
+
+    fn finished(&self) -> bool {
+        self.status == "completed"
+    }
+
+    fn described(&self) -> String {
+        match self.kind.as_str() {
+            "company" => format!("the company analysis of {}", self.subject),
+            "market" => format!("the market analysis of {}", self.subject),
+            "loan_application" => format!("the loan application of {}", self.subject),
+            "research" => format!("the research on \"{}\"", self.subject),
+            _ => format!("the people research on {}", self.subject),
+        }
+    }
+}
+
+/// What a follow-up gets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FollowUpReply {
+    /// Words for the user, from run `run_id`.
+    Answer { text: String, run_id: Option<String> },
+    /// A market analysis comparing the run's subject with another.
+    Compare { query: String, time_range: Option<String>, run_id: String },
+}
+
+fn reply(text: String, run: &SessionRun) -> FollowUpReply {
+    FollowUpReply::Answer { text, run_id: Some(run.id.clone()) }
+}
+
+/// The answer to `follow_up` from `runs` (the session's runs, newest first).
+pub fn answer(follow_up: &FollowUp, runs: &[SessionRun]) -> FollowUpReply {
+    let newest = runs.first();
+    let newest_quant = runs.iter().find(|run| run.is_quant());
+    let nothing = |what: &str| FollowUpReply::Answer {
+        text: format!("None of the analyses launched in this session {what}. Launch one first, e.g. \"analyse Apple Inc\"."),
+        run_id: None,
+    };
+    match follow_up {
+        FollowUp::Status => newest.map_or_else(|| nothing("is there to report on"), |run| reply(status(run), run)),
+        FollowUp::Summary => newest.map_or_else(|| nothing("has a result yet"), |run| reply(summary(run), run)),
+        FollowUp::Sources => newest.map_or_else(|| nothing("has sources yet"), |run| reply(sources(run), run)),
+        FollowUp::Metric(topic) => match newest_quant {
+            Some(run) => reply(unfinished(run).unwrap_or_else(|| metric(run, *topic)), run),
+            None => nothing(&format!("has {} figures", topic.words())),
+        },
+        FollowUp::Rating => match newest_quant.or(newest) {
+            Some(run) => reply(unfinished(run).unwrap_or_else(|| rating(run)), run),
+            None => nothing("has a rating"),
+        },
+        FollowUp::Risks => match newest_quant.or(newest) {
+            Some(run) => reply(unfinished(run).unwrap_or_else(|| risks(run)), run),
+            None => nothing("has findings"),
+        },
+        FollowUp::Compare(other) => match newest_quant {
+            Some(run) => {
+                let subject = match run.kind.as_str() {
+                    "company" => run.ticker.clone().unwrap_or_else(|| run.subject.clone()),
+                    _ => run.subject.clone(),
+                };
+                FollowUpReply::Compare {
+                    query: format!("{subject} vs {other}"),
+                    time_range: run.time_range.clone(),
+                    run_id: run.id.clone(),
+                }
+            }
+            None => nothing("is a company or market analysis to compare"),
+        },
+    }
+}
+
+/// What to say instead of figures when the run has none yet (or failed).
+fn unfinished(run: &SessionRun) -> Option<String> {
+    (!run.finished()).then(|| status(run))
+}
+
+fn status(run: &SessionRun) -> String {
+    let what = run.described();
+    match run.status.as_str() {
+        "completed" => format!("{} is completed; see {}.", capitalised(&what), run.link),
+        "failed" => format!(
+            "{} failed: {}. See {}.",
+            capitalised(&what),
+            run.error.as_deref().unwrap_or("no reason was recorded"),
+            run.link
+        ),
+        status if run.kind == "research" => {
+            let statistics = &run.result["statistics"];
+            let count = |key: &str| statistics[key].as_u64().unwrap_or(0);
+            let items = run.result["knowledge_items"].as_array().map_or(0, Vec::len);
+            let max = run.result["max_iterations"].as_u64().unwrap_or(0);
+            format!(
+                "{} is {status}: {} of at most {max} iterations done, {} sources read and {items} knowledge items so far. \
+                 Follow it at {}.",
+                capitalised(&what),
+                count("iterations"),
+                count("sources_used"),
+                run.link
+            )
+        }
+        status => format!("{} is {status}; follow it at {}.", capitalised(&what), run.link),
+    }
+}
+
+fn summary(run: &SessionRun) -> String {
+    if let Some(text) = unfinished(run) {
+        return text;
+    }
+    let what = capitalised(&run.described());
+    match run.workflow {
+        "research" => {
+            let answer = run.result["answer"].as_str().unwrap_or("no answer was recorded");
+            format!("{what} answers: {answer}\n\n{}", research_sources(&run.result["sources"]))
+        }
+        "people" => {
+            let text = run.result["research_summary"]["text"].as_str().unwrap_or("no summary was recorded");
+            format!("{what}: {text}")
+        }
+        _ => format!("{what}: {} See {}.", run.result["summary"].as_str().unwrap_or("no summary was recorded"), run.link),
+    }
+}
+
+fn metric(run: &SessionRun, topic: MetricTopic) -> String {
+    let metrics = run.result["metrics"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut lines = Vec::new();
+    for name in topic.metrics() {
+        for found in metrics.iter().filter(|m| m["name"] == *name) {
+            lines.push(cited_metric(found));
+        }
+    }
+    let what = run.described();
+    if lines.is_empty() {
+        let missing = missing_inputs(run);
+        return format!(
+            "{} has no {} figure{}. See {}.",
+            capitalised(&what),
+            topic.words(),
+            if missing.is_empty() { String::new() } else { format!(" ({missing})") },
+            run.link
+        );
+    }
+    format!("From {what} ({}):\n{}", run.link, bullets(&lines))
+}
+
+/// "debt_to_ebitda = 0.88x (total_debt / ebitda; total_debt = 111,088,000,000, ebitda = …)".
+fn cited_metric(metric: &Value) -> String {
+    let name = metric["name"].as_str().unwrap_or("?");
+    let symbol = metric["symbol"].as_str().map(|symbol| format!("{symbol} ")).unwrap_or_default();
+    let value = formatted(metric["value"].as_f64(), metric["unit"].as_str().unwrap_or(""));
+    let formula = metric["formula"].as_str().unwrap_or("");
+    let inputs: Vec<String> = metric["inputs"]
+        .as_array()
+        .map(|inputs| {
+            inputs
+                .iter()
+                .map(|input| format!("{} = {}", input["name"].as_str().unwrap_or("?"), plain(input["value"].as_f64())))
+                .collect()
+        })
+        .unwrap_or_default();
+    if inputs.is_empty() {
+        format!("{symbol}{name} = {value} (formula: {formula})")
+    } else {
+        format!("{symbol}{name} = {value} (formula: {formula}; inputs: {})", inputs.join(", "))
+    }
+}
+
+fn rating(run: &SessionRun) -> String {
+    let what = run.described();
+    let data = &run.result["data"];
+    match run.kind.as_str() {
+        "company" => {
+            let rating = &data["credit"]["rating"];
+            let Some(grade) = rating["grade"].as_str() else {
+                let missing = missing_inputs(run);
+                return format!(
+                    "{} has no synthetic rating{}. See {}.",
+                    capitalised(&what),
+                    if missing.is_empty() { String::new() } else { format!(": {missing}") },
+                    run.link
+                );
+            };
+            let metrics = run.result["metrics"].as_array().map(Vec::as_slice).unwrap_or_default();
+            let named = |name: &str| metrics.iter().find(|m| m["name"] == name).map(cited_metric);
+            let mut lines = vec![format!(
+                "The synthetic rating is {grade}, read from EBIT interest coverage on the coverage table: {}",
+                named("ebit_interest_coverage").unwrap_or_else(|| "the coverage figure is not stored".to_owned())
+            )];
+            lines.extend(named("probability_of_default").map(|line| format!("For that grade: {line}")));
+            lines.extend(named("synthetic_rating_spread").map(|line| format!("Spread: {line}")));
+            format!("From {what} ({}):\n{}", run.link, bullets(&lines))
+        }
+        "loan_application" => {
+            let loan = &data["loan"];
+            let recommendation = loan["recommendation"].as_str().unwrap_or("none recorded").replace('_', " ");
+            let mut lines = vec![format!(
+                "Recommendation: {recommendation}; grade {} with a one-year PD of {}.",
+                loan["grade"].as_str().unwrap_or("not computed"),
+                formatted(loan["pd"].as_f64(), "fraction")
+            )];
+            for reason in loan["assessment"]["reasons"].as_array().into_iter().flatten() {
+                lines.push(format!(
+                    "{} ({} = {}, threshold {}: {})",
+                    reason["statement"].as_str().unwrap_or(""),
+                    reason["metric"].as_str().unwrap_or("?"),
+                    plain(reason["value"].as_f64()),
+                    plain(reason["threshold"].as_f64()),
+                    reason["outcome"].as_str().unwrap_or("?").replace('_', " ")
+                ));
+            }
+            format!("From {what} ({}):\n{}", run.link, bullets(&lines))
+        }
+        "people" => {
+            let assessment = &run.result["credit_assessment"];
+            let band = assessment["score_band"].as_str().unwrap_or("not assessed");
+            let reasons: Vec<String> = assessment["reasons"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            format!(
+                "{} has the character band {band}, for human review.{}",
+                capitalised(&what),
+                if reasons.is_empty() { String::new() } else { format!("\n{}", bullets(&reasons)) }
+            )
+        }
+        _ => format!(
+            "{} gives no rating; ask for its returns, volatility or drawdown instead. See {}.",
+            capitalised(&what),
+            run.link
+        ),
+    }
+}
+
+fn risks(run: &SessionRun) -> String {
+    let what = run.described();
+    if run.workflow == "people" {
+        let findings: Vec<String> = run.result["credit_assessment"]["adverse_findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|finding| {
+                format!(
+                    "{} (source: {})",
+                    finding["statement"].as_str().unwrap_or(""),
+                    finding["url"].as_str().unwrap_or("not recorded")
+                )
+            })
+            .collect();
+        return if findings.is_empty() {
+            format!("{} found no adverse information.", capitalised(&what))
+        } else {
+            format!("Adverse findings of {what}:\n{}", bullets(&findings))
+        };
+    }
+    if run.workflow != "quant" {
+        return format!("{} has no risk findings; ask for its answer or its sources.", capitalised(&what));
+    }
+    let findings = run.result["findings"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut lines: Vec<String> = Vec::new();
+    for severity in ["concern", "watch"] {
+        for finding in findings.iter().filter(|f| f["severity"] == severity) {
+            if lines.len() < MAX_FINDINGS {
+                lines.push(cited_finding(finding));
+            }
+        }
+    }
+    if lines.is_empty() {
+        return format!(
+            "{} raised no finding of concern or to watch. See {} for all its findings.",
+            capitalised(&what),
+            run.link
+        );
+    }
+    format!("The main risks found by {what} ({}):\n{}", run.link, bullets(&lines))
+}
+
+/// "[concern] Current ratio 0.99x. (current_ratio = 0.9880, threshold 1)".
+fn cited_finding(finding: &Value) -> String {
+    let evidence = &finding["evidence"];
+    let threshold = evidence["threshold"].as_f64().map(|t| format!(", threshold {}", plain(Some(t)))).unwrap_or_default();
+    format!(
+        "[{}] {} ({} = {}{threshold})",
+        finding["severity"].as_str().unwrap_or("?"),
+        finding["statement"].as_str().unwrap_or(""),
+        evidence["metric"].as_str().unwrap_or("?"),
+        plain(evidence["value"].as_f64())
+    )
+}
+
+fn sources(run: &SessionRun) -> String {
+    let what = run.described();
+    match run.workflow {
+        "research" => format!("Sources of {what}:\n{}", research_sources(&run.result["sources"])),
+        "people" => format!("Sources of {what}:\n{}", research_sources(&run.result["research_summary"]["sources"])),
+        _ if run.kind == "market" => {
+            let symbols: Vec<&str> = run.result["data"]["instruments"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|instrument| instrument["symbol"].as_str())
+                .collect();
+            let benchmark = run.result["data"]["benchmark"].as_str().unwrap_or("none");
+            format!(
+                "{} reads daily closing prices of {} (benchmark {benchmark}) from the price provider; each figure's \
+                 inputs (first and last close, peak and trough) are stored with it at {}.",
+                capitalised(&what),
+                symbols.join(", "),
+                run.link
+            )
+        }
+        _ => {
+            let mut filings: Vec<String> = Vec::new();
+            for entry in run.result["data"]["provenance"].as_array().into_iter().flatten() {
+                let line = filing(entry);
+                if !filings.contains(&line) {
+                    filings.push(line);
+                }
+            }
+            if filings.is_empty() {
+                return format!("{} records no source document. See {}.", capitalised(&what), run.link);
+            }
+            let more = filings.len().saturating_sub(MAX_SOURCES);
+            filings.truncate(MAX_SOURCES);
+            let tail = if more > 0 { format!("\n(and {more} more at {})", run.link) } else { String::new() };
+            format!("The statements of {what} come from:\n{}{tail}", bullets(&filings))
+        }
+    }
+}
+
+/// "10-K filed 2023-11-03, accession 0000320193-23-000106: <url>", or the supplied statements.
+fn filing(entry: &Value) -> String {
+    let text = |key: &str| entry[key].as_str().unwrap_or("").to_owned();
+    if entry["accession_number"].is_string() {
+        format!(
+            "{} filed {}, accession {}: {}",
+            text("form"),
+            text("filed"),
+            text("accession_number"),
+            text("source_url")
+        )
+    } else {
+        let source = ["source", "source_url", "origin"].iter().map(|key| text(key)).find(|value| !value.is_empty());
+        format!("statements supplied with the request ({})", source.unwrap_or_else(|| "no document recorded".to_owned()))
+    }
+}
+
+fn research_sources(sources: &Value) -> String {
+    let lines: Vec<String> = sources
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(MAX_SOURCES)
+        .enumerate()
+        .map(|(i, source)| {
+            let title = source["title"].as_str().filter(|t| !t.is_empty()).unwrap_or("untitled");
+            format!("[{}] {title}: {}", i + 1, source["url"].as_str().unwrap_or("no URL recorded"))
+        })
+        .collect();
+    if lines.is_empty() { "No source was recorded.".to_owned() } else { lines.join("\n") }
+}
+
+fn missing_inputs(run: &SessionRun) -> String {
+    let data = &run.result["data"];
+    let reasons: Vec<&str> = data["missing_inputs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.as_str().or_else(|| entry["reason"].as_str()))
+        .take(3)
+        .collect();
+    reasons.join("; ")
+}
+
+fn bullets(lines: &[String]) -> String {
+    lines.iter().map(|line| format!("- {line}")).collect::<Vec<_>>().join("\n")
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+}
+
+/// A stored value in the unit it is measured in: 0.88x, 5.00%, 111,088,000,000, 10.61.
+fn formatted(value: Option<f64>, unit: &str) -> String {
+    let Some(value) = value else { return "not computed".to_owned() };
+    match unit {
+        "ratio" => format!("{value:.2}x"),
+        "fraction" => format!("{:.2}%", value * 100.0),
+        "currency" => grouped(value),
+        _ => plain(Some(value)),
+    }
+}
+
+/// A stored value as it stands: whole numbers grouped by thousands, others to four decimals.
+fn plain(value: Option<f64>) -> String {
+    match value {
+        None => "none".to_owned(),
+        Some(value) if value.fract() == 0.0 && value.abs() < 1e15 => grouped(value),
+        Some(value) => {
+            let text = format!("{value:.4}");
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        }
+    }
+}
+
+fn grouped(value: f64) -> String {
+    let rounded = format!("{:.0}", value.abs());
+    let mut out = String::new();
+    for (i, digit) in rounded.chars().enumerate() {
+        if i > 0 && (rounded.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    if value < 0.0 && rounded != "0" { format!("-{out}") } else { out }
+}

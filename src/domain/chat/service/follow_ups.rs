@@ -1,0 +1,105 @@
+//! Follow-up questions about the runs the session launched (see
+//! [`follow_up`](crate::domain::chat::follow_up)), answered before either engine is asked: from the
+//! stored results only, so that no model can put a figure of its own into the answer. A question
+//! about the agreement in context stays a document question.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::{Answer, ChatError, ChatService, ChatTurn, DocumentInContext};
+use crate::domain::auth::Principal;
+use crate::domain::chat::follow_up::{FollowUp, FollowUpReply, SessionRun, answer as answer_from_runs, recognise_follow_up};
+use crate::domain::chat::launch_params::LaunchKind;
+use crate::domain::chat::recognise_document_question;
+
+/// Stored messages searched for the session's launches, newest first.
+const LAUNCHES_LOOKBACK_MESSAGES: usize = 200;
+/// Runs read back at most for one follow-up: the newest few are the ones referred to.
+const RUNS_READ: usize = 3;
+
+impl ChatService {
+    /// The answer to a follow-up about the session's runs; `None` when the message is not one or the
+    /// session launched nothing yet (the engines answer it then).
+    pub(super) async fn answer_follow_up(
+        &self,
+        caller: Principal,
+        turn: &ChatTurn,
+        document: Option<&DocumentInContext>,
+        request_id: &str,
+    ) -> Result<Option<Answer>, ChatError> {
+        if turn.starts_session {
+            return Ok(None);
+        }
+        let Some(question) = recognise_follow_up(&turn.message) else { return Ok(None) };
+        if document.is_some() && recognise_document_question(&turn.message).is_some() {
+            return Ok(None);
+        }
+        let runs = self.session_runs(caller, &turn.session_id).await?;
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        let mut answer = Answer::default();
+        answer.metadata.insert("engine".into(), json!("deterministic"));
+        answer.metadata.insert("intent".into(), json!("follow_up"));
+        match answer_from_runs(&question, &runs) {
+            FollowUpReply::Answer { text, run_id } => {
+                answer.response = text;
+                answer.metadata.insert("follow_up".into(), json!({ "question": kind(&question), "run_id": run_id }));
+            }
+            FollowUpReply::Compare { query, time_range, run_id } => {
+                let arguments = json!({ "query": query, "time_range": time_range });
+                answer.metadata.insert("follow_up".into(), json!({ "question": "compare", "run_id": run_id }));
+                answer.metadata.insert("workflow_params".into(), json!({ "analysis_type": "market", "query": query }));
+                match self.try_launch(caller, turn, LaunchKind::MarketAnalysis, &arguments, request_id).await? {
+                    Ok(launch) => {
+                        answer.response = launch.message.clone();
+                        answer.launch = Some(launch);
+                    }
+                    Err((text, detail)) => {
+                        answer.response = text;
+                        answer.metadata.insert("launch_error".into(), detail);
+                    }
+                }
+            }
+        }
+        Ok(Some(answer))
+    }
+
+    /// The runs the session launched that the caller may see, newest first (at most [`RUNS_READ`]).
+    async fn session_runs(&self, caller: Principal, session_id: &str) -> Result<Vec<SessionRun>, ChatError> {
+        let Some(session) = self.conversations.recent(session_id, LAUNCHES_LOOKBACK_MESSAGES).await? else {
+            return Ok(Vec::new());
+        };
+        let mut seen = BTreeSet::new();
+        let mut runs = Vec::new();
+        for message in session.messages.iter().rev() {
+            let (Some(workflow), Some(reference)) = (&message.workflow_launched, &message.workflow_result) else {
+                continue;
+            };
+            if runs.len() == RUNS_READ {
+                break;
+            }
+            if !seen.insert(reference.to_string()) {
+                continue;
+            }
+            if let Some(run) = self.launcher.stored_run(caller, workflow, reference).await? {
+                runs.push(run);
+            }
+        }
+        Ok(runs)
+    }
+}
+
+/// The follow-up's name in `metadata.follow_up.question`.
+fn kind(question: &FollowUp) -> Value {
+    json!(match question {
+        FollowUp::Metric(topic) => topic.words(),
+        FollowUp::Rating => "rating",
+        FollowUp::Risks => "risks",
+        FollowUp::Sources => "sources",
+        FollowUp::Status => "status",
+        FollowUp::Summary => "summary",
+        FollowUp::Compare(_) => "compare",
+    })
+}
