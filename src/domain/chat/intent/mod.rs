@@ -229,4 +229,6 @@ pub fn parse_intent(message: &str, history: &[HistoryTurn]) -> Intent {
 }
 
 #[cfg(test)]
+mod phrase_table;
+#[cfg(test)]
 mod tests;
