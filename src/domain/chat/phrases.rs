@@ -219,6 +219,18 @@ const INSTITUTION_WORDS: &[&str] = &[
     "sector",
     "market",
     "markets",
+    "industrial",
+    "manufacturing",
+    "logistics",
+    "shipping",
+    "mining",
+    "chemicals",
+    "pharma",
+    "retail",
+    "construction",
+    "utilities",
+    "telecom",
+    "airways",
 ];
 
 /// Words of a topic rather than a name: a phrase holding one is not taken for a company unless it
@@ -294,6 +306,12 @@ const TOPIC_WORDS: &[&str] = &[
     "news",
     "data",
     "numbers",
+    // Framing words: they say what a name is, and are never a name themselves.
+    "company",
+    "firm",
+    "ticker",
+    "tickers",
+    "symbol",
 ];
 
 /// Words that start a phrase that is not a name: determiners, pronouns, question words.
@@ -396,13 +414,15 @@ pub(super) fn is_proper_company(phrase: &str) -> bool {
 }
 
 /// A company named informally in lower case after an explicit analysis verb ("analyse apple"):
-/// one to three plain words, no determiner or pronoun, no topic word.
+/// one to three plain words, no determiner or pronoun, no topic word, no finance acronym ("ytd",
+/// "sofr").
 pub(super) fn is_informal_company(phrase: &str) -> bool {
     let words = tokens(phrase);
     !words.is_empty()
         && words.len() <= 3
         && starts_like_a_name(&words)
         && !holds_topic_word(&words)
+        && !words.iter().any(|w| NOT_TICKERS.contains(&w.to_ascii_uppercase().as_str()))
         && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '.' | '-' | '\'')))
         && words.iter().any(|w| w.chars().any(|c| c.is_alphabetic()))
 }

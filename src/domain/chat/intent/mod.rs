@@ -77,6 +77,7 @@
 //! that are not names ("how risky is lending to startups?").
 
 mod grammar;
+mod subject;
 
 use serde::Serialize;
 
