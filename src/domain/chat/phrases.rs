@@ -306,6 +306,8 @@ const TOPIC_WORDS: &[&str] = &[
     "news",
     "data",
     "numbers",
+    "share",
+    "shares",
     // Framing words: they say what a name is, and are never a name themselves.
     "company",
     "firm",
@@ -340,6 +342,11 @@ pub(super) fn bare_word(token: &str) -> String {
 
 fn tokens(phrase: &str) -> Vec<&str> {
     phrase.split_whitespace().collect()
+}
+
+/// Whether the phrase is nothing but a corporate suffix ("Inc.", "plc").
+pub(super) fn is_corporate_suffix(phrase: &str) -> bool {
+    matches!(tokens(phrase).as_slice(), [word] if CORPORATE_SUFFIXES.contains(&bare_word(word).as_str()))
 }
 
 /// Whether the phrase ends in (or, for banks and groups, holds) a corporate suffix.
@@ -495,11 +502,12 @@ pub(super) fn person_with_context(phrase: &str) -> Option<(String, Option<String
     None
 }
 
-/// A research topic worth launching on: some words, not a bare pronoun or deferral.
+/// A research topic worth launching on: some words, not a bare pronoun, deferral or the deal under
+/// discussion ("the deal", "this loan": the web knows nothing about it).
 pub(super) fn is_research_topic(phrase: &str) -> bool {
     static EMPTY_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
         compile(
-            r"(?i)^(?:it|this|that|them|these|those|him|her|something|anything|everything|stuff|things|more|that one|this one|this topic|that topic|the topic|the above|above)$",
+            r"(?i)^(?:it|this|that|them|these|those|him|her|something|anything|everything|stuff|things|more|that one|this one|this topic|that topic|the topic|the above|above|(?:the|this|that|our|my|your)\s+(?:deal|loan|facility|agreement|borrower|document|transaction|credit|file|case|company|firm|client|counterparty))$",
         )
     });
     let phrase = phrase.trim();

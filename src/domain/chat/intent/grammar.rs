@@ -12,8 +12,9 @@ use crate::domain::chat::amount::{AMOUNT, parse_amount};
 use crate::domain::chat::document_answer::recognise_document_question;
 use crate::domain::chat::mentions::company_mentions;
 use crate::domain::chat::phrases::{
-    compile, has_corporate_suffix, is_company_reference, is_informal_company, is_person_name, is_proper_company,
-    is_research_topic, normalise, person_with_context, split_ticker, strip_framing, trim_sentence_end, without,
+    bare_word, compile, has_corporate_suffix, is_company_reference, is_corporate_suffix, is_informal_company,
+    is_person_name, is_proper_company, is_research_topic, normalise, person_with_context, split_ticker, strip_framing,
+    trim_sentence_end, without,
 };
 use crate::domain::chat::time_range::{TimeRangeMention, find_time_range};
 
@@ -261,11 +262,78 @@ fn is_pronoun(phrase: &str) -> bool {
 
 static VERSUS_SEPARATOR: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i)\s(?:vs\.?|versus|v\.)\s"));
 
+/// Capitalised words that name a time or a scenario, not a company ("Q1 vs Q2", "Monday vs Friday").
+const NOT_COMPANY_WORDS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "spring",
+    "summer",
+    "autumn",
+    "fall",
+    "winter",
+    "today",
+    "yesterday",
+    "plan",
+    "option",
+    "scenario",
+    "case",
+    "version",
+    "draft",
+    "model",
+    "approach",
+    "strategy",
+    "method",
+    "team",
+    "side",
+];
+
+/// One side of a bare comparison that names a company: a ticker, or a company name without
+/// digits, single letters or calendar and scenario words.
+fn names_a_company(side: &str) -> bool {
+    let (name, ticker) = split_ticker(side);
+    ticker.is_some()
+        || is_proper_company(side)
+            && !is_corporate_suffix(side)
+            && !is_person_name(side)
+            && !name.split_whitespace().any(|word| {
+                let word = bare_word(word);
+                word.chars().count() == 1
+                    || word.chars().any(|c| c.is_ascii_digit())
+                    || NOT_COMPANY_WORDS.contains(&word.as_str())
+            })
+}
+
 /// "Contoso vs Fabrikam", "AAPL vs. MSFT": two or more sides, each a company or ticker. Without a
 /// verb or a time range, only names make a comparison a request ("SOFR vs LIBOR" is a question).
 fn names_only_companies(query: &str) -> bool {
     let sides: Vec<&str> = VERSUS_SEPARATOR.split(query).map(trim_sentence_end).collect();
-    sides.len() >= 2 && sides.iter().all(|side| is_proper_company(side) && !is_person_name(side))
+    sides.len() >= 2 && sides.iter().all(|side| names_a_company(side))
+}
+
+static LIST_SEPARATOR: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i),\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+"));
+
+/// "Contoso, Fabrikam and Northwind": a list with a comma, each item a company ("Contoso, Inc." is
+/// one company). Without a comma, "Procter and Gamble" may be one name, so it is not a list.
+fn lists_only_companies(query: &str) -> bool {
+    let sides: Vec<&str> = LIST_SEPARATOR.split(query).map(trim_sentence_end).collect();
+    query.contains(',') && sides.len() >= 2 && sides.iter().all(|side| names_a_company(side))
 }
 
 fn market_query(raw: &str) -> Option<String> {
@@ -474,7 +542,7 @@ static ITS_ASPECT_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
 });
 static RISK_MEASURE_OF: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?i)^(?:(?:what\s+(?:is|are|was)|estimate|calculate|compute|get|get\s+me|give\s+me|show\s+me|find|tell\s+me)\s+)?(?:the\s+|a\s+)?(?:(?:current|latest|implied|estimated|1y|one[-\s]year|12[-\s]month|annual|through-the-cycle|point-in-time)\s+)*(?:pds?|probability\s+of\s+default|default\s+probability|likelihood\s+of\s+default|distance\s+to\s+default|default\s+risk|credit\s+risk)\s+(?:of|for|at|on)\s+(?P<obj>.+)$",
+        r"(?i)^(?:(?:what\s+(?:is|are)|i\s+(?:want|need)|we\s+need|check|look\s+up|pull|estimate|calculate|compute|get|get\s+me|give\s+me|show\s+me|find|tell\s+me)\s+)?(?:the\s+|a\s+)?(?:(?:current|latest|implied|estimated|1y|one[-\s]year|12[-\s]month|annual|through-the-cycle|point-in-time)\s+)*(?:pds?|probability\s+of\s+default|default\s+probability|likelihood\s+of\s+default|distance\s+to\s+default|default\s+risk|credit\s+risk)\s+(?:of|for|at|on)\s+(?P<obj>.+)$",
     )
 });
 static ASPECT_OF_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
@@ -584,6 +652,10 @@ fn resolve_company(
     informal: bool,
 ) -> Option<Intent> {
     let phrase = trim_sentence_end(phrase);
+    // A name holds no time range ("Contoso Ltd last year") and is not an amount ("$25mm").
+    if find_time_range(phrase).is_some() || parse_amount(phrase).is_some() {
+        return None;
+    }
     if is_company_reference(phrase) {
         return Some(match last_company(history) {
             Some((name, ticker)) => company_intent(name, ticker, analysis_type),
@@ -609,8 +681,9 @@ fn resolve_company(
 /// implies), a market, or a research topic.
 fn analysis_target(object: &str, default_type: CompanyAnalysisType, history: &[HistoryTurn]) -> Option<Intent> {
     let object = trim_sentence_end(object);
-    // "analyse Apple vs Microsoft" compares: a market analysis of the names.
-    if names_only_companies(object) {
+    // "analyse Apple vs Microsoft", "analyse Contoso, Fabrikam and Northwind" compare: a market
+    // analysis of the names.
+    if names_only_companies(object) || lists_only_companies(object) {
         return Some(Intent::Quant(QuantRequest::Market { query: object.to_owned(), time_range: None }));
     }
     for pattern in [&*OBJECT_POSSESSIVE_ASPECT, &*ASPECT_OF_OBJECT, &*OBJECT_FOR_ASPECT] {
@@ -625,7 +698,9 @@ fn analysis_target(object: &str, default_type: CompanyAnalysisType, history: &[H
     }
     if let Some((mention, span)) = find_time_range(object) {
         let rest = without(object, span.clone());
-        if is_proper_company(&rest) || MARKET_WORDS.is_match(&rest) || names_only_companies(&rest) {
+        let stock = framed_company(&rest, false).is_some_and(|framed| framed.as_stock);
+        let several = names_only_companies(&rest) || lists_only_companies(&rest);
+        if is_proper_company(&rest) || MARKET_WORDS.is_match(&rest) || several || stock {
             let (time_range, keep_words) = read_mention(mention);
             let mut query = market_query(&rest)?;
             if keep_words {

@@ -241,6 +241,8 @@ fn from_the_issue() -> Vec<Row> {
         row("look into Siemens AG", company("Siemens AG", None, Comprehensive)),
         row("look into the company Northwind Industrial", company("Northwind Industrial", None, Comprehensive)),
         row("please look into ticker NVDA", company("NVDA", Some("NVDA"), Comprehensive)),
+        row("I want the PD of Contoso", company("Contoso", None, Risk)),
+        row("check the PD of Fabrikam Inc", company("Fabrikam Inc", None, Risk)),
         // Framing words are never part of the name.
         row("analyze company Northwind Industrial", company("Northwind Industrial", None, Comprehensive)),
         row("analyse the company Contoso", company("Contoso", None, Comprehensive)),
@@ -326,6 +328,9 @@ fn from_the_issue() -> Vec<Row> {
             market("energy sector over the last 2 weeks", None),
         ),
         row("compare gold and oil over 18 months", market("gold and oil over 18 months", None)),
+        row("analyse Apple over 2 years", market("Apple over 2 years", None)),
+        row("how did stocks do year to date?", market("stocks year to date", Some(OneYear))),
+        row("analyse Tesla stock over 1Y", market("Tesla stock", Some(OneYear))),
         after(
             &["compare semiconductors and banks over 1Y"],
             "and YTD?",
@@ -346,6 +351,9 @@ fn from_the_issue() -> Vec<Row> {
         row("compare Contoso Ltd with Fabrikam Inc", market("Contoso Ltd with Fabrikam Inc", None)),
         row("analyse Apple vs Microsoft", market("Apple vs Microsoft", None)),
         row("Tesla versus Ford over the last 6 months", market("Tesla versus Ford", Some(SixMonths))),
+        row("analyse Apple vs Microsoft over 1Y", market("Apple vs Microsoft", Some(OneYear))),
+        row("analyse Contoso, Fabrikam and Northwind", market("Contoso, Fabrikam and Northwind", None)),
+        row("analyse Contoso, Inc.", company("Contoso, Inc.", None, Comprehensive)),
         // Nothing to launch.
         row("what's the PD?", Intent::None),
         row("what is a PD?", Intent::None),
@@ -375,5 +383,12 @@ fn from_the_issue() -> Vec<Row> {
         row("analyse YTD", Intent::None),
         row("tell me about due diligence", Intent::None),
         row("lend $0 to Contoso Ltd", Intent::None),
+        row("what was the PD of Contoso Ltd last year?", Intent::None),
+        row("Q1 vs Q2", Intent::None),
+        row("Plan A vs Plan B", Intent::None),
+        row("analyse shares", Intent::None),
+        row("analyse $25mm", Intent::None),
+        row("due diligence on the deal", Intent::None),
+        row("who is Northwind Industrial?", Intent::None),
     ]
 }
