@@ -15,7 +15,7 @@ use super::phrases::compile;
 /// context expected). A currency before or after, digits with optional thousands separators and
 /// decimals, and an optional multiplier: a word ("million", "bn") may follow a space, a letter
 /// ("k", "m", "b") must follow the digits directly so that "5 months" is never five million.
-pub(super) const AMOUNT: &str = r"(?:(?:us\$|[$€£¥])\s?|(?:usd|eur|gbp|chf|jpy|cad|aud)\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:thousand|million|mln|mio|billion|bn|mm|mn)\b|[kmb]\b)?(?:\s?(?:usd|eur|gbp|chf|jpy|cad|aud|dollars|euros|pounds)\b)?";
+pub(super) const AMOUNT: &str = r"(?:(?:us\$|[$€£¥])\s?|(?:usd|eur|gbp|chf|jpy|cad|aud)\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:thousand|million|mln|mio|billion|bn|mm|mn)\b|[kmb]\b)?(?:\s?(?:usd|eur|gbp|chf|jpy|cad|aud|dollars?|euros?|pounds?)\b)?";
 
 /// An amount of money read from a message.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,7 +28,7 @@ pub(super) struct MoneyAmount {
 
 static PARTS: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?i)^(?:(?P<sym>us\$|[$€£¥])\s?|(?P<code>usd|eur|gbp|chf|jpy|cad|aud)\s?)?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(?P<mult>thousand|million|mln|mio|billion|bn|mm|mn|[kmb]))?(?:\s?(?P<after>usd|eur|gbp|chf|jpy|cad|aud|dollars|euros|pounds))?$",
+        r"(?i)^(?:(?P<sym>us\$|[$€£¥])\s?|(?P<code>usd|eur|gbp|chf|jpy|cad|aud)\s?)?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(?P<mult>thousand|million|mln|mio|billion|bn|mm|mn|[kmb]))?(?:\s?(?P<after>usd|eur|gbp|chf|jpy|cad|aud|dollars?|euros?|pounds?))?$",
     )
 });
 
@@ -59,9 +59,9 @@ pub(super) fn parse_amount(text: &str) -> Option<MoneyAmount> {
 
 fn currency_code(marker: &str) -> Option<&'static str> {
     Some(match marker.to_ascii_lowercase().as_str() {
-        "$" | "us$" | "usd" | "dollars" => "USD",
-        "€" | "eur" | "euros" => "EUR",
-        "£" | "gbp" | "pounds" => "GBP",
+        "$" | "us$" | "usd" | "dollar" | "dollars" => "USD",
+        "€" | "eur" | "euro" | "euros" => "EUR",
+        "£" | "gbp" | "pound" | "pounds" => "GBP",
         "¥" | "jpy" => "JPY",
         "chf" => "CHF",
         "cad" => "CAD",
@@ -89,6 +89,11 @@ mod tests {
         assert_eq!(amount("£300k"), Some((300_000.0, Some("GBP"))));
         assert_eq!(amount("3 billion dollars"), Some((3_000_000_000.0, Some("USD"))));
         assert_eq!(amount("40mm"), Some((40_000_000.0, None)));
+        assert_eq!(amount("$25MM"), Some((25_000_000.0, Some("USD"))));
+        assert_eq!(amount("€40 million"), Some((40_000_000.0, Some("EUR"))));
+        assert_eq!(amount("250,000,000"), Some((250_000_000.0, None)));
+        assert_eq!(amount("USD 10m"), Some((10_000_000.0, Some("USD"))));
+        assert_eq!(amount("10 million euro"), Some((10_000_000.0, Some("EUR"))));
     }
 
     #[test]

@@ -219,6 +219,18 @@ const INSTITUTION_WORDS: &[&str] = &[
     "sector",
     "market",
     "markets",
+    "industrial",
+    "manufacturing",
+    "logistics",
+    "shipping",
+    "mining",
+    "chemicals",
+    "pharma",
+    "retail",
+    "construction",
+    "utilities",
+    "telecom",
+    "airways",
 ];
 
 /// Words of a topic rather than a name: a phrase holding one is not taken for a company unless it
@@ -294,6 +306,14 @@ const TOPIC_WORDS: &[&str] = &[
     "news",
     "data",
     "numbers",
+    "share",
+    "shares",
+    // Framing words: they say what a name is, and are never a name themselves.
+    "company",
+    "firm",
+    "ticker",
+    "tickers",
+    "symbol",
 ];
 
 /// Words that start a phrase that is not a name: determiners, pronouns, question words.
@@ -322,6 +342,11 @@ pub(super) fn bare_word(token: &str) -> String {
 
 fn tokens(phrase: &str) -> Vec<&str> {
     phrase.split_whitespace().collect()
+}
+
+/// Whether the phrase is nothing but a corporate suffix ("Inc.", "plc").
+pub(super) fn is_corporate_suffix(phrase: &str) -> bool {
+    matches!(tokens(phrase).as_slice(), [word] if CORPORATE_SUFFIXES.contains(&bare_word(word).as_str()))
 }
 
 /// Whether the phrase ends in (or, for banks and groups, holds) a corporate suffix.
@@ -396,13 +421,15 @@ pub(super) fn is_proper_company(phrase: &str) -> bool {
 }
 
 /// A company named informally in lower case after an explicit analysis verb ("analyse apple"):
-/// one to three plain words, no determiner or pronoun, no topic word.
+/// one to three plain words, no determiner or pronoun, no topic word, no finance acronym ("ytd",
+/// "sofr").
 pub(super) fn is_informal_company(phrase: &str) -> bool {
     let words = tokens(phrase);
     !words.is_empty()
         && words.len() <= 3
         && starts_like_a_name(&words)
         && !holds_topic_word(&words)
+        && !words.iter().any(|w| NOT_TICKERS.contains(&w.to_ascii_uppercase().as_str()))
         && words.iter().all(|w| w.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '.' | '-' | '\'')))
         && words.iter().any(|w| w.chars().any(|c| c.is_alphabetic()))
 }
@@ -475,11 +502,12 @@ pub(super) fn person_with_context(phrase: &str) -> Option<(String, Option<String
     None
 }
 
-/// A research topic worth launching on: some words, not a bare pronoun or deferral.
+/// A research topic worth launching on: some words, not a bare pronoun, deferral or the deal under
+/// discussion ("the deal", "this loan": the web knows nothing about it).
 pub(super) fn is_research_topic(phrase: &str) -> bool {
     static EMPTY_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
         compile(
-            r"(?i)^(?:it|this|that|them|these|those|him|her|something|anything|everything|stuff|things|more|that one|this one|this topic|that topic|the topic|the above|above)$",
+            r"(?i)^(?:it|this|that|them|these|those|him|her|something|anything|everything|stuff|things|more|that one|this one|this topic|that topic|the topic|the above|above|(?:the|this|that|our|my|your)\s+(?:deal|loan|facility|agreement|borrower|document|transaction|credit|file|case|company|firm|client|counterparty))$",
         )
     });
     let phrase = phrase.trim();

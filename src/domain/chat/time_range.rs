@@ -1,8 +1,17 @@
 //! Time ranges as people type them in chat ("over 1Y", "over the last 6 months", "past year", "last
-//! quarter", "5Y"), and the windows a market analysis offers ([`TimeRange`]). A range the analysis
-//! does not offer ("over 2 years", "year to date") is still found, as
-//! [`TimeRangeMention::Unsupported`], so that the grammar can keep it in the words of the query
-//! instead of dropping it.
+//! quarter", "5Y"), and the windows a market analysis offers ([`TimeRange`]: 1M, 3M, 6M, 1Y, 5Y).
+//!
+//! A range the analysis does not offer never silently becomes another one:
+//!
+//! - **Year to date** ("YTD", "year to date", "this year") is read as 1Y, the shortest offered
+//!   window that always covers it (1Y is 252 trading days, a whole year), and its words stay in the
+//!   query ([`TimeRangeMention::Covering`]), so the analysis says which period was meant. No
+//!   shorter window is honest: in December the year to date is eleven months.
+//! - Anything else the analysis does not offer ("over 2 years", "over 18 months", "the last 2
+//!   weeks", "this quarter", "this month") is still found, as [`TimeRangeMention::Unsupported`], so
+//!   that the grammar keeps it in the words of the query instead of dropping it. Quarter and month
+//!   to date are not read as 3M and 1M: a quarter can hold more than 63 trading days and a month
+//!   more than 21.
 
 use crate::domain::quant::market::TimeRange;
 use std::ops::Range;
@@ -17,7 +26,10 @@ use super::phrases::compile;
 pub(super) enum TimeRangeMention {
     /// One of the ranges the market analysis offers.
     Supported(TimeRange),
-    /// A range the market analysis does not offer ("2 years", "year to date").
+    /// A period the market analysis does not offer exactly, inside one it does: the year to date,
+    /// covered by 1Y. Its words stay in the query.
+    Covering(TimeRange),
+    /// A range the market analysis does not offer ("2 years", "this quarter").
     Unsupported,
 }
 
@@ -29,7 +41,7 @@ static TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 
 static OTHER_TIME_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?i)(?:\b(?:over|for|across|in|during|within)\s+)?(?:\bthe\s+)?(?:\b(?P<half>(?:last|past)\s+)?half(?:\s+a|-a)?[\s-]year\b|\b(?P<ytd>ytd|year[\s-]to[\s-]date|this\s+(?:year|quarter|month|week))\b)",
+        r"(?i)(?:\b(?:over|for|across|in|during|within)\s+)?(?:\bthe\s+)?(?:\b(?P<half>(?:last|past)\s+)?half(?:\s+a|-a)?[\s-]year\b|\b(?P<ytd>ytd|year[\s-]to[\s-]date|this\s+year|so\s+far\s+this\s+year)\b|\b(?P<to_date>[qmw]td|(?:quarter|month|week)[\s-]to[\s-]date|this\s+(?:quarter|month|week))\b)",
     )
 });
 
@@ -86,6 +98,8 @@ pub(super) fn find_time_range(text: &str) -> Option<(TimeRangeMention, Range<usi
         && found.as_ref().is_none_or(|(_, range)| whole.start() < range.start)
     {
         let mention = if captures.name("ytd").is_some() {
+            TimeRangeMention::Covering(TimeRange::OneYear)
+        } else if captures.name("to_date").is_some() {
             TimeRangeMention::Unsupported
         } else {
             TimeRangeMention::Supported(TimeRange::SixMonths)
@@ -100,6 +114,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_year_to_date_is_covered_by_one_year_and_said_so() {
+        let covered = Some(TimeRangeMention::Covering(TimeRange::OneYear));
+        for text in ["YTD", "ytd", "year to date", "year-to-date", "performed this year"] {
+            assert_eq!(find_time_range(text).map(|(mention, _)| mention), covered, "{text}");
+        }
+    }
+
+    #[test]
     fn time_ranges_need_a_preposition_or_the_compact_form() {
         let range = |text: &str| find_time_range(text).map(|(mention, _)| mention);
         assert_eq!(range("over 1Y"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
@@ -109,8 +131,13 @@ mod tests {
         assert_eq!(range("over five years"), Some(TimeRangeMention::Supported(TimeRange::FiveYears)));
         assert_eq!(range("over the last half year"), Some(TimeRangeMention::Supported(TimeRange::SixMonths)));
         assert_eq!(range("over 2 years"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("year to date"), Some(TimeRangeMention::Unsupported));
-        assert_eq!(range("performed this year"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("over 18 months"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("over the last 2 weeks"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("this quarter"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("QTD"), Some(TimeRangeMention::Unsupported));
+        assert_eq!(range("1y"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
+        assert_eq!(range("past 12 months"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
+        assert_eq!(range("last year"), Some(TimeRangeMention::Supported(TimeRange::OneYear)));
         assert_eq!(range("5-year treasuries"), None);
         assert_eq!(range("2 year notes"), None);
         assert_eq!(range("the market"), None);

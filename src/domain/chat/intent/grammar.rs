@@ -7,15 +7,18 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{CompanyAnalysisType, HistoryTurn, Intent, LoanType, QuantRequest, Role};
+use super::{CompanyAnalysisType, HistoryTurn, Intent, LoanType, QuantRequest, Role, TimeRange};
 use crate::domain::chat::amount::{AMOUNT, parse_amount};
 use crate::domain::chat::document_answer::recognise_document_question;
 use crate::domain::chat::mentions::company_mentions;
 use crate::domain::chat::phrases::{
-    compile, has_corporate_suffix, is_company_reference, is_informal_company, is_person_name, is_proper_company,
-    is_research_topic, normalise, person_with_context, split_ticker, strip_framing, trim_sentence_end, without,
+    bare_word, compile, has_corporate_suffix, is_company_reference, is_corporate_suffix, is_informal_company,
+    is_person_name, is_proper_company, is_research_topic, normalise, person_with_context, split_ticker, strip_framing,
+    trim_sentence_end, without,
 };
 use crate::domain::chat::time_range::{TimeRangeMention, find_time_range};
+
+use super::subject::framed_company;
 
 /// The grammar proper. `history` is empty while earlier turns are being read, so references in
 /// them stay unresolved instead of recursing.
@@ -146,11 +149,15 @@ fn loan_application(request: &str) -> Option<Intent> {
             return None;
         }
         let borrower = trim_sentence_end(captures.name("b")?.as_str());
-        let acceptable = is_proper_company(borrower) || (!rule.strict_borrower && is_informal_company(borrower));
-        if !acceptable || is_company_reference(borrower) {
-            return None;
-        }
-        let (borrower_name, _) = split_ticker(borrower);
+        let borrower_name = if let Some(framed) = framed_company(borrower, !rule.strict_borrower) {
+            framed.name
+        } else {
+            let acceptable = is_proper_company(borrower) || (!rule.strict_borrower && is_informal_company(borrower));
+            if !acceptable || is_company_reference(borrower) {
+                return None;
+            }
+            split_ticker(borrower).0
+        };
         Some(Intent::Quant(QuantRequest::LoanApplication {
             borrower_name,
             loan_amount: amount.value,
@@ -174,8 +181,8 @@ static STARTS_WITH_TIME_WORD: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The time range of a message that is nothing but a time range ("and over 5Y?", "what about the
-/// last 3 months").
-fn follow_up_time_range(request: &str) -> Option<TimeRangeMention> {
+/// last 3 months"), and its words ("over 5Y", "YTD").
+fn follow_up_time_range(request: &str) -> Option<(TimeRangeMention, &str)> {
     let lead = FOLLOW_UP_LEAD.find(request).map_or(0, |m| m.end());
     let rest = &request[lead..];
     let rest = FOLLOW_UP_TAIL.find(rest).map_or(rest, |m| &rest[..m.start()]).trim();
@@ -184,15 +191,19 @@ fn follow_up_time_range(request: &str) -> Option<TimeRangeMention> {
     let (mention, span) = find_time_range(&candidate)?;
     let remainder = without(&candidate, span);
     let remainder = remainder.trim_matches(|c: char| !c.is_alphanumeric());
-    (remainder.is_empty() || remainder.eq_ignore_ascii_case("over")).then_some(mention)
+    (remainder.is_empty() || remainder.eq_ignore_ascii_case("over")).then_some((mention, rest))
 }
 
 fn market_follow_up(request: &str, history: &[HistoryTurn]) -> Option<Intent> {
-    let mention = follow_up_time_range(request)?;
+    let (mention, words) = follow_up_time_range(request)?;
     Some(match (mention, last_market_query(history)) {
         (TimeRangeMention::Supported(range), Some(query)) => {
             Intent::Quant(QuantRequest::Market { query, time_range: Some(range) })
         }
+        (TimeRangeMention::Covering(range), Some(query)) => {
+            Intent::Quant(QuantRequest::Market { query: format!("{query} {words}"), time_range: Some(range) })
+        }
+        // A window the service does not offer, or nothing to repeat: ask again in words.
         _ => Intent::None,
     })
 }
@@ -218,7 +229,7 @@ static COMPARISON_SEPARATOR: LazyLock<Regex> =
     LazyLock::new(|| compile(r"(?i)\s(?:and|with|to|vs\.?|versus|against)\s|,"));
 static VERSUS: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?i)^(?:how\s+(?P<how>did|does|do|has|have|is|are|were|was)\s+)?(?P<q>.+?\s(?:vs\.?|versus|v\.|against|compared\s+(?:to|with))\s.+?)(?:\s+(?P<verb>do|did|done|doing|perform|performed|performing|fare|fared|trade|traded|trading|compare|stack\s+up|move|moved))?$",
+        r"(?i)^(?:how\s+(?P<how>did|does|do|has|have|is|are|were|was)\s+|(?:analy[sz]e|assess|evaluate|review|show\s+me)\s+)?(?P<q>.+?\s(?:vs\.?|versus|v\.|against|compared\s+(?:to|with))\s.+?)(?:\s+(?P<verb>do|did|done|doing|perform|performed|performing|fare|fared|trade|traded|trading|compare|stack\s+up|move|moved))?$",
     )
 });
 static MARKET_VIEW: LazyLock<Regex> = LazyLock::new(|| {
@@ -242,6 +253,89 @@ static DOCUMENT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words that point back rather than name: a comparison holding one compares nothing yet.
+fn is_pronoun(phrase: &str) -> bool {
+    is_company_reference(phrase)
+        || ["this", "that", "these", "those", "him", "her", "us", "me", "both", "each other", "the others"]
+            .contains(&phrase.to_ascii_lowercase().as_str())
+}
+
+static VERSUS_SEPARATOR: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i)\s(?:vs\.?|versus|v\.)\s"));
+
+/// Capitalised words that name a time or a scenario, not a company ("Q1 vs Q2", "Monday vs Friday").
+const NOT_COMPANY_WORDS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "spring",
+    "summer",
+    "autumn",
+    "fall",
+    "winter",
+    "today",
+    "yesterday",
+    "plan",
+    "option",
+    "scenario",
+    "case",
+    "version",
+    "draft",
+    "model",
+    "approach",
+    "strategy",
+    "method",
+    "team",
+    "side",
+];
+
+/// One side of a bare comparison that names a company: a ticker, or a company name without
+/// digits, single letters or calendar and scenario words.
+fn names_a_company(side: &str) -> bool {
+    let (name, ticker) = split_ticker(side);
+    ticker.is_some()
+        || is_proper_company(side)
+            && !is_corporate_suffix(side)
+            && !is_person_name(side)
+            && !name.split_whitespace().any(|word| {
+                let word = bare_word(word);
+                word.chars().count() == 1
+                    || word.chars().any(|c| c.is_ascii_digit())
+                    || NOT_COMPANY_WORDS.contains(&word.as_str())
+            })
+}
+
+/// "Contoso vs Fabrikam", "AAPL vs. MSFT": two or more sides, each a company or ticker. Without a
+/// verb or a time range, only names make a comparison a request ("SOFR vs LIBOR" is a question).
+fn names_only_companies(query: &str) -> bool {
+    let sides: Vec<&str> = VERSUS_SEPARATOR.split(query).map(trim_sentence_end).collect();
+    sides.len() >= 2 && sides.iter().all(|side| names_a_company(side))
+}
+
+static LIST_SEPARATOR: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i),\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+"));
+
+/// "Contoso, Fabrikam and Northwind": a list with a comma, each item a company ("Contoso, Inc." is
+/// one company). Without a comma, "Procter and Gamble" may be one name, so it is not a list.
+fn lists_only_companies(query: &str) -> bool {
+    let sides: Vec<&str> = LIST_SEPARATOR.split(query).map(trim_sentence_end).collect();
+    query.contains(',') && sides.len() >= 2 && sides.iter().all(|side| names_a_company(side))
+}
+
 fn market_query(raw: &str) -> Option<String> {
     let query = trim_sentence_end(raw);
     let query = query.strip_prefix("the ").or_else(|| query.strip_prefix("The ")).unwrap_or(query);
@@ -262,16 +356,19 @@ fn market(request: &str) -> Option<Intent> {
     let has_range = mention.is_some();
     let query = if let Some(captures) = COMPARE.captures(rest) {
         let q = captures.name("q")?.as_str();
-        if !COMPARISON_SEPARATOR.is_match(q) {
+        let sides: Vec<&str> = COMPARISON_SEPARATOR.split(q).map(str::trim).collect();
+        // "compare it with Microsoft": what "it" is, the grammar does not guess.
+        if sides.len() < 2 || sides.iter().any(|side| side.is_empty() || is_pronoun(side)) {
             return None;
         }
         q
     } else if let Some(captures) = VERSUS.captures(rest) {
         let asked = captures.name("how").is_some() && captures.name("verb").is_some();
-        if !(asked || has_range) {
+        let q = captures.name("q")?.as_str();
+        if !(asked || has_range || names_only_companies(q)) {
             return None;
         }
-        captures.name("q")?.as_str()
+        q
     } else if let Some(captures) = MARKET_VIEW.captures(rest) {
         captures.name("q")?.as_str()
     } else if let Some(captures) = PERFORMANCE.captures(rest) {
@@ -285,15 +382,27 @@ fn market(request: &str) -> Option<Intent> {
     };
     let mut query = market_query(query)?;
     let time_range = match (mention, span) {
-        (Some(TimeRangeMention::Supported(range)), _) => Some(range),
-        // A window the service does not offer stays in the words of the query.
-        (Some(TimeRangeMention::Unsupported), Some(span)) => {
-            query = format!("{query} {}", request[span].trim());
-            None
+        (Some(mention), Some(span)) => {
+            let (time_range, keep_words) = read_mention(mention);
+            if keep_words {
+                query = format!("{query} {}", request[span].trim());
+            }
+            time_range
         }
         _ => None,
     };
     Some(Intent::Quant(QuantRequest::Market { query, time_range }))
+}
+
+/// The window a mention asks for, and whether its words must stay in the query: a window the
+/// service does not offer, or the year to date read as 1Y, is kept in words so that it never
+/// silently becomes another one.
+fn read_mention(mention: TimeRangeMention) -> (Option<TimeRange>, bool) {
+    match mention {
+        TimeRangeMention::Supported(range) => (Some(range), false),
+        TimeRangeMention::Covering(range) => (Some(range), true),
+        TimeRangeMention::Unsupported => (None, true),
+    }
 }
 
 // ---- people, investigations, research ----------------------------------------------------------
@@ -325,8 +434,12 @@ fn person_of(phrase: &str) -> Option<Intent> {
     is_person_name(name).then(|| people_intent(name.to_owned(), None))
 }
 
-/// A company named unmistakably: a ticker, or a capitalised name with a corporate suffix.
+/// A company named unmistakably: with framing words ("the company X", "ticker MSFT"), a ticker,
+/// or a capitalised name with a corporate suffix.
 fn unmistakable_company(phrase: &str) -> Option<(String, Option<String>)> {
+    if let Some(framed) = framed_company(phrase, false) {
+        return Some((framed.name, framed.ticker));
+    }
     let (name, ticker) = split_ticker(phrase);
     (ticker.is_some() || has_corporate_suffix(&name) && is_proper_company(&name)).then_some((name, ticker))
 }
@@ -342,7 +455,9 @@ fn people(request: &str) -> Option<Intent> {
     }
     if let Some(captures) = PERSON_CHECK.captures(request) {
         let obj = trim_sentence_end(captures.name("obj")?.as_str());
-        if let Some(person) = person_of(obj) {
+        if framed_company(obj, false).is_none()
+            && let Some(person) = person_of(obj)
+        {
             return Some(person);
         }
         let analysis_type = match captures.name("kind").map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
@@ -363,13 +478,18 @@ fn people(request: &str) -> Option<Intent> {
 
 static INVESTIGATE: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?i)^(?:look\s+into|look\s+in\s+to|dig\s+(?:deeper\s+)?into|dig\s+in\s+to|(?:do\s+a\s+)?deep[-\s]?dive\s+(?:into|on)|investigate|check\s+up\s+on|find\s+out\s+about|do\s+(?:some\s+)?(?:digging|homework|due\s+diligence)\s+on|run\s+due\s+diligence\s+on|dig\s+up\s+(?:anything|something|dirt|whatever\s+you\s+can)\s+on)\s+(?P<obj>.+)$",
+        r"(?i)^(?:look\s+into|look\s+in\s+to|dig\s+(?:deeper\s+)?into|dig\s+in\s+to|(?:do\s+a\s+)?deep[-\s]?dive\s+(?:into|on)|investigate|check\s+up\s+on|find\s+out\s+about|do\s+(?:some\s+)?(?:digging|homework)\s+on|(?:(?:do|run|perform|conduct|start)\s+(?:some\s+|a\s+)?)?due\s+diligence\s+(?:on|into|for)|dig\s+up\s+(?:anything|something|dirt|whatever\s+you\s+can)\s+on)\s+(?P<obj>.+)$",
     )
 });
 
 fn investigation(request: &str) -> Option<Intent> {
     let captures = INVESTIGATE.captures(request)?;
     let obj = trim_sentence_end(captures.name("obj")?.as_str());
+    if let Some(framed) = framed_company(obj, false) {
+        let analysis_type =
+            if framed.as_stock { CompanyAnalysisType::Market } else { CompanyAnalysisType::Comprehensive };
+        return Some(company_intent(framed.name, framed.ticker, analysis_type));
+    }
     if let Some(person) = person_of(obj) {
         return Some(person);
     }
@@ -418,6 +538,11 @@ static POSSESSIVE_ASPECT_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
 static ITS_ASPECT_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     compile(
         r"(?i)^(?:what|how)\s+(?:is|are|were|was)\s+(?:its|their)\s+(?P<aspect>.+?)(?:\s+(?:like|looking|doing|trending))?$",
+    )
+});
+static RISK_MEASURE_OF: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:what\s+(?:is|are)|i\s+(?:want|need)|we\s+need|check|look\s+up|pull|estimate|calculate|compute|get|get\s+me|give\s+me|show\s+me|find|tell\s+me)\s+)?(?:the\s+|a\s+)?(?:(?:current|latest|implied|estimated|1y|one[-\s]year|12[-\s]month|annual|through-the-cycle|point-in-time)\s+)*(?:pds?|probability\s+of\s+default|default\s+probability|likelihood\s+of\s+default|distance\s+to\s+default|default\s+risk|credit\s+risk)\s+(?:of|for|at|on)\s+(?P<obj>.+)$",
     )
 });
 static ASPECT_OF_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
@@ -527,11 +652,23 @@ fn resolve_company(
     informal: bool,
 ) -> Option<Intent> {
     let phrase = trim_sentence_end(phrase);
+    // A name holds no time range ("Contoso Ltd last year") and is not an amount ("$25mm").
+    if find_time_range(phrase).is_some() || parse_amount(phrase).is_some() {
+        return None;
+    }
     if is_company_reference(phrase) {
         return Some(match last_company(history) {
             Some((name, ticker)) => company_intent(name, ticker, analysis_type),
             None => Intent::None,
         });
+    }
+    if let Some(framed) = framed_company(phrase, informal) {
+        // "shares of X": the stock is the focus unless the request named another one.
+        let analysis_type = match analysis_type {
+            CompanyAnalysisType::Comprehensive if framed.as_stock => CompanyAnalysisType::Market,
+            named => named,
+        };
+        return Some(company_intent(framed.name, framed.ticker, analysis_type));
     }
     if is_proper_company(phrase) || informal && is_informal_company(phrase) {
         let (name, ticker) = split_ticker(phrase);
@@ -544,6 +681,11 @@ fn resolve_company(
 /// implies), a market, or a research topic.
 fn analysis_target(object: &str, default_type: CompanyAnalysisType, history: &[HistoryTurn]) -> Option<Intent> {
     let object = trim_sentence_end(object);
+    // "analyse Apple vs Microsoft", "analyse Contoso, Fabrikam and Northwind" compare: a market
+    // analysis of the names.
+    if names_only_companies(object) || lists_only_companies(object) {
+        return Some(Intent::Quant(QuantRequest::Market { query: object.to_owned(), time_range: None }));
+    }
     for pattern in [&*OBJECT_POSSESSIVE_ASPECT, &*ASPECT_OF_OBJECT, &*OBJECT_FOR_ASPECT] {
         if let Some(captures) = pattern.captures(object) {
             let (Some(obj), Some(aspect)) = (captures.name("obj"), captures.name("aspect")) else { continue };
@@ -555,13 +697,15 @@ fn analysis_target(object: &str, default_type: CompanyAnalysisType, history: &[H
         }
     }
     if let Some((mention, span)) = find_time_range(object) {
-        let rest = without(object, span);
-        if is_proper_company(&rest) || MARKET_WORDS.is_match(&rest) {
-            let time_range = match mention {
-                TimeRangeMention::Supported(range) => Some(range),
-                TimeRangeMention::Unsupported => None,
-            };
-            let query = market_query(&rest)?;
+        let rest = without(object, span.clone());
+        let stock = framed_company(&rest, false).is_some_and(|framed| framed.as_stock);
+        let several = names_only_companies(&rest) || lists_only_companies(&rest);
+        if is_proper_company(&rest) || MARKET_WORDS.is_match(&rest) || several || stock {
+            let (time_range, keep_words) = read_mention(mention);
+            let mut query = market_query(&rest)?;
+            if keep_words {
+                query = format!("{query} {}", object[span].trim());
+            }
             return Some(Intent::Quant(QuantRequest::Market { query, time_range }));
         }
     }
@@ -584,6 +728,9 @@ fn company(request: &str, history: &[HistoryTurn]) -> Option<Intent> {
         return resolve_company(captures.name("obj")?.as_str(), analysis_type, history, false);
     }
     if let Some(captures) = IS_RISKY.captures(request) {
+        return resolve_company(captures.name("obj")?.as_str(), CompanyAnalysisType::Risk, history, false);
+    }
+    if let Some(captures) = RISK_MEASURE_OF.captures(request) {
         return resolve_company(captures.name("obj")?.as_str(), CompanyAnalysisType::Risk, history, false);
     }
     if let Some(captures) = ITS_ASPECT_QUESTION.captures(request) {

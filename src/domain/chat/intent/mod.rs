@@ -5,7 +5,10 @@
 //! user, a missed one costs a rephrasing, so every rule below errs towards [`Intent::None`].
 //!
 //! This module holds what a message can ask for ([`Intent`] and its parameters) and the turns it
-//! is read against ([`HistoryTurn`]); the rules themselves are in `grammar`, in the order below.
+//! is read against ([`HistoryTurn`]); the rules themselves are in `grammar`, in the order below,
+//! and the framing words around a company name in `subject`. The phrasings below are exercised by
+//! the phrase table (`phrase_table`, test data: one row per phrasing and the intent it must get),
+//! which one test reads in full.
 //!
 //! # How a message is read
 //!
@@ -38,25 +41,54 @@
 //!
 //! | order | workflow | patterns (after framing) | parameters |
 //! |---|---|---|---|
-//! | 1 | quant loan application | "assess / evaluate / review / analyse / underwrite / price / consider **a AMOUNT (TYPE) (loan/facility)** for/to BORROWER (as a TYPE)"; "(can/could/should we) lend / extend / provide / advance **AMOUNT** … to BORROWER (as a TYPE)"; "loan application(:) BORROWER, AMOUNT (TYPE)"; "BORROWER is requesting / wants / needs / has applied for / is seeking **a AMOUNT TYPE-or-loan**" | amount parsed exactly ("$5m", "2.5 million", "750k", "1.2bn", "$5,000,000", "EUR 750k"), > 0, and with a stated currency or at least 1,000 ("lend 500 to Bob" launches nothing); type: term loan / TLA / TLB → `term_loan`, revolver / revolving / RCF / credit line → `revolving`, bridge → `bridge`, mezzanine / ABL / asset-based / equipment → `other`, none stated → `None`; currency kept when stated |
-//! | 2 | quant market, follow-up | a message that is only a time range, optionally after "and", "what about", "how about", "same", "now" ("and over 5Y?", "what about the last 3 months?") | the query of the most recent market request in the history, with the new range; nothing when there is none |
-//! | 3 | quant market | "compare X and/with/to/vs Y"; "(how did) X vs Y (do/perform/fare)" (needs the verb or a time range); "(give me a) market/sector/industry view/outlook/analysis/update **on** X"; "how has/is X performed/doing" where X names a market (market, sector, index, stocks, bonds, yields, semiconductors, banks …) or is a company or ticker with a time range | the compared or named topic as `query`; a time range "over 1Y", "over the last 6 months", "past year", "last quarter", "5Y" → `1M/3M/6M/1Y/5Y`; a range the service does not offer stays in the query text |
+//! | 1 | quant loan application | "assess / evaluate / review / analyse / underwrite / price / consider **a AMOUNT (TYPE) (loan/facility)** for/to BORROWER (as a TYPE)"; "(can/could/should we) lend / extend / provide / advance **AMOUNT** … to BORROWER (as a TYPE)"; "loan application(:) BORROWER, AMOUNT (TYPE)"; "BORROWER is requesting / wants / needs / has applied for / is seeking **a AMOUNT TYPE-or-loan**" | borrower as named, framing words removed ("to the company X" → X); amount parsed exactly ("$5m", "$25mm", "$25MM", "2.5 million", "€40 million", "750k", "1.2bn", "250,000,000", "$5,000,000", "EUR 750k", "USD 10m", "£5m", "10 million euro"), > 0, and with a stated currency or at least 1,000 ("lend 500 to Bob" launches nothing); type: term loan / TLA / TLB → `term_loan`, revolver / revolving / RCF / credit line → `revolving`, bridge → `bridge`, mezzanine / ABL / asset-based / equipment → `other`, none stated → `None`; currency kept when stated |
+//! | 2 | quant market, follow-up | a message that is only a time range, optionally after "and", "what about", "how about", "same", "now" ("and over 5Y?", "what about the last 3 months?") | the query of the most recent market request in the history, with the new range ("and YTD?" → 1Y, "YTD" added to the query); nothing when there is none or the range is not offered ("and over 2 years?") |
+//! | 3 | quant market | "compare X and/with/to/vs Y", "compare X, Y and Z" (no side a pronoun: "compare it with Y" launches nothing); "X vs Y", "X versus Y", "X vs Y vs Z" when every side names a company or ticker (no digits, single letters, days, months or scenario words: "SOFR vs LIBOR", "Q1 vs Q2", "Plan A vs Plan B" launch nothing), or, for any topics, with a verb or a time range ("how did X vs Y do", "X vs Y over 1Y"); "(give me a) market/sector/industry view/outlook/analysis/update **on** X"; "how has/is X performed/doing" where X names a market (market, sector, index, stocks, bonds, yields, semiconductors, banks …) or is a company or ticker with a time range | the compared or named topic as `query`; the time range as in [Time ranges](#time-ranges) |
 //! | 4 | people | "who is/was PERSON"; "(run a) background / character / reference / KYC / due diligence / credit check **on** PERSON"; "vet / screen PERSON" | `person_name`; `context` from "at/of/from …", ", CFO of …" or "(…)" |
-//! | 5 | people, quant company or research | "look into / dig into / investigate / deep dive into / check up on / find out about / do due diligence on X": a PERSON → people; a name with a corporate suffix or a ticker → company (comprehensive); any other topic → research with X as query |
+//! | 5 | people, quant company or research | "look into / dig into / investigate / deep dive into / check up on / find out about X", "(do / run / perform / conduct) due diligence on X": a name with framing words ("the company X", "ticker MSFT", "shares of X") → company (comprehensive, or market for shares); a PERSON → people; a name with a corporate suffix or a ticker → company (comprehensive); a reference or the deal under discussion ("it", "the deal", "this loan") → nothing; any other topic → research with X as query |
 //! | 6 | research | "research (on) X"; "do (some) research on X"; "run a research (job) on X"; "deep research on X"; "find out X"; "figure out X"; "search the web for information on X" | X as `query` |
-//! | 7 | quant company | "analyse / analyze / assess / evaluate / review / rate / underwrite X"; "(run / do / give me) a (risk / financial / credit / stock) analysis / assessment / review / report **of/on/for** X"; "how risky / creditworthy / solvent / leveraged / profitable is X"; "is X creditworthy / risky / a good credit / likely to default / investment grade"; "what are X's margins" (and other financial, risk or market aspects); "what is the credit risk of X"; "what are its margins" | `company_name`, `ticker` from "(MSFT)", "$MSFT" or a bare ticker, `analysis_type`: risk words → `risk`, financial words (margins, revenue, leverage, debt, cash flow, balance sheet …) → `financial`, stock / share price / valuation / market position → `market`, else `comprehensive` |
+//! | 7 | quant company | "analyse / analyze / assess / evaluate / review / rate / underwrite X"; "(run / do / give me) a (risk / financial / credit / credit risk / stock) analysis / assessment / review / report **of/on/for** X"; "how risky / creditworthy / solvent / leveraged / profitable is X"; "is X creditworthy / risky / a good credit / likely to default / investment grade"; "what is / estimate / calculate / check / I want **the PD / probability of default / default risk / credit risk of/for/on** X", "PD for X"; "what are X's margins", "what is X's PD" (and other financial, risk or market aspects); "what are its margins". After an analysis verb or noun, X may also be a comparison ("analyse X vs Y", "analyse X, Y and Z") or carry a time range ("analyse X over 6 months"): that is a market analysis | `company_name` without framing words, `ticker` from "(MSFT)", "(NASDAQ: AAPL)", "(ticker NWI)", ", ticker MSFT", "$MSFT", "ticker msft" or a bare ticker, `analysis_type`: risk words (PD, probability of default, credit risk …) → `risk`, financial words (margins, revenue, leverage, debt, cash flow, balance sheet …) → `financial`, stock / shares / share price / valuation / market position, or "shares of X", "X's stock", "X stock" → `market`, else `comprehensive` |
+//!
+//! # Time ranges
+//!
+//! The market analysis offers 1M, 3M, 6M, 1Y and 5Y. "over 1Y", "1y", "5Y", "over the last 6
+//! months", "past 12 months", "past year", "last year" (read as the trailing year), "last quarter",
+//! "last month", "over five years" are read as one of them. A range needs a preposition or
+//! "last/past" before it, or the compact form, so "5-year treasuries" is no range.
+//!
+//! A range the service does not offer never silently becomes another one:
+//!
+//! - **Year to date** ("YTD", "year to date", "this year") → 1Y, the shortest offered window that
+//!   always covers it (in December the year to date is eleven months, so nothing shorter is
+//!   honest), with the words kept in the query ("semiconductors YTD"), so the analysis says which
+//!   period was meant.
+//! - Any other range ("over 2 years", "over 18 months", "the last 2 weeks", "this quarter", "QTD",
+//!   "this month") → no `time_range` (the service's default), with the words kept in the query
+//!   ("gold and oil over 2 years"). Quarter and month to date are not read as 3M and 1M: a
+//!   quarter can hold more than 63 trading days and a month more than 21.
 //!
 //! # Names, companies and people
 //!
+//! - **Framing words are never part of a name.** "analyze company Northwind Industrial" analyses
+//!   "Northwind Industrial". Peeled off: "(the / a) company / firm / business / issuer /
+//!   counterparty / obligor / entity (called / named) X"; "(the) ticker (symbol) MSFT" and
+//!   "symbol MSFT" (any case, → ticker); "X, ticker MSFT", "X (ticker NWI)", "X with ticker MSFT";
+//!   "(the) shares / stock / equity / share price of X", "X's stock", "X stock" (→ `market` focus
+//!   unless the request named another). Framing around no name ("analyse the company", "analyze
+//!   ticker", "ticker SOFR") names nothing.
 //! - A **company** in a question ("how risky is X") must look like one: a corporate suffix (Inc,
 //!   Corp, LLC, Ltd, plc, AG, SA, NV, GmbH, LP, Co, Bank, Group, Holdings, Partners, Capital …), a
-//!   ticker (two to five capitals, not a finance acronym such as SOFR, DSCR or EBITDA), or
+//!   ticker (two to five capitals, not a finance acronym such as SOFR, DSCR, YTD or EBITDA), or
 //!   capitalised words without a topic word ("Apple", "Bank of America"; not "High Yield").
 //!   After an explicit analysis verb a lower-case name of up to three plain words is accepted too
-//!   ("analyse apple").
+//!   ("analyse apple"), unless it is a topic or framing word or a finance acronym ("analyse
+//!   shares", "analyse ytd"). A name holds no time range and is not an amount.
+//! - **Several companies**: "X vs Y" and, with a comma, "X, Y and Z" name several companies when
+//!   every side does; "X and Y" without a comma may be one name ("Procter and Gamble") and is read
+//!   as one.
 //! - A **person** is two to four capitalised name words (initials, particles such as "van",
 //!   "O'Brien" allowed, an honorific such as "Dr." in front) without any corporate or institution
-//!   word. One word is never a person.
+//!   word (so "Northwind Industrial" is not a person). One word is never a person.
 //! - **Person or company?** "look into Jane Doe" is a person, "look into Acme Corp" is a company
 //!   analysis because of the suffix, "look into Tesla" (one word, no suffix) is research. A
 //!   two-word company name without a suffix ("Goldman Sachs") looks like a person to the
@@ -72,11 +104,17 @@
 //! # What never launches
 //!
 //! Greetings and thanks; capability questions; definitions ("what is a covenant?", "explain
-//! DSCR", "what is SOFR?"); questions about the document; hedged, deferred or negated requests;
-//! reports of past work; requests with a pronoun and nothing in the history to resolve it; topics
-//! that are not names ("how risky is lending to startups?").
+//! DSCR", "what is SOFR?", "what is a PD?", "how is PD calculated?"); questions about the
+//! document; hedged, deferred or negated requests ("should I look into Acme later?"); reports of
+//! past work ("I analysed Apple last week", "we ran a credit analysis on Contoso Ltd last
+//! month"); requests with a pronoun and nothing in the history to resolve it ("analyse it",
+//! "compare them", "what's the PD of them?"); a measure with no company ("what's the PD?", "what
+//! is the PD of a company?"); a measure over a past period ("what was the PD of Contoso Ltd last
+//! year?"); comparisons of things that are not companies without a verb ("SOFR vs LIBOR", "stocks
+//! vs bonds", "Q1 vs Q2"); topics that are not names ("how risky is lending to startups?").
 
 mod grammar;
+mod subject;
 
 use serde::Serialize;
 
@@ -228,5 +266,7 @@ pub fn parse_intent(message: &str, history: &[HistoryTurn]) -> Intent {
     parse_message(message, window)
 }
 
+#[cfg(test)]
+mod phrase_table;
 #[cfg(test)]
 mod tests;
