@@ -36,7 +36,7 @@ const LAUNCH_TOOLS: [&str; 5] = [
 const LOOKUP_TOOL: &str = "lookup_agreement_field";
 
 /// In-memory adapters with the sample market data, so that analyses of Apple run offline.
-fn with_market_data() -> Adapters {
+pub(crate) fn with_market_data() -> Adapters {
     let mut adapters = Adapters::in_memory();
     adapters.financial_data = Some(Arc::new(MirrorFinancialData::new(PathBuf::from(MARKET_DATA))));
     adapters.prices = Some(Arc::new(CsvMirrorPrices::new(PathBuf::from(MARKET_DATA))));
@@ -44,7 +44,7 @@ fn with_market_data() -> Adapters {
 }
 
 /// The deterministic engine (no language model) over the sample market data and a fake web.
-async fn offline_app() -> (TestApp, PeopleWeb) {
+pub(crate) async fn offline_app() -> (TestApp, PeopleWeb) {
     let web = PeopleWeb::serving(ADVERSE_MEDIA).await;
     (web.app(with_market_data()).await, web)
 }
@@ -54,7 +54,7 @@ const FAST_RETRY: RetryPolicy =
     RetryPolicy { max_attempts: 3, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(5) };
 
 /// The language-model engine talking to `llm`, each attempt limited to `timeout`.
-async fn app_with_model(llm: &FakeLlm, timeout: Duration) -> TestApp {
+pub(crate) async fn app_with_model(llm: &FakeLlm, timeout: Duration) -> TestApp {
     let model = OpenAiCompatible::new(&llm.base_url, "fake-model", None, timeout)
         .expect("adapter")
         .with_retry_policy(FAST_RETRY);
@@ -78,7 +78,7 @@ async fn chat(app: &TestApp, token: &str, mut body: Value) -> Value {
     reply
 }
 
-async fn say(app: &TestApp, token: &str, session_id: &str, message: &str) -> Value {
+pub(crate) async fn say(app: &TestApp, token: &str, session_id: &str, message: &str) -> Value {
     chat(app, token, json!({ "message": message, "session_id": session_id })).await
 }
 

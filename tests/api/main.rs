@@ -3,6 +3,7 @@
 mod admin;
 mod auth;
 mod cdm_events;
+mod chat_follow_ups;
 mod chatbot;
 mod connections;
 mod corpus_accuracy;

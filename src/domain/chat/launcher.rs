@@ -238,7 +238,9 @@ fn analysis_run(record: AnalysisRecord) -> SessionRun {
     let company = &result["data"]["company"];
     let subject = match record.kind.as_str() {
         "market" => requested("query"),
-        "loan_application" => result["data"]["borrower"]["name"].as_str().map(str::to_owned).or_else(|| requested("borrower_name")),
+        "loan_application" => {
+            result["data"]["borrower"]["name"].as_str().map(str::to_owned).or_else(|| requested("borrower_name"))
+        }
         _ => company["name"].as_str().map(str::to_owned).or_else(|| requested("company_name")),
     };
     SessionRun {

@@ -74,7 +74,9 @@ pub fn answer(follow_up: &FollowUp, runs: &[SessionRun]) -> FollowUpReply {
     let newest = runs.first();
     let newest_quant = runs.iter().find(|run| run.is_quant());
     let nothing = |what: &str| FollowUpReply::Answer {
-        text: format!("None of the analyses launched in this session {what}. Launch one first, e.g. \"analyse Apple Inc\"."),
+        text: format!(
+            "None of the analyses launched in this session {what}. Launch one first, e.g. \"analyse Apple Inc\"."
+        ),
         run_id: None,
     };
     match follow_up {
@@ -157,7 +159,9 @@ fn summary(run: &SessionRun) -> String {
             let text = run.result["research_summary"]["text"].as_str().unwrap_or("no summary was recorded");
             format!("{what}: {text}")
         }
-        _ => format!("{what}: {} See {}.", run.result["summary"].as_str().unwrap_or("no summary was recorded"), run.link),
+        _ => {
+            format!("{what}: {} See {}.", run.result["summary"].as_str().unwrap_or("no summary was recorded"), run.link)
+        }
     }
 }
 
@@ -320,7 +324,8 @@ fn risks(run: &SessionRun) -> String {
 /// "[concern] Current ratio 0.99x. (current_ratio = 0.9880, threshold 1)".
 fn cited_finding(finding: &Value) -> String {
     let evidence = &finding["evidence"];
-    let threshold = evidence["threshold"].as_f64().map(|t| format!(", threshold {}", plain(Some(t)))).unwrap_or_default();
+    let threshold =
+        evidence["threshold"].as_f64().map(|t| format!(", threshold {}", plain(Some(t)))).unwrap_or_default();
     format!(
         "[{}] {} ({} = {}{threshold})",
         finding["severity"].as_str().unwrap_or("?"),
@@ -383,7 +388,10 @@ fn filing(entry: &Value) -> String {
         )
     } else {
         let source = ["source", "source_url", "origin"].iter().map(|key| text(key)).find(|value| !value.is_empty());
-        format!("statements supplied with the request ({})", source.unwrap_or_else(|| "no document recorded".to_owned()))
+        format!(
+            "statements supplied with the request ({})",
+            source.unwrap_or_else(|| "no document recorded".to_owned())
+        )
     }
 }
 

@@ -145,16 +145,23 @@ fn answers_cite_each_figure_with_its_formula_and_inputs_and_invent_no_number() {
         FollowUp::Status,
     ] {
         let text = text_of(answer(&follow_up, std::slice::from_ref(&run)));
-        assert!(uncited_numbers(&text, &allowed).is_empty(), "{follow_up:?} states {:?}: {text}", uncited_numbers(&text, &allowed));
+        assert!(
+            uncited_numbers(&text, &allowed).is_empty(),
+            "{follow_up:?} states {:?}: {text}",
+            uncited_numbers(&text, &allowed)
+        );
     }
-    let leverage = text_of(answer(&FollowUp::Metric(MetricTopic::Leverage), &[run.clone()]));
-    assert!(leverage.contains("debt_to_ebitda = 0.88x (formula: total_debt / ebitda; inputs: total_debt = 111,088,000,000"), "{leverage}");
+    let leverage = text_of(answer(&FollowUp::Metric(MetricTopic::Leverage), std::slice::from_ref(&run)));
+    assert!(
+        leverage.contains("debt_to_ebitda = 0.88x (formula: total_debt / ebitda; inputs: total_debt = 111,088,000,000"),
+        "{leverage}"
+    );
     assert!(leverage.contains("debt_to_equity = 1.79x"), "{leverage}");
-    let rating = text_of(answer(&FollowUp::Rating, &[run.clone()]));
+    let rating = text_of(answer(&FollowUp::Rating, std::slice::from_ref(&run)));
     assert!(rating.contains("AAA") && rating.contains("ebit_interest_coverage = 29.06x"), "{rating}");
-    let risks = text_of(answer(&FollowUp::Risks, &[run.clone()]));
+    let risks = text_of(answer(&FollowUp::Risks, std::slice::from_ref(&run)));
     assert!(risks.contains("[concern] Current ratio 0.99x.") && !risks.contains("below 1.50x"), "{risks}");
-    let sources = text_of(answer(&FollowUp::Sources, &[run.clone()]));
+    let sources = text_of(answer(&FollowUp::Sources, std::slice::from_ref(&run)));
     assert_eq!(sources.matches("0000320193-23-000106").count(), 1, "one line per filing: {sources}");
     assert!(sources.contains("https://data.sec.gov/"), "{sources}");
 }
@@ -181,8 +188,11 @@ fn a_run_still_going_answers_with_its_progress() {
         result: json!({ "max_iterations": 5, "statistics": { "iterations": 2, "sources_used": 7 },
                         "knowledge_items": [{}, {}, {}], "sources": [] }),
     };
-    let text = text_of(answer(&FollowUp::Status, &[research.clone()]));
-    assert!(text.contains("is running: 2 of at most 5 iterations done, 7 sources read and 3 knowledge items"), "{text}");
+    let text = text_of(answer(&FollowUp::Status, std::slice::from_ref(&research)));
+    assert!(
+        text.contains("is running: 2 of at most 5 iterations done, 7 sources read and 3 knowledge items"),
+        "{text}"
+    );
     let text = text_of(answer(&FollowUp::Summary, &[research]));
     assert!(text.contains("running"), "no answer before it is done: {text}");
 }

@@ -30,13 +30,7 @@ const TOPICS: [(MetricTopic, &str, &[&str]); 15] = [
     (
         MetricTopic::Leverage,
         r"leverage[d]?|debt[ -]to[ -](?:ebitda|equity)|debt/ebitda|net debt/ebitda|gearing|how levered",
-        &[
-            "pro_forma_debt_to_ebitda",
-            "debt_to_ebitda",
-            "net_debt_to_ebitda",
-            "ttm_debt_to_ebitda",
-            "debt_to_equity",
-        ],
+        &["pro_forma_debt_to_ebitda", "debt_to_ebitda", "net_debt_to_ebitda", "ttm_debt_to_ebitda", "debt_to_equity"],
     ),
     (
         MetricTopic::Coverage,
@@ -54,14 +48,22 @@ const TOPICS: [(MetricTopic, &str, &[&str]); 15] = [
         r"margins?|profitab(?:le|ility)|return on assets|\broa\b",
         &["ebitda_margin", "ebit_margin", "net_margin", "gross_margin", "return_on_assets"],
     ),
-    (MetricTopic::Revenue, r"revenues?|sales|top line|growth", &["revenue", "revenue_growth", "revenue_cagr", "ttm_revenue"]),
+    (
+        MetricTopic::Revenue,
+        r"revenues?|sales|top line|growth",
+        &["revenue", "revenue_growth", "revenue_cagr", "ttm_revenue"],
+    ),
     (MetricTopic::Debt, r"\bdebt\b|borrowings|indebted", &["total_debt", "net_debt", "pro_forma_total_debt"]),
     (
         MetricTopic::CashFlow,
         r"cash ?flows?|\bfcf\b|\bffo\b|funds from operations|cash from operations",
         &["free_cash_flow", "cash_from_operations", "funds_from_operations", "ffo_to_debt", "fcf_to_debt"],
     ),
-    (MetricTopic::Volatility, r"volatil(?:e|ity)|\bvol\b|how risky was the (?:stock|share)", &["annualised_volatility"]),
+    (
+        MetricTopic::Volatility,
+        r"volatil(?:e|ity)|\bvol\b|how risky was the (?:stock|share)",
+        &["annualised_volatility"],
+    ),
     (
         MetricTopic::Return,
         r"\breturns?\b|perform(?:ed|ance|s)?|how (?:did|has) (?:it|the stock|the share) (?:do|done)|\bcagr\b",

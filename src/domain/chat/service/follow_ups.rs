@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 
 use super::{Answer, ChatError, ChatService, ChatTurn, DocumentInContext};
 use crate::domain::auth::Principal;
-use crate::domain::chat::follow_up::{FollowUp, FollowUpReply, SessionRun, answer as answer_from_runs, recognise_follow_up};
+use crate::domain::chat::follow_up::{
+    FollowUp, FollowUpReply, SessionRun, answer as answer_from_runs, recognise_follow_up,
+};
 use crate::domain::chat::launch_params::LaunchKind;
 use crate::domain::chat::recognise_document_question;
 
