@@ -36,6 +36,10 @@ pub enum AppendError {
     /// The session exists and belongs to another user; nothing was stored.
     #[error("the session belongs to another user")]
     OwnedByAnother,
+    /// No session with this id belongs to the owner (it does not exist, or is another user's);
+    /// nothing was stored.
+    #[error("no such session of this user")]
+    NotFound,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -50,6 +54,21 @@ pub trait ConversationRepository: Send + Sync + 'static {
     /// # Errors
     /// [`AppendError::OwnedByAnother`]; [`AppendError::Store`] when the store cannot answer.
     async fn append(
+        &self,
+        session_id: &str,
+        owner: UserId,
+        messages: Vec<StoredMessage>,
+        at: OffsetDateTime,
+    ) -> Result<(), AppendError>;
+
+    /// Appends `messages` (in order) to the existing session `session_id` of `owner`, creating
+    /// nothing: what a turn that did not read the session first uses, so that the append itself
+    /// checks the session is the caller's. All or nothing, ordered as [`append`](Self::append).
+    ///
+    /// # Errors
+    /// [`AppendError::NotFound`] when no session `session_id` of `owner` exists;
+    /// [`AppendError::Store`] when the store cannot answer.
+    async fn append_existing(
         &self,
         session_id: &str,
         owner: UserId,

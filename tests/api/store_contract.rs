@@ -847,6 +847,39 @@ pub async fn chat_sessions_are_owned_and_append_in_order(store: Arc<dyn Conversa
     let all = store.recent("session-a", 100).await.expect("recent").expect("the session exists");
     assert_eq!(all, session, "a limit above the length gives every message");
     assert_eq!(store.recent("no-such-session", 10).await.expect("recent"), None);
+
+    // Appending to an existing session only: a missing or foreign session is refused, none is created.
+    let later = NOW + Duration::minutes(4);
+    let pair = vec![said("user", "thanks", 4), said("assistant", "You are welcome.", 4)];
+    store.append_existing("session-a", owner, pair.clone(), later).await.expect("the owner's session");
+    let extended = store.find("session-a").await.expect("find").expect("the session exists");
+    assert_eq!(extended.messages, [first, second, pair.clone()].concat());
+    assert_eq!(extended.updated_at, later);
+    assert!(matches!(
+        store.append_existing("session-a", stranger, pair.clone(), later).await,
+        Err(AppendError::NotFound)
+    ));
+    assert!(matches!(
+        store.append_existing("no-such-session", owner, pair.clone(), later).await,
+        Err(AppendError::NotFound)
+    ));
+    assert_eq!(store.find("no-such-session").await.expect("find"), None, "nothing was created");
+    assert_eq!(store.find("session-a").await.expect("find").expect("exists"), extended, "nothing was added");
+    let concurrent = (0..6).map(|call| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            let pair = vec![said("user", &format!("q {call}"), 5), said("assistant", &format!("a {call}"), 5)];
+            store.append_existing("session-b", owner, pair, NOW + Duration::minutes(5)).await
+        })
+    });
+    for append in concurrent.collect::<Vec<_>>() {
+        append.await.expect("join").expect("concurrent append to an existing session");
+    }
+    let busier = store.find("session-b").await.expect("find").expect("the session exists");
+    assert_eq!(busier.messages.len(), 32);
+    for pair in busier.messages[20..].chunks(2) {
+        assert_eq!(pair[0].content.replace("q ", "a "), pair[1].content, "pairs stay together");
+    }
 }
 
 #[tokio::test]

@@ -52,6 +52,22 @@ impl ConversationRepository for MemoryConversationStore {
         Ok(())
     }
 
+    async fn append_existing(
+        &self,
+        session_id: &str,
+        owner: UserId,
+        messages: Vec<StoredMessage>,
+        at: OffsetDateTime,
+    ) -> Result<(), AppendError> {
+        let mut sessions = self.sessions();
+        let Some(session) = sessions.get_mut(session_id).filter(|session| session.owner == owner) else {
+            return Err(AppendError::NotFound);
+        };
+        session.messages.extend(messages);
+        session.updated_at = at;
+        Ok(())
+    }
+
     async fn create(&self, session_id: &str, owner: UserId, at: OffsetDateTime) -> Result<(), StoreError> {
         self.sessions().entry(session_id.to_owned()).or_insert_with(|| ChatSession {
             id: session_id.to_owned(),

@@ -11,21 +11,41 @@ use crate::domain::auth::UserId;
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};
 use crate::ports::store::StoreError;
 
+/// Inserts the messages `$5`… numbered after the counter the `session` CTE returns (its
+/// `last_seq` after adding the `$4` new messages); no `session` row, nothing inserted.
+macro_rules! insert_numbered_messages {
+    () => {
+        "INSERT INTO chat_messages (session_id, seq, role, content, workflow_launched, workflow_result, created_at) \
+         SELECT $1, (session.last_seq - $4 + m.ord)::integer, m.role, m.content, m.workflow_launched, \
+                m.workflow_result, m.created_at \
+           FROM session, unnest($5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[]) \
+                WITH ORDINALITY AS m(role, content, workflow_launched, workflow_result, created_at, ord)"
+    };
+}
+
 /// Creates the session or, when it is the owner's, counts the new messages in it — locking its row,
 /// so concurrent appends to one session take turns and number their messages one after the
 /// other — then inserts the messages numbered from the counter. Another owner's session matches no
 /// row, so nothing is inserted. One statement: one round trip, atomic without a transaction block.
-const APPEND: &str = "WITH session AS ( \
+const APPEND: &str = concat!(
+    "WITH session AS ( \
        INSERT INTO chat_sessions AS s (id, owner_id, created_at, updated_at, last_seq) \
        VALUES ($1, $2, $3, $3, $4) \
        ON CONFLICT (id) DO UPDATE SET updated_at = EXCLUDED.updated_at, last_seq = s.last_seq + EXCLUDED.last_seq \
        WHERE s.owner_id = EXCLUDED.owner_id \
-       RETURNING s.last_seq) \
-     INSERT INTO chat_messages (session_id, seq, role, content, workflow_launched, workflow_result, created_at) \
-     SELECT $1, (session.last_seq - $4 + m.ord)::integer, m.role, m.content, m.workflow_launched, \
-            m.workflow_result, m.created_at \
-       FROM session, unnest($5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[]) \
-            WITH ORDINALITY AS m(role, content, workflow_launched, workflow_result, created_at, ord)";
+       RETURNING s.last_seq) ",
+    insert_numbered_messages!()
+);
+
+/// As [`APPEND`], for a session that must exist already and be the owner's: the update locks and
+/// counts, and a missing or foreign session matches no row, so nothing is inserted.
+const APPEND_EXISTING: &str = concat!(
+    "WITH session AS ( \
+       UPDATE chat_sessions SET updated_at = $3, last_seq = last_seq + $4 \
+        WHERE id = $1 AND owner_id = $2 \
+       RETURNING last_seq) ",
+    insert_numbered_messages!()
+);
 
 /// The session and its last `$2` messages, newest first (a session without messages, or asked for
 /// none, is one row with null message columns).
@@ -51,24 +71,27 @@ impl ConversationRepository for PostgresStore {
                 _ => Ok(()),
             };
         }
-        let count = i32::try_from(messages.len())
-            .map_err(|_| StoreError::Unavailable(anyhow::anyhow!("too many messages in one append")))?;
-        let roles: Vec<&str> = messages.iter().map(|m| m.role.as_str()).collect();
-        let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
-        let launched: Vec<Option<&str>> = messages.iter().map(|m| m.workflow_launched.as_deref()).collect();
-        let results: Vec<Option<&serde_json::Value>> = messages.iter().map(|m| m.workflow_result.as_ref()).collect();
-        let times: Vec<OffsetDateTime> = messages.iter().map(|m| m.at).collect();
-        let client = self.connection().await?;
-        let append = client.prepare_cached(APPEND).await.map_err(unavailable)?;
-        let inserted = client
-            .execute(
-                &append,
-                &[&session_id, &owner.as_uuid(), &at, &count, &roles, &contents, &launched, &results, &times],
-            )
-            .await
-            .map_err(unavailable)?;
-        if inserted == 0 {
+        if self.insert_messages(APPEND, session_id, owner, &messages, at).await? == 0 {
             return Err(AppendError::OwnedByAnother);
+        }
+        Ok(())
+    }
+
+    async fn append_existing(
+        &self,
+        session_id: &str,
+        owner: UserId,
+        messages: Vec<StoredMessage>,
+        at: OffsetDateTime,
+    ) -> Result<(), AppendError> {
+        if messages.is_empty() {
+            return match self.recent(session_id, 0).await? {
+                Some(session) if session.owner == owner => Ok(()),
+                _ => Err(AppendError::NotFound),
+            };
+        }
+        if self.insert_messages(APPEND_EXISTING, session_id, owner, &messages, at).await? == 0 {
+            return Err(AppendError::NotFound);
         }
         Ok(())
     }
@@ -115,6 +138,35 @@ impl ConversationRepository for PostgresStore {
             created_at: column(first, "created_at")?,
             updated_at: column(first, "updated_at")?,
         }))
+    }
+}
+
+impl PostgresStore {
+    /// Runs `statement` ([`APPEND`] or [`APPEND_EXISTING`]) for `messages`; the rows inserted.
+    async fn insert_messages(
+        &self,
+        statement: &str,
+        session_id: &str,
+        owner: UserId,
+        messages: &[StoredMessage],
+        at: OffsetDateTime,
+    ) -> Result<u64, StoreError> {
+        let count = i32::try_from(messages.len())
+            .map_err(|_| StoreError::Unavailable(anyhow::anyhow!("too many messages in one append")))?;
+        let roles: Vec<&str> = messages.iter().map(|m| m.role.as_str()).collect();
+        let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let launched: Vec<Option<&str>> = messages.iter().map(|m| m.workflow_launched.as_deref()).collect();
+        let results: Vec<Option<&serde_json::Value>> = messages.iter().map(|m| m.workflow_result.as_ref()).collect();
+        let times: Vec<OffsetDateTime> = messages.iter().map(|m| m.at).collect();
+        let client = self.connection().await?;
+        let prepared = client.prepare_cached(statement).await.map_err(unavailable)?;
+        client
+            .execute(
+                &prepared,
+                &[&session_id, &owner.as_uuid(), &at, &count, &roles, &contents, &launched, &results, &times],
+            )
+            .await
+            .map_err(unavailable)
     }
 }
 

@@ -38,4 +38,4 @@ pub mod service;
 mod time_range;
 
 pub use document_answer::{AgreementField, DocumentAnswer, answer_from_agreement, recognise_document_question};
-pub use intent::{HISTORY_WINDOW, HistoryTurn, Intent, QuantRequest, Role, parse_intent};
+pub use intent::{HISTORY_WINDOW, HistoryTurn, Intent, QuantRequest, Role, parse_intent, parse_intent_without_history};

@@ -268,5 +268,24 @@ pub fn parse_intent(message: &str, history: &[HistoryTurn]) -> Intent {
 
 #[cfg(test)]
 mod phrase_table;
+/// Earlier turns that make the grammar's two readers of the history answer: the last market
+/// request (for "and over 5Y?") and the last company (for "analyse it").
+fn probe_histories() -> [[HistoryTurn; 1]; 2] {
+    [[HistoryTurn::user("compare semiconductors and banks over 1Y")], [HistoryTurn::user("analyse Probe Holdings Inc")]]
+}
+
+/// What `message` asks for when the answer cannot depend on earlier turns; `None` when it might
+/// (it refers back: "analyse it", "and over 5Y?"), so that the history must be read first. Lets a
+/// turn skip reading its session when the message needs no history.
+///
+/// The grammar reads the history in two places only, both for a reference that the message makes:
+/// a message whose intent stays the same whether the history holds a market request, a company, or
+/// nothing does not depend on the history.
+pub fn parse_intent_without_history(message: &str) -> Option<Intent> {
+    let alone = parse_message(message, &[]);
+    let unchanged = probe_histories().iter().all(|history| parse_message(message, history) == alone);
+    unchanged.then_some(alone)
+}
+
 #[cfg(test)]
 mod tests;

@@ -395,3 +395,35 @@ fn from_the_issue() -> Vec<Row> {
         row("who is Northwind Industrial?", Intent::None),
     ]
 }
+
+/// A message that [`parse_intent_without_history`] reads alone gets that intent after any of the
+/// table's histories (and a few more that name companies, markets, people and topics).
+#[test]
+fn an_intent_read_without_history_is_the_same_after_any_history() {
+    let table: Vec<Row> = established().into_iter().chain(from_the_issue()).collect();
+    let mut histories: Vec<Vec<HistoryTurn>> = table
+        .iter()
+        .filter(|row| !row.history.is_empty())
+        .map(|row| {
+            row.history.iter().flat_map(|turn| [HistoryTurn::user(*turn), HistoryTurn::assistant("Done.")]).collect()
+        })
+        .collect();
+    histories.push(vec![HistoryTurn::assistant("Apple Inc. (AAPL) has debt of 0.88x EBITDA.")]);
+    histories
+        .push(vec![HistoryTurn::user("look into Jane Doe"), HistoryTurn::user("how has high yield done over 1Y?")]);
+    let mut failures = Vec::new();
+    for row in &table {
+        let Some(alone) = parse_intent_without_history(row.message) else { continue };
+        for history in &histories {
+            let after = parse_intent(row.message, history);
+            if after != alone {
+                failures.push(format!("{:?}: alone {alone:?}, after {history:?} {after:?}", row.message));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for reference in ["analyse it", "how risky is it?", "and over 5Y?", "what about the last 3 months?"] {
+        assert_eq!(parse_intent_without_history(reference), None, "{reference} needs the history");
+    }
+    assert_eq!(parse_intent_without_history("thanks, that is helpful"), Some(Intent::None));
+}

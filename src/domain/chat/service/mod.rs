@@ -33,12 +33,14 @@ use uuid::Uuid;
 
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::chat::follow_up::recognise_follow_up;
 use crate::domain::chat::launch_params::{
     LaunchError, LaunchKind, as_workflow_params, intent_launch, parse_workflow_params,
 };
 use crate::domain::chat::launcher::{Launch, WorkflowLauncher};
 use crate::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, Role, answer_from_agreement, parse_intent,
+    parse_intent_without_history,
 };
 use crate::domain::documents::{DocumentError, DocumentId, DocumentService};
 use crate::domain::quant::request::QuantError;
@@ -95,7 +97,7 @@ impl From<LaunchError> for ChatError {
 impl From<AppendError> for ChatError {
     fn from(error: AppendError) -> Self {
         match error {
-            AppendError::OwnedByAnother => Self::SessionNotFound,
+            AppendError::OwnedByAnother | AppendError::NotFound => Self::SessionNotFound,
             AppendError::Store(error) => Self::Store(error),
         }
     }
@@ -337,6 +339,15 @@ impl ChatService {
     /// [`ChatError::SessionNotFound`], [`ChatError::DocumentNotFound`], [`ChatError::Store`]. A launch
     /// that fails is part of the answer (`metadata.launch_error`), not an error.
     pub async fn chat(&self, caller: Principal, turn: ChatTurn, request_id: &str) -> Result<ChatReply, ChatError> {
+        if let Some(intent) = self.answerable_without_the_session(&turn) {
+            // Nothing is read before answering (a document can only be in context as sent): the
+            // append checks that the session is the caller's.
+            let document = self.document_in_context(caller, &turn).await?;
+            let mut answer = self.answer_intent(caller, &turn, intent, document.as_ref(), request_id).await?;
+            let used = turn.history.as_ref().map_or(0, Vec::len);
+            answer.metadata.insert("history_messages_used".into(), json!(used));
+            return self.finish_turn(caller, &turn, answer, document.as_ref(), request_id).await;
+        }
         // Stored messages are read only when the client sent no history, and only the last few.
         let stored_needed = if turn.history.is_some() { 0 } else { HISTORY_WINDOW };
         let session = self.usable_session(caller, &turn.session_id, turn.starts_session, stored_needed).await?;
@@ -358,15 +369,47 @@ impl ChatService {
             (None, None) => self.answer_by_grammar(caller, &turn, history, document.as_ref(), request_id).await?,
         };
         answer.metadata.insert("history_messages_used".into(), json!(history.len()));
-        if let Some(document) = &document {
+        self.finish_turn(caller, &turn, answer, document.as_ref(), request_id).await
+    }
+
+    /// The grammar's intent when the turn can be answered without reading its session first: no
+    /// model (it reads the history), a session that exists already, no stored document to fetch, no
+    /// follow-up about the session's runs, and a message that launches nothing and does not refer
+    /// back (or refers back to the history the client sent). A launch always reads the session
+    /// first, so that nothing runs from a session that is not the caller's.
+    fn answerable_without_the_session(&self, turn: &ChatTurn) -> Option<Intent> {
+        if self.llm.is_some() || turn.starts_session || turn.document_id.is_some() {
+            return None;
+        }
+        if recognise_follow_up(&turn.message).is_some() {
+            return None;
+        }
+        let intent = match &turn.history {
+            Some(history) => parse_intent(&turn.message, history),
+            None => parse_intent_without_history(&turn.message)?,
+        };
+        intent.workflow_type().is_none().then_some(intent)
+    }
+
+    /// Records the answered turn and writes the reply: the document's metadata, the stored
+    /// messages, the `ChatbotInteraction` step.
+    async fn finish_turn(
+        &self,
+        caller: Principal,
+        turn: &ChatTurn,
+        mut answer: Answer,
+        document: Option<&DocumentInContext>,
+        request_id: &str,
+    ) -> Result<ChatReply, ChatError> {
+        if let Some(document) = document {
             let entry = answer.metadata.entry("document").or_insert_with(|| json!({}));
             if let Some(entry) = entry.as_object_mut() {
                 entry.insert("source".into(), json!(document.source));
                 entry.insert("document_id".into(), json!(document.document_id.map(|id| id.get())));
             }
         }
-        self.store_turn(caller, &turn, &answer).await?;
-        let interaction = self.interaction_event(&turn, &answer, request_id);
+        self.store_turn(caller, turn, &answer).await?;
+        let interaction = self.interaction_event(turn, &answer, request_id);
         let Answer { response, launch, metadata } = answer;
         let (workflow_launched, workflow_result, mut cdm_events) = match launch {
             Some(launch) => (Some(launch.workflow_type), Some(launch.workflow_result), launch.cdm_events),
@@ -434,6 +477,18 @@ impl ChatService {
         request_id: &str,
     ) -> Result<Answer, ChatError> {
         let intent = parse_intent(&turn.message, history);
+        self.answer_intent(caller, turn, intent, document, request_id).await
+    }
+
+    /// The deterministic engine's answer to `intent`: a launch, a document answer, or the help text.
+    async fn answer_intent(
+        &self,
+        caller: Principal,
+        turn: &ChatTurn,
+        intent: Intent,
+        document: Option<&DocumentInContext>,
+        request_id: &str,
+    ) -> Result<Answer, ChatError> {
         let mut answer = Answer::default();
         answer.metadata.insert("engine".into(), json!("deterministic"));
         answer.metadata.insert("intent".into(), json!(intent_name(&intent)));
@@ -495,7 +550,13 @@ impl ChatService {
             at: now,
         };
         let reply = reply_message(&answer.response, answer.launch.as_ref(), now);
-        self.conversations.append(&turn.session_id, caller.user_id, vec![user, reply], now).await?;
+        let messages = vec![user, reply];
+        if turn.starts_session {
+            self.conversations.append(&turn.session_id, caller.user_id, messages, now).await?;
+        } else {
+            // An existing session only: a turn that skipped reading it learns here whether it is the caller's.
+            self.conversations.append_existing(&turn.session_id, caller.user_id, messages, now).await?;
+        }
         Ok(())
     }
 
