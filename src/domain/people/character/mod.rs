@@ -348,14 +348,14 @@ const HONORIFICS: &[&str] = &["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "d
 const NAME_SUFFIXES: &[&str] = &["jr", "sr", "ii", "iii", "iv"];
 
 /// How the person is recognised in text.
-struct PersonMatcher {
+pub(in crate::domain::people) struct PersonMatcher {
     first_name: String,
     full: Regex,
     surname: Option<Regex>,
 }
 
 impl PersonMatcher {
-    fn new(person_name: &str) -> Option<Self> {
+    pub(in crate::domain::people) fn new(person_name: &str) -> Option<Self> {
         let words: Vec<String> = person_name
             .split_whitespace()
             .map(|w| w.trim_matches(|c: char| c == ',' || c == '.').to_owned())
@@ -382,7 +382,7 @@ impl PersonMatcher {
 
     /// Where the sentence names the person. A bare surname does not count when it is another
     /// person's ("Tom Smith") or a firm's ("Smith & Wesson", "Smith Holdings").
-    fn spans(&self, sentence: &str) -> Vec<Range<usize>> {
+    pub(in crate::domain::people) fn spans(&self, sentence: &str) -> Vec<Range<usize>> {
         let mut spans: Vec<Range<usize>> = self.full.find_iter(sentence).map(|m| m.range()).collect();
         if let Some(surname) = &self.surname {
             for m in surname.find_iter(sentence) {
@@ -612,7 +612,7 @@ const ABBREVIATIONS: &[&str] = &[
 
 /// The sentences of a passage, as byte ranges. Splits after ". ", "! ", "? " and at line breaks,
 /// but not after abbreviations or initials.
-fn sentences(text: &str) -> Vec<Range<usize>> {
+pub(in crate::domain::people) fn sentences(text: &str) -> Vec<Range<usize>> {
     let mut result = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
