@@ -498,6 +498,32 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_context_naming_another_company_sets_the_conviction_aside_as_a_namesakes() {
+        let pages = [(RATES_URL, "Rates", RATES_TEXT), (FRAUD_URL, "Doe convicted", FRAUD_TEXT)];
+        let service = service(research(&pages, true), None);
+        let request = PeopleRequest::new("Jane Doe", Some("CFO of Widget Ltd, Boston"), None, None).expect("valid");
+
+        let record = service.run(analyst(), request, "req-10").await.expect("run");
+
+        let identity = &record.result["identity"];
+        assert_eq!(identity["status"], "not_found", "{identity}");
+        assert_eq!((identity["company"].as_str(), identity["location"].as_str()), (Some("Widget Ltd"), Some("Boston")));
+        assert_eq!(identity["set_aside"][0]["url"], FRAUD_URL);
+        assert!(
+            identity["set_aside"][0]["reason"].as_str().expect("reason").contains("works at Acme Corp, not Widget Ltd")
+        );
+        let assessment = &record.result["credit_assessment"];
+        assert_eq!(
+            (assessment["score_band"].as_str(), assessment["adverse_findings"].as_array().map(Vec::len)),
+            (Some("insufficient_evidence"), Some(0))
+        );
+        let text = record.result["research_summary"]["text"].as_str().expect("text");
+        assert!(text.contains("describe a different person") && !text.contains("convicted"), "{text}");
+        let step = record.cdm_events[0].to_string();
+        assert!(step.contains("not_found") && !step.contains("Widget"), "{step}");
+    }
+
+    #[tokio::test]
     async fn the_completed_step_carries_identifiers_and_headlines_but_never_findings() {
         let pages = [(FRAUD_URL, "Doe convicted", FRAUD_TEXT)];
         let service = service(research(&pages, true), None);
