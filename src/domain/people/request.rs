@@ -160,7 +160,8 @@ impl PeopleRequest {
         role: Option<&str>,
         location: Option<&str>,
     ) -> Result<Self, PeopleError> {
-        self.identity = PersonIdentity::new(company, role, location)?;
+        self.identity =
+            PersonIdentity::new(company, role, location).map_err(|error| invalid(error.field, error.message))?;
         Ok(self)
     }
 

@@ -49,7 +49,9 @@
 //!
 //! # Known limits
 //!
-//! Pattern reading, not understanding: a namesake with the same surname is taken for the person;
+//! Pattern reading, not understanding: a namesake with the same surname is taken for the person
+//! (the people workflow sets namesakes' passages aside before they get here, by
+//! [`super::identity`]; this module only sees names);
 //! coreference beyond a leading pronoun is not followed; sarcasm, hypotheticals and reported
 //! allegations read as stated. Hence the mandatory review.
 

@@ -13,7 +13,7 @@
 //!
 //! Sources are read sentence by sentence. A sentence *mentions* the person when it names them (the
 //! matching rules of [`super::character`]) or starts with "He", "She" or "They" right after one that
-//! did. From the words right around the name ([`describe`]: "Jane Doe, CFO of Acme Corp", "Ohio
+//! did. From the words right around the name (the `describe` module: "Jane Doe, CFO of Acme Corp", "Ohio
 //! State history professor Jane Doe", "Jane Doe, 52, of Columbus, Ohio", "Jane Doe joined Widget
 //! Ltd", "Jane Doe (CFO, Acme Corp)") a mention is tied to a company, a role, a location, or an
 //! affiliation (a name that may be either an employer or a place: "Boston attorney Jane Doe").
@@ -78,13 +78,20 @@ use serde_json::{Value, json};
 
 use self::describe::{Description, describe_context, describe_mention, words};
 use super::character::{PersonMatcher, sentences};
-use super::request::{PeopleError, invalid};
 use super::text::{compile, cut};
 
 /// Longest company, role or location accepted, in characters.
 pub const MAX_IDENTITY_FIELD_CHARS: usize = 120;
 /// A set-aside quote longer than this is cut at a word.
 const MAX_QUOTE_CHARS: usize = 600;
+
+/// A company, role or location that cannot be accepted; `field` names it.
+#[derive(Debug, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct IdentityFieldError {
+    pub field: &'static str,
+    pub message: String,
+}
 
 /// What tells the person apart from namesakes, besides the name: the company, role and location
 /// given (or read from the context). All optional.
@@ -97,9 +104,9 @@ pub struct PersonIdentity {
 
 impl PersonIdentity {
     /// # Errors
-    /// [`PeopleError::Validation`] naming `company`, `role` or `location` when it is longer than
+    /// [`IdentityFieldError`] naming `company`, `role` or `location` when it is longer than
     /// [`MAX_IDENTITY_FIELD_CHARS`] or holds control characters. Blank counts as absent.
-    pub fn new(company: Option<&str>, role: Option<&str>, location: Option<&str>) -> Result<Self, PeopleError> {
+    pub fn new(company: Option<&str>, role: Option<&str>, location: Option<&str>) -> Result<Self, IdentityFieldError> {
         Ok(Self {
             company: field("company", company)?,
             role: field("role", role)?,
@@ -179,16 +186,17 @@ impl PersonIdentity {
     }
 }
 
-fn field(name: &'static str, value: Option<&str>) -> Result<Option<String>, PeopleError> {
+fn field(name: &'static str, value: Option<&str>) -> Result<Option<String>, IdentityFieldError> {
     let Some(value) = value.map(|v| v.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|v| !v.is_empty())
     else {
         return Ok(None);
     };
     if value.chars().count() > MAX_IDENTITY_FIELD_CHARS {
-        return Err(invalid(name, format!("must be at most {MAX_IDENTITY_FIELD_CHARS} characters")));
+        let message = format!("must be at most {MAX_IDENTITY_FIELD_CHARS} characters");
+        return Err(IdentityFieldError { field: name, message });
     }
     if value.chars().any(char::is_control) {
-        return Err(invalid(name, "must not contain control characters"));
+        return Err(IdentityFieldError { field: name, message: "must not contain control characters".to_owned() });
     }
     Ok(Some(value))
 }
@@ -722,9 +730,10 @@ impl IdentitySorting {
                 format!("No source names {person_name} ({}).{set_aside}", self.identity.in_words())
             }
             IdentityStatus::Matched => format!(
-                "Sources were matched to {person_name} ({}): {} confirm it, the others name them without contradicting it.{set_aside}",
+                "Sources were matched to {person_name} ({}): {} of the {} naming them confirm it, the others do not contradict it.{set_aside}",
                 self.identity.in_words(),
-                self.fitting_sources.len()
+                self.fitting_sources.len(),
+                self.mentioning_sources.len()
             ),
             IdentityStatus::NameOnly => format!(
                 "Sources were matched to {person_name} by name only: give their company, role or location to rule out namesakes.{set_aside}"

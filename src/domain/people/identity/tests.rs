@@ -60,7 +60,7 @@ fn structured_fields_win_over_the_context_and_are_validated() {
         (None, None, Some("Bos\u{7}ton"), "location"),
     ] {
         match PersonIdentity::new(company, role, location) {
-            Err(PeopleError::Validation { field: got, .. }) => assert_eq!(got, field),
+            Err(IdentityFieldError { field: got, .. }) => assert_eq!(got, field),
             other => panic!("{field}: {other:?}"),
         }
     }
