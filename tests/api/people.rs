@@ -40,6 +40,28 @@ pub(crate) const ADVERSE_MEDIA: &[WebPage] = &[
     ),
 ];
 
+/// Two different Jane Does: Acme Corp's CFO, and a history professor convicted of fraud.
+const NAMESAKES: &[WebPage] = &[
+    (
+        "acme-cfo",
+        "Acme Corp refinances",
+        "Acme Corp said on Monday it had refinanced its term loan. Jane Doe, chief financial officer of Acme Corp, \
+         said the new facility matures in 2030. She has led the finance team since 2018.",
+    ),
+    (
+        "professor-convicted",
+        "Professor convicted of fraud",
+        "Jane Doe, a professor of history at Ohio State University, was convicted of fraud on Tuesday for \
+         falsifying grant reports. She was sentenced to two years in prison.",
+    ),
+    (
+        "freight-report",
+        "Regional freight report",
+        "Freight volumes rose in the third quarter across the region. Warehouse rents were flat and trucking \
+         rates fell slightly over the summer months.",
+    ),
+];
+
 /// Pages that name no one the tests ask about.
 const NOBODY: &[WebPage] = &[
     (
@@ -354,4 +376,143 @@ async fn results_are_private_listed_by_deal_and_linked_to_the_deals_documents() 
     assert_eq!(linked.len(), 1, "{linked:?}");
     assert_eq!(linked[0]["people_id"], id.as_str());
     assert_eq!(linked[0]["score_band"], "weak");
+}
+
+/// Runs the people workflow through `POST /api/people/research`; returns the 201 body.
+async fn research_person(app: &TestApp, token: &str, request: &Value) -> Value {
+    let response = app.post("/api/people/research", Some(token), request).await;
+    assert_eq!(response.status(), 201, "{request}");
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    body
+}
+
+/// Asked about Acme Corp's CFO, the professor's conviction is listed as a namesake's and weighs on
+/// nothing; the company, role and location asked about are stored with the result.
+async fn a_namesakes_conviction_is_set_aside_and_listed(adapters: Adapters) {
+    let web = PeopleWeb::serving(NAMESAKES).await;
+    let app = web.app(adapters).await;
+    let token = app.token_for("analyst").await;
+    let request = json!({ "person_name": "Jane Doe", "company": "Acme Corp", "role": "CFO", "location": "London", "deal_id": 41 });
+
+    let body = research_person(&app, &token, &request).await;
+
+    let identity = &body["identity"];
+    assert_eq!(identity["status"], "matched", "{identity}");
+    assert_eq!((identity["company"].as_str(), identity["role"].as_str()), (Some("Acme Corp"), Some("CFO")));
+    let set_aside = identity["set_aside"].as_array().expect("set_aside");
+    assert_eq!(set_aside.len(), 1, "{set_aside:?}");
+    assert_eq!(set_aside[0]["url"], web.page_url("professor-convicted").as_str());
+    assert!(set_aside[0]["quote"].as_str().is_some_and(|q| q.contains("convicted of fraud")), "{}", set_aside[0]);
+    let reason = set_aside[0]["reason"].as_str().expect("reason");
+    assert!(reason.contains("Ohio State University") && reason.contains("not Acme Corp"), "{reason}");
+    assert_eq!(set_aside[0]["described_as"]["role"], "professor");
+
+    let assessment = &body["credit_assessment"];
+    assert_eq!(assessment["adverse_findings"], json!([]), "{assessment}");
+    assert_ne!(assessment["score_band"], "weak", "{assessment}");
+    assert!(assessment["reasons"][0].as_str().is_some_and(|r| r.starts_with("Left out: 1 passage")), "{assessment}");
+    let summary = &body["research_summary"];
+    assert_eq!(summary["found"], true, "{summary}");
+    let text = summary["text"].as_str().expect("text");
+    assert!(text.contains("matures in 2030") && !text.contains("convicted"), "{text}");
+    let matched = |page: &str| {
+        let sources = summary["sources"].as_array().expect("sources");
+        sources.iter().find(|s| s["url"] == web.page_url(page).as_str()).map(|s| s["identity_match"].clone())
+    };
+    assert_eq!(matched("acme-cfo"), Some(json!("fits")), "{summary}");
+    assert_eq!(matched("professor-convicted"), Some(json!("set_aside")), "{summary}");
+    assert!(body["message"].as_str().is_some_and(|m| m.contains("set aside")), "{}", body["message"]);
+
+    let id = body["people_id"].as_str().expect("people_id");
+    let (status, stored) = get_json(&app, &format!("/api/people/results/{id}"), &token).await;
+    assert_eq!(status, 200, "{stored}");
+    assert_eq!(
+        (stored["company"].as_str(), stored["role"].as_str(), stored["location"].as_str(), stored["deal_id"].as_i64()),
+        (Some("Acme Corp"), Some("CFO"), Some("London"), Some(41))
+    );
+    assert_eq!(stored["identity"], body["identity"]);
+}
+
+#[tokio::test]
+async fn a_namesakes_conviction_is_set_aside_and_listed_in_memory() {
+    a_namesakes_conviction_is_set_aside_and_listed(Adapters::in_memory()).await;
+}
+
+#[tokio::test]
+async fn a_namesakes_conviction_is_set_aside_and_listed_on_postgres() {
+    a_namesakes_conviction_is_set_aside_and_listed(crate::test_cluster::shared().await.fresh_adapters().await).await;
+}
+
+/// Asked about a bare name that the sources give to two different people, the workflow assesses
+/// nothing and asks which one is meant; a context naming the company settles it.
+async fn an_ambiguous_name_is_asked_about_not_assessed(adapters: Adapters) {
+    let web = PeopleWeb::serving(NAMESAKES).await;
+    let app = web.app(adapters).await;
+    let token = app.token_for("analyst").await;
+
+    let launched = launch_people(&app, &token, json!({ "person_name": "Jane Doe" }), None).await;
+
+    let result = &launched["workflow_result"];
+    let identity = &result["identity"];
+    assert_eq!(identity["status"], "ambiguous", "{identity}");
+    let candidates = identity["candidates"].as_array().expect("candidates");
+    let mut companies: Vec<&str> = candidates.iter().filter_map(|c| c["company"].as_str()).collect();
+    companies.sort_unstable();
+    assert_eq!(companies, ["Acme Corp", "Ohio State University"], "{candidates:?}");
+    let professor = candidates.iter().find(|c| c["role"] == "professor").expect("the professor");
+    assert_eq!(professor["urls"], json!([web.page_url("professor-convicted")]));
+    let message = identity["message"].as_str().expect("message");
+    assert!(
+        message.contains("Which one do you mean?") && message.contains("2 different people named Jane Doe"),
+        "{message}"
+    );
+    let assessment = &result["credit_assessment"];
+    assert_eq!(assessment["score_band"], "insufficient_evidence", "{assessment}");
+    assert_eq!(assessment["adverse_findings"], json!([]), "{assessment}");
+    assert!(assessment["reasons"][0].as_str().is_some_and(|r| r.starts_with("Not assessed")), "{assessment}");
+    assert_eq!(result["research_summary"]["text"], message);
+
+    // The same through the people endpoint: its message is the question.
+    let asked = research_person(&app, &token, &json!({ "person_name": "Jane Doe" })).await;
+    assert!(asked["message"].as_str().is_some_and(|m| m.contains("Which one do you mean?")), "{}", asked["message"]);
+
+    // Context alone tells them apart.
+    let settled =
+        launch_people(&app, &token, json!({ "person_name": "Jane Doe", "context": "professor at Ohio State" }), None)
+            .await;
+    let result = &settled["workflow_result"];
+    assert_eq!(result["identity"]["status"], "matched", "{}", result["identity"]);
+    assert_eq!(result["identity"]["company"], "Ohio State");
+    assert_eq!(result["credit_assessment"]["score_band"], "weak", "{}", result["credit_assessment"]);
+    let set_aside = result["identity"]["set_aside"].as_array().expect("set_aside");
+    assert_eq!(set_aside.iter().map(|s| s["url"].clone()).collect::<Vec<_>>(), [json!(web.page_url("acme-cfo"))]);
+}
+
+#[tokio::test]
+async fn an_ambiguous_name_is_asked_about_not_assessed_in_memory() {
+    an_ambiguous_name_is_asked_about_not_assessed(Adapters::in_memory()).await;
+}
+
+#[tokio::test]
+async fn an_ambiguous_name_is_asked_about_not_assessed_on_postgres() {
+    an_ambiguous_name_is_asked_about_not_assessed(crate::test_cluster::shared().await.fresh_adapters().await).await;
+}
+
+#[tokio::test]
+async fn identity_fields_are_validated_and_unknown_fields_refused() {
+    let web = PeopleWeb::serving(NOBODY).await;
+    let app = web.app(Adapters::in_memory()).await;
+    let token = app.token_for("analyst").await;
+    let long = "x".repeat(121);
+    for (request, field) in [
+        (json!({ "person_name": "Jane Doe", "company": long }), "company"),
+        (json!({ "person_name": "Jane Doe", "role": long }), "role"),
+        (json!({ "person_name": "Jane Doe", "location": "Bos\u{7}ton" }), "location"),
+        (json!({ "person_name": " " }), "person_name"),
+        (json!({ "person_name": "Jane Doe", "employer": "Acme" }), "employer"),
+    ] {
+        let error = assert_error(app.post("/api/people/research", Some(&token), &request).await, 400).await;
+        assert!(error.to_string().contains(field), "{field}: {error}");
+    }
 }

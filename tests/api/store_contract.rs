@@ -18,6 +18,7 @@ use creditflow::domain::documents::{
 };
 use creditflow::domain::intake::{MediaType, PageMap};
 use creditflow::domain::listing::RunQuery;
+use creditflow::domain::people::identity::PersonIdentity;
 use creditflow::domain::people::runs::{PeopleId, PeopleRecord};
 use creditflow::domain::quant::runs::{AnalysisId, AnalysisKind, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use creditflow::domain::ratelimit::RatePolicy;
@@ -893,6 +894,7 @@ fn person(owner: UserId, name: &str, deal_id: Option<i64>, created: OffsetDateTi
         owner,
         person_name: name.into(),
         context: Some(format!("{name}, CFO of Acme")),
+        identity: PersonIdentity::new(Some("Acme Corp"), Some("CFO"), Some("London")).expect("valid identity"),
         deal_id,
         session_id: Some("session-people".into()),
         result: json!({
@@ -912,6 +914,7 @@ pub async fn people_results_are_stored_found_and_listed(store: Arc<dyn PeopleRep
     let first = person(alice, "Ada Lovelace", Some(7), NOW);
     let second = PeopleRecord {
         context: None,
+        identity: PersonIdentity::default(),
         session_id: None,
         ..person(alice, "Alan Turing", None, NOW + Duration::minutes(1))
     };

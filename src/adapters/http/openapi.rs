@@ -61,6 +61,7 @@ use crate::domain::ratelimit::is_workflow_request;
         chatbot::launch_workflow,
         chatbot::start_session,
         chatbot::get_session,
+        people::run,
         people::get_result,
         people::list_results,
         statements::create_statement_set,
@@ -74,7 +75,7 @@ use crate::domain::ratelimit::is_workflow_request;
         (name = "quantitative-analysis", description = "Company analysis from SEC filings and prices; stored results"),
         (name = "research", description = "Iterative research over web search providers and your stored documents: queued runs, results with cited sources"),
         (name = "chatbot", description = "Chat turns that answer, launch workflows and read the agreement in context; direct workflow launches; stored sessions"),
-        (name = "people", description = "People-workflow results: cited research summary, psychometric profile (IPIP-50 or none), character assessment for human review"),
+        (name = "people", description = "People workflow: a person identified by name plus company, role and location (namesakes' evidence set aside, an ambiguous name asked about); cited research summary, psychometric profile (IPIP-50 or none), character assessment for human review"),
         (name = "documents", description = "Credit agreement extraction (CDM), documents, versions, review workflow"),
         (name = "health", description = "Probes (no token)"),
     )

@@ -42,6 +42,7 @@ const MIGRATIONS: &[Migration] = &[
     Migration { version: 11, name: "document_originals", sql: include_str!("migrations/0011_document_originals.sql") },
     Migration { version: 12, name: "statement_sets", sql: include_str!("migrations/0012_statement_sets.sql") },
     Migration { version: 13, name: "provider_cache_age", sql: include_str!("migrations/0013_provider_cache_age.sql") },
+    Migration { version: 14, name: "people_identity", sql: include_str!("migrations/0014_people_identity.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

@@ -10,22 +10,28 @@ use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::listing::RunQuery;
+use crate::domain::people::identity::PersonIdentity;
 use crate::domain::people::runs::{PeopleId, PeopleRecord};
 use crate::ports::people::PeopleRepository;
 use crate::ports::store::StoreError;
 
 const COLUMNS: &str = "id, owner_id, person_name, context, deal_id, session_id, result, cdm_events, created_at, \
-                       completed_at";
+                       completed_at, company, role, location";
 
 const TABLE: RunTable<PeopleRecord> = RunTable { name: "people_results", columns: COLUMNS, map: record_from_row };
 
 fn record_from_row(row: &Row) -> Result<PeopleRecord, StoreError> {
     let events: Value = column(row, "cdm_events")?;
+    let (company, role, location): (Option<String>, Option<String>, Option<String>) =
+        (column(row, "company")?, column(row, "role")?, column(row, "location")?);
+    let identity = PersonIdentity::new(company.as_deref(), role.as_deref(), location.as_deref())
+        .map_err(|error| StoreError::Unavailable(anyhow!("unreadable person identity in the database: {error}")))?;
     Ok(PeopleRecord {
         id: PeopleId::from_uuid(column(row, "id")?),
         owner: UserId::from_uuid(column(row, "owner_id")?),
         person_name: column(row, "person_name")?,
         context: column(row, "context")?,
+        identity,
         deal_id: column(row, "deal_id")?,
         session_id: column(row, "session_id")?,
         result: column(row, "result")?,
@@ -44,7 +50,7 @@ impl PeopleRepository for PostgresStore {
         let client = self.connection().await?;
         let statement = client
             .prepare_cached(&format!(
-                "INSERT INTO people_results ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+                "INSERT INTO people_results ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
             ))
             .await
             .map_err(unavailable)?;
@@ -63,6 +69,9 @@ impl PeopleRepository for PostgresStore {
                     &events,
                     &record.created_at,
                     &record.completed_at,
+                    &record.identity.company(),
+                    &record.identity.role(),
+                    &record.identity.location(),
                 ],
             )
             .await

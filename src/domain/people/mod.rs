@@ -1,8 +1,12 @@
 //! The people workflow: research a named person and report a cited summary, a Big Five profile and
 //! the character C of credit.
 //!
-//! - [`request`]: the validated request (name, context, deal, IPIP-50 answers) and the errors.
-//! - [`service`]: the use case — research, then summary, profile and assessment, stored in one write.
+//! - [`request`]: the validated request (name, context, company, role, location, deal, IPIP-50
+//!   answers) and the errors.
+//! - [`identity`]: who the person is (name plus company, role, location, given or read from the
+//!   context), and the rule that sets evidence about a namesake aside or finds the name ambiguous.
+//! - [`service`]: the use case — research, then the evidence sorted by identity, then summary,
+//!   profile and assessment from what is about the person, stored in one write.
 //! - [`summary`]: which sentences are about the person, and the cited research summary.
 //! - [`own_words`]: quotations attributed to the person by name, the only basis of a text estimate.
 //! - [`profile`]: the psychometric profile — IPIP-50 scores, a checked text estimate, or unavailable.
@@ -18,6 +22,7 @@
 //! decision.
 
 pub mod character;
+pub mod identity;
 pub mod ipip;
 pub mod own_words;
 pub mod profile;

@@ -1,10 +1,12 @@
-//! A people-workflow request, validated: the person's name, the context that tells namesakes apart,
-//! the deal, and the IPIP-50 answers the person gave; and the errors of the people use case.
+//! A people-workflow request, validated: the person's name, what tells namesakes apart (the
+//! free-text context and the structured company, role and location), the deal, and the IPIP-50
+//! answers the person gave; and the errors of the people use case.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::domain::people::identity::PersonIdentity;
 use crate::domain::people::{score_ipip50, score_ipip50_items};
 use crate::ports::store::StoreError;
 
@@ -101,6 +103,8 @@ fn answer(item: u32, value: &Value) -> Result<u8, String> {
 pub struct PeopleRequest {
     pub person_name: String,
     pub context: Option<String>,
+    /// The company, role and location given as fields (not those read from the context).
+    pub identity: PersonIdentity,
     pub deal_id: Option<i64>,
     pub session_id: Option<String>,
     pub ipip_responses: Option<IpipAnswers>,
@@ -136,7 +140,35 @@ impl PeopleRequest {
             Some(value) => Some(IpipAnswers::from_json(value).map_err(|message| invalid("ipip_responses", message))?),
             None => None,
         };
-        Ok(Self { person_name, context: context.map(str::to_owned), deal_id, session_id: None, ipip_responses })
+        Ok(Self {
+            person_name,
+            context: context.map(str::to_owned),
+            identity: PersonIdentity::default(),
+            deal_id,
+            session_id: None,
+            ipip_responses,
+        })
+    }
+
+    /// The same request with the person's `company`, `role` and `location` (each optional).
+    ///
+    /// # Errors
+    /// [`PeopleError::Validation`] naming the field (see [`PersonIdentity::new`]).
+    pub fn with_identity(
+        mut self,
+        company: Option<&str>,
+        role: Option<&str>,
+        location: Option<&str>,
+    ) -> Result<Self, PeopleError> {
+        self.identity =
+            PersonIdentity::new(company, role, location).map_err(|error| invalid(error.field, error.message))?;
+        Ok(self)
+    }
+
+    /// Who to match the sources against: the fields given, else what the context says.
+    pub fn identity_to_match(&self) -> PersonIdentity {
+        let from_context = self.context.as_deref().map(PersonIdentity::from_context).unwrap_or_default();
+        self.identity.clone().or(from_context)
     }
 
     /// The same request, launched from chatbot session `session_id` (blank: none).

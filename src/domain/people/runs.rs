@@ -6,6 +6,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::domain::auth::UserId;
+use crate::domain::people::identity::PersonIdentity;
 
 uuid_id! {
     /// Identifier of a people-workflow result, as the API exposes it (`people_id`).
@@ -19,13 +20,16 @@ pub struct PeopleRecord {
     pub owner: UserId,
     /// The person as the caller named them.
     pub person_name: String,
-    /// What the caller said about them (company, role), if anything.
+    /// What the caller said about them in free text, if anything.
     pub context: Option<String>,
+    /// The company, role and location the caller gave as fields.
+    pub identity: PersonIdentity,
     pub deal_id: Option<i64>,
     /// The chatbot session that launched it, if any.
     pub session_id: Option<String>,
-    /// `{people_id, status, person_name, context, deal_id, session_id, research_summary (with its
-    /// sources and statistics), psychometric_profile, credit_assessment}` as the API returns it.
+    /// `{people_id, status, person_name, context, company, role, location, deal_id, session_id,
+    /// identity (status, candidates, set_aside, message), research_summary (with its sources and
+    /// statistics), psychometric_profile, credit_assessment}` as the API returns it.
     pub result: Value,
     /// The `PersonResearchCompleted` step.
     pub cdm_events: Vec<Value>,

@@ -13,12 +13,14 @@
 //! its evidence and confidence, the character assessment always requires human review, and both the
 //! profile and the assessment say they are an adjunct, never the sole basis of a decision.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use super::identity::{IdentitySorting, IdentityStatus, sort_evidence};
 use super::own_words::{MAX_OWN_WORDS_SENT, MIN_OWN_WORDS, quotations_by, within_word_limit};
 use super::profile::{estimate_request, ipip_profile, text_estimate_profile, unavailable_profile};
 use super::request::invalid;
@@ -91,43 +93,54 @@ impl PeopleService {
     ) -> Result<PeopleRecord, PeopleError> {
         let created_at = self.clock.now();
         let id = PeopleId::new_random();
-        let question = research_question(&request.person_name, request.context.as_deref());
-        // Stored documents are chosen by the person's name (and context), not by the adverse-media
-        // words of the question, which most credit agreements contain.
-        let focus = match &request.context {
-            Some(context) => format!("{} {context}", request.person_name),
+        let described = described_as(&request);
+        let question = research_question(&request.person_name, described.as_deref());
+        // Stored documents are chosen by the person's name (and description), not by the
+        // adverse-media words of the question, which most credit agreements contain.
+        let focus = match &described {
+            Some(described) => format!("{} {described}", request.person_name),
             None => request.person_name.clone(),
         };
         let investigation = self
             .research
             .investigate(caller.user_id, &question, Some(&focus), self.settings.iterations, self.settings.time_budget)
             .await;
-        let passages: Vec<(&str, usize)> =
+        let read: Vec<(&str, usize)> =
             investigation.passages.iter().map(|(text, source)| (text.as_str(), source + 1)).collect();
+        // Only what is about this person (not a namesake) is summarised and assessed.
+        let sorting = sort_evidence(&request.person_name, &request.identity_to_match(), &read);
+        let passages: Vec<(&str, usize)> = sorting.kept.iter().map(|(text, n)| (text.as_str(), *n)).collect();
         let character = assess_character(&request.person_name, &passages);
-        let summary = research_summary(&request.person_name, &investigation, &passages, &character);
+        let summary = research_summary(&request.person_name, &investigation, &passages, &character, &sorting);
         let own_words = quotations_by(&request.person_name, &passages);
         let profile =
             self.psychometric_profile(&request.person_name, request.ipip_responses.as_ref(), &own_words).await;
         let method = profile["method"].as_str().unwrap_or("unavailable");
-        let step = completed_step(id, &request, &investigation.state, &character, method);
+        let step = completed_step(id, &request, &investigation.state, &character, method, &sorting);
         let event = self.event(request_id, &step)?;
+        let state = &investigation.state;
+        let url = |n: usize| n.checked_sub(1).and_then(|i| state.sources().get(i)).map(|s| s.url().to_owned());
         let result = json!({
             "people_id": id.to_string(),
             "status": "completed",
             "person_name": request.person_name,
             "context": request.context,
+            "company": request.identity.company(),
+            "role": request.identity.role(),
+            "location": request.identity.location(),
             "deal_id": request.deal_id,
             "session_id": request.session_id,
+            "identity": sorting.to_json(&request.person_name, url),
             "research_summary": summary,
             "psychometric_profile": profile,
-            "credit_assessment": credit_assessment(&character, &investigation.state),
+            "credit_assessment": credit_assessment(&request.person_name, &character, state, &sorting),
         });
         let record = PeopleRecord {
             id,
             owner: caller.user_id,
             person_name: request.person_name,
             context: request.context,
+            identity: request.identity,
             deal_id: request.deal_id,
             session_id: request.session_id,
             result,
@@ -202,6 +215,19 @@ impl PeopleService {
     }
 }
 
+/// What the research is told about the person besides the name: the context, and the structured
+/// fields it does not already say.
+fn described_as(request: &PeopleRequest) -> Option<String> {
+    let mut parts: Vec<String> = request.context.iter().cloned().collect();
+    let given = &request.identity;
+    for field in [given.role(), given.company(), given.location()].into_iter().flatten() {
+        if !parts.iter().any(|part| part.to_lowercase().contains(&field.to_lowercase())) {
+            parts.push(field.to_owned());
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 /// The `PersonResearchCompleted` step: identifiers and headline results, never what was found.
 fn completed_step(
     id: PeopleId,
@@ -209,6 +235,7 @@ fn completed_step(
     state: &ResearchState,
     character: &CharacterAssessment,
     psychometric_method: &str,
+    sorting: &IdentitySorting,
 ) -> ObservationStep {
     let sources_used = state.sources().len();
     ObservationStep::new(
@@ -225,18 +252,50 @@ fn completed_step(
     .item("sourcesUsed", sources_used)
     .item("characterScoreBand", band_name(character.score_band()))
     .item("psychometricMethod", psychometric_method)
+    .item("identityStatus", sorting.status.as_str())
+    .item("passagesSetAside", sorting.set_aside.len())
 }
 
 /// `{dimension, score_band, reasons, adverse_findings, mitigating_findings, positive_signals,
-/// requires_human_review, notice}`, findings as `{category, statement, source: n, url}`.
-fn credit_assessment(character: &CharacterAssessment, state: &ResearchState) -> Value {
+/// requires_human_review, notice}`, findings as `{category, statement, source: n, url}`. The
+/// reasons start by saying what was left out as a namesake's, or that nothing was assessed because
+/// the name is ambiguous.
+fn credit_assessment(
+    person: &str,
+    character: &CharacterAssessment,
+    state: &ResearchState,
+    sorting: &IdentitySorting,
+) -> Value {
     let url = |n: usize| n.checked_sub(1).and_then(|i| state.sources().get(i)).map(|source| source.url().to_owned());
     let finding = |f: &Finding| json!({ "category": f.category.as_str(), "statement": f.statement, "source": f.source_index, "url": url(f.source_index) });
     let signal = |s: &PositiveSignal| json!({ "kind": s.kind, "statement": s.statement, "source": s.source_index, "url": url(s.source_index) });
+    let mut reasons: Vec<String> = Vec::new();
+    if sorting.status == IdentityStatus::Ambiguous {
+        reasons.push(format!(
+            "Not assessed: the sources describe {} different people named {person}, and no evidence is attributed until you say which one you mean.",
+            sorting.candidates.len()
+        ));
+    }
+    if !sorting.set_aside.is_empty() {
+        reasons.push(format!(
+            "Left out: {} passage(s) about a different person named {person} (sources {}; see identity.set_aside).",
+            sorting.set_aside.len(),
+            sorting
+                .set_aside
+                .iter()
+                .map(|s| s.source)
+                .collect::<BTreeSet<_>>()
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    reasons.extend(character.reasons().iter().cloned());
     json!({
         "dimension": character.dimension(),
         "score_band": band_name(character.score_band()),
-        "reasons": character.reasons(),
+        "reasons": reasons,
         "adverse_findings": character.adverse_findings().iter().map(finding).collect::<Vec<_>>(),
         "mitigating_findings": character.mitigating_findings().iter().map(finding).collect::<Vec<_>>(),
         "positive_signals": character.positive_signals().iter().map(signal).collect::<Vec<_>>(),
@@ -268,6 +327,7 @@ mod tests {
     use crate::domain::auth::UserId;
     use crate::domain::people::CHARACTER_NOTICE;
     use crate::domain::people::IPIP50_INSTRUMENT;
+    use crate::domain::people::identity::PersonIdentity;
     use crate::domain::people::profile::{PSYCHOMETRIC_NOTICE, TEXT_ESTIMATE_MAX_CONFIDENCE, TRAITS};
     use crate::domain::research::service::ResearchSettings;
     use crate::ports::clock::MockClock;
@@ -435,6 +495,32 @@ mod tests {
         assert!(!text.contains("Interest rates"), "{text}");
         assert_eq!(summary["statistics"]["sources_mentioning_person"], 1);
         assert_eq!(written.lock().expect("lock").as_ref(), Some(&record));
+    }
+
+    #[tokio::test]
+    async fn a_context_naming_another_company_sets_the_conviction_aside_as_a_namesakes() {
+        let pages = [(RATES_URL, "Rates", RATES_TEXT), (FRAUD_URL, "Doe convicted", FRAUD_TEXT)];
+        let service = service(research(&pages, true), None);
+        let request = PeopleRequest::new("Jane Doe", Some("CFO of Widget Ltd, Boston"), None, None).expect("valid");
+
+        let record = service.run(analyst(), request, "req-10").await.expect("run");
+
+        let identity = &record.result["identity"];
+        assert_eq!(identity["status"], "not_found", "{identity}");
+        assert_eq!((identity["company"].as_str(), identity["location"].as_str()), (Some("Widget Ltd"), Some("Boston")));
+        assert_eq!(identity["set_aside"][0]["url"], FRAUD_URL);
+        assert!(
+            identity["set_aside"][0]["reason"].as_str().expect("reason").contains("works at Acme Corp, not Widget Ltd")
+        );
+        let assessment = &record.result["credit_assessment"];
+        assert_eq!(
+            (assessment["score_band"].as_str(), assessment["adverse_findings"].as_array().map(Vec::len)),
+            (Some("insufficient_evidence"), Some(0))
+        );
+        let text = record.result["research_summary"]["text"].as_str().expect("text");
+        assert!(text.contains("describe a different person") && !text.contains("convicted"), "{text}");
+        let step = record.cdm_events[0].to_string();
+        assert!(step.contains("not_found") && !step.contains("Widget"), "{step}");
     }
 
     #[tokio::test]
@@ -627,6 +713,7 @@ mod tests {
             owner,
             person_name: "Jane Doe".into(),
             context: None,
+            identity: PersonIdentity::default(),
             deal_id: Some(4),
             session_id: None,
             result: json!({}),

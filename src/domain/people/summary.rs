@@ -7,7 +7,10 @@
 //! A source is about the person when one of its sentences names them, by the matching rules of
 //! [`crate::domain::people::character`] (full name with optional middle names or initials, or the
 //! surname when no other first name or firm word comes with it), or starts with a pronoun right
-//! after such a sentence. Only those sentences make the summary.
+//! after such a sentence. Only those sentences make the summary, and only from the passages the
+//! identity rule ([`crate::domain::people::identity`]) kept: text about a namesake is set aside and
+//! counted, never quoted; when the name is ambiguous the summary is the question which person is
+//! meant.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -15,6 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Value, json};
 
+use super::identity::{IdentitySorting, IdentityStatus};
 use super::text::{compile, cut, normalise, word_count};
 use crate::domain::people::{CharacterAssessment, assess_character};
 use crate::domain::research::ResearchState;
@@ -79,21 +83,37 @@ fn sentences_about(person: &str, passages: &[(&str, usize)]) -> Vec<(String, usi
     about
 }
 
-/// `{text, found, sources, statistics}`; see the module documentation.
+/// `{text, found, sources, statistics}`; see the module documentation. `passages` are those the
+/// identity rule kept ([`IdentitySorting::kept`]); each source says how it was matched
+/// (`identity_match`).
 pub(super) fn research_summary(
     person: &str,
     investigation: &Investigation,
     passages: &[(&str, usize)],
     character: &CharacterAssessment,
+    sorting: &IdentitySorting,
 ) -> Value {
     let state = &investigation.state;
     let mentioning: BTreeSet<usize> = character.sources_mentioning_person().iter().copied().collect();
     let found = !mentioning.is_empty();
-    let text = if found {
+    let mut text = if sorting.status == IdentityStatus::Ambiguous {
+        sorting.message(person)
+    } else if found {
         found_text(person, state.sources().len(), &mentioning, &summary_statements(person, passages, character))
+    } else if !sorting.set_aside.is_empty() {
+        format!(
+            "No reliable information found about {person} ({}): the sources that name someone of that name describe a different person, and were set aside (see identity.set_aside). Nothing is said about them beyond this; no profile is inferred from a name.",
+            sorting.identity.in_words()
+        )
     } else {
         no_information_text(person, state)
     };
+    if found && !sorting.set_aside.is_empty() {
+        text.push_str(&format!(
+            " {} passage(s) about a different person named {person} were set aside and are not quoted (see identity.set_aside).",
+            sorting.set_aside.len()
+        ));
+    }
     let sources: Vec<Value> = state
         .sources()
         .iter()
@@ -103,6 +123,7 @@ pub(super) fn research_summary(
             if let Some(object) = entry.as_object_mut() {
                 object.insert("n".into(), json!(i + 1));
                 object.insert("mentions_person".into(), json!(mentioning.contains(&(i + 1))));
+                object.insert("identity_match".into(), json!(sorting.source_match(i + 1)));
             }
             entry
         })

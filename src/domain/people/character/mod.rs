@@ -49,7 +49,9 @@
 //!
 //! # Known limits
 //!
-//! Pattern reading, not understanding: a namesake with the same surname is taken for the person;
+//! Pattern reading, not understanding: a namesake with the same surname is taken for the person
+//! (the people workflow sets namesakes' passages aside before they get here, by
+//! [`super::identity`]; this module only sees names);
 //! coreference beyond a leading pronoun is not followed; sarcasm, hypotheticals and reported
 //! allegations read as stated. Hence the mandatory review.
 
@@ -348,14 +350,14 @@ const HONORIFICS: &[&str] = &["mr", "mrs", "ms", "miss", "dr", "prof", "sir", "d
 const NAME_SUFFIXES: &[&str] = &["jr", "sr", "ii", "iii", "iv"];
 
 /// How the person is recognised in text.
-struct PersonMatcher {
+pub(in crate::domain::people) struct PersonMatcher {
     first_name: String,
     full: Regex,
     surname: Option<Regex>,
 }
 
 impl PersonMatcher {
-    fn new(person_name: &str) -> Option<Self> {
+    pub(in crate::domain::people) fn new(person_name: &str) -> Option<Self> {
         let words: Vec<String> = person_name
             .split_whitespace()
             .map(|w| w.trim_matches(|c: char| c == ',' || c == '.').to_owned())
@@ -382,7 +384,7 @@ impl PersonMatcher {
 
     /// Where the sentence names the person. A bare surname does not count when it is another
     /// person's ("Tom Smith") or a firm's ("Smith & Wesson", "Smith Holdings").
-    fn spans(&self, sentence: &str) -> Vec<Range<usize>> {
+    pub(in crate::domain::people) fn spans(&self, sentence: &str) -> Vec<Range<usize>> {
         let mut spans: Vec<Range<usize>> = self.full.find_iter(sentence).map(|m| m.range()).collect();
         if let Some(surname) = &self.surname {
             for m in surname.find_iter(sentence) {
@@ -612,7 +614,7 @@ const ABBREVIATIONS: &[&str] = &[
 
 /// The sentences of a passage, as byte ranges. Splits after ". ", "! ", "? " and at line breaks,
 /// but not after abbreviations or initials.
-fn sentences(text: &str) -> Vec<Range<usize>> {
+pub(in crate::domain::people) fn sentences(text: &str) -> Vec<Range<usize>> {
     let mut result = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
