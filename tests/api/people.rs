@@ -516,3 +516,57 @@ async fn identity_fields_are_validated_and_unknown_fields_refused() {
         assert!(error.to_string().contains(field), "{field}: {error}");
     }
 }
+
+/// In a chat: a bare name with two people behind it is answered with the question, and naming the
+/// company (in words, or as the tool's `company` field) settles it.
+async fn in_chat_an_ambiguous_name_is_asked_about_and_the_company_settles_it(adapters: Adapters) {
+    let web = PeopleWeb::serving(NAMESAKES).await;
+    let app = web.app(adapters).await;
+    let token = app.token_for("analyst").await;
+    let say = |message: &'static str| {
+        let (app, token) = (&app, &token);
+        async move {
+            let session = app.chat_session(token, "namesakes").await;
+            let body = json!({ "message": message, "session_id": session });
+            let response = app.post("/api/digitizer-chatbot/chat", Some(token), &body).await;
+            assert_eq!(response.status(), 200);
+            response.json::<Value>().await.expect("json")
+        }
+    };
+
+    let asked = say("look into Jane Doe").await;
+    assert_eq!(asked["workflow_launched"], "people", "{asked}");
+    let response = asked["response"].as_str().expect("response");
+    assert!(response.contains("Which one do you mean?"), "the chat asks: {response}");
+    assert_eq!(asked["workflow_result"]["identity"]["status"], "ambiguous");
+
+    let settled = say("look into Jane Doe, CFO of Acme Corp").await;
+    let identity = &settled["workflow_result"]["identity"];
+    assert_eq!(identity["status"], "matched", "{identity}");
+    let set_aside: Vec<&str> =
+        identity["set_aside"].as_array().into_iter().flatten().filter_map(|s| s["url"].as_str()).collect();
+    assert_eq!(set_aside, [web.page_url("professor-convicted")], "the namesake's conviction is set aside");
+    assert_eq!(settled["workflow_result"]["credit_assessment"]["adverse_findings"], json!([]), "{settled}");
+
+    // The launch endpoint (and so a model's tool call) takes the company as a field of its own.
+    let session = app.chat_session(&token, "namesakes").await;
+    let request = json!({ "workflow_type": "people", "session_id": session,
+                          "workflow_params": { "person_name": "Jane Doe", "company": "Acme Corp", "role": "CFO" } });
+    let launched: Value =
+        app.post("/api/digitizer-chatbot/launch-workflow", Some(&token), &request).await.json().await.expect("json");
+    assert_eq!(launched["workflow_result"]["identity"]["status"], "matched", "{launched}");
+    assert_eq!(launched["workflow_result"]["company"], "Acme Corp", "{launched}");
+}
+
+#[tokio::test]
+async fn in_chat_an_ambiguous_name_is_asked_about_in_memory() {
+    in_chat_an_ambiguous_name_is_asked_about_and_the_company_settles_it(Adapters::in_memory()).await;
+}
+
+#[tokio::test]
+async fn in_chat_an_ambiguous_name_is_asked_about_on_postgres() {
+    in_chat_an_ambiguous_name_is_asked_about_and_the_company_settles_it(
+        crate::test_cluster::shared().await.fresh_adapters().await,
+    )
+    .await;
+}

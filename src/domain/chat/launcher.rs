@@ -95,9 +95,14 @@ impl WorkflowLauncher {
                     self.people.run(caller, request.with_session(Some(session_id.to_owned())), request_id).await?;
                 let band = record.result["credit_assessment"]["score_band"].as_str().unwrap_or("unknown");
                 let found = record.result["research_summary"]["found"].as_bool().unwrap_or(false);
+                let identity = &record.result["identity"];
+                let ambiguous = identity["status"] == "ambiguous";
                 Launch {
                     workflow_type: "people",
-                    message: if found {
+                    message: if let Some(question) = identity["message"].as_str().filter(|_| ambiguous) {
+                        // Several people of that name and nothing to tell them apart: ask.
+                        format!("{question} See /api/people/results/{}.", record.id)
+                    } else if found {
                         format!(
                             "People research on {} is complete: character band {band}, for human review; see /api/people/results/{}.",
                             record.person_name, record.id

@@ -20,7 +20,7 @@
 //! | market analysis (`launch_market_analysis`) | `quant` / `market` | `query` (required, 1–500 characters), `time_range` (`1M`, `3M` (default), `6M`, `1Y`, `5Y`) |
 //! | loan application (`launch_loan_application`) | `quant` / `loan_application` | `borrower_name` (required), `loan_amount` (required, > 0, at most 1e12, USD), `loan_type` (`term_loan` (default), `revolving`, `bridge`, `other`), `currency` (only `USD`) |
 //! | research (`launch_research`) | `research` | `query` (required, 1–2,000 characters), `max_iterations` (1–20, default 5) |
-//! | people (`launch_people_workflow`) | `people` | `person_name` (required, 1–200 characters), `context` (at most 300 characters); through the endpoint only, `ipip_responses` (50 answers 1–5, as an array in item order or an object keyed `"1"`…`"50"`): a model is never offered questionnaire answers to fill in |
+//! | people (`launch_people_workflow`) | `people` | `person_name` (required, 1–200 characters), `context` (at most 300 characters), `company`, `role`, `location` (one line each, at most 120 characters: they tell the person apart from namesakes); through the endpoint only, `ipip_responses` (50 answers 1–5, as an array in item order or an object keyed `"1"`…`"50"`): a model is never offered questionnaire answers to fill in |
 //!
 //! Text is trimmed, and must hold a character that is not white space. `deal_id` is the request's,
 //! not a parameter.
@@ -33,6 +33,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::domain::chat::{Intent, QuantRequest};
+use crate::domain::people::identity::MAX_IDENTITY_FIELD_CHARS;
 use crate::domain::people::request::{MAX_CONTEXT_CHARS, MAX_PERSON_NAME_CHARS, PeopleError, PeopleRequest};
 use crate::domain::quant::loan::LoanType;
 use crate::domain::quant::market::TimeRange;
@@ -42,7 +43,7 @@ use crate::domain::quant::request::{
 };
 use crate::domain::research::service::{MAX_QUERY_CHARS, ResearchError, ResearchRequest};
 use crate::ports::store::StoreError;
-pub use values::{Iterations, LoanAmount, Text, UsdOnly};
+pub use values::{Iterations, Line, LoanAmount, Text, UsdOnly};
 
 /// The workflow types, as the API spells them.
 pub const WORKFLOW_TYPES: [&str; 3] = ["people", "research", "quant"];
@@ -188,9 +189,18 @@ pub struct ResearchParams {
 pub struct PeopleParams {
     /// The person's name as the user gave it.
     pub person_name: Text<MAX_PERSON_NAME_CHARS>,
-    /// What tells them apart from namesakes, as the user stated it: company, role, location.
+    /// What the user said about them, in their words ("CFO of Acme Corp, London").
     #[serde(default)]
     pub context: Option<Text<MAX_CONTEXT_CHARS>>,
+    /// The company they work for, when the user stated it: tells them apart from namesakes.
+    #[serde(default)]
+    pub company: Option<Line<MAX_IDENTITY_FIELD_CHARS>>,
+    /// Their role or title, when the user stated it.
+    #[serde(default)]
+    pub role: Option<Line<MAX_IDENTITY_FIELD_CHARS>>,
+    /// Where they are based, when the user stated it.
+    #[serde(default)]
+    pub location: Option<Line<MAX_IDENTITY_FIELD_CHARS>>,
 }
 
 /// One kind of launch, and the tool a language model calls for it.
@@ -318,12 +328,18 @@ impl LaunchKind {
             }
             Self::People => {
                 let params: PeopleParams = read(params)?;
-                WorkflowParams::People(PeopleRequest::new(
+                let request = PeopleRequest::new(
                     params.person_name.as_str(),
                     params.context.as_ref().map(Text::as_str),
                     deal_id,
                     ipip_responses,
-                )?)
+                )?
+                .with_identity(
+                    params.company.as_ref().map(Line::as_str),
+                    params.role.as_ref().map(Line::as_str),
+                    params.location.as_ref().map(Line::as_str),
+                )?;
+                WorkflowParams::People(request)
             }
         })
     }

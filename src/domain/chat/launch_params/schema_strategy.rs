@@ -51,6 +51,11 @@ fn matches_pattern(pattern: &str, text: &str) -> bool {
     match pattern {
         // A character that is neither `\s` nor NEXT LINE.
         "[^\\s\\u0085]" => text.chars().any(|c| !is_ecmascript_space(c) && c != '\u{85}'),
+        // Only characters outside C0, DEL and C1, one of them not `\s`.
+        "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$" => {
+            let control = |c: char| matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}');
+            !text.chars().any(control) && text.chars().any(|c| !is_ecmascript_space(c))
+        }
         other => panic!("the generator does not know the pattern {other:?}"),
     }
 }

@@ -39,7 +39,14 @@ fn carries(kind: LaunchKind, call: &Value, parsed: &WorkflowParams) -> bool {
         }
         (LaunchKind::People, WorkflowParams::People(request)) => {
             let name = text("person_name").map(|name| name.split_whitespace().collect::<Vec<_>>().join(" "));
-            Some(request.person_name.clone()) == name && request.context == text("context")
+            // Identity fields are compared with their inner white space collapsed, as they are stored.
+            let words = |text: Option<String>| text.map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
+            let identity = &request.identity;
+            Some(request.person_name.clone()) == name
+                && request.context == text("context")
+                && words(identity.company().map(str::to_owned)) == words(text("company"))
+                && words(identity.role().map(str::to_owned)) == words(text("role"))
+                && words(identity.location().map(str::to_owned)) == words(text("location"))
         }
         _ => false,
     }
@@ -161,6 +168,8 @@ fn every_workflow_type_names_its_missing_or_wrong_parameters() {
         ("people", json!({ "person_name": 7 }), "workflow_params.person_name"),
         ("people", json!({ "person_name": "Jane Doe", "ipip_responses": [1, 2] }), "workflow_params.ipip_responses"),
         ("people", json!({ "person_name": "Jane Doe", "age": 40 }), "workflow_params.age"),
+        ("people", json!({ "person_name": "Jane Doe", "company": "Acme\nCorp" }), "workflow_params.company"),
+        ("people", json!({ "person_name": "Jane Doe", "location": "x".repeat(121) }), "workflow_params.location"),
         ("research", json!({}), "workflow_params.query"),
         ("research", json!({ "query": "SOFR", "max_iterations": 50 }), "workflow_params.max_iterations"),
         ("research", json!({ "query": "SOFR", "max_iterations": "5" }), "workflow_params.max_iterations"),

@@ -69,6 +69,48 @@ impl<const MAX: usize> JsonSchema for Text<MAX> {
     }
 }
 
+/// One line of text: as [`Text`], and without control characters (tabs and line breaks included),
+/// as a company, role or place is written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Line<const MAX: usize>(String);
+
+impl<const MAX: usize> Line<MAX> {
+    /// The text, trimmed.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One or more characters none of which is a control character (Unicode Cc: U+0000–U+001F and
+/// U+007F–U+009F, as Rust's `char::is_control`), at least one of them content ([`CONTENT_PATTERN`]).
+pub const LINE_PATTERN: &str =
+    "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$";
+
+impl<'de, const MAX: usize> Deserialize<'de> for Line<MAX> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Text(text) = Text::<MAX>::deserialize(deserializer)?;
+        if text.chars().any(char::is_control) {
+            return Err(de::Error::custom("must not contain control characters"));
+        }
+        Ok(Self(text))
+    }
+}
+
+impl<const MAX: usize> JsonSchema for Line<MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        format!("Line{MAX}").into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "minLength": 1, "maxLength": MAX, "pattern": LINE_PATTERN })
+    }
+}
+
 /// A loan amount in USD: more than 0 and at most [`MAX_LOAN_AMOUNT`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(transparent)]
