@@ -25,8 +25,10 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
 
+use creditflow::domain::chat::follow_up::recognise_follow_up;
 use creditflow::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, answer_from_agreement, parse_intent,
+    parse_intent_without_history,
 };
 use creditflow::domain::extraction::{ExtractionStatus, extract_credit_agreement};
 
@@ -226,6 +228,11 @@ fn parser(c: &mut Criterion) {
     group.bench_function("non_launching_no_history", |b| {
         b.iter(|| parse_intent(black_box("thanks, that is helpful"), &[]));
     });
+    group.bench_function("non_launching_without_history", |b| {
+        b.iter(|| parse_intent_without_history(black_box("thanks, that is helpful")))
+    });
+    group.bench_function("follow_up_recognised", |b| b.iter(|| recognise_follow_up(black_box("what's its leverage?"))));
+    group.bench_function("follow_up_not_one", |b| b.iter(|| recognise_follow_up(black_box("thanks, that is helpful"))));
     group.bench_function("reference_10_turn_history", |b| {
         b.iter(|| parse_intent(black_box("how risky is it?"), black_box(&history)));
     });

@@ -103,10 +103,13 @@ SLOTS=$((CONNECTIONS / THREADS))
 # Session ids are the service's to generate: a pool of sessions is started before the run and the
 # slots take them in turn (a pool smaller than the run's sessions is reused round-robin).
 POOL=256
-start_sessions() { # count: a Lua list of new session ids
+start_sessions() { # count: a Lua list of new session ids (also written, one a line, to $WORK/pool.txt)
+    : >"$WORK/pool.txt"
     printf '{'
     for _ in $(seq "$1"); do
-        printf '"%s",' "$(new_session)"
+        id="$(new_session)"
+        echo "$id" >>"$WORK/pool.txt"
+        printf '"%s",' "$id"
     done
     printf '}'
 }
@@ -171,9 +174,9 @@ echo "target p99 <= 5 ms at 16 connections: $(awk -v p="$P99" 'BEGIN { print (p 
 echo "$CPU_LINE"
 echo "service RSS after the run: $(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status") KiB"
 
-# What one of the measured sessions holds: two messages per turn.
-FIRST_SESSION=load-t0-c0
-[[ "$SESSION_TURNS" -eq 0 ]] || FIRST_SESSION="$FIRST_SESSION-s0"
+# What one of the measured sessions holds: two messages per turn. The first session of the measured
+# run's pool is the first slot's first session.
+FIRST_SESSION="$(head -n 1 "$WORK/pool.txt")"
 STORED="$(curl -sf "http://127.0.0.1:$PORT/api/digitizer-chatbot/sessions/$FIRST_SESSION" \
     -H "authorization: Bearer $TOKEN" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["messages"]))')" ||
     STORED="unreadable"

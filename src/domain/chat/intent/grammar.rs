@@ -3,6 +3,7 @@
 //! applications, market follow-ups and market analyses, people, investigations, research and
 //! company analyses. [`parse_message`] tries them in that order; the first that matches decides.
 
+use std::cell::Cell;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -19,6 +20,25 @@ use crate::domain::chat::phrases::{
 use crate::domain::chat::time_range::{TimeRangeMention, find_time_range};
 
 use super::subject::framed_company;
+
+thread_local! {
+    /// Set when the grammar asks the history for something: the message refers back. Read by
+    /// [`parse_without_history`]; a parse is synchronous, so no other parse runs on this thread
+    /// between setting and reading it.
+    static HISTORY_ASKED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn history_asked() {
+    HISTORY_ASKED.with(|asked| asked.set(true));
+}
+
+/// The intent of `message` read without history, and whether reading it asked the history for
+/// anything (a reference: "analyse it", "and over 5Y?"). When it did not, no history can change it.
+pub(super) fn parse_without_history(message: &str) -> (Intent, bool) {
+    HISTORY_ASKED.with(|asked| asked.set(false));
+    let intent = parse_message(message, &[]);
+    (intent, HISTORY_ASKED.with(Cell::get))
+}
 
 /// The grammar proper. `history` is empty while earlier turns are being read, so references in
 /// them stay unresolved instead of recursing.
@@ -210,6 +230,7 @@ fn market_follow_up(request: &str, history: &[HistoryTurn]) -> Option<Intent> {
 
 /// The query of the most recent market request; `None` when a different request came after it.
 fn last_market_query(history: &[HistoryTurn]) -> Option<String> {
+    history_asked();
     for turn in history.iter().rev().filter(|turn| turn.role == Role::User) {
         let request = strip_framing(&normalise(&turn.content));
         if follow_up_time_range(&request).is_some() {
@@ -608,6 +629,7 @@ fn aspect_type(aspect: &str) -> Option<CompanyAnalysisType> {
 
 /// The company a reference points back to: see "References" in the module documentation.
 fn last_company(history: &[HistoryTurn]) -> Option<(String, Option<String>)> {
+    history_asked();
     for turn in history.iter().rev() {
         match turn.role {
             Role::User => match parse_message(&turn.content, &[]) {

@@ -268,23 +268,16 @@ pub fn parse_intent(message: &str, history: &[HistoryTurn]) -> Intent {
 
 #[cfg(test)]
 mod phrase_table;
-/// Earlier turns that make the grammar's two readers of the history answer: the last market
-/// request (for "and over 5Y?") and the last company (for "analyse it").
-fn probe_histories() -> [[HistoryTurn; 1]; 2] {
-    [[HistoryTurn::user("compare semiconductors and banks over 1Y")], [HistoryTurn::user("analyse Probe Holdings Inc")]]
-}
-
 /// What `message` asks for when the answer cannot depend on earlier turns; `None` when it might
 /// (it refers back: "analyse it", "and over 5Y?"), so that the history must be read first. Lets a
 /// turn skip reading its session when the message needs no history.
 ///
-/// The grammar reads the history in two places only, both for a reference that the message makes:
-/// a message whose intent stays the same whether the history holds a market request, a company, or
-/// nothing does not depend on the history.
+/// The grammar reads the history in two places only — the last market request (for "and over
+/// 5Y?") and the last company (for "analyse it"), both for a reference the message makes — and a
+/// parse that asked neither does not depend on the history. One parse, no more.
 pub fn parse_intent_without_history(message: &str) -> Option<Intent> {
-    let alone = parse_message(message, &[]);
-    let unchanged = probe_histories().iter().all(|history| parse_message(message, history) == alone);
-    unchanged.then_some(alone)
+    let (intent, asked) = grammar::parse_without_history(message);
+    (!asked).then_some(intent)
 }
 
 #[cfg(test)]
