@@ -177,8 +177,9 @@ pub struct LaunchWorkflowRequest {
     /// One of the caller's sessions to record the launch in; absent: a new session (its id is in the
     /// answer). An id that is not one of the caller's sessions is a 404.
     pub session_id: Option<String>,
-    /// people: `person_name` (required), `context`, `ipip_responses` (50 answers 1–5: an array in item
-    /// order or an object keyed "1"…"50"). research: `query` (required), `max_iterations` (1–20).
+    /// people: `person_name` (required), `context`, `company`, `role`, `location` (one line each, at
+    /// most 120 characters: they tell the person apart from namesakes), `ipip_responses` (50 answers
+    /// 1–5: an array in item order or an object keyed "1"…"50"). research: `query` (required), `max_iterations` (1–20).
     /// quant: `analysis_type` (required) `company` with `company_name` (required), `ticker`, `focus`
     /// (`comprehensive`, `financial`, `market`, `risk`); `market` with `query` (required), `time_range`
     /// (`1M`…`5Y`); `loan_application` with `borrower_name`, `loan_amount` (USD > 0; both required),
