@@ -2,7 +2,8 @@
 //! Everything the domain needs from the outside world arrives through the traits in [`crate::ports`].
 //!
 //! One folder per bounded context, each holding its models, its service and its stored runs;
-//! [`listing`] (paging and who may see whose records) is the small kernel they share.
+//! [`listing`] (paging and who may see whose records) and [`calendar`] (month and weekday names) are
+//! the small kernel they share.
 
 /// Declares a UUID identifier: `new_random`, `from_uuid`, `as_uuid`, and its text form (`Display`,
 /// `FromStr`), with the given doc comment and any extra attributes.
@@ -40,6 +41,7 @@ macro_rules! uuid_id {
 }
 
 pub mod auth;
+pub mod calendar;
 pub mod cdm;
 pub mod chat;
 pub mod documents;

@@ -20,6 +20,7 @@ use crate::domain::chat::phrases::{
 use crate::domain::chat::time_range::{TimeRangeMention, find_time_range};
 
 use super::subject::framed_company;
+use crate::domain::calendar::is_month_or_weekday;
 
 thread_local! {
     /// Set when the grammar asks the history for something: the message refers back. Read by
@@ -283,27 +284,9 @@ fn is_pronoun(phrase: &str) -> bool {
 
 static VERSUS_SEPARATOR: LazyLock<Regex> = LazyLock::new(|| compile(r"(?i)\s(?:vs\.?|versus|v\.)\s"));
 
-/// Capitalised words that name a time or a scenario, not a company ("Q1 vs Q2", "Monday vs Friday").
+/// Capitalised words that name a time or a scenario, not a company ("Q1 vs Q2", "Monday vs Friday"),
+/// besides the months and weekdays of [`is_month_or_weekday`].
 const NOT_COMPANY_WORDS: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "spring",
     "summer",
     "autumn",
@@ -338,6 +321,7 @@ fn names_a_company(side: &str) -> bool {
                 word.chars().count() == 1
                     || word.chars().any(|c| c.is_ascii_digit())
                     || NOT_COMPANY_WORDS.contains(&word.as_str())
+                    || is_month_or_weekday(&word)
             })
 }
 

@@ -52,17 +52,7 @@ impl ChatService {
             FollowUpReply::Compare { query, time_range, run_id } => {
                 let arguments = json!({ "query": query, "time_range": time_range });
                 answer.metadata.insert("follow_up".into(), json!({ "question": "compare", "run_id": run_id }));
-                answer.metadata.insert("workflow_params".into(), json!({ "analysis_type": "market", "query": query }));
-                match self.try_launch(caller, turn, LaunchKind::MarketAnalysis, &arguments, request_id).await? {
-                    Ok(launch) => {
-                        answer.response = launch.message.clone();
-                        answer.launch = Some(launch);
-                    }
-                    Err((text, detail)) => {
-                        answer.response = text;
-                        answer.metadata.insert("launch_error".into(), detail);
-                    }
-                }
+                self.launch_into(&mut answer, caller, turn, LaunchKind::MarketAnalysis, &arguments, request_id).await?;
             }
         }
         Ok(Some(answer))

@@ -501,21 +501,36 @@ impl ChatService {
             Intent::None => answer.response = HELP.to_owned(),
             _ => {
                 if let Some((kind, arguments)) = intent_launch(&intent) {
-                    answer.metadata.insert("workflow_params".into(), as_workflow_params(kind, &arguments));
-                    match self.try_launch(caller, turn, kind, &arguments, request_id).await? {
-                        Ok(launch) => {
-                            answer.response = launch.message.clone();
-                            answer.launch = Some(launch);
-                        }
-                        Err((text, detail)) => {
-                            answer.response = text;
-                            answer.metadata.insert("launch_error".into(), detail);
-                        }
-                    }
+                    self.launch_into(&mut answer, caller, turn, kind, &arguments, request_id).await?;
                 }
             }
         }
         Ok(answer)
+    }
+
+    /// Launches `kind` with `arguments` as the answer to the turn: the launch's message and the launch,
+    /// or the words of a refusal and its `launch_error`; `metadata.workflow_params` either way.
+    async fn launch_into(
+        &self,
+        answer: &mut Answer,
+        caller: Principal,
+        turn: &ChatTurn,
+        kind: LaunchKind,
+        arguments: &Value,
+        request_id: &str,
+    ) -> Result<(), ChatError> {
+        answer.metadata.insert("workflow_params".into(), as_workflow_params(kind, arguments));
+        match self.try_launch(caller, turn, kind, arguments, request_id).await? {
+            Ok(launch) => {
+                answer.response = launch.message.clone();
+                answer.launch = Some(launch);
+            }
+            Err((text, detail)) => {
+                answer.response = text;
+                answer.metadata.insert("launch_error".into(), detail);
+            }
+        }
+        Ok(())
     }
 
     /// Launches, turning a refused launch into words for the user and a `launch_error` detail.

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::super::text::compile;
+use crate::domain::calendar::is_month_or_weekday;
 
 /// What one mention (or a request's context) ties the person to. `affiliation` is a name that may
 /// be an employer or a place ("Boston attorney Jane Doe", "Jane Doe of Acme"): it can confirm a
@@ -96,8 +97,9 @@ static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
 static POSSESSIVE_PREFIX: LazyLock<Regex> = LazyLock::new(|| compile(&format!(r"\b(?P<org>{})(?:'s|’s)\s+$", org())));
 static PARENTHESIS: LazyLock<Regex> = LazyLock::new(|| compile(r"^\s*\((?P<inside>[^)]{1,120})\)"));
 
-/// Corporate words: a name with one of them is a company's.
-const CORPORATE_WORDS: &[&str] = &[
+/// Legal forms of a company ("Inc", "GmbH"): a name with one is a company's, and two names of one
+/// company may differ by them.
+pub(super) const LEGAL_FORMS: &[&str] = &[
     "inc",
     "corp",
     "corporation",
@@ -110,6 +112,16 @@ const CORPORATE_WORDS: &[&str] = &[
     "company",
     "group",
     "holdings",
+    "sa",
+    "ag",
+    "gmbh",
+    "nv",
+    "bv",
+    "lp",
+];
+
+/// Other words that make a name an organisation's (an employer, not a person or a place).
+const INSTITUTION_WORDS: &[&str] = &[
     "partners",
     "capital",
     "bank",
@@ -127,12 +139,6 @@ const CORPORATE_WORDS: &[&str] = &[
     "ventures",
     "investments",
     "associates",
-    "sa",
-    "ag",
-    "gmbh",
-    "nv",
-    "bv",
-    "lp",
 ];
 
 /// Places that are read as locations rather than employers: countries, US states, large cities.
@@ -255,28 +261,6 @@ const PLACES: &[&str] = &[
     "netherlands",
 ];
 
-const MONTHS_AND_DAYS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
-
 /// A name's words, lower case, without punctuation, "&" as "and".
 pub(super) fn words(name: &str) -> Vec<String> {
     name.replace('&', " and ")
@@ -287,7 +271,11 @@ pub(super) fn words(name: &str) -> Vec<String> {
 }
 
 pub(super) fn is_corporate(name: &str) -> bool {
-    name.contains('&') || words(name).iter().skip(1).any(|w| CORPORATE_WORDS.contains(&w.as_str()))
+    name.contains('&')
+        || words(name)
+            .iter()
+            .skip(1)
+            .any(|w| LEGAL_FORMS.contains(&w.as_str()) || INSTITUTION_WORDS.contains(&w.as_str()))
 }
 
 pub(super) fn is_known_place(name: &str) -> bool {
@@ -308,7 +296,7 @@ fn role_text(raw: &str) -> String {
 /// A name read after a preposition or before a role: a place, a company, or either.
 fn classify(description: &mut Description, name: &str, employer_preposition: bool) {
     let name = clean(name);
-    if name.is_empty() || MONTHS_AND_DAYS.contains(&words(&name).first().map_or("", |w| w.as_str())) {
+    if name.is_empty() || is_month_or_weekday(words(&name).first().map_or("", |w| w.as_str())) {
         return;
     }
     if is_known_place(&name) {
@@ -324,7 +312,7 @@ fn classify(description: &mut Description, name: &str, employer_preposition: boo
 fn read_place(text: &str) -> Option<(String, usize)> {
     let captures = PLACE.captures(text)?;
     let city = clean(captures.name("city")?.as_str());
-    if MONTHS_AND_DAYS.contains(&words(&city).first().map_or("", |w| w.as_str())) {
+    if is_month_or_weekday(words(&city).first().map_or("", |w| w.as_str())) {
         return None;
     }
     let (place, end) = match captures.name("region") {

@@ -76,7 +76,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use self::describe::{Description, describe_context, describe_mention, words};
+use self::describe::{Description, LEGAL_FORMS, describe_context, describe_mention, words};
 use super::character::{PersonMatcher, sentences};
 use super::text::{compile, cut};
 
@@ -203,31 +203,9 @@ fn field(name: &'static str, value: Option<&str>) -> Result<Option<String>, Iden
 
 // ---- comparing ---------------------------------------------------------------------------------
 
-/// Words that do not tell companies apart.
-const COMPANY_NOISE: &[&str] = &[
-    "the",
-    "inc",
-    "corp",
-    "corporation",
-    "ltd",
-    "limited",
-    "llc",
-    "llp",
-    "plc",
-    "co",
-    "company",
-    "group",
-    "holdings",
-    "sa",
-    "ag",
-    "gmbh",
-    "nv",
-    "bv",
-    "lp",
-];
-
 fn company_words(name: &str) -> Vec<String> {
-    words(name).into_iter().filter(|w| !COMPANY_NOISE.contains(&w.as_str())).collect()
+    // Neither an article nor a legal form tells two companies apart.
+    words(name).into_iter().filter(|w| w != "the" && !LEGAL_FORMS.contains(&w.as_str())).collect()
 }
 
 /// The same company: equal words once suffixes are dropped, or one name the start of the other

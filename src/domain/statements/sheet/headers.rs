@@ -8,6 +8,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use time::{Date, Month};
 
+use crate::domain::calendar::MONTH_NAMES;
+
 /// What a header cell says about its column.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum HeaderReading {
@@ -122,27 +124,13 @@ pub(super) fn month_end(year: i32, month: Month) -> Option<Date> {
 
 /// A month name or its abbreviation ("dec", "sept", "december").
 pub(super) fn month_named(word: &str) -> Option<Month> {
-    const NAMES: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     if word == "sept" {
         return Some(Month::September);
     }
     if word.len() < 3 {
         return None;
     }
-    let index = NAMES.iter().position(|name| name.starts_with(word))?;
+    let index = MONTH_NAMES.iter().position(|name| name.starts_with(word))?;
     Month::try_from(u8::try_from(index + 1).ok()?).ok()
 }
 
