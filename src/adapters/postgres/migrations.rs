@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
     Migration { version: 12, name: "statement_sets", sql: include_str!("migrations/0012_statement_sets.sql") },
     Migration { version: 13, name: "provider_cache_age", sql: include_str!("migrations/0013_provider_cache_age.sql") },
     Migration { version: 14, name: "people_identity", sql: include_str!("migrations/0014_people_identity.sql") },
+    Migration {
+        version: 15,
+        name: "chat_session_updates_in_place",
+        sql: include_str!("migrations/0015_chat_session_updates_in_place.sql"),
+    },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").
