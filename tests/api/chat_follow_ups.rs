@@ -138,6 +138,44 @@ async fn with_a_model_a_follow_up_is_answered_from_the_stored_run_not_by_the_mod
 }
 
 #[tokio::test]
+async fn a_model_reads_a_run_through_its_tool_and_a_figure_it_adds_is_refused() {
+    let read =
+        || Scripted::tool_call("read_session_run", &serde_json::json!({ "question": "figure", "topic": "leverage" }));
+    let llm = FakeLlm::scripted(vec![
+        Scripted::tool_call(
+            "launch_company_analysis",
+            &serde_json::json!({ "company_name": "Apple", "ticker": "AAPL" }),
+        ),
+        // The analysis asks the model for its summary (checked against its own figures).
+        Scripted::text("Apple Inc. was analysed."),
+        Scripted::text("I analysed Apple."),
+        read(),
+        Scripted::text("Debt is 0.88x EBITDA, far below the 7.5x a lender would worry about."),
+        read(),
+        Scripted::text("Debt is 0.88x EBITDA."),
+    ])
+    .await;
+    let app = app_with_model(&llm, Duration::from_secs(5)).await;
+    let token = app.token_for("analyst").await;
+    let session = "llm-run-tool";
+    let launched = say(&app, &token, session, "please analyse Apple").await;
+    let id = launched["workflow_result"]["analysis_id"].as_str().expect("analysis_id").to_owned();
+    let stored = stored_analysis(&app, &token, &id).await;
+
+    // Not a phrasing the follow-up grammar knows: the model answers, through the tool.
+    let invented = say(&app, &token, session, "how stretched is the balance sheet?").await;
+    assert_eq!(invented["metadata"]["engine"], "llm", "{invented}");
+    assert_eq!(invented["metadata"]["numbers_refused"], serde_json::json!([7.5]), "{invented}");
+    let text = invented["response"].as_str().expect("response");
+    assert!(text.contains("debt_to_ebitda = ") && !text.contains("7.5"), "the tool's answer stands: {text}");
+    assert_only_stored_numbers(text, &stored);
+
+    let kept = say(&app, &token, session, "how stretched is the balance sheet, briefly?").await;
+    assert_eq!(kept["response"], "Debt is 0.88x EBITDA.", "{kept}");
+    assert!(kept["metadata"].get("numbers_refused").is_none(), "{kept}");
+}
+
+#[tokio::test]
 async fn a_research_run_answers_with_its_progress_then_its_answer_and_sources() {
     let (app, _web) = offline_app().await;
     let token = app.token_for("analyst").await;

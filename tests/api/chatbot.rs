@@ -34,6 +34,7 @@ const LAUNCH_TOOLS: [&str; 5] = [
     "launch_people_workflow",
 ];
 const LOOKUP_TOOL: &str = "lookup_agreement_field";
+const RUN_TOOL: &str = "read_session_run";
 
 /// In-memory adapters with the sample market data, so that analyses of Apple run offline.
 pub(crate) fn with_market_data() -> Adapters {
@@ -637,7 +638,9 @@ async fn the_model_gets_ten_history_messages_the_user_text_as_user_turns_and_onl
         }
     }
     let offered = tool_names(&requests[0]);
-    assert_eq!(offered, LAUNCH_TOOLS.iter().map(|t| (*t).to_owned()).collect(), "no document, no lookup");
+    let mut expected: BTreeSet<String> = LAUNCH_TOOLS.iter().map(|t| (*t).to_owned()).collect();
+    expected.insert(RUN_TOOL.to_owned());
+    assert_eq!(offered, expected, "no document, no lookup");
     let usage = &reply["metadata"]["usage"];
     assert_eq!((usage["total_tokens"].as_u64(), usage["calls"].as_u64()), (Some(150), Some(1)), "{usage}");
 }
@@ -668,6 +671,7 @@ async fn with_a_document_the_model_may_look_up_its_fields_and_reads_them_as_tool
     assert_eq!(requests.len(), 2);
     let mut expected: BTreeSet<String> = LAUNCH_TOOLS.iter().map(|t| (*t).to_owned()).collect();
     expected.insert(LOOKUP_TOOL.to_owned());
+    expected.insert(RUN_TOOL.to_owned());
     assert_eq!(tool_names(&requests[0]), expected);
     let first = requests[0].to_string();
     assert!(!first.contains("ACME INDUSTRIAL"), "the document is not pasted into the prompt");

@@ -33,6 +33,44 @@ use regex::Regex;
 pub use answer::{FollowUpReply, SessionRun, answer};
 pub use topics::MetricTopic;
 
+/// What a language model may ask about the session's runs (its `read_session_run` tool): the same
+/// questions as the grammar's, answered by the same [`answer`].
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunQuestion {
+    /// What to read from the newest run that has it.
+    pub question: RunQuestionKind,
+    /// For `figure`: which figure.
+    #[serde(default)]
+    pub topic: Option<MetricTopic>,
+}
+
+/// The kinds of [`RunQuestion`].
+#[derive(Clone, Copy, Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunQuestionKind {
+    Figure,
+    Rating,
+    Risks,
+    Sources,
+    Status,
+    Summary,
+}
+
+impl RunQuestion {
+    /// The follow-up it asks; `None` for a figure without a topic.
+    pub fn follow_up(&self) -> Option<FollowUp> {
+        Some(match self.question {
+            RunQuestionKind::Figure => FollowUp::Metric(self.topic?),
+            RunQuestionKind::Rating => FollowUp::Rating,
+            RunQuestionKind::Risks => FollowUp::Risks,
+            RunQuestionKind::Sources => FollowUp::Sources,
+            RunQuestionKind::Status => FollowUp::Status,
+            RunQuestionKind::Summary => FollowUp::Summary,
+        })
+    }
+}
+
 /// What a follow-up asks about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FollowUp {

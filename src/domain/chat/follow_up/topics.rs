@@ -6,7 +6,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// A figure asked about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum MetricTopic {
     Leverage,
     Coverage,

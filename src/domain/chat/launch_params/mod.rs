@@ -347,7 +347,7 @@ impl LaunchKind {
 
 /// The JSON Schema of `T`, inline (no `$ref`), without the meta-schema, title and type
 /// documentation a tool's parameters do not carry (the tool has its own description).
-fn schema_of<T: JsonSchema>() -> Value {
+pub fn schema_of<T: JsonSchema>() -> Value {
     let generator = SchemaGenerator::new(SchemaSettings::draft2020_12().with(|settings| {
         settings.inline_subschemas = true;
         settings.meta_schema = None;

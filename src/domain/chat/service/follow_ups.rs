@@ -59,7 +59,7 @@ impl ChatService {
     }
 
     /// The runs the session launched that the caller may see, newest first (at most [`RUNS_READ`]).
-    async fn session_runs(&self, caller: Principal, session_id: &str) -> Result<Vec<SessionRun>, ChatError> {
+    pub(super) async fn session_runs(&self, caller: Principal, session_id: &str) -> Result<Vec<SessionRun>, ChatError> {
         let Some(session) = self.conversations.recent(session_id, LAUNCHES_LOOKBACK_MESSAGES).await? else {
             return Ok(Vec::new());
         };

@@ -7,9 +7,11 @@ use serde_json::{Map, Value, json};
 
 use super::{Answer, ChatError, ChatService, ChatTurn, DocumentInContext};
 use crate::domain::auth::Principal;
-use crate::domain::chat::launch_params::LaunchKind;
+use crate::domain::chat::follow_up::{FollowUpReply, RunQuestion, answer as answer_from_runs};
+use crate::domain::chat::launch_params::{LaunchKind, schema_of};
 use crate::domain::chat::launcher::Launch;
 use crate::domain::chat::{AgreementField, HistoryTurn, Role, answer_from_agreement};
+use crate::domain::quant::narrative::{cited_numbers, uncited_numbers};
 use crate::domain::research::text::truncate_at_word;
 use crate::ports::llm::{ChatMessage, ChatRequest, LanguageModel, TokenUsage, ToolCall, ToolSpec};
 
@@ -24,7 +26,8 @@ const INSTRUCTIONS: &str = "You are the assistant of creditflow, a credit-financ
     questions about credit and launch workflows with the tools given: one tool per workflow (a company \
     analysis, a market analysis, a loan application, research on a question, the people workflow for a named \
     person). When a launch is refused as invalid, correct the arguments as the error says, or tell the user \
-    plainly what is missing. Launch a workflow only \
+    plainly what is missing. For a question about a run launched earlier in this session (its figures, rating, \
+    risks, sources, progress), call read_session_run and use only the figures it returns. Launch a workflow only \
     when the user asks for one in their latest message, at most one per message, with the parameters the \
     user stated; never invent a company, person, amount or figure. When a document is in context, \
     lookup_agreement_field reads a term of its credit agreement: use it for questions about the document \
@@ -108,6 +111,16 @@ impl ChatService {
             answer.metadata.insert("model_error".into(), json!(reason));
         }
         session.annotate(&mut answer.metadata);
+        if !text.is_empty() && !session.run_answers.is_empty() {
+            // Figures about a run may only be the stored ones the tool read out (or the user's own).
+            let mut allowed: Vec<f64> = session.run_answers.iter().flat_map(|answer| cited_numbers(answer)).collect();
+            allowed.extend(cited_numbers(&turn.message));
+            let invented = uncited_numbers(&text, &allowed);
+            if !invented.is_empty() {
+                answer.metadata.insert("numbers_refused".into(), json!(invented));
+                text = session.run_answers.join("\n\n");
+            }
+        }
         answer.response = if text.is_empty() {
             session.launch.as_ref().map(|launch| launch.message.clone()).unwrap_or_default()
         } else {
@@ -136,6 +149,9 @@ impl ChatService {
         }
         if call.name == LOOKUP_TOOL {
             return Ok(lookup(call, document, session));
+        }
+        if call.name == RUN_TOOL {
+            return self.read_session_run(call, caller, turn, session).await;
         }
         let Some(kind) = LaunchKind::from_tool_name(&call.name) else {
             let message = format!("there is no tool named '{}'", call.name);
@@ -174,6 +190,34 @@ impl ChatService {
 }
 
 const LOOKUP_TOOL: &str = "lookup_agreement_field";
+const RUN_TOOL: &str = "read_session_run";
+
+impl ChatService {
+    /// The `read_session_run` tool: the grammar's follow-up answer from the session's stored runs.
+    async fn read_session_run(
+        &self,
+        call: &ToolCall,
+        caller: Principal,
+        turn: &ChatTurn,
+        session: &mut ToolSession,
+    ) -> Result<Value, ChatError> {
+        let question = serde_json::from_value::<RunQuestion>(call.arguments.clone()).ok();
+        let Some(follow_up) = question.as_ref().and_then(RunQuestion::follow_up) else {
+            let message =
+                "give question (figure, rating, risks, sources, status or summary) and, for a figure, its topic";
+            session.errors.push(json!({ "tool": RUN_TOOL, "error": message }));
+            return Ok(json!({ "error": message }));
+        };
+        let runs = if turn.starts_session { Vec::new() } else { self.session_runs(caller, &turn.session_id).await? };
+        match answer_from_runs(&follow_up, &runs) {
+            FollowUpReply::Answer { text, run_id } => {
+                session.run_answers.push(text.clone());
+                Ok(json!({ "answer": text, "run_id": run_id }))
+            }
+            FollowUpReply::Compare { .. } => Ok(json!({ "error": "a comparison is launched, not read" })),
+        }
+    }
+}
 
 /// What the model's tool calls did during one turn.
 #[derive(Default)]
@@ -182,6 +226,8 @@ struct ToolSession {
     launch_error: Option<Value>,
     /// Launch calls refused as invalid (400), counted against [`MAX_INVALID_LAUNCHES`].
     invalid_launches: usize,
+    /// What `read_session_run` read out: the only source of figures about a run.
+    run_answers: Vec<String>,
     errors: Vec<Value>,
     cited_fields: Vec<String>,
 }
@@ -224,6 +270,13 @@ fn tool_specs(with_document: bool) -> Vec<ToolSpec> {
         .into_iter()
         .map(|kind| ToolSpec::new(kind.tool_name(), kind.tool_description(), kind.tool_schema()))
         .collect();
+    tools.push(ToolSpec::new(
+        RUN_TOOL,
+        "Read a run this chat session launched (newest first): a figure with its formula and inputs, the rating or \
+         recommendation and why, the main risks, the sources, the status or progress, or the findings. Quote figures \
+         only from its answer.",
+        schema_of::<RunQuestion>(),
+    ));
     if with_document {
         let fields: Vec<&str> = AgreementField::ALL.iter().map(AgreementField::as_str).collect();
         tools.push(ToolSpec::new(
