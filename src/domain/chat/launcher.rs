@@ -171,7 +171,6 @@ impl WorkflowLauncher {
                     Ok(run) => {
                         let report = ResearchReport::of(&run);
                         Ok(Some(SessionRun {
-                            workflow: "research",
                             kind: "research".into(),
                             id: run.id.to_string(),
                             link: format!("/api/deep-research/results/{}", run.id),
@@ -195,7 +194,6 @@ impl WorkflowLauncher {
                 let Some(id) = id("people_id").and_then(|id| id.parse().ok()) else { return Ok(None) };
                 match self.people.get(caller, id).await {
                     Ok(record) => Ok(Some(SessionRun {
-                        workflow: "people",
                         kind: "people".into(),
                         id: record.id.to_string(),
                         link: format!("/api/people/results/{}", record.id),
@@ -249,7 +247,6 @@ fn analysis_run(record: AnalysisRecord) -> SessionRun {
         _ => company["name"].as_str().map(str::to_owned).or_else(|| requested("company_name")),
     };
     SessionRun {
-        workflow: "quant",
         kind: record.kind.as_str().into(),
         id: record.id.to_string(),
         link: format!("/api/quantitative-analysis/results/{}", record.id),

@@ -14,8 +14,6 @@ const MAX_FINDINGS: usize = 6;
 /// A run the session launched, as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionRun {
-    /// `quant`, `research` or `people`.
-    pub workflow: &'static str,
     /// `company`, `market`, `loan_application`, `research` or `people`.
     pub kind: String,
     pub id: String,
@@ -37,8 +35,17 @@ pub struct SessionRun {
 }
 
 impl SessionRun {
+    /// The workflow it belongs to: `quant` (company, market, loan application), `research` or `people`.
+    fn workflow(&self) -> &'static str {
+        match self.kind.as_str() {
+            "research" => "research",
+            "people" => "people",
+            _ => "quant",
+        }
+    }
+
     fn is_quant(&self) -> bool {
-        self.workflow == "quant"
+        self.workflow() == "quant"
     }
 
     fn finished(&self) -> bool {
@@ -150,7 +157,7 @@ fn summary(run: &SessionRun) -> String {
         return text;
     }
     let what = capitalised(&run.described());
-    match run.workflow {
+    match run.workflow() {
         "research" => {
             let answer = run.result["answer"].as_str().unwrap_or("no answer was recorded");
             format!("{what} answers: {answer}\n\n{}", research_sources(&run.result["sources"]))
@@ -280,7 +287,7 @@ fn rating(run: &SessionRun) -> String {
 
 fn risks(run: &SessionRun) -> String {
     let what = run.described();
-    if run.workflow == "people" {
+    if run.workflow() == "people" {
         let findings: Vec<String> = run.result["credit_assessment"]["adverse_findings"]
             .as_array()
             .into_iter()
@@ -299,7 +306,7 @@ fn risks(run: &SessionRun) -> String {
             format!("Adverse findings of {what}:\n{}", bullets(&findings))
         };
     }
-    if run.workflow != "quant" {
+    if run.workflow() != "quant" {
         return format!("{} has no risk findings; ask for its answer or its sources.", capitalised(&what));
     }
     let findings = run.result["findings"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -337,7 +344,7 @@ fn cited_finding(finding: &Value) -> String {
 
 fn sources(run: &SessionRun) -> String {
     let what = run.described();
-    match run.workflow {
+    match run.workflow() {
         "research" => format!("Sources of {what}:\n{}", research_sources(&run.result["sources"])),
         "people" => format!("Sources of {what}:\n{}", research_sources(&run.result["research_summary"]["sources"])),
         _ if run.kind == "market" => {

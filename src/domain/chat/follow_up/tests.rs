@@ -71,7 +71,6 @@ fn follow_up_phrasings_are_recognised_and_other_messages_are_not() {
 
 fn company_run() -> SessionRun {
     SessionRun {
-        workflow: "quant",
         kind: "company".into(),
         id: "a1".into(),
         link: "/api/quantitative-analysis/results/a1".into(),
@@ -176,7 +175,6 @@ fn a_figure_the_run_does_not_hold_is_said_to_be_missing_not_made_up() {
 #[test]
 fn a_run_still_going_answers_with_its_progress() {
     let research = SessionRun {
-        workflow: "research",
         kind: "research".into(),
         id: "r1".into(),
         link: "/api/deep-research/results/r1".into(),

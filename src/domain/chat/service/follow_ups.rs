@@ -9,45 +9,44 @@ use serde_json::{Value, json};
 
 use super::{Answer, ChatError, ChatService, ChatTurn, DocumentInContext};
 use crate::domain::auth::Principal;
-use crate::domain::chat::follow_up::{
-    FollowUp, FollowUpReply, SessionRun, answer as answer_from_runs, recognise_follow_up,
-};
+use crate::domain::chat::follow_up::{FollowUp, FollowUpReply, SessionRun, answer as answer_from_runs};
 use crate::domain::chat::launch_params::LaunchKind;
 use crate::domain::chat::recognise_document_question;
+use crate::ports::conversations::ChatSession;
 
-/// Stored messages searched for the session's launches, newest first.
-const LAUNCHES_LOOKBACK_MESSAGES: usize = 200;
+/// Stored messages searched for the session's launches, newest first: a turn whose message is a
+/// follow-up reads this many instead of the history window.
+pub(super) const LAUNCHES_LOOKBACK_MESSAGES: usize = 200;
 /// Runs read back at most for one follow-up: the newest few are the ones referred to.
 const RUNS_READ: usize = 3;
 
 impl ChatService {
-    /// The answer to a follow-up about the session's runs; `None` when the message is not one or the
-    /// session launched nothing yet (the engines answer it then).
+    /// The answer to `question` about the runs of `session` (read with its last
+    /// [`LAUNCHES_LOOKBACK_MESSAGES`] messages); `None` when the session launched nothing yet or the
+    /// question is about the agreement in context (the engines answer it then).
     pub(super) async fn answer_follow_up(
         &self,
         caller: Principal,
         turn: &ChatTurn,
+        question: &FollowUp,
+        session: &ChatSession,
         document: Option<&DocumentInContext>,
         request_id: &str,
     ) -> Result<Option<Answer>, ChatError> {
-        if turn.starts_session {
-            return Ok(None);
-        }
-        let Some(question) = recognise_follow_up(&turn.message) else { return Ok(None) };
         if document.is_some() && recognise_document_question(&turn.message).is_some() {
             return Ok(None);
         }
-        let runs = self.session_runs(caller, &turn.session_id).await?;
+        let runs = self.session_runs(caller, session).await?;
         if runs.is_empty() {
             return Ok(None);
         }
         let mut answer = Answer::default();
         answer.metadata.insert("engine".into(), json!("deterministic"));
         answer.metadata.insert("intent".into(), json!("follow_up"));
-        match answer_from_runs(&question, &runs) {
+        match answer_from_runs(question, &runs) {
             FollowUpReply::Answer { text, run_id } => {
                 answer.response = text;
-                answer.metadata.insert("follow_up".into(), json!({ "question": kind(&question), "run_id": run_id }));
+                answer.metadata.insert("follow_up".into(), json!({ "question": kind(question), "run_id": run_id }));
             }
             FollowUpReply::Compare { query, time_range, run_id } => {
                 let arguments = json!({ "query": query, "time_range": time_range });
@@ -58,11 +57,22 @@ impl ChatService {
         Ok(Some(answer))
     }
 
-    /// The runs the session launched that the caller may see, newest first (at most [`RUNS_READ`]).
-    pub(super) async fn session_runs(&self, caller: Principal, session_id: &str) -> Result<Vec<SessionRun>, ChatError> {
-        let Some(session) = self.conversations.recent(session_id, LAUNCHES_LOOKBACK_MESSAGES).await? else {
-            return Ok(Vec::new());
-        };
+    /// The runs the session `session_id` launched that the caller may see, newest first: for a
+    /// model's `read_session_run`, which has only the history window at hand.
+    pub(super) async fn runs_of_session(
+        &self,
+        caller: Principal,
+        session_id: &str,
+    ) -> Result<Vec<SessionRun>, ChatError> {
+        match self.conversations.recent(session_id, LAUNCHES_LOOKBACK_MESSAGES).await? {
+            Some(session) => self.session_runs(caller, &session).await,
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The runs `session`'s messages launched that the caller may see, newest first (at most
+    /// [`RUNS_READ`]).
+    async fn session_runs(&self, caller: Principal, session: &ChatSession) -> Result<Vec<SessionRun>, ChatError> {
         let mut seen = BTreeSet::new();
         let mut runs = Vec::new();
         for message in session.messages.iter().rev() {

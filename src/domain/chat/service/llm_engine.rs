@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Answer, ChatError, ChatService, ChatTurn, DocumentInContext};
 use crate::domain::auth::Principal;
-use crate::domain::chat::follow_up::{FollowUpReply, RunQuestion, answer as answer_from_runs};
+use crate::domain::chat::follow_up::{FollowUpReply, RunQuestion, SessionRun, answer as answer_from_runs};
 use crate::domain::chat::launch_params::{LaunchKind, schema_of};
 use crate::domain::chat::launcher::Launch;
 use crate::domain::chat::{AgreementField, HistoryTurn, Role, answer_from_agreement};
@@ -208,8 +208,13 @@ impl ChatService {
             session.errors.push(json!({ "tool": RUN_TOOL, "error": message }));
             return Ok(json!({ "error": message }));
         };
-        let runs = if turn.starts_session { Vec::new() } else { self.session_runs(caller, &turn.session_id).await? };
-        match answer_from_runs(&follow_up, &runs) {
+        if session.runs.is_none() {
+            // Read once per turn, however often the model asks.
+            let runs =
+                if turn.starts_session { Vec::new() } else { self.runs_of_session(caller, &turn.session_id).await? };
+            session.runs = Some(runs);
+        }
+        match answer_from_runs(&follow_up, session.runs.as_deref().unwrap_or_default()) {
             FollowUpReply::Answer { text, run_id } => {
                 session.run_answers.push(text.clone());
                 Ok(json!({ "answer": text, "run_id": run_id }))
@@ -226,6 +231,8 @@ struct ToolSession {
     launch_error: Option<Value>,
     /// Launch calls refused as invalid (400), counted against [`MAX_INVALID_LAUNCHES`].
     invalid_launches: usize,
+    /// The session's runs, once `read_session_run` has read them.
+    runs: Option<Vec<SessionRun>>,
     /// What `read_session_run` read out: the only source of figures about a run.
     run_answers: Vec<String>,
     errors: Vec<Value>,

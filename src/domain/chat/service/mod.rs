@@ -48,6 +48,7 @@ use crate::ports::clock::Clock;
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};
 use crate::ports::llm::LanguageModel;
 use crate::ports::store::StoreError;
+use follow_ups::LAUNCHES_LOOKBACK_MESSAGES;
 
 /// Longest message accepted, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 4_000;
@@ -348,8 +349,14 @@ impl ChatService {
             answer.metadata.insert("history_messages_used".into(), json!(used));
             return self.finish_turn(caller, &turn, answer, document.as_ref(), request_id).await;
         }
-        // Stored messages are read only when the client sent no history, and only the last few.
-        let stored_needed = if turn.history.is_some() { 0 } else { HISTORY_WINDOW };
+        // A follow-up reads enough messages to find the session's launches; otherwise stored messages
+        // are read only when the client sent no history, and only the last few.
+        let follow_up = recognise_follow_up(&turn.message).filter(|_| !turn.starts_session);
+        let stored_needed = match (&follow_up, &turn.history) {
+            (Some(_), _) => LAUNCHES_LOOKBACK_MESSAGES,
+            (None, Some(_)) => 0,
+            (None, None) => HISTORY_WINDOW,
+        };
         let session = self.usable_session(caller, &turn.session_id, turn.starts_session, stored_needed).await?;
         let stored;
         let history: &[HistoryTurn] = match &turn.history {
@@ -360,7 +367,12 @@ impl ChatService {
             }
         };
         let document = self.document_in_context(caller, &turn).await?;
-        let follow_up = self.answer_follow_up(caller, &turn, document.as_ref(), request_id).await?;
+        let follow_up = match (&follow_up, &session) {
+            (Some(question), Some(session)) => {
+                self.answer_follow_up(caller, &turn, question, session, document.as_ref(), request_id).await?
+            }
+            _ => None,
+        };
         let mut answer = match (follow_up, &self.llm) {
             (Some(answer), _) => answer,
             (None, Some(llm)) => {
