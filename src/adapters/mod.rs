@@ -11,6 +11,7 @@ pub mod jwt;
 pub mod llm;
 pub mod market;
 pub mod memory;
+pub mod metrics;
 pub mod postgres;
 pub mod reader;
 pub mod retry;

@@ -249,6 +249,9 @@ pub struct AdminBootstrap {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub bind_addr: SocketAddr,
+    /// `METRICS_ADDR`: where `GET /metrics` (Prometheus text) is served, on a listener of its own;
+    /// `None` (the default): no metrics are kept or served.
+    pub metrics_addr: Option<SocketAddr>,
     pub data_dir: PathBuf,
     pub store: StoreKind,
     pub database: DatabaseConfig,
@@ -403,6 +406,7 @@ impl Config {
                 "127.0.0.1:8080".parse().expect("literal"),
                 "a socket address like 127.0.0.1:8080",
             )?,
+            metrics_addr: vars.optional_parse("METRICS_ADDR", "a socket address like 127.0.0.1:9090")?,
             data_dir: vars.get("DATA_DIR").map_or_else(|| PathBuf::from("./var"), PathBuf::from),
             store,
             jwt_secret,
@@ -558,6 +562,12 @@ impl Vars<'_> {
             None => Ok(default),
             Some(raw) => raw.parse().map_err(|_| invalid(name, format!("'{raw}' is not {expected}"))),
         }
+    }
+
+    fn optional_parse<T: FromStr>(&self, name: &'static str, expected: &str) -> Result<Option<T>, ConfigError> {
+        self.get(name)
+            .map(|raw| raw.parse().map_err(|_| invalid(name, format!("'{raw}' is not {expected}"))))
+            .transpose()
     }
 
     fn non_empty_or(&self, name: &'static str, default: &str) -> Result<String, ConfigError> {

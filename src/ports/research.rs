@@ -95,4 +95,11 @@ pub trait ResearchRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn list(&self, query: &RunQuery) -> Result<(Vec<ResearchRun>, u64), StoreError>;
+
+    /// How many runs [`Self::claim`] could hand out at `now`: pending, or running with a lease that
+    /// ran out.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn queue_depth(&self, now: OffsetDateTime) -> Result<u64, StoreError>;
 }

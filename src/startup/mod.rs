@@ -25,6 +25,8 @@ use crate::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
     MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore,
 };
+use crate::adapters::metrics::instrumented::Instrumented;
+use crate::adapters::metrics::{PoolProbe, PoolStats, ServiceMetrics};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::reader::WorkerReader;
 use crate::adapters::search::search_providers_from_config;
@@ -98,6 +100,8 @@ pub struct Adapters {
     pub database: Option<DatabaseHealth>,
     /// The private cluster started for `STORE=embedded`, stopped when the service stops.
     pub embedded_cluster: Option<Arc<EmbeddedPostgres>>,
+    /// Reads the database pool's state for the metrics; `None` without a database.
+    pub pool_probe: Option<PoolProbe>,
 }
 
 impl Adapters {
@@ -151,6 +155,7 @@ impl Adapters {
             llm: None,
             database: None,
             embedded_cluster: None,
+            pool_probe: None,
         }
     }
 
@@ -188,6 +193,16 @@ impl Adapters {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
         }
+        let pool = store.pool().clone();
+        adapters.pool_probe = Some(Arc::new(move || {
+            let status = pool.status();
+            PoolStats {
+                max_size: status.max_size,
+                open: status.size,
+                in_use: status.size.saturating_sub(status.available),
+                waiters: status.waiting,
+            }
+        }));
         adapters.database = Some(DatabaseHealth { inspector: store, expectation: target.expectation() });
         Ok(adapters)
     }
@@ -338,6 +353,8 @@ async fn stop_cluster(cluster: &EmbeddedPostgres) {
 /// A built service with its listener bound; [`Application::run_until_stopped`] serves it.
 pub struct Application {
     listener: TcpListener,
+    /// `METRICS_ADDR`'s listener and what it exposes.
+    metrics: Option<MetricsListener>,
     port: u16,
     routes: BoxedFilter<(Response,)>,
     state: Arc<AppState>,
@@ -361,6 +378,21 @@ impl Application {
             .await
             .with_context(|| format!("cannot listen on BIND_ADDR {}", config.bind_addr))?;
         let port = listener.local_addr()?.port();
+        let metrics = match config.metrics_addr {
+            Some(address) => {
+                let listener = TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen on METRICS_ADDR {address}"))?;
+                let metrics =
+                    Arc::new(ServiceMetrics::new(adapters.pool_probe.clone(), Some(adapters.research.clone())));
+                Some(MetricsListener { listener, metrics })
+            }
+            None => None,
+        };
+        let adapters = match &metrics {
+            Some(exposition) => instrumented(adapters, &exposition.metrics),
+            None => adapters,
+        };
 
         let jwt_secret = match &config.jwt_secret {
             Some(secret) => secret.clone(),
@@ -412,8 +444,11 @@ impl Application {
             }
         }
 
-        let state = Arc::new(use_cases(&config, &adapters, auth));
+        let mut state = use_cases(&config, &adapters, auth);
+        state.metrics = metrics.as_ref().map(|exposition| exposition.metrics.clone());
+        let state = Arc::new(state);
         Ok(Self {
+            metrics,
             listener,
             port,
             routes: http::routes(state.clone()),
@@ -428,6 +463,11 @@ impl Application {
     /// The bound port.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The port of the metrics listener, when `METRICS_ADDR` is set.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().and_then(|exposition| exposition.listener.local_addr().ok()).map(|address| address.port())
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
@@ -456,7 +496,30 @@ impl Application {
             self.state.research_wake.clone(),
             self.research_workers,
         );
-        http::server::serve(self.listener, self.routes, self.http_settings, shutdown, self.shutdown_timeout).await;
+        let (stop_metrics, metrics_stopped) = tokio::sync::oneshot::channel::<()>();
+        let (metrics, exposition) = match self.metrics {
+            Some(MetricsListener { listener, metrics }) => {
+                let routes = http::exposition::routes(metrics.clone());
+                let serving = http::server::serve(
+                    listener,
+                    routes,
+                    self.http_settings.clone(),
+                    async move {
+                        let _ = metrics_stopped.await;
+                    },
+                    Duration::from_secs(1),
+                    None,
+                );
+                (Some(metrics), Some(tokio::spawn(serving)))
+            }
+            None => (None, None),
+        };
+        http::server::serve(self.listener, self.routes, self.http_settings, shutdown, self.shutdown_timeout, metrics)
+            .await;
+        let _ = stop_metrics.send(());
+        if let Some(exposition) = exposition {
+            let _ = exposition.await;
+        }
         workers.stop();
         maintenance.abort();
         if let Some(cluster) = &self.embedded_cluster {
@@ -465,6 +528,29 @@ impl Application {
         tracing::info!("creditflow stopped");
         Ok(())
     }
+}
+
+/// The metrics listener, bound at build time like the API's so a taken port fails the start.
+struct MetricsListener {
+    listener: TcpListener,
+    metrics: Arc<ServiceMetrics>,
+}
+
+/// The adapters whose calls the metrics count, wrapped in their counting decorators.
+fn instrumented(mut adapters: Adapters, metrics: &Arc<ServiceMetrics>) -> Adapters {
+    fn wrap<T: ?Sized>(inner: Arc<T>, metrics: &Arc<ServiceMetrics>) -> Arc<Instrumented<T>> {
+        Arc::new(Instrumented::new(inner, metrics.clone()))
+    }
+    adapters.analyses = wrap(adapters.analyses, metrics);
+    adapters.research = wrap(adapters.research, metrics);
+    adapters.people = wrap(adapters.people, metrics);
+    adapters.llm = adapters.llm.map(|llm| wrap(llm, metrics) as Arc<dyn LanguageModel>);
+    adapters.web_search =
+        adapters.web_search.into_iter().map(|search| wrap(search, metrics) as Arc<dyn WebSearch>).collect();
+    adapters.page_fetcher = adapters.page_fetcher.map(|fetcher| wrap(fetcher, metrics) as Arc<dyn PageFetcher>);
+    adapters.financial_data = adapters.financial_data.map(|data| wrap(data, metrics) as Arc<dyn FinancialData>);
+    adapters.prices = adapters.prices.map(|prices| wrap(prices, metrics) as Arc<dyn PriceHistory>);
+    adapters
 }
 
 fn to_time(duration: Duration) -> time::Duration {
@@ -576,5 +662,6 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         clock: adapters.clock.clone(),
         max_body_bytes: config.max_body_bytes,
         database: adapters.database.clone(),
+        metrics: None,
     }
 }

@@ -30,6 +30,8 @@ pub fn init_test_logging() {
 
 pub struct TestApp {
     pub address: String,
+    /// `http://127.0.0.1:<port>` of the metrics listener, when `METRICS_ADDR` was set.
+    pub metrics_address: Option<String>,
     pub client: reqwest::Client,
     pub clock: Arc<ManualClock>,
     /// Chat sessions the service generated, by the name a test gave them, per token.
@@ -69,12 +71,14 @@ pub async fn spawn_app_around(
     customise(&mut adapters);
     let app = Application::build_with(config, adapters).await.expect("app builds");
     let port = app.port();
+    let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
     let (shutdown, stopped) = oneshot::channel();
     tokio::spawn(app.run_until(async {
         let _ = stopped.await;
     }));
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
+        metrics_address,
         client: reqwest::Client::new(),
         clock,
         chat_sessions: tokio::sync::Mutex::default(),

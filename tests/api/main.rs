@@ -12,6 +12,7 @@ mod errors;
 mod fake_llm;
 mod health;
 mod helpers;
+mod metrics;
 mod openapi;
 mod people;
 mod postgres;

@@ -672,6 +672,7 @@ pub async fn research_runs_are_claimed_once_leased_and_resumed(store: Arc<dyn Re
     store.create(second.clone()).await.expect("create");
     store.create(first.clone()).await.expect("create");
     assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&first));
+    assert_eq!(store.queue_depth(NOW).await.expect("depth"), 2, "both runs wait");
 
     // Ten workers race for two runs: each run goes to exactly one, oldest first.
     let claims = (0..10).map(|_| {
@@ -703,7 +704,9 @@ pub async fn research_runs_are_claimed_once_leased_and_resumed(store: Arc<dyn Re
 
     // Nothing is claimable while leases hold; once the first lease runs out, another worker resumes it.
     assert_eq!(store.claim(WorkerId::new_random(), at, lease).await.expect("claim"), None);
+    assert_eq!(store.queue_depth(at).await.expect("depth"), 0, "both runs are held");
     store.renew(second.id, other_worker, at + Duration::seconds(25), lease).await.expect("renewed");
+    assert_eq!(store.queue_depth(at + Duration::seconds(41)).await.expect("depth"), 1, "the first lease ran out");
     let successor = WorkerId::new_random();
     let resumed = store.claim(successor, at + Duration::seconds(41), lease).await.expect("claim").expect("expired run");
     assert_eq!((resumed.id, resumed.attempts), (first.id, 2));

@@ -121,6 +121,9 @@ fn limited_by(
                     .await
                     .map_err(|e| reject(ApiError::internal(e.into())))?;
                 if !decision.allowed {
+                    if let Some(metrics) = &state.metrics {
+                        metrics.observe_rate_limit_rejection(budget);
+                    }
                     let error = ApiError::too_many_requests(
                         format!("rate limit of {} requests per minute exceeded", decision.limit),
                         decision.retry_after_secs(now_ms),

@@ -9,6 +9,7 @@ pub mod connections;
 pub mod documents;
 pub mod dto;
 pub mod error;
+pub mod exposition;
 pub mod filters;
 pub mod health;
 pub mod openapi;
@@ -26,6 +27,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use crate::adapters::metrics::ServiceMetrics;
 use crate::domain::auth::AuthService;
 use crate::domain::chat::service::ChatService;
 use crate::domain::documents::DocumentService;
@@ -66,6 +68,8 @@ pub struct AppState {
     pub max_body_bytes: u64,
     /// `None` with the in-memory store.
     pub database: Option<DatabaseHealth>,
+    /// `None`: metrics are off (no `METRICS_ADDR`).
+    pub metrics: Option<Arc<ServiceMetrics>>,
 }
 
 /// What `/health/database/ssl` inspects, and what the configuration expects of it.

@@ -3,6 +3,7 @@
 //! operation are derived from the same access table that enforces them, so the document cannot
 //! drift from the behaviour.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use utoipa::openapi::path::Operation;
@@ -106,9 +107,41 @@ static ALLOWED_METHODS: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The documented paths by kind: literal ones by their text, templated ones in document order.
+struct RouteTable {
+    literal: HashMap<&'static str, usize>,
+    templated: Vec<usize>,
+}
+
+/// Every request looks its route up here (metrics), so literal paths cost one hash lookup.
+static ROUTES: LazyLock<RouteTable> = LazyLock::new(|| {
+    let mut table = RouteTable { literal: HashMap::new(), templated: Vec::new() };
+    for (index, (template, _)) in ALLOWED_METHODS.iter().enumerate() {
+        if template.contains('{') {
+            table.templated.push(index);
+        } else {
+            table.literal.insert(template.as_str(), index);
+        }
+    }
+    table
+});
+
+fn documented(path: &str) -> Option<&'static (String, String)> {
+    let routes = &*ROUTES;
+    let index = routes.literal.get(path).copied().or_else(|| {
+        routes.templated.iter().copied().find(|&index| template_matches(&ALLOWED_METHODS[index].0, path))
+    })?;
+    Some(&ALLOWED_METHODS[index])
+}
+
 /// The methods the API documents for `path` (templates like `/x/{id}` match any one segment).
 pub fn allowed_methods(path: &str) -> Option<&'static str> {
-    ALLOWED_METHODS.iter().find(|(template, _)| template_matches(template, path)).map(|(_, methods)| methods.as_str())
+    documented(path).map(|(_, methods)| methods.as_str())
+}
+
+/// The documented template `path` falls under (`/api/documents/{id}`); a literal path is its own.
+pub fn route_template(path: &str) -> Option<&'static str> {
+    documented(path).map(|(template, _)| template.as_str())
 }
 
 fn template_matches(template: &str, path: &str) -> bool {
@@ -202,5 +235,14 @@ mod tests {
         assert!(template_matches("/api/results/{id}", "/api/results/42"));
         assert!(!template_matches("/api/results/{id}", "/api/results/"));
         assert!(!template_matches("/api/results/{id}", "/api/results/42/more"));
+    }
+
+    #[test]
+    fn a_path_falls_under_its_template_and_a_literal_path_wins() {
+        assert_eq!(route_template("/api/auth/me"), Some("/api/auth/me"));
+        assert_eq!(route_template("/api/documents/42"), Some("/api/documents/{document_id}"));
+        assert_eq!(route_template("/api/documents/import"), Some("/api/documents/import"));
+        assert_eq!(route_template("/api/documents/42/versions"), Some("/api/documents/{document_id}/versions"));
+        assert_eq!(route_template("/etc/passwd"), None);
     }
 }

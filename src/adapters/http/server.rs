@@ -1,7 +1,8 @@
 //! The HTTP server loop: hyper connections serving the warp routes under the connection limits
 //! of [`super::connections`], the client's address and a request id on every request, security
 //! headers and the request id on every response, one access-log line per request, and graceful
-//! shutdown (stop accepting, let in-flight requests finish within a deadline).
+//! shutdown (stop accepting, let in-flight requests finish within a deadline). With metrics on, each
+//! request is counted under its route template.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -27,6 +28,7 @@ use warp::reply::{Reply as _, Response};
 use super::client_addr::{ClientAddr, forwarded_over_tls};
 use super::connections::{Activity, ConnectionRegistry, MonitoredIo, TimedBody, TrackedBody};
 use super::error::ApiError;
+use crate::adapters::metrics::ServiceMetrics;
 use crate::config::HttpServerConfig;
 
 const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -44,6 +46,7 @@ pub async fn serve(
     settings: HttpServerConfig,
     shutdown: impl Future<Output = ()>,
     grace: Duration,
+    metrics: Option<Arc<ServiceMetrics>>,
 ) {
     let registry = ConnectionRegistry::new(settings);
     let builder = connection_builder(&registry);
@@ -70,6 +73,7 @@ pub async fn serve(
             peer: peer.ip(),
             activity: admitted.activity.clone(),
             registry: registry.clone(),
+            metrics: metrics.clone(),
         });
         let warp_service = warp::service(routes.clone());
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
@@ -117,6 +121,8 @@ struct ConnectionContext {
     peer: IpAddr,
     activity: Arc<Activity>,
     registry: Arc<ConnectionRegistry>,
+    /// `None`: metrics are off.
+    metrics: Option<Arc<ServiceMetrics>>,
 }
 
 /// Wraps one request: resolves its client address, bounds the time its body may take, assigns
@@ -151,6 +157,8 @@ where
         user_id = tracing::field::Empty,
     );
     let path = request.uri().path().to_owned();
+    let method = request.method().clone();
+    let metrics = connection.metrics.clone();
     let started = Instant::now();
     async move {
         let mut response = call(request).await?;
@@ -168,9 +176,14 @@ where
         {
             response.headers_mut().insert(ALLOW, HeaderValue::from_static(allowed));
         }
+        let elapsed = started.elapsed();
+        if let Some(metrics) = &metrics {
+            let route = super::openapi::route_template(&path).unwrap_or("unmatched");
+            metrics.observe_request(&method, route, response.status().as_u16(), elapsed);
+        }
         tracing::info!(
             status = response.status().as_u16(),
-            latency_us = started.elapsed().as_micros() as u64,
+            latency_us = elapsed.as_micros() as u64,
             "request completed"
         );
         Ok(response.map(|body| TrackedBody::new(body, in_flight)))

@@ -22,6 +22,17 @@ struct Entry {
     lease: Option<(WorkerId, OffsetDateTime)>,
 }
 
+impl Entry {
+    /// Pending, or running with a lease that ran out before `now`.
+    fn claimable(&self, now: OffsetDateTime) -> bool {
+        match self.run.status {
+            ResearchStatus::Pending => true,
+            ResearchStatus::Running => self.lease.is_none_or(|(_, expires)| expires < now),
+            ResearchStatus::Completed | ResearchStatus::Failed => false,
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct MemoryResearchStore {
     runs: Mutex<HashMap<ResearchId, Entry>>,
@@ -66,12 +77,10 @@ impl ResearchRepository for MemoryResearchStore {
         lease: Duration,
     ) -> Result<Option<ResearchRun>, StoreError> {
         let mut runs = self.runs();
-        let claimable = |entry: &&mut Entry| match entry.run.status {
-            ResearchStatus::Pending => true,
-            ResearchStatus::Running => entry.lease.is_none_or(|(_, expires)| expires < now),
-            ResearchStatus::Completed | ResearchStatus::Failed => false,
-        };
-        let Some(entry) = runs.values_mut().filter(claimable).min_by_key(|entry| (entry.run.created_at, entry.run.id))
+        let Some(entry) = runs
+            .values_mut()
+            .filter(|entry| entry.claimable(now))
+            .min_by_key(|entry| (entry.run.created_at, entry.run.id))
         else {
             return Ok(None);
         };
@@ -150,5 +159,9 @@ impl ResearchRepository for MemoryResearchStore {
         let runs = self.runs();
         let stored = runs.values().map(|entry| &entry.run);
         Ok(page_of_runs(stored, key, (query.owner, query.deal_id), (query.offset(), query.limit)))
+    }
+
+    async fn queue_depth(&self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        Ok(self.runs().values().filter(|entry| entry.claimable(now)).count() as u64)
     }
 }

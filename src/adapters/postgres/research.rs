@@ -209,6 +209,20 @@ impl ResearchRepository for PostgresStore {
         let owner = query.owner.map(|owner| owner.as_uuid());
         TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
     }
+
+    async fn queue_depth(&self, now: OffsetDateTime) -> Result<u64, StoreError> {
+        let client = self.connection().await?;
+        // The same condition as `claim`, so the partial queue index serves it.
+        let statement = client
+            .prepare_cached(
+                "SELECT count(*) FROM research_runs \
+                 WHERE status = 'pending' OR (status = 'running' AND lease_expires_at < $1)",
+            )
+            .await
+            .map_err(unavailable)?;
+        let count: i64 = client.query_one(&statement, &[&now]).await.map_err(unavailable)?.get(0);
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
 }
 
 #[cfg(test)]
