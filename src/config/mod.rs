@@ -300,6 +300,9 @@ pub struct Config {
     /// Web search, page fetching and the research workers (`SEARCH_*`, `FETCH_*`, `RESEARCH_*`).
     pub research: ResearchConfig,
     pub shutdown_timeout: Duration,
+    /// `INSTANCE_STALE_AFTER`: an instance of the service not heard from for this long has stopped,
+    /// and its unfinished analyses are ended `failed` by a live one.
+    pub instance_stale_after: Duration,
     /// Connection timeouts and caps (`HTTP_*`, `TRUSTED_PROXIES`).
     pub http: HttpServerConfig,
     pub log_format: LogFormat,
@@ -467,6 +470,13 @@ impl Config {
             llm: vars.llm()?,
             research: vars.research()?,
             shutdown_timeout: vars.duration_or("SHUTDOWN_TIMEOUT", Duration::from_secs(30))?,
+            instance_stale_after: match vars.duration_or("INSTANCE_STALE_AFTER", Duration::from_secs(30))? {
+                // Shorter than a heartbeat's round trip would end live instances' runs.
+                short if short < Duration::from_secs(2) => {
+                    return Err(invalid("INSTANCE_STALE_AFTER", "must be at least 2s"));
+                }
+                stale_after => stale_after,
+            },
             http: vars.http_server()?,
             log_format: vars.choice(
                 "LOG_FORMAT",

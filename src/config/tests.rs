@@ -14,6 +14,7 @@ fn defaults_match_the_documentation() {
     assert_eq!(config.bind_addr, "127.0.0.1:8080".parse().expect("addr"));
     assert_eq!(config.data_dir, PathBuf::from("./var"));
     assert_eq!(config.metrics_addr, None);
+    assert_eq!(config.instance_stale_after, Duration::from_secs(30));
     assert_eq!(config.store, StoreKind::Embedded);
     assert!(config.jwt_secret.is_none());
     assert_eq!(config.jwt_issuer, "creditflow");
@@ -69,6 +70,7 @@ fn an_invalid_value_names_the_variable_and_the_allowed_values() {
     assert_eq!(config(&[("SIWE_CHAIN_IDS", "1,x")]).unwrap_err().variable, "SIWE_CHAIN_IDS");
     assert_eq!(config(&[("BIND_ADDR", "localhost")]).unwrap_err().variable, "BIND_ADDR");
     assert_eq!(config(&[("METRICS_ADDR", "9090")]).unwrap_err().variable, "METRICS_ADDR");
+    assert_eq!(config(&[("INSTANCE_STALE_AFTER", "1s")]).unwrap_err().variable, "INSTANCE_STALE_AFTER");
     let metrics = config(&[("METRICS_ADDR", "127.0.0.1:9090")]).expect("valid").metrics_addr;
     assert_eq!(metrics, Some("127.0.0.1:9090".parse().expect("addr")));
     assert_eq!(config(&[("TRUSTED_PROXIES", "10.0.0.0/8, proxy")]).unwrap_err().variable, "TRUSTED_PROXIES");

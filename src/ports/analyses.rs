@@ -58,4 +58,12 @@ pub trait AnalysisRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn list(&self, query: &RunQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError>;
+
+    /// Unfinished runs (`pending` or `running`) of other instances that have not heart-beaten since
+    /// `alive_since` or are gone ([`crate::ports::instances::InstanceRegistry`]), oldest first, at
+    /// most `limit`. A store that only one process ever uses has none.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn abandoned(&self, alive_since: OffsetDateTime, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError>;
 }

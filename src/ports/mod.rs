@@ -9,6 +9,7 @@ pub mod conversations;
 pub mod db_ssl;
 pub mod documents;
 pub mod financial_data;
+pub mod instances;
 pub mod llm;
 pub mod page_fetch;
 pub mod password;

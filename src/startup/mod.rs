@@ -48,6 +48,7 @@ use crate::ports::clock::Clock;
 use crate::ports::conversations::ConversationRepository;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::FinancialData;
+use crate::ports::instances::InstanceRegistry;
 use crate::ports::llm::LanguageModel;
 use crate::ports::page_fetch::PageFetcher;
 use crate::ports::password::PasswordHasher;
@@ -102,6 +103,8 @@ pub struct Adapters {
     pub embedded_cluster: Option<Arc<EmbeddedPostgres>>,
     /// Reads the database pool's state for the metrics; `None` without a database.
     pub pool_probe: Option<PoolProbe>,
+    /// This instance's liveness, by which the others tell its unfinished work from abandoned work.
+    pub instances: Arc<dyn InstanceRegistry>,
 }
 
 impl Adapters {
@@ -156,6 +159,7 @@ impl Adapters {
             database: None,
             embedded_cluster: None,
             pool_probe: None,
+            instances: Arc::new(MemoryAnalysisStore::new()),
         }
     }
 
@@ -189,6 +193,7 @@ impl Adapters {
             store.clone(),
         );
         adapters.statement_sets = store.clone();
+        adapters.instances = store.clone();
         if rate_limits == RateLimitStore::Postgres {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
@@ -361,6 +366,9 @@ pub struct Application {
     shutdown_timeout: Duration,
     http_settings: HttpServerConfig,
     research_workers: usize,
+    instances: Arc<dyn InstanceRegistry>,
+    /// `INSTANCE_STALE_AFTER`: an instance not heard from for this long has stopped.
+    instance_stale_after: Duration,
     embedded_cluster: Option<Arc<EmbeddedPostgres>>,
 }
 
@@ -456,6 +464,8 @@ impl Application {
             shutdown_timeout: config.shutdown_timeout,
             http_settings: config.http.clone(),
             research_workers: config.research.workers,
+            instances: adapters.instances,
+            instance_stale_after: config.instance_stale_after,
             embedded_cluster: adapters.embedded_cluster,
         })
     }
@@ -491,6 +501,12 @@ impl Application {
                 }
             }
         });
+        let liveness = tokio::spawn(keep_alive(
+            self.instances.clone(),
+            self.state.quant.clone(),
+            self.state.clock.clone(),
+            self.instance_stale_after,
+        ));
         let mut workers = ResearchWorkers::start(
             self.state.research.clone(),
             self.state.research_wake.clone(),
@@ -522,6 +538,12 @@ impl Application {
         }
         workers.stop();
         maintenance.abort();
+        liveness.abort();
+        // Gone at once, rather than when the heartbeat would go stale: what this instance left
+        // unfinished (a stream cut short by the deadline) is ended by the others now.
+        if let Err(error) = self.instances.retire().await {
+            tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "could not deregister this instance");
+        }
         if let Some(cluster) = &self.embedded_cluster {
             stop_cluster(cluster).await;
         }
@@ -551,6 +573,33 @@ fn instrumented(mut adapters: Adapters, metrics: &Arc<ServiceMetrics>) -> Adapte
     adapters.financial_data = adapters.financial_data.map(|data| wrap(data, metrics) as Arc<dyn FinancialData>);
     adapters.prices = adapters.prices.map(|prices| wrap(prices, metrics) as Arc<dyn PriceHistory>);
     adapters
+}
+
+/// Heart-beats for this instance six times per `stale_after`, and after each heartbeat that the
+/// store took, ends the analyses of instances that have stopped (this one just proved alive, so its
+/// own view of who is stale can be trusted).
+async fn keep_alive(
+    instances: Arc<dyn InstanceRegistry>,
+    quant: Arc<QuantService>,
+    clock: Arc<dyn Clock>,
+    stale_after: Duration,
+) {
+    let mut interval = tokio::time::interval((stale_after / 6).max(Duration::from_millis(100)));
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        if let Err(error) = instances.heartbeat(clock.now()).await {
+            tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "instance heartbeat failed");
+            continue;
+        }
+        match quant.end_abandoned(to_time(stale_after)).await {
+            Ok(0) => {}
+            Ok(ended) => tracing::warn!(ended, "ended analyses left unfinished by stopped instances"),
+            Err(error) => {
+                tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "cannot end abandoned analyses")
+            }
+        }
+    }
 }
 
 fn to_time(duration: Duration) -> time::Duration {

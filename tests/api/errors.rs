@@ -110,7 +110,7 @@ mockall::mock! {
 }
 
 #[tokio::test]
-async fn a_store_failure_is_500_json_without_internal_detail() {
+async fn a_store_failure_is_503_json_without_internal_detail() {
     let mut users = MockFailingUsers::new();
     // The administrator bootstrap runs against the real store; no admin is configured here.
     users.expect_find_by_email().returning(|_| {
@@ -123,8 +123,9 @@ async fn a_store_failure_is_500_json_without_internal_detail() {
     })
     .await;
     let response = app.login("a@example.com", "whatever password").await;
-    let body = assert_error(response, 500).await;
-    assert_eq!(body["message"], "internal server error");
-    assert!(body.get("detail").is_none());
+    assert_eq!(response.headers()["retry-after"], "2");
+    let body = assert_error(response, 503).await;
+    assert_eq!(body["message"], "the database is not answering; retry shortly");
+    assert_eq!(body["detail"], serde_json::json!({ "retry_after_seconds": 2 }));
     assert!(!body.to_string().contains("db.internal"));
 }

@@ -14,6 +14,7 @@ mod health;
 mod helpers;
 mod metrics;
 mod openapi;
+mod operations;
 mod people;
 mod postgres;
 mod private_borrowers;

@@ -15,6 +15,12 @@ use warp::reply::{Reply, Response};
 use warp::{Filter, Rejection};
 
 use crate::domain::auth::AuthError;
+use crate::ports::rate_limit::RateLimitError;
+use crate::ports::store::StoreError;
+
+/// What a client is told to wait while the database does not answer: the pool reconnects on the
+/// next request after the database is back.
+const STORE_RETRY_AFTER_SECS: i64 = 2;
 
 /// The error body of every non-2xx response.
 #[derive(Debug, Serialize, ToSchema)]
@@ -86,9 +92,18 @@ impl ApiError {
             .with_detail(json!({ "retry_after_seconds": retry_after_secs.max(1) }))
     }
 
-    /// 500: the cause is logged; the client learns only that it was not its fault.
+    /// 500: the cause is logged; the client learns only that it was not its fault. When the cause
+    /// is the database not answering (a [`StoreError`] or [`RateLimitError`] anywhere in its
+    /// chain), 503 with `Retry-After` instead: the outage is temporary, and the request changed
+    /// nothing (a store write is one statement or one transaction).
     pub fn internal(cause: anyhow::Error) -> Self {
-        Self { cause: Some(cause), ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error") }
+        let store_down = cause.chain().any(|error| error.is::<StoreError>() || error.is::<RateLimitError>());
+        let error = if store_down {
+            Self::service_unavailable("the database is not answering; retry shortly", STORE_RETRY_AFTER_SECS)
+        } else {
+            Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
+        };
+        Self { cause: Some(cause), ..error }
     }
 
     pub fn with_detail(mut self, detail: Value) -> Self {

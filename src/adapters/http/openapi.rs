@@ -213,6 +213,13 @@ fn document_shared_responses(operation: &mut Operation, kind: AccessOperation, m
         add_error(operation, "429", "Per-user rate limit exceeded (Retry-After and X-RateLimit-* headers)");
     }
     add_error(operation, "500", "Internal error (details are logged with the request id, never returned)");
+    if !path.starts_with("/health/") && path != "/openapi.json" {
+        add_error(
+            operation,
+            "503",
+            "The database is not answering (Retry-After); the request changed nothing. Answered within 3 s",
+        );
+    }
 }
 
 fn add_error(operation: &mut Operation, status: &str, description: &str) {

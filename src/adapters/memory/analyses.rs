@@ -11,6 +11,7 @@ use super::{RunKey, page_of_runs};
 use crate::domain::listing::RunQuery;
 use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
+use crate::ports::instances::InstanceRegistry;
 use crate::ports::store::StoreError;
 
 #[derive(Default)]
@@ -91,5 +92,22 @@ impl AnalysisRepository for MemoryAnalysisStore {
         };
         let runs = self.runs();
         Ok(page_of_runs(runs.values(), key, (query.owner, query.deal_id), (query.offset(), query.limit)))
+    }
+
+    /// Memory is one process's: no other instance can have left a run here.
+    async fn abandoned(&self, _alive_since: OffsetDateTime, _limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
+        Ok(Vec::new())
+    }
+}
+
+/// One process, one instance: there is nobody to tell that it is alive.
+#[async_trait]
+impl InstanceRegistry for MemoryAnalysisStore {
+    async fn heartbeat(&self, _now: OffsetDateTime) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn retire(&self) -> Result<(), StoreError> {
+        Ok(())
     }
 }

@@ -102,6 +102,10 @@ impl AnalysisRepository for Instrumented<dyn AnalysisRepository> {
     async fn list(&self, query: &RunQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
         self.inner.list(query).await
     }
+
+    async fn abandoned(&self, alive_since: OffsetDateTime, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
+        self.inner.abandoned(alive_since, limit).await
+    }
 }
 
 #[async_trait]

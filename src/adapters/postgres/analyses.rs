@@ -63,7 +63,8 @@ impl AnalysisRepository for PostgresStore {
         let client = self.connection().await?;
         let statement = client
             .prepare_cached(&format!(
-                "INSERT INTO analyses ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+                "INSERT INTO analyses ({COLUMNS}, instance_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
             ))
             .await
             .map_err(unavailable)?;
@@ -83,6 +84,7 @@ impl AnalysisRepository for PostgresStore {
                     &events,
                     &record.created_at,
                     &record.completed_at,
+                    &self.instance(),
                 ],
             )
             .await
@@ -142,6 +144,26 @@ impl AnalysisRepository for PostgresStore {
     async fn list(&self, query: &RunQuery) -> Result<(Vec<AnalysisRecord>, u64), StoreError> {
         let owner = query.owner.map(|owner| owner.as_uuid());
         TABLE.page(&self.connection().await?, owner, query.deal_id, query.limit, query.offset()).await
+    }
+
+    async fn abandoned(&self, alive_since: OffsetDateTime, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
+        let client = self.connection().await?;
+        // A run from before instances were recorded (no instance) is abandoned once it is older
+        // than any run lasts, so a rolling upgrade does not end the old release's runs.
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM analyses a \
+                 WHERE a.status IN ('pending', 'running') AND a.instance_id IS DISTINCT FROM $1 \
+                   AND CASE WHEN a.instance_id IS NULL THEN a.created_at < $2::timestamptz - interval '1 hour' \
+                            ELSE NOT EXISTS (SELECT 1 FROM service_instances i \
+                                             WHERE i.id = a.instance_id AND i.heartbeat_at >= $2) END \
+                 ORDER BY a.created_at LIMIT $3"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = client.query(&statement, &[&self.instance(), &alive_since, &limit]).await.map_err(unavailable)?;
+        rows.iter().map(record_from_row).collect()
     }
 }
 

@@ -48,6 +48,7 @@ const MIGRATIONS: &[Migration] = &[
         name: "chat_session_updates_in_place",
         sql: include_str!("migrations/0015_chat_session_updates_in_place.sql"),
     },
+    Migration { version: 16, name: "service_instances", sql: include_str!("migrations/0016_service_instances.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

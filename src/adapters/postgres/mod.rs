@@ -9,6 +9,7 @@ pub mod connection;
 pub mod conversations;
 pub mod documents;
 pub mod embedded;
+pub mod instances;
 mod listing;
 pub mod migrations;
 pub mod people;

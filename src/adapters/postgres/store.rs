@@ -2,6 +2,8 @@
 //! (`prepare_cached`); driver errors become the ports' errors here, and only here: a unique
 //! violation on a named constraint is the domain's `Duplicate…`, anything else is `Unavailable`.
 
+use std::time::Duration;
+
 use anyhow::anyhow;
 use async_trait::async_trait;
 use deadpool_postgres::{Object, Pool, PoolError};
@@ -26,9 +28,16 @@ const USER_COLUMNS: &str = "id, email, password_hash, role, wallet_address, crea
 const TOKEN_COLUMNS: &str = "token_hash, jti, family_id, user_id, issued_at, expires_at, used_at, revoked_at";
 const SSL_QUERY: &str = "SELECT ssl, version, cipher, bits, client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
 
+/// Longest a request waits for a database connection, queueing and connecting included, so that
+/// with the database gone an endpoint answers 503 within 3 s (a dropped wait gives its slot back).
+const ACQUIRE_DEADLINE: Duration = Duration::from_secs(2);
+
 /// Every repository of the service, over one connection pool.
 pub struct PostgresStore {
     pool: Pool,
+    /// This store's instance of the service, written on the analyses it runs and heart-beaten in
+    /// `service_instances` (see [`crate::ports::instances`]).
+    instance: Uuid,
 }
 
 impl PostgresStore {
@@ -54,16 +63,27 @@ impl PostgresStore {
             "connected to PostgreSQL"
         );
         migrate(&mut client).await?;
-        Ok(Self { pool: target.pool(pool_size)? })
+        Ok(Self { pool: target.pool(pool_size)?, instance: Uuid::new_v4() })
     }
 
     pub fn pool(&self) -> &Pool {
         &self.pool
     }
 
-    /// A pooled connection.
+    pub(super) fn instance(&self) -> Uuid {
+        self.instance
+    }
+
+    /// A pooled connection, within [`ACQUIRE_DEADLINE`] whatever the pool's own timeouts: a
+    /// request during an outage is answered, not held.
     pub(super) async fn connection(&self) -> Result<Object, StoreError> {
-        self.pool.get().await.map_err(|e| StoreError::Unavailable(pool_error(e)))
+        match tokio::time::timeout(ACQUIRE_DEADLINE, self.pool.get()).await {
+            Ok(result) => result.map_err(|e| StoreError::Unavailable(pool_error(e))),
+            Err(_) => Err(StoreError::Unavailable(anyhow!(
+                "no database connection within {} s (the database is down, unreachable or saturated)",
+                ACQUIRE_DEADLINE.as_secs()
+            ))),
+        }
     }
 
     async fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, StoreError> {

@@ -7,6 +7,7 @@
 //! This file holds the service and the run's lifecycle (begin, end, get, list); each kind of
 //! analysis prepares and computes in its own file: `company.rs`, `market.rs`, `loan.rs`.
 
+mod abandoned;
 mod company;
 mod loan;
 mod market;
