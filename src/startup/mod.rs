@@ -372,8 +372,8 @@ impl Application {
         let previous_kids: Vec<&str> = signing_keys.previous().iter().map(|key| key.kid().as_str()).collect();
         tracing::info!(
             kid = %signing_keys.current().kid(),
-            previous_kids = previous_kids.join(","),
-            "JWT signing key (previous keys are accepted, never used to sign)"
+            previous_kids = %previous_kids.join(","),
+            "JWT signing key: the current one signs, previous ones are only accepted"
         );
         let tokens = Arc::new(JwtIssuer::new(&signing_keys, &config.jwt_issuer, &config.jwt_audience));
         let siwe_domain = config.siwe_domain.clone().unwrap_or_else(|| format!("localhost:{port}"));
