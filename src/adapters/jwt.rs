@@ -2,26 +2,66 @@
 //! switching to another algorithm), issuer and audience checked, expiry, `nbf` and `iat` checked
 //! against the service's clock, and the token type checked so access, refresh and device tokens
 //! never stand in for each other.
+//!
+//! Keys rotate: new tokens are signed with the current key and name it in their `kid` header;
+//! verification picks the one key that `kid` names (current or previous) and refuses an unknown
+//! one, so no token is ever tried against several keys. A token without `kid` was issued before
+//! key ids existed, by the `JWT_SECRET` of the time; it is verified with the current key only
+//! while that key has the id derived from its secret (no `JWT_KID`), that is while the key of the
+//! upgrade is still current, and refused otherwise.
+
+use std::collections::HashMap;
+use std::fmt;
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use time::OffsetDateTime;
 
+use crate::config::{KeyId, SigningKeys};
 use crate::domain::auth::tokens::MAX_CLOCK_SKEW_SECS;
 use crate::domain::auth::{TokenClaims, TokenError, TokenType};
 use crate::ports::tokens::TokenIssuer;
 
-/// Signs and verifies HS256 tokens with one shared secret.
+/// Signs HS256 tokens with the current key and verifies them with the key their `kid` names.
 pub struct JwtIssuer {
     encoding: EncodingKey,
-    decoding: DecodingKey,
+    /// HS256, with the current key's `kid`.
     header: Header,
+    /// Every accepted key by id, the current one included.
+    decoding: HashMap<String, DecodingKey>,
+    /// The key for tokens without `kid`: the current key when its id is the derived one.
+    unlabelled: Option<DecodingKey>,
     validation: Validation,
 }
 
 impl JwtIssuer {
-    /// `secret` must be at least 32 bytes (configuration enforces it).
+    /// Signs with `keys.current()`, accepts it and `keys.previous()`.
+    pub fn new(keys: &SigningKeys, issuer: &str, audience: &str) -> Self {
+        let current = keys.current();
+        let previous = keys.previous().iter().map(|key| (key.kid().as_str(), key.secret().expose().as_bytes()));
+        Self::with_keys(
+            (current.kid().as_str(), current.secret().expose().as_bytes()),
+            current.has_derived_id(),
+            previous,
+            issuer,
+            audience,
+        )
+    }
+
+    /// One key under its derived id (tests, benchmarks). `secret` must be at least 32 bytes
+    /// (configuration enforces it for the service).
     pub fn hs256(secret: &[u8], issuer: &str, audience: &str) -> Self {
+        let kid = KeyId::derived_from(secret);
+        Self::with_keys((kid.as_str(), secret), true, std::iter::empty(), issuer, audience)
+    }
+
+    fn with_keys<'a>(
+        (current_kid, current_secret): (&str, &[u8]),
+        current_signed_unlabelled: bool,
+        previous: impl Iterator<Item = (&'a str, &'a [u8])>,
+        issuer: &str,
+        audience: &str,
+    ) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_issuer(&[issuer]);
         validation.set_audience(&[audience]);
@@ -32,12 +72,44 @@ impl JwtIssuer {
         validation.validate_exp = false;
         validation.validate_nbf = false;
         validation.leeway = 0;
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some(current_kid.to_owned());
+        let current = DecodingKey::from_secret(current_secret);
+        let mut decoding: HashMap<String, DecodingKey> =
+            previous.map(|(kid, secret)| (kid.to_owned(), DecodingKey::from_secret(secret))).collect();
+        decoding.insert(current_kid.to_owned(), current.clone());
         Self {
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
-            header: Header::new(Algorithm::HS256),
+            encoding: EncodingKey::from_secret(current_secret),
+            header,
+            decoding,
+            unlabelled: current_signed_unlabelled.then_some(current),
             validation,
         }
+    }
+
+    /// The one key `token` may be verified with, chosen by its header; never a search.
+    fn key_for(&self, token: &str) -> Result<&DecodingKey, TokenError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| TokenError::Invalid("malformed token"))?;
+        if header.alg != Algorithm::HS256 {
+            return Err(TokenError::Invalid("algorithm not allowed"));
+        }
+        match header.kid.as_deref() {
+            Some(kid) => self.decoding.get(kid).ok_or(TokenError::Invalid("unknown signing key")),
+            None => self.unlabelled.as_ref().ok_or(TokenError::Invalid("no signing key id")),
+        }
+    }
+}
+
+/// Key ids only: secrets never reach a log line.
+impl fmt::Debug for JwtIssuer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut accepted: Vec<&str> = self.decoding.keys().map(String::as_str).collect();
+        accepted.sort_unstable();
+        f.debug_struct("JwtIssuer")
+            .field("current_kid", &self.header.kid)
+            .field("accepted_kids", &accepted)
+            .field("accepts_tokens_without_kid", &self.unlabelled.is_some())
+            .finish_non_exhaustive()
     }
 }
 
@@ -47,7 +119,8 @@ impl TokenIssuer for JwtIssuer {
     }
 
     fn verify(&self, token: &str, expected: TokenType, now: OffsetDateTime) -> Result<TokenClaims, TokenError> {
-        let data = jsonwebtoken::decode::<TokenClaims>(token, &self.decoding, &self.validation).map_err(|e| {
+        let key = self.key_for(token)?;
+        let data = jsonwebtoken::decode::<TokenClaims>(token, key, &self.validation).map_err(|e| {
             TokenError::Invalid(match e.kind() {
                 ErrorKind::InvalidSignature => "signature does not match",
                 ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => "algorithm not allowed",
@@ -80,6 +153,7 @@ impl TokenIssuer for JwtIssuer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{Secret, SigningKey};
     use crate::domain::auth::Role;
     use uuid::Uuid;
 
@@ -174,10 +248,14 @@ mod tests {
         let other_issuer = JwtIssuer::hs256(SECRET, "someone-else", "creditflow-api");
         let other_audience = JwtIssuer::hs256(SECRET, "creditflow", "other-api");
         let other_key = JwtIssuer::hs256(b"ffffffffffffffffffffffffffffffff", "creditflow", "creditflow-api");
+        // Another key under the id this token names: the signature decides.
+        let other_key_same_id =
+            rotated((KeyId::derived_from(SECRET).as_str(), "ffffffffffffffffffffffffffffffff"), &[]);
         assert_eq!(other_issuer.verify(&token, TokenType::Access, now), Err(TokenError::Invalid("wrong issuer")));
         assert_eq!(other_audience.verify(&token, TokenType::Access, now), Err(TokenError::Invalid("wrong audience")));
+        assert_eq!(other_key.verify(&token, TokenType::Access, now), Err(TokenError::Invalid("unknown signing key")));
         assert_eq!(
-            other_key.verify(&token, TokenType::Access, now),
+            other_key_same_id.verify(&token, TokenType::Access, now),
             Err(TokenError::Invalid("signature does not match"))
         );
     }
@@ -197,5 +275,143 @@ mod tests {
         )
         .expect("encode");
         assert_eq!(issuer().verify(&hs512, TokenType::Access, now), Err(TokenError::Invalid("algorithm not allowed")));
+    }
+
+    const OLD: &str = "old-secret-old-secret-old-secret-0";
+    const NEW: &str = "new-secret-new-secret-new-secret-1";
+
+    fn rotated(current: (&str, &str), previous: &[(&str, &str)]) -> JwtIssuer {
+        let key = |(kid, secret): (&str, &str)| {
+            SigningKey::new(KeyId::new(kid).expect("kid"), Secret::new(secret)).expect("long enough")
+        };
+        let keys = SigningKeys::new(key(current), previous.iter().copied().map(key).collect()).expect("unique ids");
+        JwtIssuer::new(&keys, "creditflow", "creditflow-api")
+    }
+
+    fn kid_of(token: &str) -> Option<String> {
+        jsonwebtoken::decode_header(token).expect("header").kid
+    }
+
+    /// A token as versions before key ids signed it: no `kid` in the header.
+    fn unlabelled(claims: &TokenClaims, secret: &str) -> String {
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &EncodingKey::from_secret(secret.as_bytes()))
+            .expect("encode")
+    }
+
+    #[test]
+    fn an_issued_token_names_the_current_key() {
+        let token = rotated(("2025-06", NEW), &[("2024-01", OLD)])
+            .issue(&claims(TokenType::Access, 1_700_000_900))
+            .expect("issue");
+        assert_eq!(kid_of(&token).as_deref(), Some("2025-06"));
+        let plain = issuer().issue(&claims(TokenType::Access, 1_700_000_900)).expect("issue");
+        assert_eq!(kid_of(&plain), Some(KeyId::derived_from(SECRET).as_str().to_owned()));
+    }
+
+    #[test]
+    fn a_token_of_a_previous_key_verifies_until_it_expires() {
+        let claims = claims(TokenType::Refresh, 1_700_000_900);
+        let before = rotated(("2024-01", OLD), &[]).issue(&claims).expect("issue");
+        let after = rotated(("2025-06", NEW), &[("2024-01", OLD)]);
+        assert_eq!(after.verify(&before, TokenType::Refresh, at(1_700_000_100)), Ok(claims));
+        assert_eq!(after.verify(&before, TokenType::Refresh, at(1_700_000_900)), Err(TokenError::Expired));
+    }
+
+    #[test]
+    fn a_token_signed_by_the_next_key_verifies_where_that_key_is_only_accepted() {
+        // Phase 1 of a rotation: every instance accepts the new key before any signs with it.
+        let claims = claims(TokenType::Access, 1_700_000_900);
+        let from_a_rotated_instance = rotated(("2025-06", NEW), &[("2024-01", OLD)]).issue(&claims).expect("issue");
+        let not_yet_rotated = rotated(("2024-01", OLD), &[("2025-06", NEW)]);
+        assert_eq!(not_yet_rotated.verify(&from_a_rotated_instance, TokenType::Access, at(1_700_000_100)), Ok(claims));
+    }
+
+    #[test]
+    fn a_token_of_a_removed_key_is_refused_as_unknown() {
+        let token = rotated(("2024-01", OLD), &[]).issue(&claims(TokenType::Access, 1_700_000_900)).expect("issue");
+        let removed = rotated(("2025-06", NEW), &[]);
+        assert_eq!(
+            removed.verify(&token, TokenType::Access, at(1_700_000_100)),
+            Err(TokenError::Invalid("unknown signing key"))
+        );
+    }
+
+    #[test]
+    fn a_token_naming_a_previous_key_but_signed_with_another_secret_is_refused() {
+        // The current secret under the previous key's name: the named key decides, and it fails.
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("2024-01".into());
+        let forged = jsonwebtoken::encode(
+            &header,
+            &claims(TokenType::Access, 1_700_000_900),
+            &EncodingKey::from_secret(NEW.as_bytes()),
+        )
+        .expect("encode");
+        assert_eq!(
+            rotated(("2025-06", NEW), &[("2024-01", OLD)]).verify(&forged, TokenType::Access, at(1_700_000_100)),
+            Err(TokenError::Invalid("signature does not match"))
+        );
+    }
+
+    #[test]
+    fn a_token_without_kid_verifies_while_the_upgraded_key_is_current_under_its_derived_id() {
+        let claims = claims(TokenType::Refresh, 1_700_000_900);
+        let before_upgrade = unlabelled(&claims, OLD);
+        let upgraded = rotated((KeyId::derived_from(OLD.as_bytes()).as_str(), OLD), &[]);
+        assert_eq!(upgraded.verify(&before_upgrade, TokenType::Refresh, at(1_700_000_100)), Ok(claims));
+    }
+
+    #[test]
+    fn a_token_without_kid_is_refused_by_a_key_with_an_explicit_id() {
+        let before_upgrade = unlabelled(&claims(TokenType::Access, 1_700_000_900), OLD);
+        assert_eq!(
+            rotated(("2024-01", OLD), &[]).verify(&before_upgrade, TokenType::Access, at(1_700_000_100)),
+            Err(TokenError::Invalid("no signing key id"))
+        );
+    }
+
+    #[test]
+    fn after_a_rotation_a_token_without_kid_is_checked_against_the_current_key_only() {
+        // The old key is still accepted under its derived id, but a token without `kid` is never
+        // tried against it: only the current key (derived id too) is, and its signature fails.
+        let old_kid = KeyId::derived_from(OLD.as_bytes());
+        let new_kid = KeyId::derived_from(NEW.as_bytes());
+        let before_upgrade = unlabelled(&claims(TokenType::Access, 1_700_000_900), OLD);
+        let rotated = rotated((new_kid.as_str(), NEW), &[(old_kid.as_str(), OLD)]);
+        assert_eq!(
+            rotated.verify(&before_upgrade, TokenType::Access, at(1_700_000_100)),
+            Err(TokenError::Invalid("signature does not match"))
+        );
+    }
+
+    #[test]
+    fn the_algorithm_stays_pinned_whatever_key_the_token_names() {
+        let now = at(1_700_000_100);
+        let issuer = rotated(("2025-06", NEW), &[("2024-01", OLD)]);
+        for (kid, secret) in [(Some("2025-06"), NEW), (Some("2024-01"), OLD), (None, NEW)] {
+            for algorithm in [Algorithm::HS384, Algorithm::HS512] {
+                let mut header = Header::new(algorithm);
+                header.kid = kid.map(str::to_owned);
+                let token = jsonwebtoken::encode(
+                    &header,
+                    &claims(TokenType::Access, 1_700_000_900),
+                    &EncodingKey::from_secret(secret.as_bytes()),
+                )
+                .expect("encode");
+                assert_eq!(
+                    issuer.verify(&token, TokenType::Access, now),
+                    Err(TokenError::Invalid("algorithm not allowed")),
+                    "{algorithm:?} {kid:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn debug_output_names_key_ids_never_secrets() {
+        let shown = format!("{:?}", rotated(("2025-06", NEW), &[("2024-01", OLD)]));
+        assert!(shown.contains("2025-06") && shown.contains("2024-01"), "{shown}");
+        assert!(!shown.contains(NEW) && !shown.contains(OLD), "{shown}");
+        assert!(!shown.contains("new-secret") && !shown.contains("old-secret"), "{shown}");
     }
 }

@@ -12,6 +12,9 @@ use std::time::Duration;
 use crate::domain::auth::{EmailAddress, Password, Role};
 use crate::domain::health::db_ssl::SslMode;
 
+mod jwt_keys;
+pub use jwt_keys::{KeyId, MIN_SECRET_BYTES, SigningKey, SigningKeys};
+
 /// A secret value: usable, never printed.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
@@ -255,8 +258,13 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub store: StoreKind,
     pub database: DatabaseConfig,
-    /// `None`: generate one and keep it in `DATA_DIR/jwt-secret`.
+    /// `JWT_SECRET`, the current signing key; `None`: generate one and keep it in
+    /// `DATA_DIR/jwt-secret`.
     pub jwt_secret: Option<Secret>,
+    /// `JWT_KID`: the current key's id; `None`: derived from its secret ([`KeyId::derived_from`]).
+    pub jwt_kid: Option<KeyId>,
+    /// `JWT_PREVIOUS_KEYS`: keys still accepted on verification, never used to sign.
+    pub jwt_previous_keys: Vec<SigningKey>,
     pub jwt_issuer: String,
     pub jwt_audience: String,
     pub access_token_ttl: Duration,
@@ -347,12 +355,13 @@ impl Config {
                 return Err(invalid("ADMIN_EMAIL", "must be set when ADMIN_PASSWORD is set"));
             }
         };
-        let jwt_secret = match vars.get("JWT_SECRET") {
-            Some(secret) if secret.len() < 32 => {
-                return Err(invalid("JWT_SECRET", "must be at least 32 bytes (e.g. `openssl rand -hex 32`)"));
-            }
-            other => other.map(Secret::new),
-        };
+        let jwt_secret = jwt_keys::current_secret(vars.get("JWT_SECRET"))?;
+        let jwt_kid = jwt_keys::current_kid(vars.get("JWT_KID"))?;
+        let jwt_previous_keys = jwt_keys::parse_previous_keys(vars.get("JWT_PREVIOUS_KEYS"))?;
+        if let Some(secret) = &jwt_secret {
+            // The whole key set is checked now; with a generated secret, when it is read at start-up.
+            jwt_keys::signing_keys(secret.clone(), jwt_kid.clone(), jwt_previous_keys.clone())?;
+        }
         let database = DatabaseConfig {
             url: vars.get("DATABASE_URL").map(Secret::new),
             ssl_mode: vars
@@ -413,6 +422,8 @@ impl Config {
             data_dir: vars.get("DATA_DIR").map_or_else(|| PathBuf::from("./var"), PathBuf::from),
             store,
             jwt_secret,
+            jwt_kid,
+            jwt_previous_keys,
             jwt_issuer: vars.non_empty_or("JWT_ISSUER", "creditflow")?,
             jwt_audience: vars.non_empty_or("JWT_AUDIENCE", "creditflow-api")?,
             access_token_ttl: vars.duration_or("ACCESS_TOKEN_TTL", Duration::from_secs(15 * 60))?,

@@ -17,6 +17,7 @@ fn defaults_match_the_documentation() {
     assert_eq!(config.instance_stale_after, Duration::from_secs(30));
     assert_eq!(config.store, StoreKind::Embedded);
     assert!(config.jwt_secret.is_none());
+    assert!(config.jwt_kid.is_none() && config.jwt_previous_keys.is_empty());
     assert_eq!(config.jwt_issuer, "creditflow");
     assert_eq!(config.access_token_ttl, Duration::from_secs(15 * 60));
     assert_eq!(config.refresh_token_ttl, Duration::from_secs(30 * 86_400));
@@ -86,6 +87,87 @@ fn a_short_jwt_secret_is_refused_without_echoing_it() {
     assert!(!error.to_string().contains("hunter2"));
 }
 
+const CURRENT: &str = "current-secret-current-secret-current";
+const OLDER: &str = "older-secret-older-secret-older-secret";
+const OLDEST: &str = "oldest=secret=with=equals=signs=in=it";
+
+fn kids(keys: &SigningKeys) -> (String, Vec<String>) {
+    (keys.current().kid().to_string(), keys.previous().iter().map(|key| key.kid().to_string()).collect())
+}
+
+#[test]
+fn a_jwt_secret_alone_is_the_current_key_under_an_id_derived_from_it() {
+    let config = config(&[("JWT_SECRET", "test-secret-test-secret-test-secret!")]).expect("valid");
+    assert_eq!((config.jwt_kid.clone(), config.jwt_previous_keys.len()), (None, 0));
+    let keys = config.jwt_signing_keys(config.jwt_secret.clone().expect("secret")).expect("keys");
+    // `printf %s "$JWT_SECRET" | sha256sum | cut -c1-16`: fixed, so upgrades and every instance agree.
+    assert_eq!(kids(&keys), ("815e0d02f46d62a1".to_owned(), vec![]));
+    assert!(keys.current().has_derived_id());
+}
+
+#[test]
+fn jwt_kid_names_the_current_key_and_previous_keys_are_kid_secret_pairs() {
+    let previous = format!(" 2024-01={OLDER} , 2023.07_b = {OLDEST} ,");
+    let config =
+        config(&[("JWT_SECRET", CURRENT), ("JWT_KID", "2025-06"), ("JWT_PREVIOUS_KEYS", &previous)]).expect("valid");
+    let keys = config.jwt_signing_keys(Secret::new(CURRENT)).expect("keys");
+    assert_eq!(kids(&keys), ("2025-06".to_owned(), vec!["2024-01".to_owned(), "2023.07_b".to_owned()]));
+    assert!(!keys.current().has_derived_id());
+    // The first `=` ends the id: the rest, `=` included, is the secret.
+    assert_eq!(keys.previous()[0].secret().expose(), OLDER);
+    assert_eq!(keys.previous()[1].secret().expose(), OLDEST);
+}
+
+#[test]
+fn invalid_previous_keys_are_refused_by_entry_without_echoing_a_secret() {
+    let short = "short-secret-xyz";
+    // A base64 secret listed without its id: the text before its first `=` is not an id.
+    let bare = "dGhpcyBpcyBhIGJhc2U2NCBzZWNyZXQ+b2YgMzIgYnl0ZXM/w==";
+    let cases = [
+        (format!("2024-01={OLDER},{bare}"), "entry 2: the key id must be"),
+        (format!("2024-01={OLDER},{OLDER}"), "entry 2: is not `kid=secret`"),
+        (format!("2024-01={short}"), "entry 1: the secret must be at least 32 bytes"),
+        (format!("2024 01={OLDER}"), "entry 1: the key id must be"),
+        (format!("{}={OLDER}", "k".repeat(65)), "entry 1: the key id must be"),
+        (format!("2024-01={OLDER},2023-07={OLDEST},2024-01={OLDEST}"), "entries 1 and 3 have the same key id"),
+        (format!("2024-01={OLDER},2025-06={OLDEST}"), "entry 2 has the current key's id"),
+    ];
+    for (raw, expected) in cases {
+        let error =
+            config(&[("JWT_SECRET", CURRENT), ("JWT_KID", "2025-06"), ("JWT_PREVIOUS_KEYS", &raw)]).unwrap_err();
+        let shown = error.to_string();
+        assert_eq!(error.variable, "JWT_PREVIOUS_KEYS", "{raw}: {shown}");
+        assert!(shown.contains(expected), "{raw}: {shown}");
+        for secret in [CURRENT, OLDER, OLDEST, short, bare, "dGhpcyBp", "oldest", "older-secret", "short-secret"] {
+            assert!(!shown.contains(secret), "{raw}: {shown}");
+        }
+    }
+}
+
+#[test]
+fn a_previous_key_may_not_take_the_id_derived_from_the_current_secret() {
+    let derived = KeyId::derived_from(CURRENT.as_bytes());
+    let error = config(&[("JWT_SECRET", CURRENT), ("JWT_PREVIOUS_KEYS", &format!("{derived}={OLDER}"))]).unwrap_err();
+    assert_eq!(error.variable, "JWT_PREVIOUS_KEYS");
+    assert!(error.message.contains("entry 1 has the current key's id"), "{error}");
+}
+
+#[test]
+fn an_invalid_jwt_kid_is_refused_without_echoing_it() {
+    // A secret pasted into the wrong variable must not reach the log.
+    let error = config(&[("JWT_SECRET", CURRENT), ("JWT_KID", &format!("{OLDER}/{OLDER}"))]).unwrap_err();
+    assert_eq!(error.variable, "JWT_KID");
+    assert!(!error.to_string().contains("older-secret"), "{error}");
+}
+
+#[test]
+fn with_a_generated_secret_the_key_set_is_checked_when_the_secret_is_read() {
+    let config = config(&[("JWT_KID", "2025-06"), ("JWT_PREVIOUS_KEYS", &format!("2025-06={OLDER}"))])
+        .expect("no JWT_SECRET: the current key is not known yet");
+    let error = config.jwt_signing_keys(Secret::new(CURRENT)).unwrap_err();
+    assert_eq!(error.variable, "JWT_PREVIOUS_KEYS");
+}
+
 #[test]
 fn admin_bootstrap_needs_both_variables_and_a_policy_conforming_password() {
     assert_eq!(config(&[("ADMIN_EMAIL", "root@example.com")]).unwrap_err().variable, "ADMIN_PASSWORD");
@@ -101,12 +183,15 @@ fn admin_bootstrap_needs_both_variables_and_a_policy_conforming_password() {
 fn secrets_are_redacted_in_debug_output() {
     let config = config(&[
         ("JWT_SECRET", "super-secret-value-that-is-long-enough"),
+        ("JWT_PREVIOUS_KEYS", "2024-01=previous-secret-value-that-is-long-enough"),
         ("ADMIN_EMAIL", "root@example.com"),
         ("ADMIN_PASSWORD", "a long enough password"),
     ])
     .expect("valid");
     let debug = format!("{config:?}");
     assert!(!debug.contains("super-secret"));
+    assert!(!debug.contains("previous-secret"));
+    assert!(debug.contains("2024-01"), "key ids are shown");
     assert!(!debug.contains("long enough password"));
     assert!(debug.contains("[redacted]"));
 }

@@ -402,12 +402,20 @@ impl Application {
             None => adapters,
         };
 
-        let jwt_secret = match &config.jwt_secret {
+        let current_secret = match &config.jwt_secret {
             Some(secret) => secret.clone(),
             None => load_or_create_jwt_secret(&config.data_dir)?,
         };
-        let tokens =
-            Arc::new(JwtIssuer::hs256(jwt_secret.expose().as_bytes(), &config.jwt_issuer, &config.jwt_audience));
+        let signing_keys = config.jwt_signing_keys(current_secret)?;
+        // Key ids only (they are in every token's header anyway): what an operator checks during a
+        // rotation.
+        let previous_kids: Vec<&str> = signing_keys.previous().iter().map(|key| key.kid().as_str()).collect();
+        tracing::info!(
+            kid = %signing_keys.current().kid(),
+            previous_kids = %previous_kids.join(","),
+            "JWT signing key: the current one signs, previous ones are only accepted"
+        );
+        let tokens = Arc::new(JwtIssuer::new(&signing_keys, &config.jwt_issuer, &config.jwt_audience));
         let siwe_domain = config.siwe_domain.clone().unwrap_or_else(|| format!("localhost:{port}"));
         let settings = AuthSettings {
             issuer: config.jwt_issuer.clone(),

@@ -12,6 +12,7 @@ mod errors;
 mod fake_llm;
 mod health;
 mod helpers;
+mod key_rotation;
 mod metrics;
 mod openapi;
 mod operations;
