@@ -1,8 +1,9 @@
 //! The PostgreSQL adapter: TLS exactly as libpq means it, a deadpool pool, embedded migrations,
-//! the repositories, the SSL inspector, and the embedded TLS cluster launcher with its
-//! certificates.
+//! the repositories, the SSL inspector, the embedded TLS cluster launcher with its certificates, and
+//! the `backup` / `restore` commands of that cluster.
 
 pub mod analyses;
+pub mod backup;
 pub mod cache;
 pub mod certs;
 pub mod connection;
