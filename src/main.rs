@@ -1,5 +1,6 @@
 //! The creditflow binary: configuration, logging, adapters, application, serve. Started as
-//! `creditflow read-document …` it is the document reader's worker process instead.
+//! `creditflow read-document …` it is the document reader's worker process instead, and as
+//! `creditflow backup FILE` / `creditflow restore FILE` it backs up or restores the embedded cluster.
 
 use std::process::ExitCode;
 
@@ -8,6 +9,9 @@ use creditflow::{Adapters, Application, telemetry};
 
 fn main() -> ExitCode {
     if let Some(code) = creditflow::adapters::reader::worker::run_if_requested() {
+        return code;
+    }
+    if let Some(code) = creditflow::adapters::postgres::backup::run_if_requested() {
         return code;
     }
     match tokio::runtime::Runtime::new() {

@@ -37,6 +37,7 @@ pub struct TestApp {
     /// Chat sessions the service generated, by the name a test gave them, per token.
     chat_sessions: tokio::sync::Mutex<std::collections::HashMap<(String, String), String>>,
     _shutdown: oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -73,7 +74,7 @@ pub async fn spawn_app_around(
     let port = app.port();
     let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
     let (shutdown, stopped) = oneshot::channel();
-    tokio::spawn(app.run_until(async {
+    let server = tokio::spawn(app.run_until(async {
         let _ = stopped.await;
     }));
     TestApp {
@@ -83,10 +84,20 @@ pub async fn spawn_app_around(
         clock,
         chat_sessions: tokio::sync::Mutex::default(),
         _shutdown: shutdown,
+        server,
     }
 }
 
 impl TestApp {
+    /// Shuts the service down and waits until it has stopped, and with it the embedded cluster it
+    /// may have started.
+    pub async fn stop(self) {
+        let TestApp { client, _shutdown: shutdown, server, .. } = self;
+        drop(client);
+        drop(shutdown);
+        server.await.expect("the service task").expect("the service stops cleanly");
+    }
+
     /// The id of the caller's chat session a test calls `name`: started on first use with
     /// `POST /api/digitizer-chatbot/sessions` (session ids are the service's to choose).
     pub async fn chat_session(&self, token: &str, name: &str) -> String {

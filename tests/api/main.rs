@@ -2,6 +2,7 @@
 
 mod admin;
 mod auth;
+mod backup;
 mod cdm_events;
 mod chat_follow_ups;
 mod chatbot;

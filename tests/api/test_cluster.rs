@@ -139,7 +139,7 @@ impl TestCluster {
 /// Starts a shell that waits for this test process to end, then stops the cluster (SIGQUIT is
 /// PostgreSQL's immediate shutdown) and removes `dir`.
 #[expect(clippy::zombie_processes, reason = "the watchdog outlives this process on purpose; it exits after it")]
-fn clean_up_after_the_tests(pgdata: &Path, dir: &Path) {
+pub fn clean_up_after_the_tests(pgdata: &Path, dir: &Path) {
     let script = format!(
         "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \
          postmaster=$(head -n 1 '{pgdata}/postmaster.pid' 2>/dev/null) && kill -QUIT \"$postmaster\" 2>/dev/null; \

@@ -32,6 +32,8 @@ const BACKDATE: Duration = Duration::hours(1);
 const CA_COMMON_NAME: &str = "creditflow local CA";
 const PRIVATE_KEY_MODE: u32 = 0o600;
 const CERTIFICATE_MODE: u32 = 0o644;
+/// The CA certificate's file name in its directory.
+const CA_CERT_FILE: &str = "ca.crt";
 
 /// The local certificate authority: `ca.crt` and `ca.key` in one directory.
 pub struct CertificateAuthority {
@@ -75,6 +77,20 @@ pub struct TlsMaterial {
     pub client_key: PathBuf,
 }
 
+impl TlsMaterial {
+    /// Where [`ensure_tls_material`] keeps the files in `dir`, whether they exist or not: for a
+    /// client of a cluster that is already running, which must not reissue anything under it.
+    pub fn in_dir(dir: &Path) -> Self {
+        Self {
+            ca_cert: dir.join(CA_CERT_FILE),
+            server_cert: dir.join("server.crt"),
+            server_key: dir.join("server.key"),
+            client_cert: dir.join("client.crt"),
+            client_key: dir.join("client.key"),
+        }
+    }
+}
+
 /// Makes sure `dir` holds a CA, a server certificate for `localhost`/`127.0.0.1` and a client
 /// certificate for `client_role`, reusing whatever is still valid.
 ///
@@ -83,13 +99,7 @@ pub struct TlsMaterial {
 /// certificate common name.
 pub fn ensure_tls_material(dir: &Path, client_role: &str) -> anyhow::Result<TlsMaterial> {
     let ca = CertificateAuthority::load_or_create(dir)?;
-    let material = TlsMaterial {
-        ca_cert: ca.cert_path().to_path_buf(),
-        server_cert: dir.join("server.crt"),
-        server_key: dir.join("server.key"),
-        client_cert: dir.join("client.crt"),
-        client_key: dir.join("client.key"),
-    };
+    let material = TlsMaterial::in_dir(dir);
     ca.ensure_leaf(LeafKind::localhost_server(), &material.server_cert, &material.server_key)?;
     ca.ensure_leaf(
         LeafKind::Client { common_name: client_role.to_owned() },
@@ -117,7 +127,7 @@ impl CertificateAuthority {
             .mode(0o700)
             .create(dir)
             .with_context(|| format!("creating the certificate directory {}", dir.display()))?;
-        let cert_path = dir.join("ca.crt");
+        let cert_path = dir.join(CA_CERT_FILE);
         let key_path = dir.join("ca.key");
 
         match (read_if_exists(&cert_path)?, read_if_exists(&key_path)?) {

@@ -87,6 +87,45 @@ fn has_all_binaries(dir: &Path) -> bool {
     })
 }
 
+/// A server that runs the cluster under a data directory now, as its `postmaster.pid` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningServer {
+    pub pid: u32,
+    /// `None` while the server is still writing its `postmaster.pid`.
+    pub port: Option<u16>,
+}
+
+/// The server running the cluster under `data_dir` (an [`EmbeddedOptions::data_dir`]), whichever
+/// process started it (the service, another command): `None` when there is no `postmaster.pid` or
+/// the one there names a process that is gone or is not this cluster's postmaster.
+pub fn running_server(data_dir: &Path) -> Option<RunningServer> {
+    let pgdata = fs::canonicalize(data_dir).ok()?.join("pgdata");
+    let pid = recorded_postmaster_pid(&pgdata)?;
+    if !is_postmaster_of(pid, &pgdata) {
+        return None;
+    }
+    let text = fs::read_to_string(pgdata.join("postmaster.pid")).ok()?;
+    // Line 4 of postmaster.pid is the port (PostgreSQL's LOCK_FILE_LINE_PORT).
+    let port = text.lines().nth(3).and_then(|line| line.trim().parse().ok());
+    Some(RunningServer { pid, port })
+}
+
+/// Whether `initdb` has created the cluster under `data_dir` (an [`EmbeddedOptions::data_dir`]).
+pub fn is_initialized(data_dir: &Path) -> bool {
+    data_dir.join("pgdata").join("PG_VERSION").is_file()
+}
+
+fn recorded_postmaster_pid(pgdata: &Path) -> Option<u32> {
+    let text = fs::read_to_string(pgdata.join("postmaster.pid")).ok()?;
+    text.lines().next()?.trim().parse().ok()
+}
+
+/// The postmaster works in its data directory, so its `/proc/<pid>/cwd` identifies it even when
+/// the PID has been reused (a zombie or someone else's process has no such cwd).
+fn is_postmaster_of(pid: u32, pgdata: &Path) -> bool {
+    fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == pgdata)
+}
+
 /// How clients authenticate to the cluster (its `pg_hba.conf`, all on 127.0.0.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientAuth {
@@ -456,14 +495,11 @@ impl Cluster {
     }
 
     fn recorded_postmaster_pid(&self) -> Option<u32> {
-        let text = fs::read_to_string(self.pgdata.join("postmaster.pid")).ok()?;
-        text.lines().next()?.trim().parse().ok()
+        recorded_postmaster_pid(&self.pgdata)
     }
 
-    /// The postmaster works in its data directory, so its `/proc/<pid>/cwd` identifies it even when
-    /// the PID has been reused (a zombie or someone else's process has no such cwd).
     fn is_our_postmaster(&self, pid: u32) -> bool {
-        fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == self.pgdata)
+        is_postmaster_of(pid, &self.pgdata)
     }
 
     fn command(&self, program: &str) -> Command {
@@ -716,13 +752,18 @@ mod tests {
     async fn plain_cluster_answers_without_tls_keeps_its_data_and_recovers_stale_pid_files() {
         let dir = TempDir::new("pg-plain");
         let options = options(&dir, ClientAuth::PlainTrust, None);
+        assert!(!is_initialized(&options.data_dir) && running_server(&options.data_dir).is_none());
         let pg = EmbeddedPostgres::start(options.clone()).await.expect("first start");
+        assert!(is_initialized(&options.data_dir));
+        let running = running_server(&options.data_dir).expect("the started server is found");
+        assert_eq!(running.port, Some(pg.port()));
         let client = connect_plain(&pg).await.map_err(|e| describe(&e)).expect("plain connection");
         assert!(!client.query_one(SSL_QUERY, &[]).await.expect("pg_stat_ssl").get::<_, bool>("ssl"));
         client.batch_execute("CREATE TABLE kept (id int); INSERT INTO kept VALUES (7)").await.expect("write");
         let tls = ensure_tls_material(&dir.path().join("certs"), ROLE).expect("certificates");
         assert!(connect_verify_full(&pg, &tls, true).await.is_err(), "a server with ssl = off accepted TLS");
         pg.stop().await.expect("stop");
+        assert_eq!(running_server(&options.data_dir), None, "a stopped cluster was reported running");
         let pgdata = dir.path().join("postgres/pgdata");
         let initialized_at = fs::metadata(pgdata.join("PG_VERSION")).expect("PG_VERSION").modified().expect("mtime");
 
@@ -741,6 +782,7 @@ mod tests {
         drop(client);
         drop(pg);
         assert!(pgdata.join("postmaster.pid").exists());
+        assert_eq!(running_server(&options.data_dir), None, "a crashed server's pid file was believed");
         let pg = EmbeddedPostgres::start(options.clone()).await.expect("start after a crash");
         assert!(connect_plain(&pg).await.is_ok());
         pg.stop().await.expect("stop");
@@ -748,6 +790,7 @@ mod tests {
         // PID reuse: the recorded PID now belongs to a live process that is not a postmaster.
         fs::write(pgdata.join("postmaster.pid"), format!("{}\n{}\n", std::process::id(), pgdata.display()))
             .expect("write pid file");
+        assert_eq!(running_server(&options.data_dir), None, "a reused PID was taken for the postmaster");
         let pg = EmbeddedPostgres::start(options).await.expect("start over a reused PID");
         assert!(connect_plain(&pg).await.is_ok());
         pg.stop().await.expect("stop");

@@ -1,8 +1,9 @@
 //! The PostgreSQL adapter: TLS exactly as libpq means it, a deadpool pool, embedded migrations,
-//! the repositories, the SSL inspector, and the embedded TLS cluster launcher with its
-//! certificates.
+//! the repositories, the SSL inspector, the embedded TLS cluster launcher with its certificates, and
+//! the `backup` / `restore` commands of that cluster.
 
 pub mod analyses;
+pub mod backup;
 pub mod cache;
 pub mod certs;
 pub mod connection;
@@ -17,6 +18,8 @@ pub mod rate_limit;
 pub mod research;
 pub mod statement_sets;
 pub mod store;
+
+use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
 
@@ -33,6 +36,11 @@ pub const EMBEDDED_ROLE: &str = "creditflow";
 /// The database the service uses in the embedded cluster.
 pub const EMBEDDED_DATABASE: &str = "creditflow";
 
+/// Where the embedded cluster lives: `DATA_DIR/postgres` (its `pgdata/` and `postgres.log`).
+pub fn embedded_data_dir(config: &Config) -> PathBuf {
+    config.data_dir.join("postgres")
+}
+
 /// Starts the private cluster under `DATA_DIR/postgres` with certificates from
 /// `DB_SSL_AUTO_CERT_DIR`, and returns it with the target the service connects to: `verify-full`
 /// against the local CA, authenticated by the client certificate.
@@ -46,7 +54,7 @@ pub async fn start_embedded(config: &Config) -> anyhow::Result<(EmbeddedPostgres
         .context("certificate task")?
         .context("preparing the embedded cluster's certificates (DB_SSL_AUTO_CERT_DIR)")?;
     let cluster = EmbeddedPostgres::start(EmbeddedOptions {
-        data_dir: config.data_dir.join("postgres"),
+        data_dir: embedded_data_dir(config),
         tls: Some(tls.clone()),
         superuser: EMBEDDED_ROLE.to_owned(),
         client_auth: ClientAuth::Certificate,
