@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt as _;
+
 use creditflow::Adapters;
 use creditflow::adapters::postgres::ClientAuth;
 use serde_json::{Value, json};
@@ -131,4 +133,302 @@ async fn an_instance_sees_as_abandoned_only_the_unfinished_runs_of_instances_tha
     first.retire().await.expect("retire");
     assert_eq!(ids(second.abandoned(alive_since, 10).await.expect("abandoned")).len(), 2, "a stopped instance at once");
     assert_eq!(ids(second.abandoned(alive_since, 1).await.expect("abandoned")).len(), 1, "at most the limit");
+}
+
+/// The service's binary as a process of its own, which a test can kill with SIGKILL.
+struct ServiceProcess {
+    child: tokio::process::Child,
+    address: String,
+}
+
+impl ServiceProcess {
+    /// Starts the binary with `vars` and waits until it answers `/health/live`.
+    async fn start(vars: &[(&str, String)], data_dir: &std::path::Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("free port").local_addr().expect("addr").port();
+        let log = std::fs::File::create(data_dir.join(format!("service-{port}.log"))).expect("log file");
+        let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_creditflow"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+            .env("DATA_DIR", data_dir)
+            .env("JWT_SECRET", "crash-test-secret-crash-test-secret-0123")
+            .env("ADMIN_EMAIL", ADMIN_EMAIL)
+            .env("ADMIN_PASSWORD", ADMIN_PASSWORD)
+            .env("READER_WORKER", env!("CARGO_BIN_EXE_creditflow"))
+            .env("RUST_LOG", "warn")
+            .envs(vars.iter().map(|(name, value)| (*name, value.as_str())))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the service starts");
+        let address = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while client.get(format!("{address}/health/live")).send().await.is_err() {
+            assert!(Instant::now() < deadline, "the service did not come up");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Self { child, address }
+    }
+
+    async fn kill_9(mut self) {
+        self.child.kill().await.expect("SIGKILL");
+    }
+}
+
+async fn admin_token(client: &reqwest::Client, address: &str) -> String {
+    let body = json!({ "email": ADMIN_EMAIL, "password": ADMIN_PASSWORD });
+    let signed_in: Value = client
+        .post(format!("{address}/api/auth/login"))
+        .json(&body)
+        .send()
+        .await
+        .expect("login")
+        .json()
+        .await
+        .expect("json");
+    access_token(&signed_in)
+}
+
+async fn analyses(client: &reqwest::Client, address: &str, token: &str) -> Vec<Value> {
+    let listed: Value = client
+        .get(format!("{address}/api/quantitative-analysis/results"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    listed["analyses"].as_array().cloned().unwrap_or_default()
+}
+
+/// A provider that accepts connections and never answers, so whoever calls it waits.
+async fn silent_provider() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    format!("http://{address}/v1")
+}
+
+#[tokio::test]
+async fn after_kill_9_mid_analysis_and_mid_upload_no_run_stays_running_and_no_document_is_partial() {
+    let cluster = crate::test_cluster::shared().await;
+    let (database, target) = cluster.fresh_database_named().await;
+    let data_dir = tempfile_dir("crash");
+    let mut vars = cluster.service_vars(&database);
+    // The prices come from the sample mirror at once; the summary's language model never answers,
+    // so the run waits in `running` after its figures are computed.
+    vars.extend([
+        ("MARKET_DATA_DIR", concat!(env!("CARGO_MANIFEST_DIR"), "/examples/market-data").to_owned()),
+        ("LLM_BASE_URL", silent_provider().await),
+        ("LLM_MODEL", "silent".to_owned()),
+        ("LLM_TIMEOUT", "120s".to_owned()),
+        ("INSTANCE_STALE_AFTER", "2s".to_owned()),
+    ]);
+    let client = reqwest::Client::new();
+    // A document stored before (by an instance without the model, whose extraction would wait on it).
+    let before = ServiceProcess::start(&cluster.service_vars(&database), &data_dir).await;
+    let stored = client
+        .post(format!("{}/api/documents", before.address))
+        .bearer_auth(admin_token(&client, &before.address).await)
+        .json(&json!({ "title": "Before the crash", "text": AGREEMENT }))
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(stored.status(), 201);
+    before.kill_9().await;
+
+    let first = ServiceProcess::start(&vars, &data_dir).await;
+    let token = admin_token(&client, &first.address).await;
+
+    // An analysis waiting on its provider, and an upload whose body is half sent.
+    let analysis = tokio::spawn({
+        let (client, url, token) =
+            (client.clone(), format!("{}/api/quantitative-analysis/market", first.address), token.clone());
+        async move {
+            let sent = client.post(url).bearer_auth(token).json(&json!({ "query": "AAPL", "time_range": "6M" })).send();
+            match sent.await {
+                Ok(response) => format!("{}: {}", response.status(), response.text().await.unwrap_or_default()),
+                Err(error) => error.to_string(),
+            }
+        }
+    });
+    let upload = tokio::spawn({
+        let (client, url, token) = (client.clone(), format!("{}/api/documents", first.address), token.clone());
+        async move {
+            let head = format!(
+                "--cut\r\nContent-Disposition: form-data; name=\"file\"; filename=\"agreement.txt\"\r\n\
+                 Content-Type: text/plain\r\n\r\n{AGREEMENT}\r\n"
+            );
+            let body = futures_util::stream::once(async move { Ok::<_, std::io::Error>(head.into_bytes()) })
+                .chain(futures_util::stream::pending());
+            let _ = client
+                .post(url)
+                .bearer_auth(token)
+                .header("content-type", "multipart/form-data; boundary=cut")
+                .body(reqwest::Body::wrap_stream(body))
+                .send()
+                .await;
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !analyses(&client, &first.address, &token).await.iter().any(|a| a["status"] == "running") {
+        if analysis.is_finished() || Instant::now() > deadline {
+            panic!("the analysis never started: {}", analysis.await.expect("join"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    first.kill_9().await;
+    analysis.abort();
+    upload.abort();
+
+    // Restarted: the interrupted run ends failed, with the reason and a closing event, by itself.
+    let second = ServiceProcess::start(&vars, &data_dir).await;
+    let token = admin_token(&client, &second.address).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let runs = loop {
+        let runs = analyses(&client, &second.address, &token).await;
+        if runs.iter().all(|run| run["status"] != "running" && run["status"] != "pending") {
+            break runs;
+        }
+        assert!(Instant::now() < deadline, "a run is still unfinished: {runs:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["status"], "failed");
+    assert!(runs[0]["error"].as_str().is_some_and(|e| e.starts_with("interrupted")), "{}", runs[0]);
+    let id = runs[0]["analysis_id"].as_str().expect("analysis_id");
+    let run: Value = client
+        .get(format!("{}/api/quantitative-analysis/results/{id}", second.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("result")
+        .json()
+        .await
+        .expect("json");
+    crate::cdm_events::record(&run);
+    let last = run["cdm_events"].as_array().and_then(|events| events.last()).cloned().unwrap_or_default();
+    assert!(last.to_string().contains("interrupted"), "the closing event says why: {last}");
+
+    // The upload left nothing; the document written before is whole.
+    let listed: Value = client
+        .get(format!("{}/api/documents", second.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(listed["documents"][0]["title"], "Before the crash");
+    let db = target.connect().await.expect("connect");
+    let partial: i64 = db
+        .query_one(
+            "SELECT count(*) FROM documents d WHERE NOT EXISTS \
+             (SELECT 1 FROM document_versions v WHERE v.document_id = d.id AND v.version = d.current_version)",
+            &[],
+        )
+        .await
+        .expect("query")
+        .get(0);
+    assert_eq!(partial, 0, "a document without its current version");
+    second.kill_9().await;
+    let _ = std::fs::remove_dir_all(&data_dir);
+}
+
+/// A directory of its own under the system's temporary directory, readable by the cluster user.
+fn tempfile_dir(label: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("creditflow-{label}-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("directory");
+    dir
+}
+
+/// Two `Application`s over one database, each with its own pool, stand for two instances behind a
+/// load balancer (the resumption of a run whose instance died is in `research.rs`).
+#[tokio::test]
+async fn two_instances_share_one_budget_run_each_queued_job_once_and_read_each_others_writes() {
+    use crate::research::{app_on_web_around, fake_web, research_vars, submit, wait_for_research};
+
+    let target = crate::test_cluster::shared().await.fresh_database().await;
+    let web = fake_web(Duration::ZERO).await;
+    let mut vars = research_vars(&web);
+    vars.push(("RESEARCH_WORKERS".into(), "2".into()));
+    let instance = || async {
+        Adapters::on_postgres_with(&target, 4, creditflow::config::RateLimitStore::Postgres).await.expect("store")
+    };
+    let first = app_on_web_around(instance().await, &vars).await;
+    let second = app_on_web_around(instance().await, &vars).await;
+    let token = first.token_for("analyst").await;
+
+    // What one writes, the other reads: a document, and a conversation continued on the other.
+    let created: Value = first
+        .post("/api/documents", Some(&token), &json!({ "title": "Shared", "text": AGREEMENT }))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let document = created["document"]["document_id"].as_i64().expect("document id");
+    let read: Value = second.get(&format!("/api/documents/{document}"), Some(&token)).await.json().await.expect("json");
+    assert_eq!(read["document"]["title"], "Shared", "{read}");
+    let session = first.chat_session(&token, "shared").await;
+    let turn = json!({ "message": "hello", "session_id": session });
+    assert_eq!(first.post("/api/digitizer-chatbot/chat", Some(&token), &turn).await.status(), 200);
+    assert_eq!(second.post("/api/digitizer-chatbot/chat", Some(&token), &turn).await.status(), 200);
+    let history: Value = second
+        .get(&format!("/api/digitizer-chatbot/sessions/{session}"), Some(&token))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(history["messages"].as_array().map(Vec::len), Some(4), "both turns, from either instance: {history}");
+
+    // Queued research runs, submitted to either instance: each is run once, by one worker, to the end.
+    let mut ids = Vec::new();
+    for round in 0..6 {
+        let app = if round % 2 == 0 { &first } else { &second };
+        ids.push(submit(app, &token, json!({ "query": format!("SOFR floors {round}"), "max_iterations": 1 })).await);
+    }
+    for id in &ids {
+        let run = wait_for_research(&first, &token, id).await;
+        assert_eq!((run["status"].as_str(), run["attempts"].as_u64()), (Some("completed"), Some(1)), "{run}");
+    }
+
+    // One budget per user over both instances (the runs and chat turns above spent some of it):
+    // every request, whichever instance gets it, takes exactly one slot, and the request after the
+    // 60th of the minute is refused by either, with the same headers.
+    let body = json!({ "text": "CREDIT AGREEMENT dated as of March 15, 2024" });
+    let remaining = |response: &reqwest::Response| -> u64 {
+        response.headers()["x-ratelimit-remaining"].to_str().expect("ascii").parse().expect("number")
+    };
+    let mut left = remaining(&first.post("/api/extract", Some(&token), &body).await);
+    let mut round = 0;
+    while left > 0 {
+        let app = if round % 2 == 0 { &second } else { &first };
+        let response = app.post("/api/extract", Some(&token), &body).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(remaining(&response), left - 1, "one slot per request, over both instances");
+        left -= 1;
+        round += 1;
+    }
+    let headers = |response: &reqwest::Response| {
+        ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]
+            .map(|name| response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned())
+    };
+    let refused_here = first.post("/api/extract", Some(&token), &body).await;
+    let refused_there = second.post("/api/extract", Some(&token), &body).await;
+    assert_eq!((refused_here.status().as_u16(), refused_there.status().as_u16()), (429, 429));
+    assert_eq!(headers(&refused_here), headers(&refused_there));
+    assert_eq!(headers(&refused_here)[..2], ["60".to_owned(), "0".to_owned()]);
+    assert_error(refused_there, 429).await;
 }

@@ -82,7 +82,7 @@ impl Drop for InFlight<'_> {
     }
 }
 
-struct FakeWeb {
+pub(crate) struct FakeWeb {
     base: String,
     traffic: Arc<Traffic>,
 }
@@ -93,7 +93,7 @@ fn page_html(title: &str, paragraphs: &[&str]) -> String {
 }
 
 /// Serves the fake web with `latency` added to every search and page.
-async fn fake_web(latency: Duration) -> FakeWeb {
+pub(crate) async fn fake_web(latency: Duration) -> FakeWeb {
     let traffic = Arc::new(Traffic::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address: SocketAddr = listener.local_addr().expect("address");
@@ -167,7 +167,7 @@ async fn fake_web(latency: Duration) -> FakeWeb {
     FakeWeb { base, traffic }
 }
 
-fn research_vars(web: &FakeWeb) -> Vec<(String, String)> {
+pub(crate) fn research_vars(web: &FakeWeb) -> Vec<(String, String)> {
     vec![
         ("SEARCH_PROVIDERS".into(), "searxng,brave".into()),
         ("SEARXNG_URL".into(), web.base.clone()),

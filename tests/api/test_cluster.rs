@@ -124,10 +124,30 @@ impl TestCluster {
 
     /// A new, empty database for one test, reached with `verify-full` and the client certificate.
     pub async fn fresh_database(&self) -> DatabaseTarget {
+        self.fresh_database_named().await.1
+    }
+
+    /// As [`Self::fresh_database`], with the database's name (for a service started as a process).
+    pub async fn fresh_database_named(&self) -> (String, DatabaseTarget) {
         let maintenance = self.target("localhost", self.tls(SslMode::VerifyFull)).expect("target");
         let name = format!("test_{}", uuid::Uuid::new_v4().simple());
         create_database_if_missing(&maintenance, &name).await.expect("test database");
-        maintenance.with_database(&name)
+        let target = maintenance.with_database(&name);
+        (name, target)
+    }
+
+    /// The variables that point a service process at `database` of this cluster, as the tests
+    /// reach it: `verify-full` with the client certificate.
+    pub fn service_vars(&self, database: &str) -> Vec<(&'static str, String)> {
+        let path = |path: &Path| path.display().to_string();
+        vec![
+            ("STORE", "postgres".to_owned()),
+            ("DATABASE_URL", self.url(database)),
+            ("DB_SSL_MODE", "verify-full".to_owned()),
+            ("DB_SSL_CA_CERT", path(&self.certs.ours.ca_cert)),
+            ("DB_SSL_CLIENT_CERT", path(&self.certs.ours.client_cert)),
+            ("DB_SSL_CLIENT_KEY", path(&self.certs.ours.client_key)),
+        ]
     }
 
     /// The service's adapters over a fresh database of this cluster.
