@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -32,7 +33,16 @@ pub struct JwtIssuer {
     /// The key for tokens without `kid`: the current key when its id is the derived one.
     unlabelled: Option<DecodingKey>,
     validation: Validation,
+    /// Tokens whose key, signature, issuer and audience were verified, with their claims: every
+    /// request of a session carries the same access token, and a token seen before skips the
+    /// header and claims parsing and the HMAC. Keyed by the whole token, so only the very bytes
+    /// that were verified hit; the type and time checks run on every use; only verified tokens
+    /// enter, so a flood of forged ones cannot fill it. Cleared when full.
+    verified: Mutex<HashMap<Box<str>, TokenClaims>>,
 }
+
+/// Verified tokens kept at most (about 0.5 KiB each).
+const VERIFIED_CAPACITY: usize = 4096;
 
 impl JwtIssuer {
     /// Signs with `keys.current()`, accepts it and `keys.previous()`.
@@ -84,6 +94,7 @@ impl JwtIssuer {
             decoding,
             unlabelled: current_signed_unlabelled.then_some(current),
             validation,
+            verified: Mutex::new(HashMap::new()),
         }
     }
 
@@ -119,19 +130,20 @@ impl TokenIssuer for JwtIssuer {
     }
 
     fn verify(&self, token: &str, expected: TokenType, now: OffsetDateTime) -> Result<TokenClaims, TokenError> {
-        let key = self.key_for(token)?;
-        let data = jsonwebtoken::decode::<TokenClaims>(token, key, &self.validation).map_err(|e| {
-            TokenError::Invalid(match e.kind() {
-                ErrorKind::InvalidSignature => "signature does not match",
-                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => "algorithm not allowed",
-                ErrorKind::InvalidIssuer => "wrong issuer",
-                ErrorKind::InvalidAudience => "wrong audience",
-                ErrorKind::MissingRequiredClaim(_) => "a required claim is missing",
-                ErrorKind::Json(_) => "claims are malformed",
-                _ => "malformed token",
-            })
-        })?;
-        let claims = data.claims;
+        // The lookup's guard ends with this statement: decoding and inserting take the lock again.
+        let remembered = self.verified().get(token).cloned();
+        let claims = match remembered {
+            Some(claims) => claims,
+            None => {
+                let claims = self.decode_verified(token)?;
+                let mut verified = self.verified();
+                if verified.len() >= VERIFIED_CAPACITY {
+                    verified.clear();
+                }
+                verified.insert(token.into(), claims.clone());
+                claims
+            }
+        };
         if claims.typ != expected {
             return Err(TokenError::WrongType { expected });
         }
@@ -147,6 +159,30 @@ impl TokenIssuer for JwtIssuer {
             return Err(TokenError::NotYetValid);
         }
         Ok(claims)
+    }
+}
+
+impl JwtIssuer {
+    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, TokenClaims>> {
+        // The map holds no invariant a panicking holder could break.
+        self.verified.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The claims of `token` once its key, signature, issuer and audience check out.
+    fn decode_verified(&self, token: &str) -> Result<TokenClaims, TokenError> {
+        let key = self.key_for(token)?;
+        let data = jsonwebtoken::decode::<TokenClaims>(token, key, &self.validation).map_err(|e| {
+            TokenError::Invalid(match e.kind() {
+                ErrorKind::InvalidSignature => "signature does not match",
+                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => "algorithm not allowed",
+                ErrorKind::InvalidIssuer => "wrong issuer",
+                ErrorKind::InvalidAudience => "wrong audience",
+                ErrorKind::MissingRequiredClaim(_) => "a required claim is missing",
+                ErrorKind::Json(_) => "claims are malformed",
+                _ => "malformed token",
+            })
+        })?;
+        Ok(data.claims)
     }
 }
 
@@ -188,6 +224,23 @@ mod tests {
         let claims = claims(TokenType::Access, 1_700_000_900);
         let token = issuer().issue(&claims).expect("issue");
         assert_eq!(issuer().verify(&token, TokenType::Access, at(1_700_000_100)), Ok(claims));
+    }
+
+    #[test]
+    fn a_remembered_token_is_still_checked_for_type_and_time_and_only_its_exact_bytes_hit() {
+        let issuer = issuer();
+        let token = issuer.issue(&claims(TokenType::Access, 1_700_000_900)).expect("issue");
+        assert!(issuer.verify(&token, TokenType::Access, at(1_700_000_100)).is_ok());
+        assert!(issuer.verify(&token, TokenType::Access, at(1_700_000_100)).is_ok(), "remembered");
+        assert_eq!(issuer.verify(&token, TokenType::Access, at(1_700_000_900)), Err(TokenError::Expired));
+        assert_eq!(
+            issuer.verify(&token, TokenType::Refresh, at(1_700_000_100)),
+            Err(TokenError::WrongType { expected: TokenType::Refresh })
+        );
+        let mut tampered = token.clone();
+        let last = tampered.pop().expect("a character");
+        tampered.push(if last == 'A' { 'B' } else { 'A' });
+        assert!(issuer.verify(&tampered, TokenType::Access, at(1_700_000_100)).is_err());
     }
 
     #[test]

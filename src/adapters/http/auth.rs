@@ -14,8 +14,8 @@ use super::dto::{
     WalletNonceResponse,
 };
 use super::error::{ApiError, ErrorBody, json_body};
-use super::filters::{authenticated, with_state};
-use crate::domain::auth::{Principal, SignInContext, SignedIn};
+use super::filters::{authenticated, authenticated_user, with_state};
+use crate::domain::auth::{Principal, SignInContext, SignedIn, User};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let limit = state.max_body_bytes;
@@ -46,11 +46,7 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(with_state(state.clone()))
         .and(json_body::<WalletLoginRequest>(limit))
         .then(wallet_login);
-    let me = warp::path!("api" / "auth" / "me")
-        .and(warp::get())
-        .and(with_state(state.clone()))
-        .and(authenticated(state))
-        .then(me);
+    let me = warp::path!("api" / "auth" / "me").and(warp::get()).and(authenticated_user(state)).then(me);
     login
         .map(respond)
         .or(refresh.map(respond))
@@ -166,7 +162,6 @@ pub async fn wallet_login(state: Arc<AppState>, body: WalletLoginRequest) -> Res
 #[utoipa::path(get, path = "/api/auth/me", tag = "auth",
     description = "The caller's own user record.",
     responses((status = 200, description = "The caller", body = UserResponse)))]
-pub async fn me(state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
-    let user = state.auth.current_user(caller).await?;
+pub async fn me((_, user): (Principal, User)) -> Result<impl Reply, ApiError> {
     Ok(warp::reply::json(&UserResponse::from(&user)))
 }

@@ -11,7 +11,7 @@ use warp::{Filter, Rejection};
 
 use super::AppState;
 use super::error::{ApiError, RawJson, raw_json_body, reject};
-use crate::domain::auth::{Access, AuthError, Operation, Principal, required_access};
+use crate::domain::auth::{Access, AuthError, Operation, Principal, User, required_access};
 use crate::domain::ratelimit::{RateDecision, RatePolicy};
 
 /// Injects the shared state.
@@ -49,6 +49,13 @@ where
 /// The caller, from `Authorization: Bearer <access token>`, allowed by the access table for this
 /// method and path; 401 (with `WWW-Authenticate`) or 403 otherwise.
 pub fn authenticated(state: Arc<AppState>) -> impl Filter<Extract = (Principal,), Error = Rejection> + Clone {
+    authenticated_user(state).map(|(principal, _): (Principal, User)| principal)
+}
+
+/// As [`authenticated`], with the stored user the check read.
+pub fn authenticated_user(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = ((Principal, User),), Error = Rejection> + Clone {
     warp::method().and(warp::path::full()).and(warp::header::optional::<String>("authorization")).and_then(
         move |method: Method, path: FullPath, authorization: Option<String>| {
             let state = state.clone();
@@ -62,7 +69,7 @@ async fn authorize(
     method: &Method,
     path: &str,
     authorization: Option<&str>,
-) -> Result<Principal, ApiError> {
+) -> Result<(Principal, User), ApiError> {
     let Some(header) = authorization else {
         return Err(ApiError::unauthorized("missing bearer token", false));
     };
@@ -72,7 +79,7 @@ async fn authorize(
         .map(|(_, token)| token.trim())
         .filter(|token| !token.is_empty())
         .ok_or_else(|| ApiError::unauthorized("Authorization header must be 'Bearer <token>'", false))?;
-    let principal = state.auth.authenticate(token).await.map_err(|error| match error {
+    let (principal, user) = state.auth.authenticate_user(token).await.map_err(|error| match error {
         AuthError::Unavailable(cause) => ApiError::internal(cause),
         AuthError::AccountDisabled => ApiError::forbidden(error.to_string()),
         other => ApiError::unauthorized(other.to_string(), true),
@@ -84,7 +91,7 @@ async fn authorize(
         Access::AtLeast(role) if principal.role < role => {
             Err(ApiError::forbidden(format!("this operation needs the {role} role; you have {}", principal.role)))
         }
-        _ => Ok(principal),
+        _ => Ok((principal, user)),
     }
 }
 

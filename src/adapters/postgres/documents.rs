@@ -182,9 +182,9 @@ async fn insert_review(tx: &Transaction<'_>, id: DocumentId, event: &ReviewEvent
 }
 
 impl PostgresStore {
-    /// Locks the document and checks it is still in `event.from`; returns its title and version.
-    /// Checks that `owner` has room for a write under `quota`, holding a per-owner lock until the
-    /// transaction ends: a concurrent write of the same owner waits here, and then sees this one.
+    /// Checks that `owner` has room for a write under `quota` and counts the write in the owner's
+    /// usage, holding the owner's usage row until the transaction ends: a concurrent write of the
+    /// same owner waits here, and then sees this one.
     async fn admit_under_quota(
         tx: &Transaction<'_>,
         owner: UserId,
@@ -192,29 +192,33 @@ impl PostgresStore {
         new_document: bool,
         bytes: u64,
     ) -> Result<(), DocumentChangeError> {
-        // The lock first, in its own statement: the usage must be read after it is held.
-        let lock = tx
+        // The owner's usage row, created when missing and locked by the upsert until the end of the
+        // transaction: one owner's writes are admitted one at a time, each against the usage the
+        // one before it left.
+        let read = tx
             .prepare_cached(
-                "SELECT pg_advisory_xact_lock(hashtextextended('creditflow.document_quota:' || $1::uuid::text, 0))",
+                "INSERT INTO document_usage (owner_id) VALUES ($1) \
+                 ON CONFLICT (owner_id) DO UPDATE SET owner_id = EXCLUDED.owner_id RETURNING documents, bytes",
             )
             .await
             .map_err(unavailable)?;
-        tx.execute(&lock, &[&owner.as_uuid()]).await.map_err(unavailable)?;
-        let statement = tx
-            .prepare_cached(
-                "SELECT (SELECT count(*) FROM documents WHERE owner_id = $1) AS documents, \
-                 (SELECT coalesce(sum(octet_length(v.text) + coalesce(v.original_size, 0)), 0)::bigint \
-                    FROM document_versions v \
-                    JOIN documents d ON d.id = v.document_id WHERE d.owner_id = $1) AS bytes",
-            )
-            .await
-            .map_err(unavailable)?;
-        let row = tx.query_one(&statement, &[&owner.as_uuid()]).await.map_err(unavailable)?;
+        let row = tx.query_one(&read, &[&owner.as_uuid()]).await.map_err(unavailable)?;
         let count = |name: &str| column::<i64>(&row, name).map(|n| u64::try_from(n).unwrap_or(0));
         let usage = StorageUsage { documents: count("documents")?, bytes: count("bytes")? };
-        quota.admit(usage, new_document, bytes).map_err(DocumentChangeError::QuotaExceeded)
+        quota.admit(usage, new_document, bytes).map_err(DocumentChangeError::QuotaExceeded)?;
+        // Rolled back with the rest when the write fails after this.
+        let add = tx
+            .prepare_cached(
+                "UPDATE document_usage SET documents = documents + $2, bytes = bytes + $3 WHERE owner_id = $1",
+            )
+            .await
+            .map_err(unavailable)?;
+        let (documents, bytes) = (i64::from(new_document), i64::try_from(bytes).unwrap_or(i64::MAX));
+        tx.execute(&add, &[&owner.as_uuid(), &documents, &bytes]).await.map_err(unavailable)?;
+        Ok(())
     }
 
+    /// Locks the document and checks it is still in `event.from`; returns its title and version.
     async fn lock_for_change(
         tx: &Transaction<'_>,
         id: DocumentId,

@@ -49,6 +49,7 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0015_chat_session_updates_in_place.sql"),
     },
     Migration { version: 16, name: "service_instances", sql: include_str!("migrations/0016_service_instances.sql") },
+    Migration { version: 17, name: "document_usage", sql: include_str!("migrations/0017_document_usage.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

@@ -386,6 +386,15 @@ impl AuthService {
     /// stored now, so that sign-out, disabling and demotion take effect at once. The role is the
     /// stored one, not the one written into the token.
     pub async fn authenticate(&self, access_token: &str) -> Result<Principal, AuthError> {
+        Ok(self.authenticate_user(access_token).await?.0)
+    }
+
+    /// As [`Self::authenticate`], with the stored user it read (so that a handler that shows the
+    /// user does not read it again).
+    ///
+    /// # Errors
+    /// As [`Self::authenticate`].
+    pub async fn authenticate_user(&self, access_token: &str) -> Result<(Principal, User), AuthError> {
         let claims = self.ports.tokens.verify(access_token, TokenType::Access, self.now())?;
         let user_id = claims
             .sub
@@ -398,12 +407,7 @@ impl AuthService {
         if claims.ver != Some(user.token_version) {
             return Err(AuthError::InvalidToken(TokenError::Revoked));
         }
-        Ok(Principal { user_id, role: user.role })
-    }
-
-    /// The stored user behind a principal.
-    pub async fn current_user(&self, caller: Principal) -> Result<User, AuthError> {
-        self.ports.users.find_by_id(caller.user_id).await?.ok_or(AuthError::UserNotFound)
+        Ok((Principal { user_id, role: user.role }, user))
     }
 
     /// Creates a password user (administration).
