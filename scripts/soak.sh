@@ -70,6 +70,25 @@ function request()
     n = n + 1
     return requests[(n % #requests) + 1]
 end
+-- Which non-2xx statuses there were (wrk does not say which request an answer is to).
+local threads = {}
+function setup(thread)
+    table.insert(threads, thread)
+end
+function init(args)
+    failures = ""
+end
+function response(status, headers, body)
+    if status >= 300 then
+        failures = failures .. status .. "\n"
+    end
+end
+function done(summary, latency, requests)
+    for _, thread in ipairs(threads) do
+        local seen = thread:get("failures")
+        if seen and seen ~= "" then io.write(seen) end
+    end
+end
 LUA
 
 log "soak: $MINUTES × 60 s, $CONNECTIONS connections, pid $PID"
@@ -87,7 +106,8 @@ for minute in $(seq "$MINUTES"); do
     [[ -z "$first_p99" ]] && first_p99="$p99" && first_rss="$rss"
     if [[ "${non2xx:-0}" != 0 || "${errors:-0}" != 0 ]]; then
         failed=1
-        sed -n '1,40p' "$WORK/round.txt" >&2
+        # The done() lines, one status a line: counted.
+        grep -E '^[0-9]{3}$' "$WORK/round.txt" | sort | uniq -c | sort -rn >&2 || true
     fi
 done
 python3 -c "print(f'last/first: p99 {$p99 / $first_p99:.2f}x, RSS {$rss / $first_rss:.2f}x ({$first_rss} -> {$rss} KiB)')"
