@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A mixed soak on the embedded PostgreSQL cluster (issue 19): MINUTES rounds of one minute each of a
-# bounded wrk request loop on loopback (CONNECTIONS connections) that cycles through sign-ins, the
+# bounded wrk request loop on loopback (CONNECTIONS connections, as 200 clients named in
+# X-Forwarded-For: only a header, all traffic stays on loopback) that cycles through sign-ins, the
 # caller's profile, chat turns, document creations and listings, market analyses (sample market data)
 # and research submissions (their web search points at a closed loopback port, so runs end at once).
 # After each round: requests, non-2xx answers, socket errors, p50/p99 and the service's RSS, one line.
@@ -33,6 +34,7 @@ start_in "$WORK" "$WORK/service.log" \
     env -u LLM_BASE_URL -u LLM_MODEL -u LLM_API_KEY -u DATABASE_URL \
     STORE=embedded BIND_ADDR="127.0.0.1:$PORT" DATA_DIR="$WORK" DB_SSL_AUTO_CERT_DIR="$WORK/certs" RUST_LOG=warn \
     RATE_LIMIT_PER_MINUTE=4000000000 DOCUMENT_WRITES_PER_MINUTE=4000000000 DOCUMENT_QUOTA_COUNT=4000000000 \
+    TRUSTED_PROXIES=127.0.0.1/32 \
     MARKET_DATA_DIR="$ROOT/examples/market-data" \
     SEARCH_PROVIDERS=wikipedia WIKIPEDIA_API_URL="http://127.0.0.1:$CLOSED_PORT/w/api.php" \
     JWT_SECRET="soak-secret-of-at-least-32-bytes-long-0123" \
@@ -57,18 +59,22 @@ local mix = {
     {"POST", "/api/deep-research/query", '{"query":"SOFR floors in leveraged loans","max_iterations":1}', 1},
     {"POST", "/api/auth/login", '{"email":"soak@example.com","password":"soak password 12345"}', 1},
 }
-local requests = {}
+local kinds = {}
 for _, entry in ipairs(mix) do
     for _ = 1, entry[4] do
-        local headers = { ["Authorization"] = auth }
-        if entry[3] then headers["Content-Type"] = json end
-        table.insert(requests, wrk.format(entry[1], entry[2], headers, entry[3]))
+        table.insert(kinds, entry)
     end
 end
+-- Many clients, as behind a load balancer: each request comes from one of 200 addresses of the
+-- documentation range TEST-NET-2, in X-Forwarded-For (the service trusts the loopback proxy). One
+-- address may check only a few passwords at once, so a single address would get 429s on sign-in.
 local n = 0
 function request()
     n = n + 1
-    return requests[(n % #requests) + 1]
+    local entry = kinds[(n % #kinds) + 1]
+    local headers = { ["Authorization"] = auth, ["X-Forwarded-For"] = "198.51.100." .. (n % 200 + 1) }
+    if entry[3] then headers["Content-Type"] = json end
+    return wrk.format(entry[1], entry[2], headers, entry[3])
 end
 -- Which non-2xx statuses there were (wrk does not say which request an answer is to).
 local threads = {}

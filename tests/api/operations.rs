@@ -192,16 +192,14 @@ async fn admin_token(client: &reqwest::Client, address: &str) -> String {
     access_token(&signed_in)
 }
 
+/// `GET address path` as `token`, as JSON.
+async fn get_json(client: &reqwest::Client, address: &str, path: &str, token: &str) -> Value {
+    let response = client.get(format!("{address}{path}")).bearer_auth(token).send().await.expect("GET");
+    response.json().await.expect("json")
+}
+
 async fn analyses(client: &reqwest::Client, address: &str, token: &str) -> Vec<Value> {
-    let listed: Value = client
-        .get(format!("{address}/api/quantitative-analysis/results"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("list")
-        .json()
-        .await
-        .expect("json");
+    let listed = get_json(client, address, "/api/quantitative-analysis/results", token).await;
     listed["analyses"].as_array().cloned().unwrap_or_default()
 }
 
@@ -307,29 +305,13 @@ async fn after_kill_9_mid_analysis_and_mid_upload_no_run_stays_running_and_no_do
     assert_eq!(runs[0]["status"], "failed");
     assert!(runs[0]["error"].as_str().is_some_and(|e| e.starts_with("interrupted")), "{}", runs[0]);
     let id = runs[0]["analysis_id"].as_str().expect("analysis_id");
-    let run: Value = client
-        .get(format!("{}/api/quantitative-analysis/results/{id}", second.address))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("result")
-        .json()
-        .await
-        .expect("json");
+    let run = get_json(&client, &second.address, &format!("/api/quantitative-analysis/results/{id}"), &token).await;
     crate::cdm_events::record(&run);
     let last = run["cdm_events"].as_array().and_then(|events| events.last()).cloned().unwrap_or_default();
     assert!(last.to_string().contains("interrupted"), "the closing event says why: {last}");
 
     // The upload left nothing; the document written before is whole.
-    let listed: Value = client
-        .get(format!("{}/api/documents", second.address))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .expect("list")
-        .json()
-        .await
-        .expect("json");
+    let listed = get_json(&client, &second.address, "/api/documents", &token).await;
     assert_eq!(listed["total"], 1, "{listed}");
     assert_eq!(listed["documents"][0]["title"], "Before the crash");
     let db = target.connect().await.expect("connect");
