@@ -356,3 +356,42 @@ async fn chat_turns_launches_and_people_results_are_kept_on_postgres() {
     let foreign = serde_json::json!({ "message": "thanks", "session_id": session_id });
     assert_error(app.post("/api/digitizer-chatbot/chat", Some(&stranger), &foreign).await, 404).await;
 }
+
+/// Migration 0017 fills `document_usage` from the documents already stored: the same figures the
+/// writes themselves keep.
+#[tokio::test]
+async fn the_document_usage_backfill_counts_what_the_writes_count() {
+    use creditflow::domain::auth::UserId;
+    use creditflow::ports::documents::DocumentRepository;
+
+    let target = test_cluster::shared().await.fresh_database().await;
+    let store = PostgresStore::open(&target, 2).await.expect("store opens");
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let now = time::OffsetDateTime::now_utc();
+    for (owner, text) in [(alice, "a".repeat(100)), (alice, "b".repeat(250)), (bob, "c".repeat(40))] {
+        store.create(store_contract::new_document(owner, "Agreement", &text, "Acme Corp", now)).await.expect("create");
+    }
+    let client = target.connect().await.expect("connect");
+    let usage = || async {
+        let rows = client
+            .query("SELECT owner_id, documents, bytes FROM document_usage ORDER BY owner_id", &[])
+            .await
+            .expect("usage");
+        rows.iter()
+            .map(|row| (row.get::<_, uuid::Uuid>(0), row.get::<_, i64>(1), row.get::<_, i64>(2)))
+            .collect::<Vec<_>>()
+    };
+    let kept_by_the_writes = usage().await;
+    assert_eq!(kept_by_the_writes.len(), 2);
+    assert!(
+        kept_by_the_writes
+            .iter()
+            .any(|&(owner, documents, bytes)| owner == alice.as_uuid() && documents == 2 && bytes == 350)
+    );
+
+    let migration = include_str!("../../src/adapters/postgres/migrations/0017_document_usage.sql");
+    let backfill = &migration[migration.find("INSERT INTO").expect("the backfill")..];
+    client.batch_execute("DELETE FROM document_usage").await.expect("emptied");
+    client.batch_execute(backfill).await.expect("backfilled");
+    assert_eq!(usage().await, kept_by_the_writes);
+}

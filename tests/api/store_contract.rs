@@ -214,7 +214,7 @@ fn review(from: Option<ReviewState>, to: ReviewState, action: &str, actor: UserI
     ReviewEvent { from, to, action: action.into(), actor, at, comment: Some(format!("{action} by the test")) }
 }
 
-fn new_document(owner: UserId, title: &str, text: &str, borrower: &str, at: OffsetDateTime) -> NewDocument {
+pub fn new_document(owner: UserId, title: &str, text: &str, borrower: &str, at: OffsetDateTime) -> NewDocument {
     NewDocument {
         owner,
         title: title.to_owned(),
