@@ -579,10 +579,7 @@ impl Vars<'_> {
     }
 
     fn parse_or<T: FromStr>(&self, name: &'static str, default: T, expected: &str) -> Result<T, ConfigError> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(raw) => raw.parse().map_err(|_| invalid(name, format!("'{raw}' is not {expected}"))),
-        }
+        Ok(self.optional_parse(name, expected)?.unwrap_or(default))
     }
 
     fn optional_parse<T: FromStr>(&self, name: &'static str, expected: &str) -> Result<Option<T>, ConfigError> {

@@ -23,10 +23,10 @@ use crate::adapters::market::{
 };
 use crate::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
-    MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore,
+    MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore, SingleInstance,
 };
 use crate::adapters::metrics::instrumented::Instrumented;
-use crate::adapters::metrics::{PoolProbe, PoolStats, ServiceMetrics};
+use crate::adapters::metrics::{PoolProbe, PoolStats, ResearchQueue, ServiceMetrics};
 use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
 use crate::adapters::reader::WorkerReader;
 use crate::adapters::search::search_providers_from_config;
@@ -159,7 +159,7 @@ impl Adapters {
             database: None,
             embedded_cluster: None,
             pool_probe: None,
-            instances: Arc::new(MemoryAnalysisStore::new()),
+            instances: Arc::new(SingleInstance),
         }
     }
 
@@ -391,8 +391,8 @@ impl Application {
                 let listener = TcpListener::bind(address)
                     .await
                     .with_context(|| format!("cannot listen on METRICS_ADDR {address}"))?;
-                let metrics =
-                    Arc::new(ServiceMetrics::new(adapters.pool_probe.clone(), Some(adapters.research.clone())));
+                let queue = ResearchQueue { runs: adapters.research.clone(), clock: adapters.clock.clone() };
+                let metrics = Arc::new(ServiceMetrics::new(adapters.pool_probe.clone(), Some(queue)));
                 Some(MetricsListener { listener, metrics })
             }
             None => None,
@@ -592,7 +592,8 @@ async fn keep_alive(
     clock: Arc<dyn Clock>,
     stale_after: Duration,
 ) {
-    let mut interval = tokio::time::interval((stale_after / 6).max(Duration::from_millis(100)));
+    // Configuration keeps `stale_after` at 2 s or more.
+    let mut interval = tokio::time::interval(stale_after / 6);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
@@ -600,12 +601,9 @@ async fn keep_alive(
             tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "instance heartbeat failed");
             continue;
         }
-        match quant.end_abandoned(to_time(stale_after)).await {
-            Ok(0) => {}
-            Ok(ended) => tracing::warn!(ended, "ended analyses left unfinished by stopped instances"),
-            Err(error) => {
-                tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "cannot end abandoned analyses")
-            }
+        // Each run ended is logged by the service, with its id.
+        if let Err(error) = quant.end_abandoned(to_time(stale_after)).await {
+            tracing::warn!(error = format!("{:#}", anyhow::Error::from(error)), "cannot end abandoned analyses");
         }
     }
 }

@@ -94,8 +94,9 @@ impl ApiError {
 
     /// 500: the cause is logged; the client learns only that it was not its fault. When the cause
     /// is the database not answering (a [`StoreError`] or [`RateLimitError`] anywhere in its
-    /// chain), 503 with `Retry-After` instead: the outage is temporary, and the request changed
-    /// nothing (a store write is one statement or one transaction).
+    /// chain), 503 with `Retry-After` instead: the outage is temporary. Each store write is one
+    /// statement or one transaction, so no record is half-written; a request that writes more than
+    /// once (an analysis stored, then started) may have made its first write.
     pub fn internal(cause: anyhow::Error) -> Self {
         let store_down = cause.chain().any(|error| error.is::<StoreError>() || error.is::<RateLimitError>());
         let error = if store_down {

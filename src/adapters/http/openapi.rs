@@ -217,7 +217,7 @@ fn document_shared_responses(operation: &mut Operation, kind: AccessOperation, m
         add_error(
             operation,
             "503",
-            "The database is not answering (Retry-After); the request changed nothing. Answered within 3 s",
+            "The database is not answering (Retry-After); no record is half-written. Answered within 3 s",
         );
     }
 }

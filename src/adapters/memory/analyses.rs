@@ -11,7 +11,6 @@ use super::{RunKey, page_of_runs};
 use crate::domain::listing::RunQuery;
 use crate::domain::quant::runs::{AnalysisId, AnalysisOutcome, AnalysisRecord, AnalysisStatus};
 use crate::ports::analyses::{AnalysisChangeError, AnalysisRepository};
-use crate::ports::instances::InstanceRegistry;
 use crate::ports::store::StoreError;
 
 #[derive(Default)]
@@ -97,17 +96,5 @@ impl AnalysisRepository for MemoryAnalysisStore {
     /// Memory is one process's: no other instance can have left a run here.
     async fn abandoned(&self, _alive_since: OffsetDateTime, _limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
         Ok(Vec::new())
-    }
-}
-
-/// One process, one instance: there is nobody to tell that it is alive.
-#[async_trait]
-impl InstanceRegistry for MemoryAnalysisStore {
-    async fn heartbeat(&self, _now: OffsetDateTime) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    async fn retire(&self) -> Result<(), StoreError> {
-        Ok(())
     }
 }

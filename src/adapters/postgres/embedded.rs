@@ -100,13 +100,14 @@ pub struct RunningServer {
 /// the one there names a process that is gone or is not this cluster's postmaster.
 pub fn running_server(data_dir: &Path) -> Option<RunningServer> {
     let pgdata = fs::canonicalize(data_dir).ok()?.join("pgdata");
-    let pid = recorded_postmaster_pid(&pgdata)?;
+    let text = fs::read_to_string(pgdata.join("postmaster.pid")).ok()?;
+    let mut lines = text.lines();
+    let pid = lines.next()?.trim().parse().ok()?;
     if !is_postmaster_of(pid, &pgdata) {
         return None;
     }
-    let text = fs::read_to_string(pgdata.join("postmaster.pid")).ok()?;
     // Line 4 of postmaster.pid is the port (PostgreSQL's LOCK_FILE_LINE_PORT).
-    let port = text.lines().nth(3).and_then(|line| line.trim().parse().ok());
+    let port = lines.nth(2).and_then(|line| line.trim().parse().ok());
     Some(RunningServer { pid, port })
 }
 
