@@ -66,4 +66,12 @@ pub trait AnalysisRepository: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError::Unavailable`] when the store cannot answer.
     async fn abandoned(&self, alive_since: OffsetDateTime, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError>;
+
+    /// Unfinished runs (`pending` or `running`) that this instance stored (every unfinished run, for
+    /// a store only one process uses), oldest first, at most `limit`: the service tells the ones it
+    /// is still executing from the ones whose execution stopped.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn unfinished_here(&self, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError>;
 }

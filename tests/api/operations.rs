@@ -130,6 +130,10 @@ async fn an_instance_sees_as_abandoned_only_the_unfinished_runs_of_instances_tha
     expected.sort_by_key(|id| id.to_string());
     assert_eq!(stale, expected, "its heartbeat went stale: its unfinished runs, not the finished one");
     assert_eq!(ids(first.abandoned(later, 10).await.expect("abandoned")), [], "never an instance's own runs");
+    let mut own = ids(first.unfinished_here(10).await.expect("unfinished"));
+    own.sort_by_key(|id| id.to_string());
+    assert_eq!(own, expected, "an instance's own unfinished runs");
+    assert_eq!(ids(second.unfinished_here(10).await.expect("unfinished")), [], "never another instance's");
     first.retire().await.expect("retire");
     assert_eq!(ids(second.abandoned(alive_since, 10).await.expect("abandoned")).len(), 2, "a stopped instance at once");
     assert_eq!(ids(second.abandoned(alive_since, 1).await.expect("abandoned")).len(), 1, "at most the limit");
@@ -327,6 +331,69 @@ async fn after_kill_9_mid_analysis_and_mid_upload_no_run_stays_running_and_no_do
     assert_eq!(partial, 0, "a document without its current version");
     second.kill_9().await;
     let _ = std::fs::remove_dir_all(&data_dir);
+}
+
+/// A live instance ends its own run whose execution stopped without an outcome — here a chat
+/// launch whose client gave up, so that the request's future (and the run in it) was dropped —
+/// and leaves alone the run it is still executing.
+#[tokio::test]
+async fn a_run_cancelled_with_its_request_is_ended_by_its_own_instance_and_a_run_in_flight_is_not() {
+    let model = creditflow::adapters::llm::OpenAiCompatible::new(
+        &silent_provider().await,
+        "silent",
+        None,
+        Duration::from_secs(120),
+    )
+    .expect("adapter");
+    let mut adapters = crate::chatbot::with_market_data();
+    adapters.llm = Some(std::sync::Arc::new(model));
+    let app = spawn_app_around(adapters, &[("INSTANCE_STALE_AFTER", "2s")], |_| {}).await;
+    let token = app.token_for("analyst").await;
+    let session = app.chat_session(&token, "cancelled").await;
+    let launch = json!({
+        "workflow_type": "quant",
+        "session_id": session,
+        "workflow_params": { "analysis_type": "market", "query": "AAPL", "time_range": "6M" },
+    });
+    // The summary's model never answers: the run waits in `running` until the client gives up.
+    let gave_up = Duration::from_secs(3);
+    let client = reqwest::Client::builder().timeout(gave_up).build().expect("client");
+    let started = Instant::now();
+    let request = tokio::spawn(
+        client
+            .post(format!("{}/api/digitizer-chatbot/launch-workflow", app.address))
+            .bearer_auth(token.clone())
+            .json(&launch)
+            .send(),
+    );
+    let run = loop {
+        let runs = analyses(&app.client, &app.address, &token).await;
+        if let Some(run) = runs.into_iter().find(|run| run["status"] == "running") {
+            break run;
+        }
+        assert!(started.elapsed() < gave_up, "the run never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let path = format!("/api/quantitative-analysis/results/{}", run["analysis_id"].as_str().expect("analysis_id"));
+    // Sweeps run every third of a second: while the request waits, each sees the run in flight.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(started.elapsed() < gave_up, "the check must fall before the client gives up");
+    assert_eq!(get_json(&app.client, &app.address, &path, &token).await["status"], "running");
+    assert!(request.await.expect("join").is_err(), "the client gives up");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let ended = loop {
+        let run = get_json(&app.client, &app.address, &path, &token).await;
+        if run["status"] != "running" {
+            break run;
+        }
+        assert!(Instant::now() < deadline, "the cancelled run is still running: {run}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(ended["status"], "failed", "{ended}");
+    assert!(ended["error"].as_str().is_some_and(|e| e.starts_with("interrupted: this analysis")), "{ended}");
+    crate::cdm_events::record(&ended);
+    let last = ended["cdm_events"].as_array().and_then(|events| events.last()).cloned().unwrap_or_default();
+    assert!(last.to_string().contains("interrupted"), "the closing event says why: {last}");
 }
 
 /// A directory of its own under the system's temporary directory, readable by the cluster user.

@@ -480,6 +480,12 @@ pub async fn analyses_move_forward_once_and_list_newest_first(store: Arc<dyn Ana
         store.create(record.clone()).await.expect("create");
     }
     assert_eq!(store.find(first.id).await.expect("find").as_ref(), Some(&first));
+    let unfinished = |limit| {
+        let store = store.clone();
+        async move { store.unfinished_here(limit).await.expect("unfinished").into_iter().map(|r| r.id).collect::<Vec<_>>() }
+    };
+    assert_eq!(unfinished(10).await, [first.id, second.id, theirs.id], "this instance's unfinished runs, oldest first");
+    assert_eq!(unfinished(1).await, [first.id], "at most the limit");
 
     assert!(matches!(
         store.finish(first.id, AnalysisOutcome::Completed { result: json!({}) }, vec![], NOW).await,
@@ -519,6 +525,7 @@ pub async fn analyses_move_forward_once_and_list_newest_first(store: Arc<dyn Ana
         (AnalysisStatus::Failed, Some("provider down"), None)
     );
     assert!(matches!(store.start(AnalysisId::new_random()).await, Err(AnalysisChangeError::NotFound)));
+    assert_eq!(unfinished(10).await, [theirs.id], "finished runs are not listed");
 
     let query = |owner, deal_id, page, limit| RunQuery { owner, deal_id, page, limit };
     let (all, total) = store.list(&query(None, None, 1, 10)).await.expect("list");

@@ -347,14 +347,18 @@ async fn analysis_response(
         Ok(prepared) => prepared,
         Err(error) => return ApiError::from(error).into_response(),
     };
+    // Either way the run belongs to its own task: a client that disconnects does not stop it, and
+    // its outcome is stored either way.
     if !stream {
-        return match state.quant.run_prepared(prepared, &request_id, &|_| {}).await {
-            Ok(record) => created(&record).into_response(),
-            Err(error) => ApiError::from(error).into_response(),
+        let run = tokio::spawn(async move { state.quant.run_prepared(prepared, &request_id, &|_| {}).await });
+        return match run.await {
+            Ok(Ok(record)) => created(&record).into_response(),
+            Ok(Err(error)) => ApiError::from(error).into_response(),
+            Err(panicked) => {
+                ApiError::internal(anyhow::anyhow!("the analysis task ended abnormally: {panicked}")).into_response()
+            }
         };
     }
-    // The run belongs to its own task: a client that disconnects does not stop it, and it is
-    // stored either way.
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<(&'static str, Value)>();
     tokio::spawn(async move {
         let progress_sender = sender.clone();

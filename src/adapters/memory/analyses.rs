@@ -97,4 +97,16 @@ impl AnalysisRepository for MemoryAnalysisStore {
     async fn abandoned(&self, _alive_since: OffsetDateTime, _limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
         Ok(Vec::new())
     }
+
+    async fn unfinished_here(&self, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
+        let mut unfinished: Vec<AnalysisRecord> = self
+            .runs()
+            .values()
+            .filter(|run| matches!(run.status, AnalysisStatus::Pending | AnalysisStatus::Running))
+            .cloned()
+            .collect();
+        unfinished.sort_by_key(|run| (run.created_at, run.id.as_uuid()));
+        unfinished.truncate(limit);
+        Ok(unfinished)
+    }
 }

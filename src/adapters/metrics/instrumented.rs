@@ -106,6 +106,10 @@ impl AnalysisRepository for Instrumented<dyn AnalysisRepository> {
     async fn abandoned(&self, alive_since: OffsetDateTime, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
         self.inner.abandoned(alive_since, limit).await
     }
+
+    async fn unfinished_here(&self, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
+        self.inner.unfinished_here(limit).await
+    }
 }
 
 #[async_trait]

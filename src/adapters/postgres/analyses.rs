@@ -165,6 +165,21 @@ impl AnalysisRepository for PostgresStore {
         let rows = client.query(&statement, &[&self.instance(), &alive_since, &limit]).await.map_err(unavailable)?;
         rows.iter().map(record_from_row).collect()
     }
+
+    async fn unfinished_here(&self, limit: usize) -> Result<Vec<AnalysisRecord>, StoreError> {
+        let client = self.connection().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM analyses a \
+                 WHERE a.status IN ('pending', 'running') AND a.instance_id = $1 \
+                 ORDER BY a.created_at LIMIT $2"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = client.query(&statement, &[&self.instance(), &limit]).await.map_err(unavailable)?;
+        rows.iter().map(record_from_row).collect()
+    }
 }
 
 #[cfg(test)]

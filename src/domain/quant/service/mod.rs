@@ -18,6 +18,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use abandoned::{ExecutingRun, RunsInFlight};
 pub use company::{PreparedCompany, Subject};
 pub use loan::PreparedLoan;
 pub use market::PreparedMarket;
@@ -79,6 +80,8 @@ struct Started {
     event: Option<Value>,
     run: Run,
     request_id: String,
+    /// Held until the outcome is stored: while it is, the run is this instance's to end.
+    executing: ExecutingRun,
 }
 
 fn capitalised(text: &str) -> String {
@@ -106,6 +109,8 @@ pub struct QuantService {
     prices: Option<Arc<dyn PriceHistory>>,
     clock: Arc<dyn Clock>,
     benchmark: String,
+    /// The runs this process is executing; any other unfinished run it stored was interrupted.
+    in_flight: RunsInFlight,
 }
 
 impl QuantService {
@@ -116,7 +121,17 @@ impl QuantService {
         clock: Arc<dyn Clock>,
         benchmark: String,
     ) -> Self {
-        Self { statement_sets: None, documents: None, llm: None, analyses, financial, prices, clock, benchmark }
+        Self {
+            statement_sets: None,
+            documents: None,
+            llm: None,
+            analyses,
+            financial,
+            prices,
+            clock,
+            benchmark,
+            in_flight: RunsInFlight::default(),
+        }
     }
 
     /// The same service reading stored statement sets.
@@ -151,6 +166,8 @@ impl QuantService {
             AnalysisRecord::pending(run.caller.user_id, run.kind, run.body.clone(), run.deal_id, self.clock.now());
         let id = record.id;
         let event_id = Uuid::new_v4();
+        // Entered before the run is stored, so no sweep can see it stored and not executing.
+        let executing = self.in_flight.enter(id);
         self.analyses.create(record).await?;
         progress(Progress::Started { analysis_id: id, message: format!("{} started", run.subject) });
         self.analyses.start(id).await?;
@@ -167,7 +184,7 @@ impl QuantService {
             .item("analysisType", &run.analysis_type)
             .optional_item("dealId", run.deal_id),
         );
-        Ok(Started { id, event_id, event, run, request_id: request_id.to_owned() })
+        Ok(Started { id, event_id, event, run, request_id: request_id.to_owned(), executing })
     }
 
     /// Stores `completed` (or `failed`) with the CDM events of the whole run.
@@ -177,7 +194,9 @@ impl QuantService {
         computed: Result<Value, (String, String)>,
         step: &Step<'_>,
     ) -> Result<AnalysisRecord, QuantError> {
-        let Started { id, event_id, event, run, request_id } = started;
+        // `_executing` lives to the end of this function: the run leaves the in-flight set only once
+        // its outcome is stored (or could not be).
+        let Started { id, event_id, event, run, request_id, executing: _executing } = started;
         let (subject, analysis_type, deal_id) = (&run.subject, &run.analysis_type, run.deal_id);
         let mut events = vec![event];
         let finished_event = Uuid::new_v4();
