@@ -4,7 +4,9 @@
 # X-Forwarded-For: only a header, all traffic stays on loopback) that cycles through sign-ins, the
 # caller's profile, chat turns, document creations and listings, market analyses (sample market data)
 # and research submissions (their web search points at a closed loopback port, so runs end at once).
-# After each round: requests, non-2xx answers, socket errors, p50/p99 and the service's RSS, one line.
+# After each round: requests, non-2xx answers, socket errors, p50/p99, the service's RSS, its threads
+# and its glibc arena heaps (anonymous mappings starting on a 64 MiB boundary: each thread that
+# allocates while the existing arenas are busy may get one, which shows as a step in RSS), one line.
 # The last line compares the last round with the first (p99 and RSS). Exit 1 on any error.
 #
 # Environment (optional): MINUTES=10 CONNECTIONS=8 PORT=18140 SKIP_BUILD=1
@@ -98,7 +100,7 @@ end
 LUA
 
 log "soak: $MINUTES × 60 s, $CONNECTIONS connections, pid $PID"
-printf '%-6s %10s %8s %8s %10s %10s %10s\n' minute requests non2xx errors p50_ms p99_ms rss_kib
+printf '%-6s %10s %8s %8s %10s %10s %10s %8s %7s\n' minute requests non2xx errors p50_ms p99_ms rss_kib threads arenas
 first_p99="" first_rss="" failed=0
 for minute in $(seq "$MINUTES"); do
     wrk -t2 -c"$CONNECTIONS" -d60s --latency -s "$WORK/mix.lua" "http://127.0.0.1:$PORT" >"$WORK/round.txt" 2>&1
@@ -108,7 +110,9 @@ for minute in $(seq "$MINUTES"); do
     p50="$(to_ms "$(awk '$1 == "50%" {print $2}' "$WORK/round.txt")")"
     p99="$(to_ms "$(awk '$1 == "99%" {print $2}' "$WORK/round.txt")")"
     rss="$(rss_kib "$PID")"
-    printf '%-6s %10s %8s %8s %10s %10s %10s\n' "$minute" "$requests" "${non2xx:-0}" "${errors:-0}" "$p50" "$p99" "$rss"
+    threads="$(awk '/^Threads:/ {print $2}' "/proc/$PID/status")"
+    arenas="$(python3 -c 'import sys; print(sum(1 for l in open(sys.argv[1]) if len(l.split()) == 5 and l.split()[1] == "rw-p" and int(l.split("-")[0], 16) % (64 << 20) == 0))' "/proc/$PID/maps")"
+    printf '%-6s %10s %8s %8s %10s %10s %10s %8s %7s\n' "$minute" "$requests" "${non2xx:-0}" "${errors:-0}" "$p50" "$p99" "$rss" "$threads" "$arenas"
     [[ -z "$first_p99" ]] && first_p99="$p99" && first_rss="$rss"
     if [[ "${non2xx:-0}" != 0 || "${errors:-0}" != 0 ]]; then
         failed=1
