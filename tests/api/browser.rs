@@ -260,17 +260,23 @@ impl Browser {
         path
     }
 
-    /// As [`Self::screenshot`], with the window `width` px wide (then back to 1280).
-    pub async fn screenshot_at(&self, width: u32, screen: &str) {
+    /// Makes the window `width` px wide and waits until the page has been laid out for it.
+    pub async fn resize(&self, width: u32) {
         self.client.set_window_size(width, 900).await.expect("window size");
-        // The layout settles in the next frame.
-        self.run(
-            "return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))));",
-            vec![],
+        self.until(
+            &format!("the page to be {width} px wide"),
+            "return document.documentElement.clientWidth <= arguments[0] && \
+             new Promise((resolve) => requestAnimationFrame(() => resolve(true)));",
+            vec![json!(width)],
         )
         .await;
+    }
+
+    /// As [`Self::screenshot`], with the window `width` px wide (then back to 1280).
+    pub async fn screenshot_at(&self, width: u32, screen: &str) {
+        self.resize(width).await;
         self.screenshot(screen).await;
-        self.client.set_window_size(1280, 900).await.expect("window size");
+        self.resize(1280).await;
     }
 }
 

@@ -205,11 +205,14 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     assert!(seen.to_string().contains("Completed"), "the stream's events were shown: {seen}");
     browser.wait_for("svg.chart polyline").await;
     let points = browser.run("return document.querySelectorAll('svg.chart circle').length;", vec![]).await;
-    assert!(points.as_u64() >= Some(6), "two ratio charts with a point per year and ratio: {points}");
+    assert!(points.as_u64() >= Some(6), "ratio charts with a point per year and ratio: {points}");
+    browser.screenshot("company").await;
+    browser.run("document.getElementById('charts-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("company-charts").await;
     browser.click("table.metrics button[aria-controls]").await;
     browser.wait_for(".formula:not([hidden])").await;
     assert!(browser.text(".formula:not([hidden])").await.starts_with("= "));
-    browser.screenshot("company").await;
+    browser.screenshot("company-formula").await;
 
     // A market analysis: return, volatility and drawdown as bars.
     browser.go("#/analyses").await;
@@ -241,6 +244,8 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     browser.wait_for(".recommendation").await;
     browser.wait_for_text("caption", "Suggested covenants").await;
     browser.screenshot("loan").await;
+    browser.run("[...document.querySelectorAll('caption')].at(-1).scrollIntoView();", vec![]).await;
+    browser.screenshot("loan-covenants").await;
 
     browser.go("#/analyses").await;
     browser.wait_for("table.list").await;
@@ -249,15 +254,24 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     browser.close().await;
 }
 
+/// An agreement to upload and what its commitment's quote is, with the page when the file has pages.
+struct Upload {
+    file_name: &'static str,
+    bytes: Vec<u8>,
+    commitment_quote: &'static str,
+    commitment_page: Option<u32>,
+}
+
 async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(
     adapters: Adapters,
     test: &'static str,
+    upload: Upload,
 ) {
     let app = spawn_app_around(adapters, &[], |_| {}).await;
     let email = create_user(&app, "analyst").await;
-    let file = std::path::PathBuf::from(SCREENSHOTS).join(format!("{test}-acme-credit-agreement.txt"));
+    let file = std::path::PathBuf::from(SCREENSHOTS).join(format!("{test}-{}", upload.file_name));
     std::fs::create_dir_all(SCREENSHOTS).expect("folder");
-    std::fs::write(&file, AGREEMENT).expect("agreement file");
+    std::fs::write(&file, &upload.bytes).expect("agreement file");
 
     let browser = Browser::open(&app, test).await;
     browser.sign_in(&email, PASSWORD).await;
@@ -275,12 +289,19 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
     browser.click_labelled("Upload and extract").await;
     browser.wait_for(".field-button").await;
     browser.wait_for_text("#view h1", "Acme term loan").await;
+    let spread = browser.text(".field-button[data-pointer$='pread'] .field-value").await;
+    assert!(spread.ends_with(" %"), "a rate is shown as agreements state it: {spread}");
     browser.screenshot("document").await;
 
     let field = "[data-pointer='/facilities/0/commitment']";
     browser.click(field).await;
     browser.wait_for("mark#quote").await;
-    assert_eq!(browser.text("mark#quote").await, "Five Hundred Million Dollars ($500,000,000)");
+    assert_eq!(browser.text("mark#quote").await, upload.commitment_quote);
+    let place = browser.text(".extraction .card.text p.muted").await;
+    match upload.commitment_page {
+        Some(page) => assert!(place.ends_with(&format!("— page {page}")), "{place}"),
+        None => assert!(!place.contains("page"), "{place}"),
+    }
     assert_eq!(
         browser
             .run("return document.querySelector(arguments[0]).getAttribute('aria-pressed');", vec![json!(field)])
@@ -297,7 +318,12 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
         .await;
     assert_eq!(visible, json!(true), "the quote is scrolled into view");
     browser.screenshot("quote-highlighted").await;
-    browser.screenshot_at(800, "quote-highlighted-800px").await;
+    // At 800 px the fields stay beside the text, and a click still brings the quote into view.
+    browser.resize(800).await;
+    browser.click("[data-pointer='/agreementDate']").await;
+    browser.wait_for_text("mark#quote", "March 15, 2024").await;
+    browser.screenshot("quote-highlighted-800px").await;
+    browser.resize(1280).await;
 
     assert_eq!(
         browser.run("return document.querySelector('[data-action=approve]') === null;", vec![]).await,
@@ -328,18 +354,37 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
 
 #[tokio::test]
 async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it_in_memory() {
+    let upload = Upload {
+        file_name: "acme-credit-agreement.txt",
+        bytes: AGREEMENT.as_bytes().to_vec(),
+        commitment_quote: "Five Hundred Million Dollars ($500,000,000)",
+        commitment_page: None,
+    };
     an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(
         Adapters::in_memory(),
         "document",
+        upload,
     )
     .await;
 }
 
 #[tokio::test]
-async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it_on_postgres() {
+async fn an_uploaded_pdf_shows_its_fields_on_their_pages_and_an_administrator_approves_it_on_postgres() {
     let adapters = crate::test_cluster::shared().await.fresh_adapters().await;
-    an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(adapters, "document-postgres")
-        .await;
+    // A PDF this time: each quote is on a page.
+    let upload = Upload {
+        file_name: "agreement.pdf",
+        bytes: std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/intake/agreement.pdf"))
+            .expect("fixture"),
+        commitment_quote: "$150,000,000",
+        commitment_page: Some(2),
+    };
+    an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(
+        adapters,
+        "document-postgres-pdf",
+        upload,
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -8,6 +8,8 @@ const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 640;
 const HEIGHT = 280;
 const MARGIN = { top: 16, right: 16, bottom: 44, left: 64 };
+/** Room between the axis and a line chart's first and last point, for their labels. */
+const INSET = 28;
 
 function s(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
@@ -30,10 +32,12 @@ function ticks(min, max) {
   const raw = (max - min) / 4;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((candidate) => candidate >= raw) ?? raw;
-  const first = Math.floor(min / step) * step;
   const values = [];
-  for (let value = first; value <= max + step * 0.5; value += step) values.push(Number(value.toPrecision(12)));
-  return values;
+  // From the tick at or below the minimum to the first at or above the maximum.
+  for (let value = Math.floor(min / step) * step; ; value += step) {
+    values.push(Number(value.toPrecision(12)));
+    if (value >= max - step * 1e-9) return values;
+  }
 }
 
 function frame(title, description) {
@@ -104,7 +108,8 @@ export function lineChart({ title, description, labels, series, format = String 
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const y = (value) => MARGIN.top + plotHeight - ((value - low) / (high - low || 1)) * plotHeight;
-  const x = (index) => MARGIN.left + (labels.length === 1 ? plotWidth / 2 : (index / (labels.length - 1)) * plotWidth);
+  const x = (index) =>
+    MARGIN.left + INSET + (labels.length === 1 ? (plotWidth - 2 * INSET) / 2 : (index / (labels.length - 1)) * (plotWidth - 2 * INSET));
   const svg = frame(title, description ?? title);
   yAxis(svg, yTicks, y, format);
   xLabels(svg, labels, x);

@@ -37,7 +37,9 @@ export function compact(n) {
 /** A fraction (0.25) as a percentage ("25 %"). */
 export function percent(fraction) {
   if (fraction === null || fraction === undefined || !Number.isFinite(Number(fraction))) return '—';
-  return `${decimal.format(Number(fraction) * 100)} %`;
+  const value = Number(fraction) * 100;
+  // No "-0 %": a zero is a zero whichever side it was rounded from.
+  return `${decimal.format(Math.abs(value) < 0.005 ? 0 : value)} %`;
 }
 
 /** An RFC 3339 time in the analyst's locale; the raw text when it does not parse. */

@@ -140,9 +140,10 @@ export function field(label, control, hint = null) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), control, hintNode);
 }
 
-/** Previous / next buttons and "page x of y". */
+/** Previous / next buttons and "page x of y"; nothing when everything fits on one page. */
 export function pager(page, totalPages, go) {
   const last = Math.max(1, totalPages);
+  if (last === 1 && page === 1) return null;
   return h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },

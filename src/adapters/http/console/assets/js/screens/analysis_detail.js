@@ -99,13 +99,14 @@ function div(a, b) {
 
 function statementCharts(statements) {
   const years = [...statements].sort((a, b) => String(a.fiscal_year_end).localeCompare(String(b.fiscal_year_end)));
-  const labels = years.map((s) => String(s.fiscal_year_end).slice(0, 4));
-  const margins = RATIOS.slice(0, 2).map(([name, f]) => ({ name, values: years.map(f) }));
-  const multiples = RATIOS.slice(2).map(([name, f]) => ({ name, values: years.map(f) }));
+  const labels = years.map((s) => String(s.fiscal_year_end).slice(0, 10));
+  const series = (from, to) => RATIOS.slice(from, to).map(([name, f]) => ({ name, values: years.map(f) }));
+  const multiple = (v) => `${number(v)}×`;
   return [
-    lineChart({ title: 'Margins by fiscal year', description: `Operating and net margin for ${labels.join(', ')}`, labels, series: margins, format: percent }),
-    lineChart({ title: 'Leverage, liquidity and coverage by fiscal year', description: `Debt to equity, current ratio and interest coverage for ${labels.join(', ')}`, labels, series: multiples, format: (v) => `${number(v)}×` }),
-    h('p', { class: 'muted' }, 'From the statements of each fiscal year: ', RATIOS.map(([name, , formula], i) => [i > 0 ? '; ' : '', `${name.toLowerCase()} = ${formula}`]), '.'),
+    lineChart({ title: 'Margins by fiscal year', description: `Operating and net margin, fiscal years ending ${labels.join(', ')}`, labels, series: series(0, 2), format: percent }),
+    lineChart({ title: 'Leverage and liquidity by fiscal year', description: `Debt to equity and current ratio, fiscal years ending ${labels.join(', ')}`, labels, series: series(2, 4), format: multiple }),
+    lineChart({ title: 'Interest coverage by fiscal year', description: `EBIT interest coverage, fiscal years ending ${labels.join(', ')}`, labels, series: series(4, 5), format: multiple }),
+    h('p', { class: 'muted' }, 'From the statements of each fiscal year: ', RATIOS.map(([name, , formula], i) => [i > 0 ? '; ' : '', `${name} = ${formula}`]), '. A year without one of the lines has no point.'),
   ];
 }
 

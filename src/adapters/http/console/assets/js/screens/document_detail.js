@@ -3,7 +3,7 @@
 // review workflow as the buttons the analyst's role allows in the document's current state.
 
 import { call, getJson, postJson } from '../api.js';
-import { agreementValue, atPointer, dateTime, pointerLabel, words } from '../format.js';
+import { agreementValue, atPointer, dateTime, percent, pointerLabel, words } from '../format.js';
 import { badge, errorBox, field, h, heading, progress, replace, table } from '../render.js';
 
 /** The review actions, who may take them and from which states (the API checks the same). */
@@ -109,6 +109,14 @@ function versionPanel(slot, document, version, context) {
   );
 }
 
+/** Rates are stored as decimal fractions ("0.0275"): shown as percentages, as agreements state them. */
+const RATE_FIELDS = /\/(spread|baseRateSpread|floor|margin|rate)$/i;
+
+function fieldValue(pointer, value) {
+  if (RATE_FIELDS.test(pointer) && value !== null && value !== '' && Number.isFinite(Number(value))) return percent(value);
+  return agreementValue(value);
+}
+
 function pointerOrWords(name) {
   return String(name).startsWith('/') ? pointerLabel(name) : words(name);
 }
@@ -171,7 +179,9 @@ function extractionView(document, version) {
     }
     const mark = h('mark', { id: 'quote', tabindex: '-1' }, text.slice(start, end));
     replace(pre, text.slice(0, start), mark, text.slice(end));
-    mark.scrollIntoView({ block: 'center' });
+    // Scroll the text, not the page, to the quote; then bring the text into view if it is not.
+    pre.scrollTop = Math.max(0, mark.offsetTop - pre.clientHeight / 2);
+    pre.scrollIntoView({ block: 'nearest' });
     selected?.setAttribute('aria-pressed', 'false');
     button.setAttribute('aria-pressed', 'true');
     selected = button;
@@ -186,7 +196,7 @@ function extractionView(document, version) {
       'button',
       { type: 'button', class: 'field-button', 'aria-pressed': 'false', dataset: { pointer } },
       h('span', { class: 'field-name' }, pointerLabel(pointer)),
-      h('span', { class: 'field-value' }, value === undefined ? p.quote : agreementValue(value)),
+      h('span', { class: 'field-value' }, value === undefined ? p.quote : fieldValue(pointer, value)),
       page ? h('span', { class: 'field-page' }, `page ${page}`) : null,
     );
     button.addEventListener('click', () => highlight(button, pointer, p));
