@@ -244,7 +244,12 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     browser.wait_for(".recommendation").await;
     browser.wait_for_text("caption", "Suggested covenants").await;
     browser.screenshot("loan").await;
-    browser.run("[...document.querySelectorAll('caption')].at(-1).scrollIntoView();", vec![]).await;
+    browser
+        .run(
+            "[...document.querySelectorAll('caption')].find((c) => c.textContent === 'Suggested covenants').scrollIntoView();",
+            vec![],
+        )
+        .await;
     browser.screenshot("loan-covenants").await;
 
     browser.go("#/analyses").await;
