@@ -88,12 +88,13 @@ fn start_chromedriver(port: u16, log: &std::path::Path) {
     end_group_after_the_tests(child.id());
 }
 
-/// A shell that waits for this test process to end, then ends the driver's process group.
+/// A shell that waits for this test process to end, then ends the driver's process group (`kill
+/// -SIG -PGID`: dash's `kill` takes no `--`).
 #[expect(clippy::zombie_processes, reason = "the watchdog outlives this process on purpose; it exits after it")]
 fn end_group_after_the_tests(group: u32) {
     let script = format!(
-        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; kill -TERM -- -{group} 2>/dev/null; sleep 2; \
-         kill -KILL -- -{group} 2>/dev/null",
+        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; kill -TERM -{group} 2>/dev/null; sleep 2; \
+         kill -KILL -{group} 2>/dev/null",
         pid = std::process::id(),
     );
     Command::new("sh")
