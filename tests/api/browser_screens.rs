@@ -166,8 +166,7 @@ async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() 
 
     // A quantitative launch completes within the turn; its card links to the analysis.
     browser.go("#/chat").await;
-    browser.type_into("textarea[name=message]", "analyse Apple Inc").await;
-    browser.click_labelled("Send").await;
+    browser.type_into("textarea[name=message]", &format!("analyse Apple Inc{}", fantoccini::key::Key::Enter)).await;
     browser
         .until(
             "two completed cards",
@@ -194,6 +193,14 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     browser.sign_in(&email, PASSWORD).await;
     browser.go("#/analyses").await;
     browser.wait_for_text("#view", "No analyses yet").await;
+
+    // A company the data does not know: the API's refusal, in words.
+    browser.type_into("input[name=company_name]", "Nonexistent Widgets Plc").await;
+    browser.click_labelled("Run the analysis").await;
+    browser.wait_for("form .error").await;
+    let refusal = browser.text("form .error").await;
+    assert!(!refusal.contains('{') && !refusal.contains("\"status\""), "in words, not JSON: {refusal}");
+    browser.screenshot("refused").await;
 
     // A company: its ratios over the fiscal years as a line chart, each metric's formula on demand.
     browser.run(RECORD_PROGRESS, vec![]).await;
@@ -325,7 +332,10 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
     browser.screenshot("quote-highlighted").await;
     // At 800 px the fields stay beside the text, and a click still brings the quote into view.
     browser.resize(800).await;
-    browser.click("[data-pointer='/agreementDate']").await;
+    // This time with the keyboard: the field is a button that Enter presses.
+    browser.wait_for("[data-pointer='/agreementDate']").await;
+    let date = browser.client.find(fantoccini::Locator::Css("[data-pointer='/agreementDate']")).await.expect("field");
+    date.send_keys(&fantoccini::key::Key::Enter.to_string()).await.expect("Enter");
     browser.wait_for_text("mark#quote", "March 15, 2024").await;
     browser.screenshot("quote-highlighted-800px").await;
     browser.resize(1280).await;

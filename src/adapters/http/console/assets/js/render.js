@@ -73,7 +73,7 @@ export function describeError(error) {
   const parts = [sentence(error.message)];
   const detail = error.detail && typeof error.detail === 'object' ? error.detail : null;
   if (detail) {
-    if (typeof detail.field === 'string' && !error.message.includes(detail.field)) parts.push(`The field is “${detail.field}”.`);
+    if (typeof detail.field === 'string') parts.push(`Check the ${detail.field.replaceAll('_', ' ').replaceAll('.', ' › ')} field.`);
     if (Array.isArray(detail.candidates) && detail.candidates.length > 0) {
       const names = detail.candidates.slice(0, 5).map((c) => (c.ticker ? `${c.name} (${c.ticker})` : c.name));
       parts.push(`Did you mean ${names.join(', ')}?`);
