@@ -163,6 +163,8 @@ async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() 
     browser.wait_for_text("#stats-heading", "Statistics").await;
     assert!(browser.run("return document.querySelectorAll('.sources li').length;", vec![]).await.as_u64() >= Some(1));
     browser.screenshot("research").await;
+    browser.run("document.getElementById('sources-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("research-sources").await;
 
     // A quantitative launch completes within the turn; its card links to the analysis.
     browser.go("#/chat").await;
@@ -177,6 +179,19 @@ async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() 
     browser.screenshot("analysis-launched").await;
     browser.run("[...document.querySelectorAll('.run-link')].at(-1).click();", vec![]).await;
     browser.wait_for("svg.chart").await;
+
+    // A reload forgets the tokens; signed in again, the conversation is still listed and opens.
+    browser.client.refresh().await.expect("reload");
+    browser.sign_in(&email, PASSWORD).await;
+    browser.go("#/chat").await;
+    browser.wait_for_text(".session-list a", "research the impact of SOFR").await;
+    browser
+        .until(
+            "the two cards of the conversation",
+            "return document.querySelectorAll('.run-card[data-status=completed]').length === 2;",
+            vec![],
+        )
+        .await;
     browser.close().await;
 }
 
@@ -403,13 +418,15 @@ async fn an_uploaded_pdf_shows_its_fields_on_their_pages_and_an_administrator_ap
 }
 
 #[tokio::test]
-async fn a_title_made_of_markup_is_shown_as_its_characters() {
+async fn a_title_made_of_markup_is_shown_as_its_characters_and_each_version_as_its_text() {
     const TITLE: &str = "<img src=x onerror=alert(1)>";
     let app = spawn_app().await;
     let email = create_user(&app, "analyst").await;
     let token = access_token(&app.sign_in(&email, PASSWORD).await);
     let created = app.post("/api/documents", Some(&token), &json!({ "title": TITLE, "text": AGREEMENT })).await;
     assert_eq!(created.status(), 201);
+    let created: Value = created.json().await.expect("json");
+    let created_id = created["document"]["document_id"].as_i64().expect("document id");
 
     let browser = Browser::open(&app, "markup-title").await;
     browser.sign_in(&email, PASSWORD).await;
@@ -431,5 +448,24 @@ async fn a_title_made_of_markup_is_shown_as_its_characters() {
     );
     assert_eq!(browser.run("return window.__alerts;", vec![]).await, json!([]));
     assert!(browser.client.get_alert_text().await.is_err(), "no alert is open");
+
+    // A second version: the text shown follows the version chosen.
+    let id = created_id;
+    let text = AGREEMENT.replace("March 15, 2029", "March 15, 2030");
+    let added = app.post(&format!("/api/documents/{id}/versions"), Some(&token), &json!({ "text": text })).await;
+    assert_eq!(added.status(), 201);
+    browser.go("#/documents").await;
+    browser.go(&format!("#/documents/{id}")).await;
+    browser.wait_for_text(".card.text h2", "Text of version 2").await;
+    assert!(browser.text("pre.document-text").await.contains("March 15, 2030"));
+    browser
+        .run(
+            "const s = document.querySelector('select[name=version]'); s.value = '1'; s.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await;
+    browser.wait_for_text(".card.text h2", "Text of version 1").await;
+    assert!(browser.text("pre.document-text").await.contains("March 15, 2029"));
+    browser.screenshot("versions").await;
     browser.close().await;
 }
