@@ -143,11 +143,25 @@ impl Browser {
         client.goto(&format!("{}/", app.address)).await.expect("the console loads");
         let browser = Self { client, test, profile, _turn: turn };
         browser.wait_for("#view h1").await;
+        browser.watch_the_policy().await;
         browser
     }
 
-    /// Ends the browser and removes its profile.
+    /// Records whatever the Content-Security-Policy blocks from now on (an inline style the code
+    /// set, a foreign request): [`Self::close`] fails the test if anything was.
+    pub async fn watch_the_policy(&self) {
+        self.run(
+            "window.__blocked = []; document.addEventListener('securitypolicyviolation', \
+             (e) => window.__blocked.push(`${e.violatedDirective} ${e.blockedURI}`));",
+            vec![],
+        )
+        .await;
+    }
+
+    /// Ends the browser and removes its profile, after checking that the policy blocked nothing.
     pub async fn close(self) {
+        let blocked = self.run("return window.__blocked ?? [];", vec![]).await;
+        assert_eq!(blocked, json!([]), "the Content-Security-Policy blocked something the console did");
         let Self { client, profile, .. } = self;
         client.close().await.expect("the browser closes");
         let _ = std::fs::remove_dir_all(profile);

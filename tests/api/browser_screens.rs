@@ -182,6 +182,8 @@ async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() 
 
     // A reload forgets the tokens; signed in again, the conversation is still listed and opens.
     browser.client.refresh().await.expect("reload");
+    browser.wait_for("input[name=email]").await;
+    browser.watch_the_policy().await;
     browser.sign_in(&email, PASSWORD).await;
     browser.go("#/chat").await;
     browser.wait_for_text(".session-list a", "research the impact of SOFR").await;

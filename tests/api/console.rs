@@ -6,7 +6,7 @@
 
 use crate::helpers::*;
 
-const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                       connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 fn header<'a>(response: &'a reqwest::Response, name: &str) -> &'a str {

@@ -19,9 +19,9 @@ use warp::http::{HeaderName, HeaderValue, StatusCode};
 use warp::reply::Response;
 
 /// The policy of every console response. `connect-src 'self'` is what lets the page call the API;
-/// `img-src data:` is for the inline SVG icon; nothing may frame the page or post a form elsewhere.
+/// images (the icon) come from this origin only; nothing may frame the page or post a form elsewhere.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+     img-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /// Where the assets are served (the page itself is at `/`).
 const PREFIX: &str = "/console/";
