@@ -90,7 +90,6 @@ function createForm(listSlot, context) {
     h('h2', { id: 'create-heading' }, 'New user'),
     h('div', { class: 'inline-fields' }, field('E-mail', email), field('Password', password, 'At least 12 characters.'), field('Role', role)),
     submit, status);
-  role.removeAttribute('aria-label');
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     submit.disabled = true;

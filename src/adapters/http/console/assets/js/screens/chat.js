@@ -37,7 +37,11 @@ function remember(user, id) {
 
 function forget(user, id) {
   const ids = rememberedSessions(user).filter((known) => known !== id);
-  window.localStorage.setItem(memoryKey(user), JSON.stringify(ids));
+  try {
+    window.localStorage.setItem(memoryKey(user), JSON.stringify(ids));
+  } catch {
+    // Refused storage: the id stays listed and says it is unavailable.
+  }
 }
 
 export async function show(view, [sessionId], context) {
