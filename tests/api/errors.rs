@@ -14,7 +14,8 @@ use crate::helpers::*;
 async fn an_unknown_path_is_404_json() {
     let app = spawn_app().await;
     assert_error(app.get("/api/does-not-exist", None).await, 404).await;
-    assert_error(app.get("/", None).await, 404).await;
+    // `/` is the console's page (tests/api/console.rs); any other unknown path is the JSON 404.
+    assert_error(app.get("/no-such-page", None).await, 404).await;
 }
 
 #[tokio::test]

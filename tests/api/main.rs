@@ -3,10 +3,13 @@
 mod admin;
 mod auth;
 mod backup;
+mod browser;
+mod browser_screens;
 mod cdm_events;
 mod chat_follow_ups;
 mod chatbot;
 mod connections;
+mod console;
 mod corpus_accuracy;
 mod documents;
 mod errors;

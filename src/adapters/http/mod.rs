@@ -6,6 +6,7 @@ pub mod auth;
 pub mod chatbot;
 pub mod client_addr;
 pub mod connections;
+pub mod console;
 pub mod documents;
 pub mod dto;
 pub mod error;
@@ -83,6 +84,8 @@ pub struct DatabaseHealth {
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     health::routes(state.clone())
         .or(openapi::routes())
+        .unify()
+        .or(console::routes())
         .unify()
         .or(auth::routes(state.clone()))
         .unify()

@@ -172,13 +172,16 @@ where
         headers.insert(REQUEST_ID_HEADER, header_value);
         set_security_headers(headers, over_tls);
         if response.status() == StatusCode::METHOD_NOT_ALLOWED
-            && let Some(allowed) = super::openapi::allowed_methods(&path)
+            && let Some(allowed) =
+                super::openapi::allowed_methods(&path).or_else(|| super::console::allowed_methods(&path))
         {
             response.headers_mut().insert(ALLOW, HeaderValue::from_static(allowed));
         }
         let elapsed = started.elapsed();
         if let Some(metrics) = &metrics {
-            let route = super::openapi::route_template(&path).unwrap_or("unmatched");
+            let route = super::openapi::route_template(&path)
+                .or_else(|| super::console::route_template(&path))
+                .unwrap_or("unmatched");
             metrics.observe_request(&method, route, response.status().as_u16(), elapsed);
         }
         tracing::info!(

@@ -1,0 +1,473 @@
+//! The console's screens, used as an analyst and an administrator use them, in headless Chromium:
+//! password and wallet sign-in with a quiet token refresh, a chat launch followed to its end, an
+//! analysis streamed and charted, an agreement uploaded with each field shown where the text says
+//! it, the review workflow up to an administrator's approval (on both stores), a title made of
+//! markup shown as text, and the administration of roles.
+
+use creditflow::Adapters;
+use creditflow::domain::auth::ethereum::{EthAddress, sign_message};
+use k256::ecdsa::SigningKey;
+use serde_json::{Value, json};
+
+use crate::browser::{Browser, SCREENSHOTS, create_user};
+use crate::chatbot::with_market_data;
+use crate::documents::AGREEMENT;
+use crate::helpers::*;
+use crate::research::{app_on_web_around, fake_web, research_vars};
+
+/// No token may be in the page's storage or cookies: JWTs start with `eyJ`.
+const STORED_TOKENS: &str =
+    "return JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie;";
+
+#[tokio::test]
+async fn an_analyst_signs_in_refreshes_quietly_and_signs_out() {
+    let app = spawn_app().await;
+    let email = create_user(&app, "analyst").await;
+    let browser = Browser::open(&app, "sign-in").await;
+    browser.screenshot("form").await;
+
+    browser.type_into("input[name=email]", &email).await;
+    browser.type_into("input[name=password]", "not the password at all").await;
+    browser.click("form button[type=submit]").await;
+    browser.wait_for(".error").await;
+    let refusal = browser.text(".error").await;
+    assert!(refusal.contains("nvalid e-mail or password"), "{refusal}");
+    assert!(!refusal.contains('{'), "errors are words, not JSON: {refusal}");
+    browser.screenshot("refused").await;
+
+    browser.sign_in(&email, PASSWORD).await;
+    browser.wait_for_text("#view h1", "Chat").await;
+    assert_eq!(browser.text("#who-role").await, "analyst");
+    assert!(
+        !browser.run(STORED_TOKENS, vec![]).await.as_str().unwrap_or_default().contains("eyJ"),
+        "tokens stay in memory"
+    );
+    browser.screenshot("signed-in").await;
+
+    // The access token expires (15 minutes); the next call is refreshed without a word to the analyst.
+    app.clock.advance(time::Duration::minutes(20));
+    browser.go("#/documents").await;
+    browser.wait_for_text("#view", "No documents yet.").await;
+    assert!(
+        browser.run("return document.querySelector('input[name=password]') === null;", vec![]).await == json!(true)
+    );
+
+    browser.sign_out().await;
+    browser.wait_for_text("#notice", "You are signed out.").await;
+    browser.close().await;
+}
+
+/// A random key and its checksummed address.
+fn wallet() -> (SigningKey, String) {
+    let key = loop {
+        if let Ok(key) = SigningKey::from_slice(&rand::random::<[u8; 32]>()) {
+            break key;
+        }
+    };
+    let address = EthAddress::from_public_key(key.verifying_key()).to_checksum();
+    (key, address)
+}
+
+/// An EIP-1193 provider whose `personal_sign` waits for the test to sign in Rust.
+const TEST_PROVIDER: &str = r#"
+const account = arguments[0];
+window.__signRequests = [];
+window.ethereum = {
+  request: ({ method, params }) => {
+    if (method === 'eth_requestAccounts') return Promise.resolve([account]);
+    if (method === 'personal_sign') {
+      return new Promise((resolve, reject) => window.__signRequests.push({ message: params[0], account: params[1], resolve, reject }));
+    }
+    return Promise.reject(new Error(`unsupported ${method}`));
+  },
+};
+"#;
+
+#[tokio::test]
+async fn a_wallet_signs_in_and_an_administrator_promotes_it() {
+    let app = spawn_app().await;
+    let (key, address) = wallet();
+    let browser = Browser::open(&app, "wallet").await;
+    browser.run(TEST_PROVIDER, vec![json!(address)]).await;
+    browser.click("#wallet-sign-in").await;
+
+    let request =
+        browser.until("the wallet to be asked to sign", "return window.__signRequests[0] ?? null;", vec![]).await;
+    assert_eq!(request["account"], address);
+    let hex_message = request["message"].as_str().expect("message").trim_start_matches("0x");
+    let message = hex::decode(hex_message).expect("the message is sent to the wallet as hex");
+    let text = String::from_utf8(message.clone()).expect("utf-8");
+    assert!(text.starts_with("localhost:3000 wants you to sign in with your Ethereum account:"), "{text}");
+    browser.screenshot("asked-to-sign").await;
+    let signature = sign_message(&key, &message);
+    browser.run("window.__signRequests[0].resolve(arguments[0]);", vec![json!(signature)]).await;
+
+    browser.wait_for_text("#who-name", &address).await;
+    assert_eq!(browser.text("#who-role").await, "viewer");
+    browser.go("#/documents").await;
+    browser.wait_for_text("#view", "Viewers read documents").await;
+    browser.screenshot("signed-in-viewer").await;
+    browser.sign_out().await;
+
+    browser.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    browser.go("#/admin").await;
+    let row = format!("select[aria-label='Role of {address}']");
+    browser.wait_for(&row).await;
+    browser.run(
+        "const s = document.querySelector(arguments[0]); s.value = 'analyst'; s.dispatchEvent(new Event('change'));",
+        vec![json!(row)],
+    )
+    .await;
+    browser
+        .run("document.querySelector(arguments[0]).closest('tr').querySelector('button').click();", vec![json!(row)])
+        .await;
+    browser.wait_for_text("#view td", "Saved: analyst.").await;
+    browser.screenshot("admin").await;
+    browser.close().await;
+
+    let admin = app.admin_token().await;
+    let users: Value = app.get("/api/admin/users", Some(&admin)).await.json().await.expect("json");
+    let promoted = users["users"].as_array().expect("users").iter().find(|u| u["wallet_address"] == address.as_str());
+    assert_eq!(promoted.expect("the wallet's user")["role"], "analyst");
+}
+
+#[tokio::test]
+async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() {
+    let web = fake_web(std::time::Duration::from_millis(5)).await;
+    let app = app_on_web_around(with_market_data(), &research_vars(&web)).await;
+    let email = create_user(&app, "analyst").await;
+    let browser = Browser::open(&app, "chat").await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.wait_for("textarea[name=message]").await;
+    browser.screenshot("empty").await;
+
+    browser.type_into("textarea[name=message]", "research the impact of SOFR on leveraged loans").await;
+    browser.click_labelled("Send").await;
+    browser.wait_for(".run-card").await;
+    browser.screenshot("launched").await;
+    browser
+        .until(
+            "the research card to complete",
+            "return document.querySelector('.run-card[data-status=completed]') !== null;",
+            vec![],
+        )
+        .await;
+    browser.wait_for_text(".session-list a", "research the impact of SOFR").await;
+    browser.screenshot("completed").await;
+    browser.screenshot_at(800, "completed-800px").await;
+
+    browser.click_labelled("Open the result").await;
+    browser.wait_for(".answer a.citation").await;
+    let citation = browser.run("return document.querySelector('.answer a.citation').href;", vec![]).await;
+    assert!(citation.as_str().is_some_and(|href| href.starts_with("http://127.0.0.1:")), "{citation}");
+    browser.wait_for_text("#stats-heading", "Statistics").await;
+    assert!(browser.run("return document.querySelectorAll('.sources li').length;", vec![]).await.as_u64() >= Some(1));
+    browser.screenshot("research").await;
+    browser.run("document.getElementById('sources-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("research-sources").await;
+
+    // A quantitative launch completes within the turn; its card links to the analysis.
+    browser.go("#/chat").await;
+    browser.type_into("textarea[name=message]", &format!("analyse Apple Inc{}", fantoccini::key::Key::Enter)).await;
+    browser
+        .until(
+            "two completed cards",
+            "return document.querySelectorAll('.run-card[data-status=completed]').length === 2;",
+            vec![],
+        )
+        .await;
+    browser.screenshot("analysis-launched").await;
+    browser.run("[...document.querySelectorAll('.run-link')].at(-1).click();", vec![]).await;
+    browser.wait_for("svg.chart").await;
+
+    // A reload forgets the tokens; signed in again, the conversation is still listed and opens.
+    browser.client.refresh().await.expect("reload");
+    browser.wait_for("input[name=email]").await;
+    browser.watch_the_policy().await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.go("#/chat").await;
+    browser.wait_for_text(".session-list a", "research the impact of SOFR").await;
+    browser
+        .until(
+            "the two cards of the conversation",
+            "return document.querySelectorAll('.run-card[data-status=completed]').length === 2;",
+            vec![],
+        )
+        .await;
+    browser.close().await;
+}
+
+/// Records every text the progress line of the launch form shows, to see the stream's events.
+const RECORD_PROGRESS: &str = "window.__progress = []; new MutationObserver(() => { \
+    for (const e of document.querySelectorAll('.progress span')) window.__progress.push(e.textContent); \
+    }).observe(document.getElementById('view'), { subtree: true, childList: true, characterData: true });";
+
+#[tokio::test]
+async fn analyses_stream_their_progress_and_draw_their_charts() {
+    let app = spawn_app_around(with_market_data(), &[], |_| {}).await;
+    let email = create_user(&app, "analyst").await;
+    let browser = Browser::open(&app, "analyses").await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.go("#/analyses").await;
+    browser.wait_for_text("#view", "No analyses yet").await;
+
+    // A company the data does not know: the API's refusal, in words.
+    browser.type_into("input[name=company_name]", "Nonexistent Widgets Plc").await;
+    browser.click_labelled("Run the analysis").await;
+    browser.wait_for("form .error").await;
+    let refusal = browser.text("form .error").await;
+    assert!(!refusal.contains('{') && !refusal.contains("\"status\""), "in words, not JSON: {refusal}");
+    browser.screenshot("refused").await;
+
+    // A company: its ratios over the fiscal years as a line chart, each metric's formula on demand.
+    browser.run(RECORD_PROGRESS, vec![]).await;
+    browser.type_into("input[name=company_name]", "Apple Inc").await;
+    browser.type_into("input[name=ticker]", "AAPL").await;
+    browser.click_labelled("Run the analysis").await;
+    browser.wait_for_text("#view h1", "Company analysis").await;
+    let seen = browser.run("return window.__progress;", vec![]).await;
+    assert!(seen.to_string().contains("Completed"), "the stream's events were shown: {seen}");
+    browser.wait_for("svg.chart polyline").await;
+    let points = browser.run("return document.querySelectorAll('svg.chart circle').length;", vec![]).await;
+    assert!(points.as_u64() >= Some(6), "ratio charts with a point per year and ratio: {points}");
+    browser.screenshot("company").await;
+    browser.run("document.getElementById('charts-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("company-charts").await;
+    browser.click("table.metrics button[aria-controls]").await;
+    browser.wait_for(".formula:not([hidden])").await;
+    assert!(browser.text(".formula:not([hidden])").await.starts_with("= "));
+    browser.screenshot("company-formula").await;
+
+    // A market analysis: return, volatility and drawdown as bars.
+    browser.go("#/analyses").await;
+    browser.wait_for("select[name=kind]").await;
+    browser
+        .run("const s = document.querySelector('select[name=kind]'); s.value = 'market'; s.dispatchEvent(new Event('change'));", vec![])
+        .await;
+    browser.type_into("input[name=query]", "AAPL vs semiconductors").await;
+    browser.run("document.querySelector('select[name=time_range]').value = '1Y';", vec![]).await;
+    browser.click_labelled("Run the analysis").await;
+    browser.wait_for_text("#view h1", "Market analysis").await;
+    browser.wait_for("svg.chart rect").await;
+    let bars = browser.run("return document.querySelectorAll('svg.chart rect').length;", vec![]).await;
+    assert!(bars.as_u64() >= Some(6), "{bars}");
+    browser.screenshot("market").await;
+
+    // A loan application: the recommendation and the suggested covenants.
+    browser.go("#/analyses").await;
+    browser.wait_for("select[name=kind]").await;
+    browser
+        .run(
+            "const s = document.querySelector('select[name=kind]'); s.value = 'loan_application'; s.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await;
+    browser.type_into("input[name=borrower_name]", "Apple Inc").await;
+    browser.type_into("input[name=loan_amount]", "250000000").await;
+    browser.click_labelled("Run the analysis").await;
+    browser.wait_for(".recommendation").await;
+    browser.wait_for_text("caption", "Suggested covenants").await;
+    browser.screenshot("loan").await;
+    browser
+        .run(
+            "[...document.querySelectorAll('caption')].find((c) => c.textContent === 'Suggested covenants').scrollIntoView();",
+            vec![],
+        )
+        .await;
+    browser.screenshot("loan-covenants").await;
+
+    browser.go("#/analyses").await;
+    browser.wait_for("table.list").await;
+    assert_eq!(browser.run("return document.querySelectorAll('table.list tbody tr').length;", vec![]).await, json!(3));
+    browser.screenshot("list").await;
+    browser.close().await;
+}
+
+/// An agreement to upload and what its commitment's quote is, with the page when the file has pages.
+struct Upload {
+    file_name: &'static str,
+    bytes: Vec<u8>,
+    commitment_quote: &'static str,
+    commitment_page: Option<u32>,
+}
+
+async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(
+    adapters: Adapters,
+    test: &'static str,
+    upload: Upload,
+) {
+    let app = spawn_app_around(adapters, &[], |_| {}).await;
+    let email = create_user(&app, "analyst").await;
+    let file = std::path::PathBuf::from(SCREENSHOTS).join(format!("{test}-{}", upload.file_name));
+    std::fs::create_dir_all(SCREENSHOTS).expect("folder");
+    std::fs::write(&file, &upload.bytes).expect("agreement file");
+
+    let browser = Browser::open(&app, test).await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.go("#/documents").await;
+    browser.wait_for("input[type=file]").await;
+    browser
+        .client
+        .find(fantoccini::Locator::Css("input[type=file]"))
+        .await
+        .expect("file input")
+        .send_keys(&file.display().to_string())
+        .await
+        .expect("file chosen");
+    browser.type_into("input[name=title]", "Acme term loan").await;
+    browser.click_labelled("Upload and extract").await;
+    browser.wait_for(".field-button").await;
+    browser.wait_for_text("#view h1", "Acme term loan").await;
+    let spread = browser.text(".field-button[data-pointer$='pread'] .field-value").await;
+    assert!(spread.ends_with(" %"), "a rate is shown as agreements state it: {spread}");
+    browser.screenshot("document").await;
+
+    let field = "[data-pointer='/facilities/0/commitment']";
+    browser.click(field).await;
+    browser.wait_for("mark#quote").await;
+    assert_eq!(browser.text("mark#quote").await, upload.commitment_quote);
+    let place = browser.text(".extraction .card.text p.muted").await;
+    match upload.commitment_page {
+        Some(page) => assert!(place.ends_with(&format!("— page {page}")), "{place}"),
+        None => assert!(!place.contains("page"), "{place}"),
+    }
+    assert_eq!(
+        browser
+            .run("return document.querySelector(arguments[0]).getAttribute('aria-pressed');", vec![json!(field)])
+            .await,
+        json!("true")
+    );
+    let visible = browser
+        .run(
+            "const m = document.querySelector('mark#quote').getBoundingClientRect(); \
+             const p = document.querySelector('pre.document-text').getBoundingClientRect(); \
+             return m.top >= p.top && m.bottom <= p.bottom;",
+            vec![],
+        )
+        .await;
+    assert_eq!(visible, json!(true), "the quote is scrolled into view");
+    browser.screenshot("quote-highlighted").await;
+    // At 800 px the fields stay beside the text, and a click still brings the quote into view.
+    browser.resize(800).await;
+    // This time with the keyboard: the field is a button that Enter presses.
+    browser.wait_for("[data-pointer='/agreementDate']").await;
+    let date = browser.client.find(fantoccini::Locator::Css("[data-pointer='/agreementDate']")).await.expect("field");
+    date.send_keys(&fantoccini::key::Key::Enter.to_string()).await.expect("Enter");
+    browser.wait_for_text("mark#quote", "March 15, 2024").await;
+    browser.screenshot("quote-highlighted-800px").await;
+    browser.resize(1280).await;
+
+    assert_eq!(
+        browser.run("return document.querySelector('[data-action=approve]') === null;", vec![]).await,
+        json!(true),
+        "an analyst cannot approve"
+    );
+    browser.click("[data-action=submit]").await;
+    browser.wait_for_text(".doc-state .badge", "submitted").await;
+    let id = browser.run("return location.hash.split('/').at(-1);", vec![]).await;
+    let id = id.as_str().expect("document id").to_owned();
+
+    browser.go("#/documents").await;
+    browser.type_into("input[name=search]", "Acme").await;
+    browser.click_labelled("Search").await;
+    browser.wait_for_text("a.document-title", "Acme term loan").await;
+    browser.screenshot("list").await;
+    browser.sign_out().await;
+
+    browser.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    browser.go(&format!("#/documents/{id}")).await;
+    browser.click("[data-action=approve]").await;
+    browser.wait_for_text(".doc-state .badge", "approved").await;
+    browser.wait_for("[data-action=publish]").await;
+    browser.wait_for_text("#notice", "the document is now approved").await;
+    browser.screenshot("approved").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it_in_memory() {
+    let upload = Upload {
+        file_name: "acme-credit-agreement.txt",
+        bytes: AGREEMENT.as_bytes().to_vec(),
+        commitment_quote: "Five Hundred Million Dollars ($500,000,000)",
+        commitment_page: None,
+    };
+    an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(
+        Adapters::in_memory(),
+        "document",
+        upload,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_uploaded_pdf_shows_its_fields_on_their_pages_and_an_administrator_approves_it_on_postgres() {
+    let adapters = crate::test_cluster::shared().await.fresh_adapters().await;
+    // A PDF this time: each quote is on a page.
+    let upload = Upload {
+        file_name: "agreement.pdf",
+        bytes: std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/intake/agreement.pdf"))
+            .expect("fixture"),
+        commitment_quote: "$150,000,000",
+        commitment_page: Some(2),
+    };
+    an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator_approves_it(
+        adapters,
+        "document-postgres-pdf",
+        upload,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_title_made_of_markup_is_shown_as_its_characters_and_each_version_as_its_text() {
+    const TITLE: &str = "<img src=x onerror=alert(1)>";
+    let app = spawn_app().await;
+    let email = create_user(&app, "analyst").await;
+    let token = access_token(&app.sign_in(&email, PASSWORD).await);
+    let created = app.post("/api/documents", Some(&token), &json!({ "title": TITLE, "text": AGREEMENT })).await;
+    assert_eq!(created.status(), 201);
+    let created: Value = created.json().await.expect("json");
+    let created_id = created["document"]["document_id"].as_i64().expect("document id");
+
+    let browser = Browser::open(&app, "markup-title").await;
+    browser.sign_in(&email, PASSWORD).await;
+    // Any alert the page would raise is recorded (and a real one would also block WebDriver).
+    browser.run("window.__alerts = []; window.alert = (m) => window.__alerts.push(String(m));", vec![]).await;
+    browser.go("#/documents").await;
+    browser.wait_for("a.document-title").await;
+    assert_eq!(browser.text("a.document-title").await, TITLE);
+    browser.screenshot("list").await;
+    browser.click("a.document-title").await;
+    browser.wait_for_text("#view h1", TITLE).await;
+    assert_eq!(browser.text("#view h1").await, TITLE);
+    browser.screenshot("detail").await;
+
+    assert_eq!(
+        browser.run("return document.querySelectorAll('img').length;", vec![]).await,
+        json!(0),
+        "no element was made of the title"
+    );
+    assert_eq!(browser.run("return window.__alerts;", vec![]).await, json!([]));
+    assert!(browser.client.get_alert_text().await.is_err(), "no alert is open");
+
+    // A second version: the text shown follows the version chosen.
+    let id = created_id;
+    let text = AGREEMENT.replace("March 15, 2029", "March 15, 2030");
+    let added = app.post(&format!("/api/documents/{id}/versions"), Some(&token), &json!({ "text": text })).await;
+    assert_eq!(added.status(), 201);
+    browser.go("#/documents").await;
+    browser.go(&format!("#/documents/{id}")).await;
+    browser.wait_for_text(".card.text h2", "Text of version 2").await;
+    assert!(browser.text("pre.document-text").await.contains("March 15, 2030"));
+    browser
+        .run(
+            "const s = document.querySelector('select[name=version]'); s.value = '1'; s.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await;
+    browser.wait_for_text(".card.text h2", "Text of version 1").await;
+    assert!(browser.text("pre.document-text").await.contains("March 15, 2029"));
+    browser.screenshot("versions").await;
+    browser.close().await;
+}
