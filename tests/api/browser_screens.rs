@@ -252,6 +252,30 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     let bars = browser.run("return document.querySelectorAll('svg.chart rect').length;", vec![]).await;
     assert!(bars.as_u64() >= Some(6), "{bars}");
     browser.screenshot("market").await;
+    // The daily closes behind the statistics: a line per instrument, rebased to 100, and its
+    // drawdown from the running peak, each with a point per trading day of the window.
+    browser.wait_for_text("#view", "Price history, rebased to 100").await;
+    let lines = browser
+        .run(
+            "return ['Price history, rebased to 100', 'Drawdown from the running peak'].map((title) => \
+             [...[...document.querySelectorAll('figure')].find((f) => f.querySelector('figcaption').textContent === title) \
+             .querySelectorAll('polyline')].map((line) => line.getAttribute('points').split(' ').length));",
+            vec![],
+        )
+        .await;
+    let lines: Vec<Vec<u64>> = serde_json::from_value(lines).expect("point counts");
+    assert_eq!(lines[0], lines[1], "one drawdown line per price line, as long");
+    assert!(
+        lines[0].len() >= 3 && lines[0].iter().all(|&points| points > 200),
+        "AAPL, the ETF and SPY over a year: {lines:?}"
+    );
+    browser
+        .run(
+            "[...document.querySelectorAll('figcaption')].find((c) => c.textContent.startsWith('Price history')).scrollIntoView();",
+            vec![],
+        )
+        .await;
+    browser.screenshot("market-prices").await;
 
     // A loan application: the recommendation and the suggested covenants.
     browser.go("#/analyses").await;

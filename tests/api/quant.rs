@@ -404,6 +404,26 @@ async fn a_market_analysis_compares_the_named_instruments_with_the_benchmark() {
         let aapl_return = symbol_metric(result, "AAPL", "period_return");
         let window = &mirror.aapl[mirror.aapl.len() - 127..];
         assert!((aapl_return - (window[126] / window[0] - 1.0)).abs() < 1e-9);
+        // The closes behind the figures are in the result: AAPL's are the mirror's window, and the
+        // maximum drawdown recomputed from them is the one stated.
+        let prices = result["data"]["prices"].as_array().expect("prices");
+        assert_eq!(prices.iter().map(|p| p["symbol"].as_str()).collect::<Vec<_>>(), [Some("AAPL"), Some("SPY")]);
+        let closes: Vec<f64> = prices[0]["closes"]
+            .as_array()
+            .expect("closes")
+            .iter()
+            .map(|pair| pair[1].as_f64().expect("close"))
+            .collect();
+        assert_eq!(closes, window, "{query}");
+        assert!(prices[0]["closes"][0][0].as_str().is_some_and(|d| d.len() == 10), "[date, close]");
+        let deepest = closes
+            .iter()
+            .scan(f64::MIN, |peak, &close| {
+                *peak = peak.max(close);
+                Some(close / *peak - 1.0)
+            })
+            .fold(0.0_f64, f64::min);
+        assert!((deepest - symbol_metric(result, "AAPL", "max_drawdown")).abs() < 1e-12, "{query}");
         assert_eq!(result["data"]["correlation"]["symbols"], json!(["AAPL", "SPY"]));
         assert_findings_have_one_shape(result);
     }

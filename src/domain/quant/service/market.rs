@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use super::{Progress, QuantService, RISK_FREE_RATE, Run, closes_if_known, statements_failure, unavailable};
 use crate::domain::auth::Principal;
 use crate::domain::quant::market::{
-    InstrumentStatistics, PriceSeries, correlation_matrix, instrument_statistics, market_findings, parse_market_query,
+    InstrumentStatistics, PriceSeries, TimeRange, correlation_matrix, instrument_statistics, market_findings,
+    parse_market_query,
 };
 use crate::domain::quant::narrative::narrate_market;
 use crate::domain::quant::report::finding_json;
@@ -149,6 +150,7 @@ impl QuantService {
             .collect();
         let mut all_series = instruments.clone();
         all_series.extend(benchmark.iter().cloned());
+        let prices = price_windows(&all_series, range);
         let correlations =
             correlation_matrix(&all_series, range).map_err(|e| missing.push(format!("correlation: {e}"))).ok();
         step("rate", 75, "ranking and comparing".into());
@@ -178,9 +180,11 @@ impl QuantService {
                 "statistics": stats,
                 "benchmark_statistics": benchmark_stats,
                 "correlation": correlations,
+                "prices": prices,
                 "missing_inputs": missing,
                 "methodology": [
                     "Windows in trading days: 1M 21, 3M 63, 6M 126, 1Y 252, 5Y 1260; annualisation 252.",
+                    "prices: each instrument's window of daily adjusted closes as [date, close] pairs, the inputs of its statistics.",
                     "Volatility: sample standard deviation of log returns x sqrt(252).",
                     "Beta and correlation on simple returns between dates both series have.",
                     "Historical VaR/CVaR: nearest rank k = ceil((1-alpha) n); Sharpe and Sortino over a zero rate.",
@@ -189,4 +193,18 @@ impl QuantService {
         });
         self.end(started, Ok(result), &step).await
     }
+}
+
+/// Each series' window of closes — the prices its statistics were computed from — as compact
+/// `[date, close]` pairs, so that every figure of the result can be checked against its inputs
+/// and drawn.
+fn price_windows(series: &[PriceSeries], range: TimeRange) -> Vec<Value> {
+    series
+        .iter()
+        .map(|series| {
+            let closes: Vec<Value> =
+                series.window(range).iter().map(|point| json!([point.date.to_string(), point.close])).collect();
+            json!({ "symbol": series.symbol(), "closes": closes })
+        })
+        .collect()
 }

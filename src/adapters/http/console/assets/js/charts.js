@@ -10,6 +10,8 @@ const HEIGHT = 280;
 const MARGIN = { top: 16, right: 16, bottom: 44, left: 64 };
 /** Room between the axis and a line chart's first and last point, for their labels. */
 const INSET = 28;
+/** Up to this many points a line chart marks each one (with its value on hover). */
+const MARKED_POINTS = 60;
 
 function s(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
@@ -61,10 +63,15 @@ function yAxis(svg, values, scale, format) {
 
 function xLabels(svg, labels, position) {
   const axis = s('g', { class: 'axis' });
-  // At most eight labels, evenly spread, so that they never overlap.
-  const every = Math.max(1, Math.ceil(labels.length / 8));
+  // As many labels as fit side by side (about 7 px a character at the axis's size, at most eight),
+  // evenly spread; the last is added when it is at least half a step from the one before it.
+  const widest = Math.max(...labels.map((label) => String(label).length));
+  const fit = Math.max(2, Math.min(8, Math.floor((WIDTH - MARGIN.left - MARGIN.right) / (widest * 7 + 16))));
+  const every = Math.max(1, Math.ceil(labels.length / fit));
+  const last = labels.length - 1;
   labels.forEach((label, index) => {
-    if (index % every !== 0 && index !== labels.length - 1) return;
+    const shown = index % every === 0 || (index === last && last % every >= every / 2);
+    if (!shown) return;
     axis.append(s('text', { x: position(index), y: HEIGHT - MARGIN.bottom + 18, 'text-anchor': 'middle' }, label));
   });
   svg.append(axis);
@@ -118,6 +125,11 @@ export function lineChart({ title, description, labels, series, format = String 
     const group = s('g', { class: `series series-${index % 6}`, 'data-series': item.name });
     if (points.length > 1) {
       group.append(s('polyline', { points: points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' '), fill: 'none' }));
+    }
+    // A dense series (daily closes) is a line; its points are in the table below the chart.
+    if (labels.length > MARKED_POINTS) {
+      svg.append(group);
+      return;
     }
     for (const [px, py, value, i] of points) {
       group.append(s('circle', { cx: px.toFixed(1), cy: py.toFixed(1), r: 3.5 }, s('title', {}, `${item.name}, ${labels[i]}: ${format(value)}`)));

@@ -1,6 +1,6 @@
 // One stored analysis: its summary and findings, its metrics as a table with each formula and its
 // inputs on demand, SVG charts (ratios over the fiscal years for a company or a private borrower,
-// returns, volatility and drawdown for a market analysis), and for a loan application the
+// price history, drawdown, returns and volatility for a market analysis), and for a loan application the
 // recommendation, the tests behind it and the suggested covenants. A run still going is read again
 // every second until it ends.
 
@@ -127,17 +127,66 @@ function marketCharts(data) {
     ],
     format: percent,
   });
-  // The API keeps each instrument's deepest fall (peak and trough closes and dates), not the daily
-  // series: the drawdown is drawn from peak to trough, each price as a share of its peak.
-  const drawdowns = lineChart({
+  const prices = Array.isArray(data.prices) ? data.prices.filter((p) => Array.isArray(p.closes) && p.closes.length > 1) : [];
+  const history = prices.length > 0 ? priceCharts(prices, all) : [deepestFalls(all)];
+  const windows = all.map((s) => [s.symbol, `${s.window?.first_date} – ${s.window?.last_date}`, String(s.window?.prices ?? '—'), number(s.max_drawdown?.peak_close), number(s.max_drawdown?.trough_close)]);
+  return [performance, ...history, table('Price windows', ['Instrument', 'Window', 'Prices', 'Peak close', 'Trough close'], windows)];
+}
+
+/**
+ * The daily closes the statistics were computed from, on one date axis (the union of the
+ * instruments' trading dates): rebased to 100 at each one's first close so that instruments of any
+ * price compare, and the drawdown — each close against the highest close before it.
+ */
+function priceCharts(prices, stats) {
+  const dates = [...new Set(prices.flatMap((p) => p.closes.map(([date]) => date)))].sort();
+  const position = new Map(dates.map((date, index) => [date, index]));
+  const aligned = prices.map((p) => {
+    const closes = new Array(dates.length).fill(null);
+    for (const [date, close] of p.closes) closes[position.get(date)] = close;
+    return { symbol: p.symbol, closes };
+  });
+  const rebased = aligned.map(({ symbol, closes }) => {
+    const first = closes.find((close) => Number.isFinite(close));
+    return { name: symbol, values: closes.map((close) => (Number.isFinite(close) ? (close / first) * 100 : null)) };
+  });
+  const drawdown = aligned.map(({ symbol, closes }) => {
+    let peak = -Infinity;
+    const values = closes.map((close) => {
+      if (!Number.isFinite(close)) return null;
+      peak = Math.max(peak, close);
+      return close / peak - 1;
+    });
+    return { name: symbol, values };
+  });
+  const span = `${dates[0]} to ${dates[dates.length - 1]}, ${dates.length} trading days`;
+  return [
+    lineChart({
+      title: 'Price history, rebased to 100',
+      description: `Daily adjusted closes of ${prices.map((p) => p.symbol).join(', ')}, each divided by its first close in the window, ${span}`,
+      labels: dates,
+      series: rebased,
+      format: (v) => number(v),
+    }),
+    lineChart({
+      title: 'Drawdown from the running peak',
+      description: stats.map((s) => `${s.symbol}: deepest ${percent(s.max_drawdown?.depth)}, from ${s.max_drawdown?.peak_date} to ${s.max_drawdown?.trough_date}`).join('; '),
+      labels: dates,
+      series: drawdown,
+      format: percent,
+    }),
+  ];
+}
+
+/** Without the daily closes (analyses stored before they were kept): each deepest fall, peak to trough. */
+function deepestFalls(all) {
+  return lineChart({
     title: 'Deepest drawdown: from peak to trough',
     description: all.map((s) => `${s.symbol} fell ${percent(s.max_drawdown?.depth)} from ${s.max_drawdown?.peak_date} to ${s.max_drawdown?.trough_date}`).join('; '),
     labels: ['Peak', 'Trough'],
     series: all.map((s) => ({ name: `${s.symbol} (${s.max_drawdown?.peak_date} → ${s.max_drawdown?.trough_date})`, values: [0, s.max_drawdown?.depth ?? null] })),
     format: percent,
   });
-  const windows = all.map((s) => [s.symbol, `${s.window?.first_date} – ${s.window?.last_date}`, String(s.window?.prices ?? '—'), number(s.max_drawdown?.peak_close), number(s.max_drawdown?.trough_close)]);
-  return [performance, drawdowns, table('Price windows', ['Instrument', 'Window', 'Prices', 'Peak close', 'Trough close'], windows)];
 }
 
 function charts(kind, data) {
