@@ -59,6 +59,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/charts.js", JS),
     asset!("js/format.js", JS),
     asset!("js/wallet.js", JS),
+    asset!("js/device.js", JS),
     asset!("js/screens/signin.js", JS),
     asset!("js/screens/chat.js", JS),
     asset!("js/screens/analyses.js", JS),

@@ -123,11 +123,16 @@ export async function postForm(path, form, options = {}) {
   return (await call('POST', path, { ...options, form })).json();
 }
 
-/** Signs in with e-mail and password; resolves to the user. */
-export async function signIn(email, password) {
-  const response = await send('POST', '/api/auth/login', { json: { email, password } });
+/**
+ * Signs in with e-mail and password, from a device the service may know by `deviceToken`; resolves
+ * to the user and the device token the service hands out for next time.
+ */
+export async function signIn(email, password, deviceToken = null) {
+  const json = deviceToken ? { email, password, device_token: deviceToken } : { email, password };
+  const response = await send('POST', '/api/auth/login', { json });
   if (!response.ok) throw await errorOf(response);
-  return adopt(await response.json());
+  const body = await response.json();
+  return { user: adopt(body), deviceToken: body.device_token ?? null };
 }
 
 /** Asks for a wallet's SIWE challenge: `{nonce, message, expires_at}`. */

@@ -1,6 +1,7 @@
 // Sign-in: e-mail and password, or an Ethereum wallet through the browser's provider.
 
 import { signIn } from '../api.js';
+import { knownDevice, rememberDevice } from '../device.js';
 import { errorBox, field, h, heading, progress, replace } from '../render.js';
 import { signInWithWallet, walletAvailable } from '../wallet.js';
 
@@ -23,7 +24,8 @@ export async function show(view, _params, context) {
     submit.disabled = true;
     replace(status, progress('Signing in…'));
     try {
-      await signIn(email.value, password.value);
+      const signedIn = await signIn(email.value, password.value, knownDevice(email.value));
+      rememberDevice(email.value, signedIn.deviceToken);
       // The session change shows the screen asked for.
     } catch (error) {
       replace(status, errorBox(error));
@@ -65,7 +67,7 @@ export async function show(view, _params, context) {
       'div',
       { class: 'signin' },
       heading('Sign in to the creditflow console'),
-      h('p', { class: 'muted' }, 'Your sign-in lasts while this tab is open: the console keeps no token on disk, so reloading the page signs you out.'),
+      h('p', { class: 'muted' }, 'Your sign-in lasts while this tab is open: the console keeps no access or refresh token on disk, so reloading the page signs you out. It remembers only that this browser signed in to your account before, so that a lock-out caused by someone guessing your password elsewhere does not keep you out here.'),
       h('div', { class: 'columns' }, form, wallet),
     ),
   );
