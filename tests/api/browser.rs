@@ -90,20 +90,13 @@ fn start_chromedriver(port: u16, log: &std::path::Path) {
 
 /// A shell that waits for this test process to end, then ends the driver's process group (`kill
 /// -SIG -PGID`: dash's `kill` takes no `--`).
-#[expect(clippy::zombie_processes, reason = "the watchdog outlives this process on purpose; it exits after it")]
 fn end_group_after_the_tests(group: u32) {
     let script = format!(
         "while kill -0 {pid} 2>/dev/null; do sleep 1; done; kill -TERM -{group} 2>/dev/null; sleep 2; \
          kill -KILL -{group} 2>/dev/null",
         pid = std::process::id(),
     );
-    Command::new("sh")
-        .args(["-c", &script])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("watchdog starts");
+    crate::test_cluster::after_the_tests(&script);
 }
 
 /// One headless Chromium on one `TestApp`, for one test.
@@ -297,11 +290,5 @@ impl Browser {
 
 /// Creates a password user with `role` through the admin API; returns the e-mail.
 pub async fn create_user(app: &TestApp, role: &str) -> String {
-    let email = format!("{role}-{}@example.com", uuid::Uuid::new_v4().simple());
-    let admin = app.admin_token().await;
-    let created = app
-        .post("/api/admin/users", Some(&admin), &json!({ "email": email, "password": PASSWORD, "role": role }))
-        .await;
-    assert_eq!(created.status(), 201);
-    email
+    app.create_user(role).await
 }

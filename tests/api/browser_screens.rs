@@ -5,8 +5,7 @@
 //! markup shown as text, and the administration of roles.
 
 use creditflow::Adapters;
-use creditflow::domain::auth::ethereum::{EthAddress, sign_message};
-use k256::ecdsa::SigningKey;
+use creditflow::domain::auth::ethereum::sign_message;
 use serde_json::{Value, json};
 
 use crate::browser::{Browser, SCREENSHOTS, create_user};
@@ -14,6 +13,7 @@ use crate::chatbot::with_market_data;
 use crate::documents::AGREEMENT;
 use crate::helpers::*;
 use crate::research::{app_on_web_around, fake_web, research_vars};
+use crate::wallet::wallet;
 
 /// No access or refresh token may be in the page's storage or cookies (JWTs start with `eyJ`); the
 /// one entry allowed is each account's device token, which cannot sign anyone in by itself.
@@ -73,17 +73,6 @@ async fn an_analyst_signs_in_refreshes_quietly_and_signs_out() {
     browser.wait_for_text("#view h1", "Documents").await;
     browser.screenshot("known-device").await;
     browser.close().await;
-}
-
-/// A random key and its checksummed address.
-fn wallet() -> (SigningKey, String) {
-    let key = loop {
-        if let Ok(key) = SigningKey::from_slice(&rand::random::<[u8; 32]>()) {
-            break key;
-        }
-    };
-    let address = EthAddress::from_public_key(key.verifying_key()).to_checksum();
-    (key, address)
 }
 
 /// An EIP-1193 provider whose `personal_sign` waits for the test to sign in Rust.

@@ -178,14 +178,20 @@ impl TestApp {
         access_token(&self.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await)
     }
 
-    /// Creates a user with `role` through the admin API and returns their access token.
-    pub async fn token_for(&self, role: &str) -> String {
+    /// Creates a password user with `role` through the admin API; returns the e-mail.
+    pub async fn create_user(&self, role: &str) -> String {
         let email = format!("{role}-{}@example.com", uuid::Uuid::new_v4().simple());
         let admin = self.admin_token().await;
         let created = self
             .post("/api/admin/users", Some(&admin), &json!({ "email": email, "password": PASSWORD, "role": role }))
             .await;
         assert_eq!(created.status(), 201);
+        email
+    }
+
+    /// Creates a user with `role` through the admin API and returns their access token.
+    pub async fn token_for(&self, role: &str) -> String {
+        let email = self.create_user(role).await;
         access_token(&self.sign_in(&email, PASSWORD).await)
     }
 }

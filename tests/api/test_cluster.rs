@@ -158,7 +158,6 @@ impl TestCluster {
 
 /// Starts a shell that waits for this test process to end, then stops the cluster (SIGQUIT is
 /// PostgreSQL's immediate shutdown) and removes `dir`.
-#[expect(clippy::zombie_processes, reason = "the watchdog outlives this process on purpose; it exits after it")]
 pub fn clean_up_after_the_tests(pgdata: &Path, dir: &Path) {
     let script = format!(
         "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \
@@ -168,8 +167,15 @@ pub fn clean_up_after_the_tests(pgdata: &Path, dir: &Path) {
         pgdata = pgdata.display(),
         dir = dir.display(),
     );
+    after_the_tests(&script);
+}
+
+/// Runs `script` in a shell of its own, detached from this process's output; `script` starts by
+/// waiting for this test process to end (`while kill -0 $PID …`) and then cleans up after it.
+#[expect(clippy::zombie_processes, reason = "the watchdog outlives this process on purpose; it exits after it")]
+pub fn after_the_tests(script: &str) {
     Command::new("sh")
-        .args(["-c", &script])
+        .args(["-c", script])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -8,7 +8,8 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::helpers::*;
 
-fn wallet() -> (SigningKey, String) {
+/// A random key and its checksummed address.
+pub(crate) fn wallet() -> (SigningKey, String) {
     let key = loop {
         // A random 32-byte scalar is a valid key unless it is zero or ≥ n (vanishingly rare).
         if let Ok(key) = SigningKey::from_slice(&rand::random::<[u8; 32]>()) {
