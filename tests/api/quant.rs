@@ -218,10 +218,10 @@ async fn bad_company_requests_are_400_naming_the_field() {
 /// One dispatched Server-Sent Event: its type, the last event id when it was dispatched, its data
 /// parsed as JSON.
 #[derive(Debug)]
-struct SseEvent {
-    event: String,
-    id: String,
-    data: Value,
+pub(crate) struct SseEvent {
+    pub(crate) event: String,
+    pub(crate) id: String,
+    pub(crate) data: Value,
 }
 
 /// A client-side `text/event-stream` parser following the WHATWG HTML "event stream
@@ -230,7 +230,7 @@ struct SseEvent {
 /// a blank line dispatches (nothing when no data); `id` persists across events; an event left
 /// incomplete when the stream ends is discarded.
 #[derive(Default)]
-struct SseClient {
+pub(crate) struct SseClient {
     line: Vec<u8>,
     after_cr: bool,
     started: bool,
@@ -238,7 +238,7 @@ struct SseClient {
     data: String,
     last_event_id: String,
     comments: usize,
-    dispatched: Vec<SseEvent>,
+    pub(crate) dispatched: Vec<SseEvent>,
 }
 
 impl SseClient {
@@ -303,7 +303,7 @@ impl SseClient {
     }
 
     /// Reads `response` chunk by chunk as it arrives, until the server ends the stream.
-    async fn read_all(mut response: reqwest::Response) -> Self {
+    pub(crate) async fn read_all(mut response: reqwest::Response) -> Self {
         let mut client = Self::default();
         while let Some(chunk) = response.chunk().await.expect("stream chunk") {
             client.feed(&chunk);

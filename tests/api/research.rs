@@ -230,6 +230,54 @@ fn page_text(url: &str) -> Option<String> {
     PAGES.iter().find(|(p, _, _)| *p == path).map(|(_, _, paragraphs)| normalise(&paragraphs.join(" ")))
 }
 
+/// A run followed on its event stream: progress as it changes, then the whole run once, and the end.
+#[tokio::test]
+async fn a_research_run_is_followed_on_its_event_stream_until_it_ends() {
+    let web = fake_web(Duration::from_millis(20)).await;
+    let app = app_on_web(&research_vars(&web)).await;
+    let token = app.token_for("analyst").await;
+    let id =
+        submit(&app, &token, json!({ "query": "What is the impact of SOFR on leveraged loans?", "max_iterations": 2 }))
+            .await;
+
+    let response = app.get(&format!("/api/deep-research/results/{id}/events"), Some(&token)).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().is_ok_and(|ct| ct.starts_with("text/event-stream")));
+    let events = crate::quant::SseClient::read_all(response).await.dispatched;
+    let kinds: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    let (last, progress) = kinds.split_last().expect("events");
+    assert_eq!(*last, "completed", "{kinds:?}");
+    assert!(!progress.is_empty() && progress.iter().all(|kind| *kind == "progress"), "{kinds:?}");
+    for (sequence, event) in events.iter().enumerate() {
+        assert_eq!(event.id, sequence.to_string());
+        assert_eq!(event.data["type"], event.event);
+    }
+    // Each progress event says something new; the last one is the finished run's.
+    let updates: Vec<&Value> = events[..events.len() - 1].iter().map(|e| &e.data["data"]).collect();
+    assert!(updates.windows(2).all(|pair| pair[0] != pair[1]), "{updates:?}");
+    assert_eq!(updates[0]["research_id"], id.as_str());
+    assert_eq!(updates[0]["max_iterations"], 2);
+    let finished = &events[events.len() - 1].data["data"];
+    assert_eq!(finished["status"], "completed");
+    assert!(finished["answer"].is_string(), "{finished}");
+    assert_eq!(updates[updates.len() - 1]["status"], "completed");
+    assert_eq!(updates[updates.len() - 1]["iterations"], finished["statistics"]["iterations"]);
+    crate::cdm_events::record(finished);
+
+    // A finished run: its state and its end at once.
+    let again = app.get(&format!("/api/deep-research/results/{id}/events"), Some(&token)).await;
+    let kinds: Vec<String> =
+        crate::quant::SseClient::read_all(again).await.dispatched.into_iter().map(|e| e.event).collect();
+    assert_eq!(kinds, ["progress", "completed"]);
+
+    // Someone else's run, an unknown one, or no token: the error shape, before any event.
+    let other = app.token_for("analyst").await;
+    assert_error(app.get(&format!("/api/deep-research/results/{id}/events"), Some(&other)).await, 404).await;
+    let unknown = uuid::Uuid::new_v4();
+    assert_error(app.get(&format!("/api/deep-research/results/{unknown}/events"), Some(&token)).await, 404).await;
+    assert_error(app.get(&format!("/api/deep-research/results/{id}/events"), None).await, 401).await;
+}
+
 #[tokio::test]
 async fn a_research_run_reads_the_web_cites_its_sources_and_degrades_around_failures() {
     let web = fake_web(Duration::from_millis(20)).await;

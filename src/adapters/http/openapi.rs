@@ -57,6 +57,7 @@ use crate::domain::ratelimit::is_workflow_request;
         quant::list_results,
         research::submit,
         research::get_result,
+        research::follow,
         research::list_results,
         chatbot::chat,
         chatbot::launch_workflow,

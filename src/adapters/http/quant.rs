@@ -385,7 +385,7 @@ async fn analysis_response(
         };
         let _ = sender.send(last);
     });
-    let events = tokio_stream_from(receiver).enumerate().map(|(sequence, (kind, data))| {
+    let events = stream_of(receiver).enumerate().map(|(sequence, (kind, data))| {
         let payload = json!({ "type": kind, "data": data }).to_string();
         Ok::<_, Infallible>(warp::sse::Event::default().event(kind).id(sequence.to_string()).data(payload))
     });
@@ -393,7 +393,7 @@ async fn analysis_response(
 }
 
 /// The receiving half of a channel as a stream that ends when every sender is gone.
-fn tokio_stream_from<T: Send + 'static>(
+pub(super) fn stream_of<T: Send + 'static>(
     mut receiver: tokio::sync::mpsc::UnboundedReceiver<T>,
 ) -> impl futures_util::Stream<Item = T> + Send + 'static {
     futures_util::stream::poll_fn(move |context| receiver.poll_recv(context))

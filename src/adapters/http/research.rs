@@ -2,6 +2,9 @@
 //! list the caller's runs.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -30,13 +33,30 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(with_state(state.clone()))
         .and(authenticated(state.clone()))
         .then(get_result);
-    let list = warp::path!("api" / "deep-research" / "results")
+    let events = warp::path!("api" / "deep-research" / "results" / String / "events")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .then(follow);
+    let list = list_route(state);
+    query
+        .or(result.map(respond))
+        .unify()
+        .or(events.map(|reply: Result<Response, ApiError>| reply.unwrap_or_else(|error| error.into_response())))
+        .unify()
+        .or(list.map(respond))
+        .unify()
+        .boxed()
+}
+
+fn list_route(state: Arc<AppState>) -> BoxedFilter<(Result<impl Reply, ApiError>,)> {
+    warp::path!("api" / "deep-research" / "results")
         .and(warp::get())
         .and(with_state(state.clone()))
         .and(authenticated(state))
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
-        .then(list_results);
-    query.or(result.map(respond)).unify().or(list.map(respond)).unify().boxed()
+        .then(list_results)
+        .boxed()
 }
 
 impl From<ResearchError> for ApiError {
@@ -166,4 +186,95 @@ pub async fn list_results(state: Arc<AppState>, caller: Principal, query: String
     let params = ListingParams::parse(&query)?;
     let (runs, total) = state.research.list(caller, params.deal_id, params.page, params.limit).await?;
     Ok(warp::reply::json(&params.page_body("research", runs.iter().map(research_body).collect(), total)))
+}
+
+/// How often a followed run is read again from the store (which every instance writes to, so a
+/// run is followed whichever instance's worker runs it).
+const FOLLOW_EVERY: Duration = Duration::from_millis(500);
+/// How long one stream follows a run; then it ends with `timeout`, and the client reconnects or
+/// reads the result.
+const FOLLOW_AT_MOST: Duration = Duration::from_secs(600);
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// What a follower is told changed: status and how far the loop has got.
+fn progress_of(body: &Value) -> Value {
+    json!({
+        "research_id": body["research_id"],
+        "status": body["status"],
+        "iterations": body["statistics"]["iterations"],
+        "max_iterations": body["max_iterations"],
+        "knowledge_items": body["knowledge_items"].as_array().map_or(0, Vec::len),
+        "sources": body["sources"].as_array().map_or(0, Vec::len),
+        "attempts": body["attempts"],
+    })
+}
+
+/// GET /api/deep-research/results/{research_id}/events
+#[utoipa::path(get, path = "/api/deep-research/results/{research_id}/events", tag = "research",
+    params(("research_id" = String, Path, description = "As returned by POST /api/deep-research/query")),
+    description = "Follows a research run as Server-Sent Events (`text/event-stream`), each `{type, data}` with \
+                   `event:` and a sequential `id:`: `progress` when the run's status or progress changes (`status`, \
+                   `iterations`, `max_iterations`, `knowledge_items` and `sources` counts, `attempts`; the first at \
+                   once), then `completed` or `failed` with the whole run as in GET …/results/{research_id}, and \
+                   the stream ends. The run is read from the store twice a second, so it is followed whichever \
+                   instance runs it. After 10 minutes the stream ends with `timeout`: reconnect or read the \
+                   result. Unknown or someone else's run: 404 in the error shape, before any event.",
+    responses(
+        (status = 200, description = "The run's events", content_type = "text/event-stream", body = String),
+        (status = 404, description = "No such research run", body = ErrorBody),
+    ))]
+pub async fn follow(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<Response, ApiError> {
+    let id: ResearchId = raw_id.parse().map_err(|_| ApiError::not_found("research not found"))?;
+    let first = state.research.get(caller, id).await?;
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<(&'static str, Value)>();
+    // The following is a task of its own, which stops when the client goes (its events can no
+    // longer be sent) or when the run ends.
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + FOLLOW_AT_MOST;
+        let mut run = first;
+        let mut sent = Value::Null;
+        loop {
+            let body = research_body(&run);
+            let progress = progress_of(&body);
+            if progress != sent {
+                if sender.send(("progress", progress.clone())).is_err() {
+                    return;
+                }
+                sent = progress;
+            }
+            match run.status {
+                ResearchStatus::Completed | ResearchStatus::Failed => {
+                    let _ = sender.send((run.status.as_str(), body));
+                    return;
+                }
+                ResearchStatus::Pending | ResearchStatus::Running => {}
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let data = json!({ "message": "followed for 10 minutes; reconnect or read the result" });
+                let _ = sender.send(("timeout", data));
+                return;
+            }
+            tokio::time::sleep(FOLLOW_EVERY).await;
+            if sender.is_closed() {
+                return;
+            }
+            run = match state.research.get(caller, id).await {
+                Ok(run) => run,
+                Err(error) => {
+                    let error = ApiError::from(error);
+                    let data =
+                        json!({ "status": "error", "message": error.message(), "code": error.status().as_u16() });
+                    let _ = sender.send(("error", data));
+                    return;
+                }
+            };
+        }
+    });
+    let events = super::quant::stream_of(receiver).enumerate().map(|(sequence, (kind, data))| {
+        let payload = json!({ "type": kind, "data": data }).to_string();
+        Ok::<_, std::convert::Infallible>(
+            warp::sse::Event::default().event(kind).id(sequence.to_string()).data(payload),
+        )
+    });
+    Ok(warp::sse::reply(warp::sse::keep_alive().interval(KEEP_ALIVE).stream(events)).into_response())
 }
