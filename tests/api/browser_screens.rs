@@ -138,6 +138,31 @@ async fn a_wallet_signs_in_and_an_administrator_promotes_it() {
     assert_eq!(promoted.expect("the wallet's user")["role"], "analyst");
 }
 
+/// Research asked on its own screen is followed on the run's event stream until the answer.
+#[tokio::test]
+async fn a_research_question_is_followed_on_its_event_stream_until_the_answer() {
+    let web = fake_web(std::time::Duration::from_millis(60)).await;
+    let app = app_on_web_around(with_market_data(), &research_vars(&web)).await;
+    let email = create_user(&app, "analyst").await;
+    let browser = Browser::open(&app, "research").await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.go("#/research").await;
+    browser.wait_for("textarea[name=query]").await;
+    browser.type_into("textarea[name=query]", "What is the impact of SOFR on leveraged loans?").await;
+    browser.run("document.querySelector('input[name=max_iterations]').value = '2';", vec![]).await;
+    browser.click_labelled("Start the research").await;
+    browser.wait_for("#question").await;
+    browser.screenshot("running").await;
+    browser.wait_for(".answer a.citation").await;
+    assert!(browser.text("#question").await.contains("SOFR"));
+    let streamed = browser
+        .run("return performance.getEntriesByType('resource').some((e) => e.name.endsWith('/events'));", vec![])
+        .await;
+    assert_eq!(streamed, json!(true), "the run was followed on its event stream");
+    browser.screenshot("answered").await;
+    browser.close().await;
+}
+
 #[tokio::test]
 async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() {
     let web = fake_web(std::time::Duration::from_millis(5)).await;

@@ -165,11 +165,23 @@ export async function signOut() {
 
 /**
  * Posts `json` to an endpoint that answers Server-Sent Events (`stream: true`) and hands each
- * event `{type, data}` to `onEvent`. EventSource cannot send the Authorization header, so the
- * stream is read with fetch and a reader. Resolves when the stream ends.
+ * event `{type, data}` to `onEvent`. Resolves when the stream ends.
  */
 export async function postStream(path, json, onEvent, options = {}) {
-  const response = await call('POST', path, { ...options, json });
+  return readStream('POST', path, onEvent, { ...options, json });
+}
+
+/** Follows an event stream (`GET …/events`), handing each event `{type, data}` to `onEvent`. */
+export async function getStream(path, onEvent, options = {}) {
+  return readStream('GET', path, onEvent, options);
+}
+
+/**
+ * EventSource cannot send the Authorization header, so a stream is read with fetch and a reader.
+ * Resolves when the stream ends.
+ */
+async function readStream(method, path, onEvent, options) {
+  const response = await call(method, path, options);
   const type = response.headers.get('content-type') ?? '';
   if (!type.startsWith('text/event-stream')) {
     // The service answered at once (an error it found before starting): hand it over as one event.
@@ -187,7 +199,7 @@ export async function postStream(path, json, onEvent, options = {}) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
       const event = parseFrame(frame);
-      if (event) onEvent(event);
+      if (event) await onEvent(event);
     }
   }
 }

@@ -1,8 +1,8 @@
 // Research: a question queued for the research workers, the analyst's runs, and a run's answer
 // with its numbered citations (each opens its source), knowledge items and statistics. A run that
-// is still going is read again every second until it ends.
+// is still going is followed on its event stream (`…/events`) until it ends.
 
-import { getJson, postJson } from '../api.js';
+import { getJson, getStream, postJson } from '../api.js';
 import { dateTime, words } from '../format.js';
 import { badge, errorBox, externalLink, field, h, heading, pager, progress, replace, table } from '../render.js';
 
@@ -55,16 +55,36 @@ async function renderPage(slot, page, context) {
 async function showRun(view, id, context) {
   const body = h('div', { class: 'research-run' }, progress('Loading the research…'));
   replace(view, h('p', {}, h('a', { href: '#/research' }, '← All research')), heading('Research'), body);
+  const path = `/api/deep-research/results/${encodeURIComponent(id)}`;
+  const finished = (run) => run.status === 'completed' || run.status === 'failed';
   const load = async () => {
     try {
-      const run = await getJson(`/api/deep-research/results/${encodeURIComponent(id)}`, { signal: context.signal });
+      const run = await getJson(path, { signal: context.signal });
       renderRun(body, run);
-      if (run.status !== 'completed' && run.status !== 'failed') setTimeout(load, POLL_MS);
+      if (!finished(run)) setTimeout(load, POLL_MS);
     } catch (error) {
       if (error.name !== 'AbortError') replace(body, errorBox(error));
     }
   };
-  await load();
+  try {
+    const run = await getJson(path, { signal: context.signal });
+    renderRun(body, run);
+    if (finished(run)) return;
+    // Followed on the run's event stream: each change of its progress brings the run's gathered
+    // knowledge anew, its end the whole run. Should the stream stop early, reading again takes over.
+    let ended = false;
+    await getStream(`${path}/events`, async (event) => {
+      if (event.type === 'completed' || event.type === 'failed') {
+        ended = true;
+        renderRun(body, event.data);
+      } else if (event.type === 'progress') {
+        renderRun(body, await getJson(path, { signal: context.signal }));
+      }
+    }, { signal: context.signal });
+    if (!ended && !context.signal.aborted) await load();
+  } catch (error) {
+    if (error.name !== 'AbortError') replace(body, errorBox(error));
+  }
 }
 
 /** Where a source opens: an internal document in the console, a web page in a new tab. */
