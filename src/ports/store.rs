@@ -12,8 +12,22 @@ use crate::domain::auth::{EmailAddress, NewUser, User, UserChanges, UserId};
 /// A store failure that is not the caller's fault. Its text is logged, never shown to clients.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The store did not answer (down, unreachable, out of connections): retrying may work.
     #[error("store unavailable")]
     Unavailable(#[source] anyhow::Error),
+    /// The store answered with a row the domain cannot read (edited by hand, or written by a newer
+    /// release): retrying will not help.
+    #[error("stored data unreadable")]
+    Corrupt(#[source] anyhow::Error),
+}
+
+impl StoreError {
+    /// What went wrong, whichever the kind.
+    pub fn into_cause(self) -> anyhow::Error {
+        match self {
+            Self::Unavailable(cause) | Self::Corrupt(cause) => cause,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

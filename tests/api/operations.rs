@@ -139,6 +139,30 @@ async fn an_instance_sees_as_abandoned_only_the_unfinished_runs_of_instances_tha
     assert_eq!(ids(second.abandoned(alive_since, 1).await.expect("abandoned")).len(), 1, "at most the limit");
 }
 
+/// A row the service cannot read (edited by hand) is a 500, not the 503 "retry shortly" of an
+/// outage: retrying will not help.
+#[tokio::test]
+async fn an_unreadable_row_is_a_500_not_an_outage() {
+    let target = crate::test_cluster::shared().await.fresh_database().await;
+    let app = spawn_app_around(Adapters::on_postgres(&target, 2).await.expect("store"), &[], |_| {}).await;
+    let token = app.token_for("analyst").await;
+    let db = target.connect().await.expect("connect");
+    let owner: uuid::Uuid =
+        db.query_one("SELECT id FROM users WHERE role = 'analyst'", &[]).await.expect("user").get(0);
+    let id = uuid::Uuid::new_v4();
+    db.execute(
+        "INSERT INTO analyses (id, owner_id, kind, status, request, cdm_events, created_at, completed_at) \
+         VALUES ($1, $2, 'market', 'failed', '{}'::jsonb, '{\"not\": \"an array\"}'::jsonb, now(), now())",
+        &[&id, &owner],
+    )
+    .await
+    .expect("a row edited by hand");
+    let response = app.get(&format!("/api/quantitative-analysis/results/{id}"), Some(&token)).await;
+    assert!(response.headers().get("retry-after").is_none());
+    assert_error(response, 500).await;
+    assert_eq!(app.get("/api/auth/me", Some(&token)).await.status(), 200, "the rest still works");
+}
+
 /// The service's binary as a process of its own, which a test can kill with SIGKILL.
 struct ServiceProcess {
     child: tokio::process::Child,

@@ -93,12 +93,16 @@ impl ApiError {
     }
 
     /// 500: the cause is logged; the client learns only that it was not its fault. When the cause
-    /// is the database not answering (a [`StoreError`] or [`RateLimitError`] anywhere in its
-    /// chain), 503 with `Retry-After` instead: the outage is temporary. Each store write is one
+    /// is the database not answering (a [`StoreError::Unavailable`] or [`RateLimitError`] anywhere
+    /// in its chain), 503 with `Retry-After` instead: the outage is temporary. A row the store
+    /// cannot read ([`StoreError::Corrupt`]) stays a 500: retrying will not help. Each store write is one
     /// statement or one transaction, so no record is half-written; a request that writes more than
     /// once (an analysis stored, then started) may have made its first write.
     pub fn internal(cause: anyhow::Error) -> Self {
-        let store_down = cause.chain().any(|error| error.is::<StoreError>() || error.is::<RateLimitError>());
+        let store_down = cause.chain().any(|error| {
+            matches!(error.downcast_ref::<StoreError>(), Some(StoreError::Unavailable(_)))
+                || error.is::<RateLimitError>()
+        });
         let error = if store_down {
             Self::service_unavailable("the database is not answering; retry shortly", STORE_RETRY_AFTER_SECS)
         } else {

@@ -1,7 +1,6 @@
 //! Analysis runs over PostgreSQL. A state move is one conditional `UPDATE … WHERE status = <from>`,
 //! so of two workers finishing one run exactly one succeeds.
 
-use anyhow::anyhow;
 use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -20,10 +19,6 @@ const COLUMNS: &str =
 
 const TABLE: RunTable<AnalysisRecord> = RunTable { name: "analyses", columns: COLUMNS, map: record_from_row };
 
-fn unreadable(what: &str, error: String) -> StoreError {
-    StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
-}
-
 fn record_from_row(row: &Row) -> Result<AnalysisRecord, StoreError> {
     let kind: String = column(row, "kind")?;
     let status: String = column(row, "status")?;
@@ -31,15 +26,15 @@ fn record_from_row(row: &Row) -> Result<AnalysisRecord, StoreError> {
     Ok(AnalysisRecord {
         id: AnalysisId::from_uuid(column(row, "id")?),
         owner: UserId::from_uuid(column(row, "owner_id")?),
-        kind: kind.parse().map_err(|e| unreadable("analysis kind", e))?,
+        kind: kind.parse().map_err(|e| super::store::corrupt("analysis kind", e))?,
         request: column(row, "request")?,
         deal_id: column(row, "deal_id")?,
-        status: status.parse().map_err(|e| unreadable("analysis status", e))?,
+        status: status.parse().map_err(|e| super::store::corrupt("analysis status", e))?,
         result: column(row, "result")?,
         error: column(row, "error")?,
         cdm_events: match events {
             Value::Array(events) => events,
-            _ => return Err(unreadable("cdm_events", "not an array".into())),
+            _ => return Err(super::store::corrupt("cdm_events", "not an array")),
         },
         created_at: column(row, "created_at")?,
         completed_at: column(row, "completed_at")?,

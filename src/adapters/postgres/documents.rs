@@ -43,11 +43,11 @@ fn search_text(title: &str, version: &NewVersion) -> String {
 }
 
 fn state_from(raw: &str) -> Result<ReviewState, StoreError> {
-    raw.parse().map_err(|e: String| StoreError::Unavailable(anyhow!("unreadable review state in the database: {e}")))
+    raw.parse().map_err(|e: String| StoreError::Corrupt(anyhow!("unreadable review state in the database: {e}")))
 }
 
 fn document_id(raw: i64) -> Result<DocumentId, StoreError> {
-    DocumentId::new(raw).ok_or_else(|| StoreError::Unavailable(anyhow!("unreadable document id {raw}")))
+    DocumentId::new(raw).ok_or_else(|| StoreError::Corrupt(anyhow!("unreadable document id {raw}")))
 }
 
 fn summary_from_row(row: &Row) -> Result<AgreementSummary, StoreError> {
@@ -66,7 +66,7 @@ fn original_from_row(row: &Row) -> Result<Option<OriginalInfo>, StoreError> {
     let media_type: Option<String> = column(row, "original_media_type")?;
     let Some(media_type) = media_type else { return Ok(None) };
     let media_type = MediaType::from_mime(&media_type)
-        .ok_or_else(|| StoreError::Unavailable(anyhow!("unreadable media type {media_type} in the database")))?;
+        .ok_or_else(|| StoreError::Corrupt(anyhow!("unreadable media type {media_type} in the database")))?;
     let size: i64 = column(row, "original_size")?;
     Ok(Some(OriginalInfo {
         media_type,

@@ -25,7 +25,7 @@ fn record_from_row(row: &Row) -> Result<PeopleRecord, StoreError> {
     let (company, role, location): (Option<String>, Option<String>, Option<String>) =
         (column(row, "company")?, column(row, "role")?, column(row, "location")?);
     let identity = PersonIdentity::new(company.as_deref(), role.as_deref(), location.as_deref())
-        .map_err(|error| StoreError::Unavailable(anyhow!("unreadable person identity in the database: {error}")))?;
+        .map_err(|error| StoreError::Corrupt(anyhow!("unreadable person identity in the database: {error}")))?;
     Ok(PeopleRecord {
         id: PeopleId::from_uuid(column(row, "id")?),
         owner: UserId::from_uuid(column(row, "owner_id")?),
@@ -37,7 +37,7 @@ fn record_from_row(row: &Row) -> Result<PeopleRecord, StoreError> {
         result: column(row, "result")?,
         cdm_events: match events {
             Value::Array(events) => events,
-            _ => return Err(StoreError::Unavailable(anyhow!("unreadable cdm_events in the database: not an array"))),
+            _ => return Err(StoreError::Corrupt(anyhow!("unreadable cdm_events in the database: not an array"))),
         },
         created_at: column(row, "created_at")?,
         completed_at: column(row, "completed_at")?,

@@ -12,8 +12,7 @@ use crate::ports::rate_limit::{RateLimitError, RateLimiter};
 use crate::ports::store::StoreError;
 
 fn store_error(error: StoreError) -> RateLimitError {
-    let StoreError::Unavailable(cause) = error;
-    RateLimitError::Unavailable(cause)
+    RateLimitError::Unavailable(error.into_cause())
 }
 
 /// Locks `key` for this transaction, forgets its events older than the window, and returns the rest.

@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use anyhow::anyhow;
 use async_trait::async_trait;
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -27,10 +26,6 @@ const COLUMNS: &str = "id, owner_id, query, deal_id, max_iterations, status, pro
 
 const TABLE: RunTable<ResearchRun> = RunTable { name: "research_runs", columns: COLUMNS, map: run_from_row };
 
-fn unreadable(what: &str, error: String) -> StoreError {
-    StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
-}
-
 fn run_from_row(row: &Row) -> Result<ResearchRun, StoreError> {
     let status: String = column(row, "status")?;
     let events: Value = column(row, "cdm_events")?;
@@ -42,17 +37,18 @@ fn run_from_row(row: &Row) -> Result<ResearchRun, StoreError> {
         owner: UserId::from_uuid(column(row, "owner_id")?),
         query: column(row, "query")?,
         deal_id: column(row, "deal_id")?,
-        max_iterations: u32::try_from(max_iterations).map_err(|e| unreadable("max_iterations", e.to_string()))?,
-        status: status.parse().map_err(|e| unreadable("research status", e))?,
+        max_iterations: u32::try_from(max_iterations)
+            .map_err(|e| super::store::corrupt("max_iterations", e.to_string()))?,
+        status: status.parse().map_err(|e| super::store::corrupt("research status", e))?,
         progress: column(row, "progress")?,
         answer: column(row, "answer")?,
         error: column(row, "error")?,
         cdm_events: match events {
             Value::Array(events) => events,
-            _ => return Err(unreadable("cdm_events", "not an array".into())),
+            _ => return Err(super::store::corrupt("cdm_events", "not an array")),
         },
-        attempts: u32::try_from(attempts).map_err(|e| unreadable("attempts", e.to_string()))?,
-        elapsed_ms: u64::try_from(elapsed_ms).map_err(|e| unreadable("elapsed_ms", e.to_string()))?,
+        attempts: u32::try_from(attempts).map_err(|e| super::store::corrupt("attempts", e.to_string()))?,
+        elapsed_ms: u64::try_from(elapsed_ms).map_err(|e| super::store::corrupt("elapsed_ms", e.to_string()))?,
         created_at: column(row, "created_at")?,
         completed_at: column(row, "completed_at")?,
     })

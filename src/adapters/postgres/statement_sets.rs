@@ -17,7 +17,7 @@ const COLUMNS: &str = "id, owner_id, borrower_name, deal_id, origin, statements,
 
 fn record_from_row(row: &Row) -> Result<StatementSetRecord, StoreError> {
     let unreadable = |what: &str, error: serde_json::Error| {
-        StoreError::Unavailable(anyhow!("unreadable {what} of a statement set in the database: {error}"))
+        StoreError::Corrupt(anyhow!("unreadable {what} of a statement set in the database: {error}"))
     };
     let origin: Value = column(row, "origin")?;
     let statements: Value = column(row, "statements")?;

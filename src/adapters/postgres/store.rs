@@ -127,8 +127,8 @@ pub(super) fn unavailable(error: tokio_postgres::Error) -> StoreError {
 }
 
 /// A row the domain refuses (edited by hand, or written by a newer release).
-fn corrupt(what: &str, error: impl std::fmt::Display) -> StoreError {
-    StoreError::Unavailable(anyhow!("unreadable {what} in the database: {error}"))
+pub(super) fn corrupt(what: &str, error: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(anyhow!("unreadable {what} in the database: {error}"))
 }
 
 pub(super) fn column<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, name: &str) -> Result<T, StoreError> {
@@ -346,9 +346,8 @@ impl StoreHealth for PostgresStore {
 #[async_trait]
 impl DbSslInspector for PostgresStore {
     async fn inspect(&self) -> Result<DbSslObservation, DbSslError> {
-        let row =
-            self.query_opt(SSL_QUERY, &[]).await.map_err(|StoreError::Unavailable(e)| DbSslError::Unavailable(e))?;
+        let row = self.query_opt(SSL_QUERY, &[]).await.map_err(|e| DbSslError::Unavailable(e.into_cause()))?;
         let row = row.ok_or_else(|| DbSslError::Unavailable(anyhow!("pg_stat_ssl has no row for this connection")))?;
-        observation_from_row(&row).map_err(|StoreError::Unavailable(e)| DbSslError::Unavailable(e))
+        observation_from_row(&row).map_err(|e| DbSslError::Unavailable(e.into_cause()))
     }
 }
