@@ -1,5 +1,7 @@
 //! The console's screens, used as an analyst and an administrator use them, in headless Chromium:
-//! password and wallet sign-in with a quiet token refresh, a chat launch followed to its end, an
+//! password and wallet sign-in with a quiet token refresh, a chat launch followed to its end (and the
+//! conversations listed by the API, one started outside the console included, older ones on demand,
+//! another user's read-only for an administrator), an
 //! analysis streamed and charted, an agreement uploaded with each field shown where the text says
 //! it, the review workflow up to an administrator's approval (on both stores), a title made of
 //! markup shown as text, and the administration of roles.
@@ -226,6 +228,84 @@ async fn a_chat_launch_is_followed_until_it_completes_and_links_to_its_result() 
             vec![],
         )
         .await;
+
+    // A conversation started elsewhere (here straight through the API) is listed too, and, being
+    // the most recently active, is the one the chat opens; the earlier one is a click away.
+    let token = access_token(&app.sign_in(&email, PASSWORD).await);
+    app.clock.advance(time::Duration::minutes(1));
+    let turn = json!({ "message": "what can you do? (asked through the API)" });
+    assert_eq!(app.post("/api/digitizer-chatbot/chat", Some(&token), &turn).await.status(), 200);
+    browser.go("#/chat").await;
+    browser.wait_for_text(".session-list a[aria-current]", "asked through the API").await;
+    browser.wait_for_text(".message.from-user .text", "asked through the API").await;
+    let listed = browser
+        .run("return [...document.querySelectorAll('.session-list a')].map((a) => a.textContent);", vec![])
+        .await;
+    assert_eq!(
+        listed,
+        json!(["what can you do? (asked through the API)", "research the impact of SOFR on leveraged loans"]),
+        "the latest activity first"
+    );
+    browser.screenshot("listed-from-the-api").await;
+    browser.click_labelled("research the impact of SOFR on leveraged loans").await;
+    browser.wait_for_text(".session-list a[aria-current]", "research the impact of SOFR").await;
+    browser
+        .until(
+            "the two cards of the earlier conversation",
+            "return document.querySelectorAll('.run-card[data-status=completed]').length === 2;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        browser.run("return Object.keys(localStorage).length;", vec![]).await,
+        json!(0),
+        "nothing about the conversations is kept in the browser"
+    );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn older_conversations_load_on_demand_and_an_administrator_reads_others_without_replying() {
+    let app = spawn_app_with(&[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;
+    let email = create_user(&app, "analyst").await;
+    let token = access_token(&app.sign_in(&email, PASSWORD).await);
+    let oldest = "what is the margin? (the oldest conversation)";
+    assert_eq!(
+        app.post("/api/digitizer-chatbot/chat", Some(&token), &json!({ "message": oldest })).await.status(),
+        200
+    );
+    // A page holds 20: one more than a page of newer, empty conversations.
+    for _ in 0..20 {
+        // Seconds, not minutes: the tokens expire after 15 minutes of this clock.
+        app.clock.advance(time::Duration::seconds(10));
+        assert_eq!(app.post("/api/digitizer-chatbot/sessions", Some(&token), &json!({})).await.status(), 201);
+    }
+    let count = "return document.querySelectorAll('.session-list a').length;";
+
+    let browser = Browser::open(&app, "chat-pages").await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.wait_for_text(".session-list a[aria-current]", "Empty conversation").await;
+    assert_eq!(browser.run(count, vec![]).await, json!(20));
+    browser.click_labelled("Show older conversations").await;
+    browser.wait_for_text(".session-list a", oldest).await;
+    assert_eq!(browser.run(count, vec![]).await, json!(21), "each conversation once");
+    assert_eq!(browser.run("return document.querySelector('.sessions .slot button');", vec![]).await, Value::Null);
+    assert_eq!(browser.run("return document.querySelectorAll('.session-list .owner').length;", vec![]).await, json!(0));
+    browser.screenshot("older").await;
+
+    // An administrator lists everyone's conversations, marked as another user's, and reads one
+    // without a message box: only its owner can continue it.
+    browser.sign_out().await;
+    browser.sign_in(ADMIN_EMAIL, ADMIN_PASSWORD).await;
+    browser.go("#/chat").await;
+    browser.wait_for_text(".session-list .owner", "Another user").await;
+    browser.click_labelled("Show older conversations").await;
+    browser.click_labelled(oldest).await;
+    browser.wait_for_text(".message.from-user .text", oldest).await;
+    browser.wait_for_text(".read-only", "only they can continue it").await;
+    assert_eq!(browser.text(".message.from-user .who").await, "The user", "not the administrator");
+    assert_eq!(browser.run("return document.querySelector('form.composer').hidden;", vec![]).await, json!(true));
+    browser.screenshot("administrator").await;
     browser.close().await;
 }
 

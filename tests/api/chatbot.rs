@@ -421,6 +421,100 @@ async fn sessions_keep_their_turns_and_belong_to_whoever_started_them() {
         .await;
 }
 
+const SESSIONS: &str = "/api/digitizer-chatbot/sessions";
+
+/// `GET /api/digitizer-chatbot/sessions` with `query`: expects a 200 and returns the body.
+async fn list_sessions(app: &TestApp, token: &str, query: &str) -> Value {
+    let response = app.get(&format!("{SESSIONS}{query}"), Some(token)).await;
+    let status = response.status();
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(status, 200, "{query} -> {body}");
+    assert_eq!(body["status"], "success");
+    body
+}
+
+fn listed_ids(body: &Value) -> Vec<&str> {
+    body["sessions"].as_array().expect("sessions").iter().filter_map(|s| s["session_id"].as_str()).collect()
+}
+
+#[tokio::test]
+async fn the_callers_sessions_are_listed_latest_activity_first_page_by_page() {
+    let app = spawn_app_with(&[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;
+    let (owner, stranger, admin) =
+        (app.token_for("analyst").await, app.token_for("analyst").await, app.admin_token().await);
+    let owner_id = app.get("/api/auth/me", Some(&owner)).await.json::<Value>().await.expect("json")["id"].clone();
+    let minute = time::Duration::minutes(1);
+
+    let first = app.chat_session(&owner, "first").await;
+    say(&app, &owner, "first", "what can you do?").await;
+    app.clock.advance(minute);
+    let empty = app.chat_session(&owner, "empty").await;
+    app.clock.advance(minute);
+    let long = "Please keep in mind   that the borrower prefers quarterly reporting,\na covenant-lite structure \
+                and a springing test set well above the closing level.";
+    let started = chat(&app, &owner, json!({ "message": long })).await;
+    let wordy = started["session_id"].as_str().expect("session_id").to_owned();
+    app.clock.advance(minute);
+    say(&app, &owner, "first", "thanks!").await;
+    app.clock.advance(minute);
+    let foreign = chat(&app, &stranger, json!({ "message": "thanks!" })).await;
+    let foreign = foreign["session_id"].as_str().expect("session_id").to_owned();
+
+    let listed = list_sessions(&app, &owner, "").await;
+    assert_eq!(listed_ids(&listed), [first.as_str(), wordy.as_str(), empty.as_str()], "{listed}");
+    assert_eq!((listed["page"].clone(), listed["limit"].clone()), (json!(1), json!(50)), "the defaults");
+    assert_eq!((listed["total"].clone(), listed["total_pages"].clone()), (json!(3), json!(1)));
+    let sessions = listed["sessions"].as_array().expect("sessions");
+    let [latest, middle, oldest] = &sessions[..] else { panic!("three sessions: {listed}") };
+    assert_eq!(latest["title"], "what can you do?", "the first user message");
+    assert_eq!(latest["message_count"], 4);
+    assert_eq!(latest["owner_id"], owner_id);
+    assert_ne!(latest["updated_at"], latest["created_at"], "the last turn came later");
+    let title = middle["title"].as_str().expect("a title");
+    assert_eq!(title, "Please keep in mind that the borrower prefers quarterly reporting, a…", "one line, cut");
+    assert_eq!(
+        (middle["message_count"].clone(), middle["created_at"].clone()),
+        (json!(2), middle["updated_at"].clone())
+    );
+    assert_eq!((oldest["title"].clone(), oldest["message_count"].clone()), (Value::Null, json!(0)), "{oldest}");
+    let session: Value = app.get(&format!("{SESSIONS}/{first}"), Some(&owner)).await.json().await.expect("json");
+    assert_eq!(latest["updated_at"], session["updated_at"], "as the session itself says");
+    assert_eq!(session["owner_id"], owner_id, "a session says whose it is");
+
+    // Pages of two: the second holds the rest, a page past the end none, with the total.
+    let page = list_sessions(&app, &owner, "?page=1&limit=2").await;
+    assert_eq!((listed_ids(&page), page["total_pages"].clone()), (vec![first.as_str(), wordy.as_str()], json!(2)));
+    let page = list_sessions(&app, &owner, "?page=2&limit=2").await;
+    assert_eq!((listed_ids(&page), page["total"].clone()), (vec![empty.as_str()], json!(3)));
+    let page = list_sessions(&app, &owner, "?page=3&limit=2").await;
+    assert_eq!((listed_ids(&page), page["total"].clone()), (Vec::<&str>::new(), json!(3)));
+
+    // Another analyst sees only their own; an administrator everyone's, told apart by owner.
+    assert_eq!(listed_ids(&list_sessions(&app, &stranger, "").await), [foreign.as_str()]);
+    let everyone = list_sessions(&app, &admin, "?limit=200").await;
+    let everyone_ids = listed_ids(&everyone);
+    for id in [&first, &wordy, &empty, &foreign] {
+        assert!(everyone_ids.contains(&id.as_str()), "{id} missing from {everyone}");
+    }
+    assert_eq!(everyone_ids[0], foreign.as_str(), "the latest activity of all");
+    let viewer = app.token_for("viewer").await;
+    assert_eq!(list_sessions(&app, &viewer, "").await["total"], 0, "viewers read: none of their own");
+
+    for (query, field) in [
+        ("?page=0", "page"),
+        ("?limit=0", "limit"),
+        ("?limit=201", "limit"),
+        ("?page=two", "page"),
+        ("?limit=-5", "limit"),
+        ("?deal_id=7", "deal_id"),
+    ] {
+        let error = assert_error(app.get(&format!("{SESSIONS}{query}"), Some(&owner)).await, 400).await;
+        assert_eq!(error["detail"]["field"], field, "{query}: {error}");
+    }
+    assert_error(app.get(SESSIONS, None).await, 401).await;
+    assert_error(app.get(SESSIONS, Some("not-a-token")).await, 401).await;
+}
+
 #[tokio::test]
 async fn a_turn_counts_against_the_workflow_budget_and_links_its_launch_to_the_deal() {
     let (app, _web) = offline_app().await;

@@ -55,6 +55,7 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::the_corpus_search_finds_any_word_ranked_and_per_owner(store(cluster).await).await;
     store_contract::research_runs_are_claimed_once_leased_and_resumed(store(cluster).await).await;
     store_contract::chat_sessions_are_owned_and_append_in_order(store(cluster).await).await;
+    store_contract::chat_sessions_are_listed_latest_activity_first_with_their_openings(store(cluster).await).await;
     store_contract::people_results_are_stored_found_and_listed(store(cluster).await).await;
     store_contract::statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(store(cluster).await).await;
 }

@@ -12,6 +12,7 @@ use creditflow::domain::auth::sessions::{
     NonceConsumption, RefreshConsumption, RefreshTokenRecord, TokenHash, WalletNonce,
 };
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
+use creditflow::domain::chat::sessions::{OPENING_CHARS, SessionQuery};
 use creditflow::domain::documents::{
     AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, OriginalFile, QuotaKind, ReviewEvent,
     ReviewState,
@@ -893,9 +894,71 @@ pub async fn chat_sessions_are_owned_and_append_in_order(store: Arc<dyn Conversa
     }
 }
 
+pub async fn chat_sessions_are_listed_latest_activity_first_with_their_openings(
+    store: Arc<dyn ConversationRepository>,
+) {
+    let (owner, other) = (UserId::new_random(), UserId::new_random());
+    let at = |minutes: i64| NOW + Duration::minutes(minutes);
+    let opened = vec![said("user", "What is the margin?", 0), said("assistant", "2.25% over SOFR.", 0)];
+    store.append("s-a", owner, opened, at(0)).await.expect("append");
+    store.create("s-b", owner, at(1)).await.expect("an empty session");
+    let launch = StoredMessage {
+        workflow_launched: Some("research".into()),
+        workflow_result: Some(json!({"research_id": Uuid::new_v4().to_string(), "status": "pending"})),
+        ..said("assistant", "Research queued.", 2)
+    };
+    store.append("s-c", owner, vec![launch], at(2)).await.expect("a launch only");
+    // The user's first message comes after the assistant's, and is longer than a store hands over.
+    let long = format!("Analyse Société Générale {}", "ÿ".repeat(OPENING_CHARS));
+    store.append("s-d", owner, vec![said("assistant", "Hello.", 3), said("user", &long, 3)], at(3)).await.expect("d");
+    for id in ["s-e", "s-f"] {
+        store.append(id, owner, vec![said("user", id, 4)], at(4)).await.expect("same time");
+    }
+    store.append("s-x", other, vec![said("user", "Someone else's", 9)], at(9)).await.expect("another owner's");
+    let later = vec![said("user", "And the maturity?", 5), said("assistant", "2030.", 5)];
+    store.append_existing("s-a", owner, later, at(5)).await.expect("the latest activity");
+
+    let list = |owner: Option<UserId>, page: u32, limit: u32| {
+        let store = Arc::clone(&store);
+        async move {
+            let (sessions, total) = store.list(&SessionQuery { owner, page, limit }).await.expect("list");
+            (sessions.into_iter().map(|s| s.id).collect::<Vec<_>>(), total)
+        }
+    };
+    let ids = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        list(Some(owner), 1, 50).await,
+        (ids(&["s-a", "s-f", "s-e", "s-d", "s-c", "s-b"]), 6),
+        "latest activity first, ties by id descending"
+    );
+    assert_eq!(list(Some(owner), 2, 4).await, (ids(&["s-c", "s-b"]), 6));
+    assert_eq!(list(Some(owner), 3, 4).await, (Vec::new(), 6), "past the end: empty, with the total");
+    assert_eq!(list(Some(other), 1, 50).await, (ids(&["s-x"]), 1), "only the owner's");
+    assert_eq!(list(Some(UserId::new_random()), 1, 50).await, (Vec::new(), 0));
+    assert_eq!(list(None, 1, 2).await, (ids(&["s-x", "s-a"]), 7), "everyone's");
+
+    let (sessions, _) = store.list(&SessionQuery { owner: Some(owner), page: 1, limit: 50 }).await.expect("list");
+    let by_id = |id: &str| sessions.iter().find(|s| s.id == id).expect(id).clone();
+    let a = by_id("s-a");
+    assert_eq!((a.owner, a.created_at, a.updated_at), (owner, at(0), at(5)));
+    assert_eq!((a.message_count, a.opening.as_deref()), (4, Some("What is the margin?")), "the first user message");
+    let b = by_id("s-b");
+    assert_eq!((b.created_at, b.updated_at, b.message_count, b.opening), (at(1), at(1), 0, None));
+    let c = by_id("s-c");
+    assert_eq!((c.message_count, c.opening), (1, None), "a launch only has no user message");
+    let d = by_id("s-d");
+    let expected: String = long.chars().take(OPENING_CHARS).collect();
+    assert_eq!((d.message_count, d.opening), (2, Some(expected)), "the user's, cut to OPENING_CHARS characters");
+
+    store.append_existing("s-b", owner, vec![said("user", "Now a question", 6)], at(6)).await.expect("append");
+    let (first, _) = list(Some(owner), 1, 1).await;
+    assert_eq!(first, ids(&["s-b"]), "new activity moves a session to the top");
+}
+
 #[tokio::test]
 async fn the_memory_conversation_store_honours_the_contract() {
     chat_sessions_are_owned_and_append_in_order(Arc::new(MemoryConversationStore::new())).await;
+    chat_sessions_are_listed_latest_activity_first_with_their_openings(Arc::new(MemoryConversationStore::new())).await;
 }
 
 fn person(owner: UserId, name: &str, deal_id: Option<i64>, created: OffsetDateTime) -> PeopleRecord {

@@ -1,11 +1,11 @@
 //! `/api/digitizer-chatbot/*`: a chat turn (which may launch a workflow), a direct workflow launch,
-//! and the stored sessions.
+//! and the stored sessions: started, listed and read.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::{Reply, Response};
@@ -18,6 +18,7 @@ use super::paging::rfc3339;
 use crate::domain::auth::Principal;
 use crate::domain::chat::launch_params::LaunchError;
 use crate::domain::chat::service::{ChatError, ChatTurn};
+use crate::domain::chat::sessions::SessionSummary;
 use crate::ports::conversations::ChatSession;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
@@ -35,12 +36,18 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         warp::path!("api" / "digitizer-chatbot" / "sessions").boxed(),
         |s, c, _r, _b| async move { respond(start_session(s, c).await) },
     );
+    let list = warp::path!("api" / "digitizer-chatbot" / "sessions")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state.clone()))
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .then(list_sessions);
     let session = warp::path!("api" / "digitizer-chatbot" / "sessions" / String)
         .and(warp::get())
         .and(with_state(state.clone()))
         .and(authenticated(state))
         .then(get_session);
-    chat.or(launch).unify().or(start).unify().or(session.map(respond)).unify().boxed()
+    chat.or(launch).unify().or(start).unify().or(list.map(respond)).unify().or(session.map(respond)).unify().boxed()
 }
 
 impl From<LaunchError> for ApiError {
@@ -265,6 +272,7 @@ fn session_body(session: &ChatSession) -> Value {
     json!({
         "status": "success",
         "session_id": session.id,
+        "owner_id": session.owner.as_uuid(),
         "created_at": rfc3339(session.created_at),
         "updated_at": rfc3339(session.updated_at),
         "messages": messages,
@@ -280,7 +288,7 @@ fn session_body(session: &ChatSession) -> Value {
                    turn or launch without `session_id` starts a session too. Counts against the per-user workflow \
                    rate limit.",
     responses(
-        (status = 201, description = "The new session: `{status, session_id, created_at, updated_at, messages: []}`", body = Object),
+        (status = 201, description = "The new session: `{status, session_id, owner_id, created_at, updated_at, messages: []}`", body = Object),
     ))]
 pub async fn start_session(state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
     let session = state.chat.start_session(caller).await?;
@@ -290,8 +298,10 @@ pub async fn start_session(state: Arc<AppState>, caller: Principal) -> Result<im
 /// GET /api/digitizer-chatbot/sessions/{session_id}
 #[utoipa::path(get, path = "/api/digitizer-chatbot/sessions/{session_id}", tag = "chatbot",
     params(("session_id" = String, Path, description = "The session's id, as the service generated it")),
-    description = "The session's stored messages, oldest first: `{role, content, workflow_launched, workflow_result \
-                   ({analysis_id|research_id|people_id, status}), at}`. Another user's (or unknown) session: 404.",
+    description = "The session (`{status, session_id, owner_id, created_at, updated_at, messages}`) with its stored \
+                   messages, oldest first: `{role, content, workflow_launched, workflow_result \
+                   ({analysis_id|research_id|people_id, status}), at}`. Another user's (or unknown) session: 404, \
+                   except for admins, who may read any session (and chat only in their own: `owner_id` says whose).",
     responses(
         (status = 200, description = "The session", body = Object),
         (status = 404, description = "No such session", body = ErrorBody),
@@ -299,4 +309,121 @@ pub async fn start_session(state: Arc<AppState>, caller: Principal) -> Result<im
 pub async fn get_session(session_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
     let session = state.chat.session(caller, &session_id).await?;
     Ok(warp::reply::json(&session_body(&session)))
+}
+
+/// `?page=&limit=` of the session list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SessionListQuery {
+    /// 1-based page, default 1.
+    pub page: u32,
+    /// Sessions per page, 1–200, default 50.
+    pub limit: u32,
+}
+
+impl SessionListQuery {
+    /// Reads the raw query string; the use case checks the ranges.
+    ///
+    /// # Errors
+    /// A 400 naming the parameter that is not a whole number or not `page` or `limit`.
+    fn parse(raw: &str) -> Result<Self, ApiError> {
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(raw).map_err(|e| ApiError::invalid_field("query", e.to_string()))?;
+        let mut query = Self { page: 1, limit: 50 };
+        for (name, value) in pairs {
+            let number = |field: &str| {
+                value
+                    .parse::<u32>()
+                    .map_err(|_| ApiError::invalid_field(field, format!("'{value}' is not a whole number")))
+            };
+            match name.as_str() {
+                "page" => query.page = number("page")?,
+                "limit" => query.limit = number("limit")?,
+                other => return Err(ApiError::invalid_field(other, "unknown parameter: expected page or limit")),
+            }
+        }
+        Ok(query)
+    }
+}
+
+/// One session of the list.
+#[derive(Serialize, ToSchema)]
+pub struct SessionListItem {
+    pub session_id: String,
+    /// Who started the session: the caller, except in an administrator's list.
+    pub owner_id: uuid::Uuid,
+    pub created_at: String,
+    /// The last activity: when the last message was stored (the creation, for an empty session).
+    /// The list is ordered by it, latest first.
+    pub updated_at: String,
+    /// Messages stored in the session, the user's and the assistant's.
+    pub message_count: u64,
+    /// The first user message on one line (whitespace runs as one space), at most 80 characters:
+    /// a longer one is cut after a whole word and ends in "…". Null while the session holds no
+    /// user message (empty, or only direct launches).
+    pub title: Option<String>,
+}
+
+impl From<&SessionSummary> for SessionListItem {
+    fn from(summary: &SessionSummary) -> Self {
+        Self {
+            session_id: summary.id.clone(),
+            owner_id: summary.owner.as_uuid(),
+            created_at: rfc3339(summary.created_at),
+            updated_at: rfc3339(summary.updated_at),
+            message_count: summary.message_count,
+            title: summary.title(),
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SessionListResponse {
+    pub status: &'static str,
+    pub sessions: Vec<SessionListItem>,
+    pub page: u32,
+    pub limit: u32,
+    /// Sessions on all pages.
+    pub total: u64,
+    pub total_pages: u64,
+}
+
+/// GET /api/digitizer-chatbot/sessions
+#[utoipa::path(get, path = "/api/digitizer-chatbot/sessions", tag = "chatbot", params(SessionListQuery),
+    description = "The caller's chat sessions (everyone's for admins, as every list of the API; admins may read any \
+                   session but chat only in their own, and `owner_id` tells them apart), the most recently active \
+                   first: by `updated_at` (the last message stored), then by `session_id`. Each with its message \
+                   count and a `title` made from its first user message. Paged by offset: a session that becomes \
+                   active while a client pages moves to the first page, so a later page may repeat a session \
+                   already seen (never skip one): clients that load more pages drop repeated ids.",
+    responses(
+        (status = 200, description = "One page", body = SessionListResponse),
+        (status = 400, description = "`page` below 1, `limit` outside 1-200, not a whole number, or an unknown parameter (`detail.field` names it)", body = ErrorBody),
+    ))]
+pub async fn list_sessions(state: Arc<AppState>, caller: Principal, query: String) -> Result<impl Reply, ApiError> {
+    let query = SessionListQuery::parse(&query)?;
+    let (sessions, total) = state.chat.sessions(caller, query.page, query.limit).await?;
+    Ok(warp::reply::json(&SessionListResponse {
+        status: "success",
+        sessions: sessions.iter().map(SessionListItem::from).collect(),
+        page: query.page,
+        limit: query.limit,
+        total,
+        total_pages: total.div_ceil(u64::from(query.limit.max(1))),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_list_query_defaults_and_names_the_bad_parameter() {
+        assert_eq!(SessionListQuery::parse("").expect("empty"), SessionListQuery { page: 1, limit: 50 });
+        assert_eq!(SessionListQuery::parse("page=3&limit=20").expect("both"), SessionListQuery { page: 3, limit: 20 });
+        let message = |raw: &str| SessionListQuery::parse(raw).expect_err(raw).message().to_owned();
+        assert!(message("page=two").starts_with("invalid page: 'two' is not a whole number"));
+        assert!(message("limit=-1").starts_with("invalid limit"));
+        assert!(message("deal_id=7").starts_with("invalid deal_id: unknown parameter"), "sessions have no deal");
+    }
 }

@@ -8,6 +8,8 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::domain::auth::UserId;
+use crate::domain::chat::Role;
+use crate::domain::chat::sessions::{OPENING_CHARS, SessionQuery, SessionSummary};
 use crate::ports::conversations::{AppendError, ChatSession, ConversationRepository, StoredMessage};
 use crate::ports::store::StoreError;
 
@@ -94,5 +96,29 @@ impl ConversationRepository for MemoryConversationStore {
             created_at: session.created_at,
             updated_at: session.updated_at,
         }))
+    }
+
+    async fn list(&self, query: &SessionQuery) -> Result<(Vec<SessionSummary>, u64), StoreError> {
+        let sessions = self.sessions();
+        let mut matching: Vec<&ChatSession> =
+            sessions.values().filter(|session| query.owner.is_none_or(|owner| session.owner == owner)).collect();
+        // As PostgreSQL orders them: the latest activity first, ties by id in byte order.
+        matching.sort_by(|a, b| (b.updated_at, &b.id).cmp(&(a.updated_at, &a.id)));
+        let total = matching.len() as u64;
+        let offset = usize::try_from(query.offset()).unwrap_or(usize::MAX);
+        let page = matching.into_iter().skip(offset).take(query.limit as usize).map(summary).collect();
+        Ok((page, total))
+    }
+}
+
+fn summary(session: &ChatSession) -> SessionSummary {
+    let opening = session.messages.iter().find(|message| message.role == Role::User.as_str());
+    SessionSummary {
+        id: session.id.clone(),
+        owner: session.owner,
+        created_at: session.created_at,
+        updated_at: session.updated_at,
+        message_count: session.messages.len() as u64,
+        opening: opening.map(|message| message.content.chars().take(OPENING_CHARS).collect()),
     }
 }

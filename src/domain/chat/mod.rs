@@ -4,6 +4,8 @@
 //!
 //! - [`service`]: the use case — a chat turn, a direct launch, the stored sessions — and its two
 //!   engines (language model, grammar);
+//! - [`sessions`]: the list of stored sessions — whose a caller sees, in which order, under which
+//!   title;
 //! - [`launch_params`]: what a launch takes, one type per kind, read the same way from the launch
 //!   endpoint, a model's tool call and the grammar, and the JSON Schema of each tool generated from it;
 //! - [`launcher`]: starts any workflow (quant, research, people) from validated parameters;
@@ -35,6 +37,7 @@ pub mod launcher;
 mod mentions;
 mod phrases;
 pub mod service;
+pub mod sessions;
 mod time_range;
 
 pub use document_answer::{AgreementField, DocumentAnswer, answer_from_agreement, recognise_document_question};

@@ -38,6 +38,7 @@ use crate::domain::chat::launch_params::{
     LaunchError, LaunchKind, as_workflow_params, intent_launch, parse_workflow_params,
 };
 use crate::domain::chat::launcher::{Launch, WorkflowLauncher};
+use crate::domain::chat::sessions::{SessionQuery, SessionSummary};
 use crate::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, Role, answer_from_agreement, parse_intent,
     parse_intent_without_history,
@@ -288,6 +289,22 @@ impl ChatService {
             Some(session) if caller.may_see_owned_by(session.owner) => Ok(session),
             _ => Err(ChatError::SessionNotFound),
         }
+    }
+
+    /// One page of the sessions the caller lists — their own; everyone's for administrators, who
+    /// may read any session — the most recently active first, and how many there are in all.
+    ///
+    /// # Errors
+    /// [`ChatError::Validation`] naming `page` or `limit` when out of bounds; [`ChatError::Store`].
+    pub async fn sessions(
+        &self,
+        caller: Principal,
+        page: u32,
+        limit: u32,
+    ) -> Result<(Vec<SessionSummary>, u64), ChatError> {
+        let query =
+            SessionQuery::for_caller(caller, page, limit).map_err(|e| ChatError::invalid(e.field, e.message))?;
+        Ok(self.conversations.list(&query).await?)
     }
 
     /// Starts an empty session owned by the caller, under a server-generated id.

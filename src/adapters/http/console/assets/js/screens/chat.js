@@ -1,58 +1,32 @@
 // Chat: the analyst's conversations, their messages, and the workflows a turn launched shown as
 // cards that follow the run to its end and link to its result.
 //
-// The API lists no sessions, only reads one by id, so the console remembers the ids of the
-// sessions this analyst started in this browser (ids only, never a token or a message: a session
-// id is useless without the owner's token) and reads each one back from the API.
+// The conversations are the API's list of sessions (`GET /api/digitizer-chatbot/sessions`), the
+// most recently active first, a page at a time: a session started anywhere — another browser, a
+// script calling the API — is listed, and nothing about them is kept in the browser. An
+// administrator's list holds everyone's sessions (as every list of the API does); another user's
+// conversation can be read but not continued, so it is marked as theirs and opens without the
+// message box.
 
-import { ApiError, getJson, postJson } from '../api.js';
+import { getJson, postJson } from '../api.js';
 import { dateTime } from '../format.js';
 import { badge, errorBox, field, h, heading, progress, replace } from '../render.js';
 
-const REMEMBERED = 30;
+const PAGE_SIZE = 20;
 const POLL_MS = 1000;
 const TERMINAL = new Set(['completed', 'failed']);
-
-function memoryKey(user) {
-  return `creditflow.chat-sessions.${user.id}`;
-}
-
-function rememberedSessions(user) {
-  try {
-    const ids = JSON.parse(window.localStorage.getItem(memoryKey(user)) ?? '[]');
-    return Array.isArray(ids) ? ids.filter((id) => typeof id === 'string' && /^[\w-]{1,64}$/.test(id)) : [];
-  } catch {
-    return [];
-  }
-}
-
-function remember(user, id) {
-  const ids = [id, ...rememberedSessions(user).filter((known) => known !== id)].slice(0, REMEMBERED);
-  try {
-    window.localStorage.setItem(memoryKey(user), JSON.stringify(ids));
-  } catch {
-    // Storage full or refused: the session is still open in this tab.
-  }
-}
-
-function forget(user, id) {
-  const ids = rememberedSessions(user).filter((known) => known !== id);
-  try {
-    window.localStorage.setItem(memoryKey(user), JSON.stringify(ids));
-  } catch {
-    // Refused storage: the id stays listed and says it is unavailable.
-  }
-}
 
 export async function show(view, [sessionId], context) {
   const { user, signal } = context;
   const list = h('ul', { class: 'session-list', 'aria-label': 'Conversations' });
+  const listFooter = h('div', { class: 'slot' });
   const messages = h('ol', { class: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' });
   const status = h('div', { class: 'slot' });
   const input = h('textarea', { name: 'message', rows: '3', required: true, maxlength: '4000', placeholder: 'Ask, or launch a workflow: “analyse Apple Inc”, “research the impact of SOFR on leveraged loans”' });
   const send = h('button', { type: 'submit' }, 'Send');
   const form = h('form', { class: 'composer' }, field('Message', input, 'Enter sends; Shift+Enter starts a new line.'), send, status);
-  let current = sessionId ?? null;
+  const readOnly = h('p', { class: 'muted read-only', hidden: true }, 'This is another user’s conversation: you can read it, and only they can continue it.');
+  let current = sessionId === 'new' ? null : (sessionId ?? null);
 
   replace(
     view,
@@ -66,34 +40,41 @@ export async function show(view, [sessionId], context) {
         h('h2', { id: 'sessions-heading' }, 'Conversations'),
         h('button', { type: 'button', class: 'secondary', onclick: () => context.go('#/chat/new') }, 'New conversation'),
         list,
+        listFooter,
       ),
-      h('section', { class: 'card conversation', 'aria-label': 'Conversation' }, messages, form),
+      h('section', { class: 'card conversation', 'aria-label': 'Conversation' }, messages, form, readOnly),
     ),
   );
 
-  if (current === 'new') current = null;
-  else if (!current) {
-    const [latest] = rememberedSessions(user);
+  const conversations = sessionList(list, listFooter, context);
+  const firstPage = conversations.load(1);
+  if (!sessionId) {
+    // No conversation named: open the analyst's most recently active one.
+    const latest = (await firstPage)?.sessions.find((session) => session.owner_id === user.id);
     if (latest) {
-      history.replaceState(null, '', `#/chat/${latest}`);
-      current = latest;
+      history.replaceState(null, '', `#/chat/${latest.session_id}`);
+      current = latest.session_id;
     }
   }
-  renderSessionList(list, user, current, signal);
+  conversations.select(current);
 
   if (current) {
     replace(messages, h('li', {}, progress('Loading the conversation…')));
     try {
       const session = await getJson(`/api/digitizer-chatbot/sessions/${encodeURIComponent(current)}`, { signal });
-      remember(user, current);
+      const theirs = session.owner_id !== user.id;
       replace(messages);
-      for (const message of session.messages) messages.append(messageItem(message, signal));
+      for (const message of session.messages) messages.append(messageItem(message, signal, theirs ? 'The user' : 'You'));
       if (session.messages.length === 0) messages.append(emptyNote());
+      if (theirs) {
+        form.hidden = true;
+        readOnly.hidden = false;
+      }
     } catch (error) {
       if (error.name === 'AbortError') return;
-      if (error instanceof ApiError && error.status === 404) forget(user, current);
       replace(messages, h('li', {}, errorBox(error)));
       current = null;
+      conversations.select(null);
     }
   } else {
     replace(messages, emptyNote());
@@ -121,7 +102,6 @@ export async function show(view, [sessionId], context) {
         current = reply.session_id;
         history.replaceState(null, '', `#/chat/${current}`);
       }
-      remember(user, current);
       messages.append(
         messageItem(
           { role: 'assistant', content: reply.response, workflow_launched: reply.workflow_launched, workflow_result: reply.workflow_result, at: new Date().toISOString() },
@@ -130,7 +110,9 @@ export async function show(view, [sessionId], context) {
       );
       input.value = '';
       replace(status);
-      renderSessionList(list, user, current, signal);
+      // The conversation is now the most recently active: it heads the first page.
+      conversations.select(current);
+      conversations.load(1);
     } catch (error) {
       if (error.name === 'AbortError') return;
       replace(status, errorBox(error));
@@ -145,27 +127,74 @@ function emptyNote() {
   return h('li', { class: 'empty muted' }, 'No messages yet. Ask a question, or ask for an analysis or research and follow it here.');
 }
 
-/** The remembered sessions, each titled by its first message (read from the API). */
-async function renderSessionList(list, user, current, signal) {
-  const ids = rememberedSessions(user);
-  if (current && !ids.includes(current)) ids.unshift(current);
-  replace(list, ids.length === 0 ? h('li', { class: 'muted' }, 'None yet.') : null);
-  for (const id of ids) {
-    const link = h('a', { href: `#/chat/${id}` }, 'Conversation');
-    if (id === current) link.setAttribute('aria-current', 'true');
-    const when = h('small', {});
-    list.append(h('li', {}, link, when));
-    getJson(`/api/digitizer-chatbot/sessions/${encodeURIComponent(id)}`, { signal })
-      .then((session) => {
-        const first = session.messages.find((m) => m.role === 'user');
-        link.textContent = first ? truncate(first.content, 60) : 'Empty conversation';
-        when.textContent = dateTime(session.updated_at);
-      })
-      .catch((error) => {
-        if (error instanceof ApiError && error.status === 404) forget(user, id);
-        if (error.name !== 'AbortError') link.textContent = 'Conversation (unavailable)';
-      });
-  }
+/**
+ * The list of conversations: its first page, and older pages appended on demand. Pages are
+ * offsets into a list ordered by activity, so a conversation that becomes active meanwhile moves
+ * to the top and shifts the rest down: a later page may repeat one already shown (dropped here by
+ * its id), but cannot skip one.
+ */
+function sessionList(list, footer, context) {
+  const { user, signal } = context;
+  let shown = new Set();
+  let selected = null;
+  let loading = null;
+
+  const mark = () => {
+    for (const link of list.querySelectorAll('a[data-session]')) {
+      if (link.dataset.session === selected) link.setAttribute('aria-current', 'true');
+      else link.removeAttribute('aria-current');
+    }
+  };
+
+  const load = async (page) => {
+    loading?.abort();
+    const mine = new AbortController();
+    loading = mine;
+    signal.addEventListener('abort', () => mine.abort(), { once: true });
+    if (page === 1 && shown.size === 0) replace(footer, progress('Loading the conversations…'));
+    try {
+      const body = await getJson(`/api/digitizer-chatbot/sessions?page=${page}&limit=${PAGE_SIZE}`, { signal: mine.signal });
+      if (page === 1) {
+        list.replaceChildren();
+        shown = new Set();
+      }
+      for (const session of body.sessions) {
+        if (shown.has(session.session_id)) continue;
+        shown.add(session.session_id);
+        list.append(sessionItem(session, user));
+      }
+      if (shown.size === 0) list.append(h('li', { class: 'muted' }, 'None yet.'));
+      const older = page < body.total_pages ? h('button', { type: 'button', class: 'secondary', onclick: () => load(page + 1) }, 'Show older conversations') : null;
+      replace(footer, older);
+      mark();
+      return body;
+    } catch (error) {
+      if (error.name !== 'AbortError') replace(footer, errorBox(error));
+      return null;
+    }
+  };
+
+  return {
+    load,
+    select(id) {
+      selected = id;
+      mark();
+    },
+  };
+}
+
+/** One conversation of the list: its title, last activity and size, and whose it is when not the analyst's. */
+function sessionItem(session, user) {
+  const title = session.title ?? (session.message_count > 0 ? 'Launched workflows' : 'Empty conversation');
+  const size = session.message_count === 1 ? '1 message' : `${session.message_count} messages`;
+  const theirs = session.owner_id === user.id ? null : h('small', { class: 'muted owner' }, 'Another user’s conversation');
+  return h(
+    'li',
+    {},
+    h('a', { href: `#/chat/${session.session_id}`, dataset: { session: session.session_id } }, title),
+    h('small', {}, `${dateTime(session.updated_at)} · ${size}`),
+    theirs,
+  );
 }
 
 function truncate(text, length) {
@@ -173,11 +202,12 @@ function truncate(text, length) {
   return value.length > length ? `${value.slice(0, length - 1)}…` : value;
 }
 
-function messageItem(message, signal) {
+/** One message; `asker` names who wrote the user's messages ("You", or another user's). */
+function messageItem(message, signal, asker = 'You') {
   const item = h(
     'li',
     { class: `message ${message.role === 'user' ? 'from-user' : 'from-assistant'}` },
-    h('span', { class: 'who' }, message.role === 'user' ? 'You' : 'Assistant'),
+    h('span', { class: 'who' }, message.role === 'user' ? asker : 'Assistant'),
     h('p', { class: 'text' }, message.content),
     h('small', { class: 'muted' }, dateTime(message.at)),
   );
