@@ -8,7 +8,7 @@
 // conversation can be read but not continued, so it is marked as theirs and opens without the
 // message box.
 
-import { getJson, postJson } from '../api.js';
+import { getJson, getStream, postJson } from '../api.js';
 import { dateTime } from '../format.js';
 import { badge, errorBox, field, h, heading, progress, replace } from '../render.js';
 
@@ -221,7 +221,8 @@ function runTarget(kind, result) {
     return { id: result.analysis_id, title: 'Analysis', poll: `/api/quantitative-analysis/results/${result.analysis_id}`, screen: `#/analyses/${result.analysis_id}` };
   }
   if (kind === 'research' && result.research_id) {
-    return { id: result.research_id, title: 'Research', poll: `/api/deep-research/results/${result.research_id}`, screen: `#/research/${result.research_id}` };
+    const poll = `/api/deep-research/results/${result.research_id}`;
+    return { id: result.research_id, title: 'Research', poll, events: `${poll}/events`, screen: `#/research/${result.research_id}` };
   }
   if (kind === 'people' && result.people_id) {
     return { id: result.people_id, title: 'People research', poll: `/api/people/results/${result.people_id}`, screen: null };
@@ -230,8 +231,9 @@ function runTarget(kind, result) {
 }
 
 /**
- * A launched run: its kind, status and progress, updated by polling its result until it ends (the
- * API has no stream for runs a chat turn launched), and a link to the result.
+ * A launched run: its kind, status and progress, updated live until it ends — a research run from
+ * its event stream, the others (which end within the chat turn, or have no stream) by reading
+ * their result again — and a link to the result.
  */
 function runCard(kind, launched, signal) {
   const target = runTarget(kind, launched);
@@ -268,8 +270,29 @@ function runCard(kind, launched, signal) {
       replace(detail, errorBox(error));
     }
   };
+  // Research progress as the stream tells it: status, iterations and sources so far.
+  const follow = async () => {
+    let ended = false;
+    try {
+      await getStream(target.events, (event) => {
+        if (event.type === 'progress') {
+          const { status, iterations, max_iterations: maxIterations, sources } = event.data;
+          render({ status, max_iterations: maxIterations, statistics: { iterations, sources_used: sources } });
+        } else if (event.type === 'completed' || event.type === 'failed') {
+          ended = render(event.data);
+        }
+      }, { signal });
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+    }
+    // The stream stopped before the end (a timeout, a dropped connection): reading takes over.
+    if (!ended && !signal.aborted) poll();
+  };
   render(launched);
-  if (!TERMINAL.has(launched.status) || !launched.result) poll();
+  if (!TERMINAL.has(launched.status) || !launched.result) {
+    if (target.events) follow();
+    else poll();
+  }
   return card;
 }
 
