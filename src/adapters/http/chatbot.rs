@@ -14,7 +14,7 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
-use super::paging::rfc3339;
+use super::paging::{ListingParams, rfc3339};
 use crate::domain::auth::Principal;
 use crate::domain::chat::launch_params::LaunchError;
 use crate::domain::chat::service::{ChatError, ChatTurn};
@@ -327,22 +327,8 @@ impl SessionListQuery {
     /// # Errors
     /// A 400 naming the parameter that is not a whole number or not `page` or `limit`.
     fn parse(raw: &str) -> Result<Self, ApiError> {
-        let pairs: Vec<(String, String)> =
-            serde_urlencoded::from_str(raw).map_err(|e| ApiError::invalid_field("query", e.to_string()))?;
-        let mut query = Self { page: 1, limit: 50 };
-        for (name, value) in pairs {
-            let number = |field: &str| {
-                value
-                    .parse::<u32>()
-                    .map_err(|_| ApiError::invalid_field(field, format!("'{value}' is not a whole number")))
-            };
-            match name.as_str() {
-                "page" => query.page = number("page")?,
-                "limit" => query.limit = number("limit")?,
-                other => return Err(ApiError::invalid_field(other, "unknown parameter: expected page or limit")),
-            }
-        }
-        Ok(query)
+        let params = ListingParams::parse_pages(raw)?;
+        Ok(Self { page: params.page, limit: params.limit })
     }
 }
 

@@ -26,17 +26,30 @@ impl ListingParams {
     /// # Errors
     /// A 400 naming the parameter that is not a whole number or not one of the three.
     pub fn parse(query: &str) -> Result<Self, ApiError> {
+        Self::parse_accepting(query, true)
+    }
+
+    /// The same for a list whose items belong to no deal: `page` and `limit` only.
+    ///
+    /// # Errors
+    /// A 400 naming the parameter that is not a whole number or not one of the two.
+    pub fn parse_pages(query: &str) -> Result<Self, ApiError> {
+        Self::parse_accepting(query, false)
+    }
+
+    fn parse_accepting(query: &str, deal_id: bool) -> Result<Self, ApiError> {
         let pairs: Vec<(String, String)> =
             serde_urlencoded::from_str(query).map_err(|e| ApiError::invalid_field("query", e.to_string()))?;
         let mut params = Self { deal_id: None, page: 1, limit: 50 };
         for (name, value) in pairs {
             let invalid = |field: &str| ApiError::invalid_field(field, format!("'{value}' is not a whole number"));
             match name.as_str() {
-                "deal_id" => params.deal_id = Some(value.parse::<i64>().map_err(|_| invalid("deal_id"))?),
+                "deal_id" if deal_id => params.deal_id = Some(value.parse::<i64>().map_err(|_| invalid("deal_id"))?),
                 "page" => params.page = value.parse().map_err(|_| invalid("page"))?,
                 "limit" => params.limit = value.parse().map_err(|_| invalid("limit"))?,
                 other => {
-                    return Err(ApiError::invalid_field(other, "unknown parameter: expected deal_id, page or limit"));
+                    let expected = if deal_id { "deal_id, page or limit" } else { "page or limit" };
+                    return Err(ApiError::invalid_field(other, format!("unknown parameter: expected {expected}")));
                 }
             }
         }
