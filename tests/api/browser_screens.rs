@@ -502,6 +502,24 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
     browser.screenshot("quote-highlighted-800px").await;
     browser.resize(1280).await;
 
+    // The same file again, as the next version: it becomes current, the first stays listed.
+    browser
+        .client
+        .find(fantoccini::Locator::Css("input[name=version_file]"))
+        .await
+        .expect("new version input")
+        .send_keys(&file.display().to_string())
+        .await
+        .expect("file chosen");
+    browser.click_labelled("Upload as the next version").await;
+    browser.wait_for_text(".doc-state", "version 2").await;
+    assert_eq!(
+        browser.run("return document.querySelectorAll('select[name=version] option').length;", vec![]).await,
+        json!(2)
+    );
+    browser.wait_for(".field-button").await;
+    browser.screenshot("second-version").await;
+
     assert_eq!(
         browser.run("return document.querySelector('[data-action=approve]') === null;", vec![]).await,
         json!(true),

@@ -2,9 +2,10 @@
 // quote in the text and highlights it, with the page for paged files), its versions, and the
 // review workflow as the buttons the analyst's role allows in the document's current state.
 
-import { call, getJson, postJson } from '../api.js';
+import { call, getJson, postForm, postJson } from '../api.js';
 import { agreementValue, atPointer, dateTime, percent, pointerLabel, words } from '../format.js';
 import { badge, errorBox, field, h, heading, progress, replace, table } from '../render.js';
+import { ACCEPT } from './documents.js';
 
 /** The review actions, who may take them and from which states (the API checks the same). */
 const ACTIONS = [
@@ -104,9 +105,37 @@ function versionPanel(slot, document, version, context) {
     h('div', { class: 'inline-fields' }, field('Version shown', select), download),
     h('p', {}, 'Extraction: ', badge(report.status ?? 'unknown')),
     (report.missing_fields ?? []).length > 0 ? h('p', { class: 'muted' }, `Not found in the text: ${report.missing_fields.map(pointerOrWords).join(', ')}.`) : null,
-    (report.warnings ?? []).length > 0 ? h('ul', { class: 'warnings' }, report.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : w.message ?? JSON.stringify(w)))) : null,
+    (report.warnings ?? []).length > 0 ? h('ul', { class: 'warnings' }, report.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : w.message ?? 'A warning without a message.'))) : null,
     status,
+    newVersionForm(slot, document, context),
   );
+}
+
+/** A new version from a file, for the roles that write documents, while the document takes them. */
+function newVersionForm(slot, document, context) {
+  if (!['analyst', 'admin'].includes(context.user.role) || document.workflow_state === 'archived') return null;
+  const file = h('input', { type: 'file', name: 'version_file', accept: ACCEPT, required: true });
+  const submit = h('button', { type: 'submit', class: 'secondary' }, 'Upload as the next version');
+  const status = h('div', { class: 'slot', 'aria-live': 'polite' });
+  const form = h('form', { class: 'new-version', 'aria-label': 'New version' }, field('New version (PDF, HTML, DOCX or text)', file), submit, status);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const chosen = file.files[0];
+    if (!chosen) return;
+    const body = new FormData();
+    body.append('file', chosen, chosen.name);
+    submit.disabled = true;
+    replace(status, progress(`Uploading ${chosen.name} and extracting its terms…`));
+    try {
+      const changed = await postForm(`/api/documents/${document.document_id}/versions`, body, { signal: context.signal });
+      render(slot, changed.document, changed.document.current_version, context);
+      context.say(`Version ${changed.document.current_version} stored; the document is ${changed.document.workflow_state}.`);
+    } catch (error) {
+      if (error.name !== 'AbortError') replace(status, errorBox(error));
+      submit.disabled = false;
+    }
+  });
+  return form;
 }
 
 /** Rates are stored as decimal fractions ("0.0275"): shown as percentages, as agreements state them. */

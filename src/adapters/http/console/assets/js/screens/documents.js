@@ -6,7 +6,7 @@ import { agreementValue, dateTime } from '../format.js';
 import { badge, errorBox, field, h, heading, pager, progress, replace, table } from '../render.js';
 
 const PAGE_SIZE = 20;
-const ACCEPT = '.pdf,.html,.htm,.docx,.txt,application/pdf,text/html,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export const ACCEPT = '.pdf,.html,.htm,.docx,.txt,application/pdf,text/html,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 export async function show(view, _params, context) {
   const listSlot = h('div', { class: 'slot' });
