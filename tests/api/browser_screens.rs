@@ -132,12 +132,29 @@ async fn a_wallet_signs_in_and_an_administrator_promotes_it() {
         .await;
     browser.wait_for_text("#view td", "Saved: analyst.").await;
     browser.screenshot("admin").await;
+
+    // A new password user, made on the same screen: listed, and able to sign in with the role given.
+    let created = format!("made-in-the-console-{}@example.com", uuid::Uuid::new_v4().simple());
+    browser.type_into("form input[name=email]", &created).await;
+    browser.type_into("form input[name=password]", PASSWORD).await;
+    browser.run("document.querySelector('form select[name=role]').value = 'viewer';", vec![]).await;
+    browser.click_labelled("Create the user").await;
+    browser.wait_for_text("#view", &format!("Created {created} (viewer).")).await;
+    browser.wait_for_text("#view table", &created).await;
+    browser.screenshot("admin-created").await;
     browser.close().await;
 
     let admin = app.admin_token().await;
     let users: Value = app.get("/api/admin/users", Some(&admin)).await.json().await.expect("json");
     let promoted = users["users"].as_array().expect("users").iter().find(|u| u["wallet_address"] == address.as_str());
     assert_eq!(promoted.expect("the wallet's user")["role"], "analyst");
+    let signed_in: Value = app
+        .post("/api/auth/login", None, &json!({ "email": created, "password": PASSWORD }))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(signed_in["user"]["role"], "viewer", "{signed_in}");
 }
 
 /// Research asked on its own screen is followed on the run's event stream until the answer.
@@ -519,6 +536,17 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
     );
     browser.wait_for(".field-button").await;
     browser.screenshot("second-version").await;
+    // The original file comes back as uploaded: the download hands the browser its exact bytes.
+    browser
+        .run(
+            "window.__downloads = []; const make = URL.createObjectURL; \
+             URL.createObjectURL = (blob) => { window.__downloads.push(blob.size); return make.call(URL, blob); };",
+            vec![],
+        )
+        .await;
+    browser.run("[...document.querySelectorAll('.versions button')].find((b) => b.textContent.startsWith('Download the original')).click();", vec![]).await;
+    let size = browser.until("the original's download", "return window.__downloads[0] ?? null;", vec![]).await;
+    assert_eq!(size.as_u64(), Some(upload.bytes.len() as u64), "the original's bytes");
 
     assert_eq!(
         browser.run("return document.querySelector('[data-action=approve]') === null;", vec![]).await,
