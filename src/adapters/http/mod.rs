@@ -19,6 +19,7 @@ pub mod people;
 pub mod quant;
 pub mod research;
 pub mod server;
+pub mod sse;
 pub mod statements;
 pub mod uploads;
 

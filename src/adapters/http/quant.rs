@@ -1,11 +1,8 @@
 //! `/api/quantitative-analysis/*`: the company analysis (JSON or Server-Sent Events) and the stored
 //! results.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -27,9 +24,6 @@ use crate::domain::quant::market::TimeRange;
 use crate::domain::quant::request::{CompanyAnalysisType, CompanyRequest, LoanApplication, MarketRequest, QuantError};
 use crate::domain::quant::runs::{AnalysisId, AnalysisRecord, AnalysisStatus};
 use crate::domain::quant::service::{PreparedAnalysis, Progress};
-
-/// Comment lines that keep idle proxies from closing a stream.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let company = workflow_post(&state, warp::path!("api" / "quantitative-analysis" / "company").boxed(), company);
@@ -359,7 +353,7 @@ async fn analysis_response(
             }
         };
     }
-    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<(&'static str, Value)>();
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<super::sse::Frame>();
     tokio::spawn(async move {
         let progress_sender = sender.clone();
         let report = move |progress: Progress| {
@@ -385,18 +379,7 @@ async fn analysis_response(
         };
         let _ = sender.send(last);
     });
-    let events = stream_of(receiver).enumerate().map(|(sequence, (kind, data))| {
-        let payload = json!({ "type": kind, "data": data }).to_string();
-        Ok::<_, Infallible>(warp::sse::Event::default().event(kind).id(sequence.to_string()).data(payload))
-    });
-    warp::sse::reply(warp::sse::keep_alive().interval(KEEP_ALIVE).stream(events)).into_response()
-}
-
-/// The receiving half of a channel as a stream that ends when every sender is gone.
-pub(super) fn stream_of<T: Send + 'static>(
-    mut receiver: tokio::sync::mpsc::UnboundedReceiver<T>,
-) -> impl futures_util::Stream<Item = T> + Send + 'static {
-    futures_util::stream::poll_fn(move |context| receiver.poll_recv(context))
+    super::sse::reply(receiver)
 }
 
 fn created(record: &AnalysisRecord) -> impl Reply + use<> {

@@ -4,8 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -194,7 +192,6 @@ const FOLLOW_EVERY: Duration = Duration::from_millis(500);
 /// How long one stream follows a run; then it ends with `timeout`, and the client reconnects or
 /// reads the result.
 const FOLLOW_AT_MOST: Duration = Duration::from_secs(600);
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// What a follower is told changed: status and how far the loop has got.
 fn progress_of(body: &Value) -> Value {
@@ -226,7 +223,7 @@ fn progress_of(body: &Value) -> Value {
 pub async fn follow(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<Response, ApiError> {
     let id: ResearchId = raw_id.parse().map_err(|_| ApiError::not_found("research not found"))?;
     let first = state.research.get(caller, id).await?;
-    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<(&'static str, Value)>();
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<super::sse::Frame>();
     // The following is a task of its own, which stops when the client goes (its events can no
     // longer be sent) or when the run ends.
     tokio::spawn(async move {
@@ -270,11 +267,5 @@ pub async fn follow(raw_id: String, state: Arc<AppState>, caller: Principal) -> 
             };
         }
     });
-    let events = super::quant::stream_of(receiver).enumerate().map(|(sequence, (kind, data))| {
-        let payload = json!({ "type": kind, "data": data }).to_string();
-        Ok::<_, std::convert::Infallible>(
-            warp::sse::Event::default().event(kind).id(sequence.to_string()).data(payload),
-        )
-    });
-    Ok(warp::sse::reply(warp::sse::keep_alive().interval(KEEP_ALIVE).stream(events)).into_response())
+    Ok(super::sse::reply(receiver))
 }

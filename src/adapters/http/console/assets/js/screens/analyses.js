@@ -83,9 +83,9 @@ function launchForm(context) {
         const control =
           type === 'select'
             ? h('select', { name }, example.map((option) => h('option', { value: option }, words(option))))
-            : h('input', { name, type, required, placeholder: example, step: type === 'number' ? 'any' : null, min: type === 'number' ? '1' : null });
+            : h('input', { name, type, required, step: type === 'number' ? 'any' : null, min: type === 'number' ? '1' : null });
         controls[name] = control;
-        return field(label, control);
+        return field(label, control, type === 'select' || !example ? null : `For example: ${example}`);
       }),
     );
   };

@@ -22,9 +22,9 @@ export async function show(view, [sessionId], context) {
   const listFooter = h('div', { class: 'slot' });
   const messages = h('ol', { class: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' });
   const status = h('div', { class: 'slot' });
-  const input = h('textarea', { name: 'message', rows: '3', required: true, maxlength: '4000', placeholder: 'Ask, or launch a workflow: “analyse Apple Inc”, “research the impact of SOFR on leveraged loans”' });
+  const input = h('textarea', { name: 'message', rows: '3', required: true, maxlength: '4000' });
   const send = h('button', { type: 'submit' }, 'Send');
-  const form = h('form', { class: 'composer' }, field('Message', input, 'Enter sends; Shift+Enter starts a new line.'), send, status);
+  const form = h('form', { class: 'composer' }, field('Message', input, 'Ask, or launch a workflow: “analyse Apple Inc”, “research the impact of SOFR on leveraged loans”. Enter sends; Shift+Enter starts a new line.'), send, status);
   const readOnly = h('p', { class: 'muted read-only', hidden: true }, 'This is another user’s conversation: you can read it, and only they can continue it.');
   let current = sessionId === 'new' ? null : (sessionId ?? null);
 

@@ -5,7 +5,7 @@
 import { call, getJson, postForm, postJson } from '../api.js';
 import { agreementValue, atPointer, dateTime, percent, pointerLabel, words } from '../format.js';
 import { badge, errorBox, field, h, heading, progress, replace, table } from '../render.js';
-import { ACCEPT } from './documents.js';
+import { ACCEPT, uploadBody } from './documents.js';
 
 /** The review actions, who may take them and from which states (the API checks the same). */
 const ACTIONS = [
@@ -120,10 +120,9 @@ function newVersionForm(slot, document, context) {
   const form = h('form', { class: 'new-version', 'aria-label': 'New version' }, field('New version (PDF, HTML, DOCX or text)', file), submit, status);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const chosen = file.files[0];
-    if (!chosen) return;
-    const body = new FormData();
-    body.append('file', chosen, chosen.name);
+    const upload = uploadBody(file);
+    if (!upload) return;
+    const { chosen, body } = upload;
     submit.disabled = true;
     replace(status, progress(`Uploading ${chosen.name} and extracting its terms…`));
     try {

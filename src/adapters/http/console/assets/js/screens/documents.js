@@ -6,12 +6,21 @@ import { agreementValue, dateTime } from '../format.js';
 import { badge, errorBox, field, h, heading, pager, progress, replace, table } from '../render.js';
 
 const PAGE_SIZE = 20;
+/** The chosen file as the multipart body the upload endpoints take (`file`), or null when none is chosen. */
+export function uploadBody(fileInput) {
+  const chosen = fileInput.files[0];
+  if (!chosen) return null;
+  const body = new FormData();
+  body.append('file', chosen, chosen.name);
+  return { chosen, body };
+}
+
 export const ACCEPT = '.pdf,.html,.htm,.docx,.txt,application/pdf,text/html,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 export async function show(view, _params, context) {
   const listSlot = h('div', { class: 'slot' });
-  const search = h('input', { type: 'search', name: 'search', placeholder: 'Title, party, borrower or words of the text' });
-  const searchForm = h('form', { class: 'search', role: 'search' }, field('Search documents', search), h('button', { type: 'submit', class: 'secondary' }, 'Search'));
+  const search = h('input', { type: 'search', name: 'search' });
+  const searchForm = h('form', { class: 'search', role: 'search' }, field('Search documents', search, 'Title, party, borrower or words of the text.'), h('button', { type: 'submit', class: 'secondary' }, 'Search'));
   let words = '';
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -59,7 +68,7 @@ async function renderPage(slot, page, words, context) {
 
 function uploadForm(context) {
   const file = h('input', { type: 'file', name: 'file', accept: ACCEPT, required: true });
-  const title = h('input', { type: 'text', name: 'title', maxlength: '500', placeholder: 'Defaults to the file name' });
+  const title = h('input', { type: 'text', name: 'title', maxlength: '500' });
   const deal = h('input', { type: 'number', name: 'deal_id', min: '1', step: '1' });
   const status = h('div', { class: 'slot', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Upload and extract');
@@ -67,16 +76,15 @@ function uploadForm(context) {
     'form',
     { class: 'card', 'aria-labelledby': 'upload-heading' },
     h('h2', { id: 'upload-heading' }, 'Upload an agreement'),
-    h('div', { class: 'inline-fields' }, field('File (PDF, HTML, DOCX or text)', file), field('Title (optional)', title), field('Deal id (optional)', deal)),
+    h('div', { class: 'inline-fields' }, field('File (PDF, HTML, DOCX or text)', file), field('Title (optional)', title, 'Defaults to the file name.'), field('Deal id (optional)', deal)),
     submit,
     status,
   );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const chosen = file.files[0];
-    if (!chosen) return;
-    const body = new FormData();
-    body.append('file', chosen, chosen.name);
+    const upload = uploadBody(file);
+    if (!upload) return;
+    const { chosen, body } = upload;
     if (title.value.trim()) body.append('title', title.value.trim());
     if (deal.value.trim()) body.append('deal_id', deal.value.trim());
     submit.disabled = true;

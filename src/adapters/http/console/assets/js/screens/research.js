@@ -17,11 +17,11 @@ export async function show(view, [researchId], context) {
 }
 
 function queryForm(context) {
-  const query = h('textarea', { name: 'query', rows: '2', required: true, maxlength: '2000', placeholder: 'What is the impact of SOFR on leveraged loans?' });
+  const query = h('textarea', { name: 'query', rows: '2', required: true, maxlength: '2000' });
   const iterations = h('input', { name: 'max_iterations', type: 'number', min: '1', max: '20', value: '5' });
   const status = h('div', { class: 'slot', 'aria-live': 'polite' });
   const submit = h('button', { type: 'submit' }, 'Start the research');
-  const form = h('form', { class: 'card', 'aria-labelledby': 'ask-heading' }, h('h2', { id: 'ask-heading' }, 'New research'), field('Question', query), field('Iterations at most', iterations), submit, status);
+  const form = h('form', { class: 'card', 'aria-labelledby': 'ask-heading' }, h('h2', { id: 'ask-heading' }, 'New research'), field('Question', query, 'For example: What is the impact of SOFR on leveraged loans?'), field('Iterations at most', iterations), submit, status);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     submit.disabled = true;
