@@ -22,6 +22,7 @@ use crate::documents::AGREEMENT;
 use crate::fake_llm::{FakeLlm, Scripted};
 use crate::helpers::*;
 use crate::people::{ADVERSE_MEDIA, PeopleWeb};
+use crate::test_cluster;
 
 const MARKET_DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/market-data");
 const CHAT: &str = "/api/digitizer-chatbot/chat";
@@ -396,14 +397,6 @@ async fn sessions_keep_their_turns_and_belong_to_whoever_started_them() {
         .expect("json");
     assert_eq!(unchanged["messages"].as_array().map(Vec::len), Some(5), "nothing was added by the stranger");
 
-    // An id the service did not generate for the caller is not claimed by using it.
-    for squatted in ["never-used", "support-chat"] {
-        let turn = json!({ "message": "thanks!", "session_id": squatted });
-        assert_error(app.post(CHAT, Some(&owner), &turn).await, 404).await;
-        let launch =
-            json!({ "workflow_type": "research", "session_id": squatted, "workflow_params": { "query": "q" } });
-        assert_error(app.post(LAUNCH, Some(&owner), &launch).await, 404).await;
-    }
     // Without a session id a turn starts a new session and says which.
     let started = chat(&app, &owner, json!({ "message": "thanks!" })).await;
     let new_id = started["session_id"].as_str().expect("session_id").to_owned();
@@ -419,6 +412,110 @@ async fn sessions_keep_their_turns_and_belong_to_whoever_started_them() {
     let viewer = app.token_for("viewer").await;
     assert_error(app.post(CHAT, Some(&viewer), &json!({ "message": "thanks!", "session_id": "viewer" })).await, 403)
         .await;
+}
+
+/// A client written to the interface contract names its own session ids (the contract has no call
+/// to create one): its first turn or launch under a new id starts that session, owned by the caller;
+/// another user's id stays theirs, unwritten; a malformed id is refused.
+async fn a_spec_clients_own_session_ids(app: &TestApp) {
+    let owner = app.token_for("analyst").await;
+    let stranger = app.token_for("analyst").await;
+    let chat_id = format!("spec-client:{}", uuid::Uuid::new_v4());
+    let launch_id = format!("spec_client.launch-{}", uuid::Uuid::new_v4().simple());
+
+    let post_ok = |path: &'static str, body: Value| {
+        let owner = owner.clone();
+        async move {
+            let response = app.post(path, Some(&owner), &body).await;
+            let status = response.status();
+            let reply: Value = response.json().await.expect("json");
+            assert_eq!(status, 200, "{body} -> {reply}");
+            cdm_events::record(&reply);
+            reply
+        }
+    };
+    // A chat turn that launches nothing (the fast path, which appends without reading first) …
+    let first = post_ok(CHAT, json!({ "message": "thanks!", "session_id": chat_id })).await;
+    assert_eq!(first["session_id"], chat_id.as_str());
+    // … then a turn in the session it started, which reads the session and launches.
+    let second = post_ok(CHAT, json!({ "message": "analyse company Apple Inc", "session_id": chat_id })).await;
+    assert_eq!(second["session_id"], chat_id.as_str());
+    assert_eq!(second["workflow_launched"], "quant", "{second}");
+    // A launch under a fresh id of the client's.
+    let params = json!({ "query": "SOFR floors" });
+    let launched =
+        post_ok(LAUNCH, json!({ "workflow_type": "research", "session_id": launch_id, "workflow_params": params }))
+            .await;
+    assert_eq!(launched["session_id"], launch_id.as_str());
+    // A turn that reads the session first, under another fresh id (a follow-up question reads it).
+    let follow_up_id = format!("spec-client-follow-up-{}", uuid::Uuid::new_v4().simple());
+    let third = post_ok(CHAT, json!({ "message": "what was its leverage?", "session_id": follow_up_id })).await;
+    assert_eq!(third["session_id"], follow_up_id.as_str());
+
+    let read = |id: String, token: String| async move {
+        let response = app.get(&format!("{SESSIONS}/{id}"), Some(&token)).await;
+        let status = response.status().as_u16();
+        (status, response.json::<Value>().await.expect("json"))
+    };
+    let (status, chat_session) = read(chat_id.clone(), owner.clone()).await;
+    assert_eq!(status, 200, "{chat_session}");
+    assert_eq!(chat_session["messages"].as_array().map(Vec::len), Some(4), "{chat_session}");
+    let (status, launch_session) = read(launch_id.clone(), owner.clone()).await;
+    assert_eq!(status, 200, "{launch_session}");
+    assert_eq!(launch_session["messages"][0]["workflow_launched"], "research", "{launch_session}");
+    let listed = list_sessions(app, &owner, "").await;
+    let ids = listed_ids(&listed);
+    assert!(ids.contains(&chat_id.as_str()) && ids.contains(&launch_id.as_str()), "{listed}");
+
+    // Another user naming those ids: 404 for the turn, the launch and reading, and nothing written.
+    for id in [&chat_id, &launch_id] {
+        let turn = json!({ "message": "thanks!", "session_id": id });
+        assert_error(app.post(CHAT, Some(&stranger), &turn).await, 404).await;
+        let launch = json!({ "workflow_type": "research", "session_id": id, "workflow_params": { "query": "q" } });
+        assert_error(app.post(LAUNCH, Some(&stranger), &launch).await, 404).await;
+        assert_error(app.get(&format!("{SESSIONS}/{id}"), Some(&stranger)).await, 404).await;
+    }
+    let (_, unchanged) = read(chat_id.clone(), owner.clone()).await;
+    assert_eq!(unchanged["messages"], chat_session["messages"], "the stranger wrote nothing");
+    let (_, unchanged) = read(launch_id.clone(), owner.clone()).await;
+    assert_eq!(unchanged["messages"], launch_session["messages"], "the stranger wrote nothing");
+    assert!(listed_ids(&list_sessions(app, &stranger, "").await).is_empty(), "the stranger started no session");
+
+    // Malformed ids: 400 naming the field, for turns and launches alike, and nothing stored.
+    let too_long = "x".repeat(129);
+    for malformed in ["", "has space", "slash/inside", "naïve", "semi;colon", too_long.as_str()] {
+        let turn = json!({ "message": "thanks!", "session_id": malformed });
+        let body = assert_error(app.post(CHAT, Some(&owner), &turn).await, 400).await;
+        assert_eq!(body["detail"]["field"], "session_id", "{malformed:?}: {body}");
+        let launch =
+            json!({ "workflow_type": "research", "session_id": malformed, "workflow_params": { "query": "q" } });
+        let body = assert_error(app.post(LAUNCH, Some(&owner), &launch).await, 400).await;
+        assert_eq!(body["detail"]["field"], "session_id", "{malformed:?}: {body}");
+    }
+    assert_eq!(list_sessions(app, &owner, "").await["total"], 3);
+}
+
+#[tokio::test]
+async fn a_spec_client_chats_and_launches_under_session_ids_it_chose() {
+    let app = spawn_app_around(with_market_data(), &[("RATE_LIMIT_PER_MINUTE", "1000")], |adapters| {
+        adapters.web_search = Vec::new();
+    })
+    .await;
+    a_spec_clients_own_session_ids(&app).await;
+}
+
+#[tokio::test]
+async fn on_postgres_a_spec_client_chats_and_launches_under_session_ids_it_chose() {
+    let cluster = test_cluster::shared().await;
+    let mut adapters = cluster.fresh_adapters().await;
+    let sample = with_market_data();
+    adapters.financial_data = sample.financial_data;
+    adapters.prices = sample.prices;
+    let app = spawn_app_around(adapters, &[("RATE_LIMIT_PER_MINUTE", "1000")], |adapters| {
+        adapters.web_search = Vec::new();
+    })
+    .await;
+    a_spec_clients_own_session_ids(&app).await;
 }
 
 const SESSIONS: &str = "/api/digitizer-chatbot/sessions";
