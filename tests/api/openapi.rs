@@ -62,3 +62,32 @@ async fn every_documented_operation_exists_and_protected_ones_answer_401_without
         }
     }
 }
+
+/// Where the project's work items are numbered, their numbers say nothing to a user: the README,
+/// the OpenAPI document and the console describe the product as it is.
+#[tokio::test]
+async fn user_facing_text_names_no_work_item_numbers() {
+    let app = spawn_app().await;
+    let document = app.get("/openapi.json", None).await.text().await.expect("text");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = vec![("openapi.json".to_owned(), document)];
+    texts.push(("README.md".into(), std::fs::read_to_string(root.join("README.md")).expect("README")));
+    let mut folders = vec![root.join("src/adapters/http/console/assets")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("console assets") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                texts.push((path.display().to_string(), text));
+            }
+        }
+    }
+    let numbered =
+        regex::Regex::new(r"(?i)\b(issues?|tickets?) #?\d+|\bnext issues?\b|\bin progress\)").expect("regex");
+    let found: Vec<String> = texts
+        .iter()
+        .flat_map(|(name, text)| numbered.find_iter(text).map(move |m| format!("{name}: {:?}", m.as_str())))
+        .collect();
+    assert!(found.is_empty(), "work-item numbers in user-facing text: {found:#?}");
+}
