@@ -7,16 +7,20 @@ table cells become breaks), entities decoded (`&#146;` as windows-1252 does, as 
 whitespace collapsed to one space. A quote is whitespace-collapsed the same way.
 
     scripts/corpus-check.py [ID ...]      # all documents when no ID is given
+    CORPUS_DIR=tests/corpus/heldout scripts/corpus-check.py   # another folder of the same layout
 """
 import hashlib
 import html
+import os
 import html.parser
 import json
 import pathlib
 import re
 import sys
 
-CORPUS = pathlib.Path(__file__).resolve().parent.parent / "tests" / "corpus" / "edgar"
+CORPUS = pathlib.Path(
+    os.environ.get("CORPUS_DIR") or pathlib.Path(__file__).resolve().parent.parent / "tests" / "corpus" / "edgar"
+).resolve()
 BREAKS = {"p", "div", "br", "tr", "td", "th", "li", "table", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "page"}
 
 
