@@ -188,6 +188,9 @@ pub fn score_fields(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
     if let Some(facilities) = fields["facilities"].as_array() {
         scored.extend(score_facilities(extraction, facilities));
     }
+    if fields["parties"].is_object() {
+        scored.extend(score_party_roles(extraction, fields));
+    }
     if let Some(changes) = fields["changes"].as_array() {
         scored.extend(score_changes(extraction, changes));
     }
@@ -242,6 +245,97 @@ fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> 
             one.field = format!("{prefix}/{field}");
             scored.push(one);
         }
+    }
+    // The labels list every facility: one stated beyond them (a tranche or sublimit stated as a
+    // facility of its own, a recital's existing facility) counts credit that is not there.
+    for (j, facility) in found.iter().enumerate().filter(|(j, _)| !used[*j]) {
+        let shown: Vec<String> =
+            facility_fields(Some(facility)).into_iter().filter_map(|(k, v)| Some(format!("{k}={}", v?))).collect();
+        scored.push(Scored {
+            field: format!("facilities/+{j}"),
+            expected: "null".to_owned(),
+            found: shown.join(" "),
+            outcome: Outcome::Wrong,
+        });
+    }
+    scored
+}
+
+/// The roles scored through `parties` (borrowers and the administrative agent have fields of their
+/// own when labelled, and are scored there).
+const SCORED_ROLES: [PartyRole; 13] = [
+    PartyRole::Borrower,
+    PartyRole::Guarantor,
+    PartyRole::AdministrativeAgent,
+    PartyRole::FacilityAgent,
+    PartyRole::CollateralAgent,
+    PartyRole::SyndicationAgent,
+    PartyRole::DocumentationAgent,
+    PartyRole::Arranger,
+    PartyRole::Bookrunner,
+    PartyRole::Lender,
+    PartyRole::IssuingBank,
+    PartyRole::SwinglineLender,
+    PartyRole::SustainabilityCoordinator,
+];
+
+/// Every party role: the labels' `parties` lists each party the cover, preamble or signature
+/// pages give a role, with all its roles. A labelled role found is correct, one not found missing;
+/// a role stated for a name the labels do not give it is **wrong** — a co-documentation agent
+/// stated as the administrative agent, the borrower stated as a lender. Lenders are scored only
+/// when the labels list them all (`lenders_complete`).
+fn score_party_roles(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
+    let parties = &fields["parties"];
+    let lenders_complete = parties["lenders_complete"].as_bool().unwrap_or(false);
+    let scored_elsewhere = |role: PartyRole| match role {
+        PartyRole::Borrower => fields.get("borrowers").is_some(),
+        PartyRole::AdministrativeAgent | PartyRole::FacilityAgent => fields.get("administrative_agent").is_some(),
+        PartyRole::Lender => !lenders_complete,
+        _ => false,
+    };
+    let labelled: Vec<(String, PartyRole)> = parties["value"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|party| {
+            let name = party["name"].as_str().unwrap_or_default().to_owned();
+            party["roles"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|role| SCORED_ROLES.into_iter().find(|r| Some(r.as_str()) == role.as_str()))
+                .map(move |role| (name.clone(), role))
+        })
+        .filter(|(_, role)| !scored_elsewhere(*role))
+        .collect();
+    let stated: Vec<(String, PartyRole)> = extraction
+        .agreement
+        .parties
+        .iter()
+        .flat_map(|party| party.roles.iter().map(move |role| (party.name.value().clone(), *role.value())))
+        .filter(|(_, role)| !scored_elsewhere(*role))
+        .collect();
+    let mut used = vec![false; stated.len()];
+    let mut scored = Vec::new();
+    for (name, role) in &labelled {
+        let hit = stated.iter().enumerate().position(|(i, (n, r))| !used[i] && r == role && same_name(n, name));
+        if let Some(i) = hit {
+            used[i] = true;
+        }
+        scored.push(Scored {
+            field: format!("parties/{}", role.as_str()),
+            expected: name.clone(),
+            found: hit.map(|i| stated[i].0.clone()).unwrap_or_default(),
+            outcome: if hit.is_some() { Outcome::Correct } else { Outcome::Missing },
+        });
+    }
+    for ((name, role), _) in stated.iter().zip(&used).filter(|(_, used)| !**used) {
+        scored.push(Scored {
+            field: format!("parties/{}", role.as_str()),
+            expected: "null".to_owned(),
+            found: name.clone(),
+            outcome: Outcome::Wrong,
+        });
     }
     scored
 }
@@ -585,6 +679,55 @@ mod tests {
             ],
             "a change the labels do not list is wrong"
         );
+    }
+
+    #[test]
+    fn every_stated_party_role_is_scored_and_one_the_labels_do_not_give_is_wrong() {
+        let text = "CREDIT AGREEMENT dated as of March 1, 2024 among ACME CORP., a Delaware corporation, as the \
+            Borrower, the Lenders party hereto, FIRST BANK, N.A., as Administrative Agent, and SECOND BANK, as \
+            Syndication Agent.\n\nSection 1.01 Defined Terms.";
+        let extraction = extract_credit_agreement(text);
+        let stated: Vec<String> = extraction
+            .agreement
+            .parties
+            .iter()
+            .flat_map(|p| p.roles.iter().map(move |r| format!("{} {}", p.name.value(), r.value().as_str())))
+            .collect();
+        assert!(stated.iter().any(|s| s.ends_with("SyndicationAgent")), "{stated:?}");
+        let fields = serde_json::json!({
+            "administrative_agent": {"value": "First Bank, N.A.", "quote": "…"},
+            "borrowers": [{"value": "Acme Corp.", "quote": "…"}],
+            "parties": {"lenders_complete": false, "value": [
+                {"name": "Second Bank", "roles": ["DocumentationAgent"], "quote": "…"},
+            ]},
+        });
+        let outcomes: Vec<_> = score_fields(&extraction, &fields)
+            .into_iter()
+            .filter(|s| s.field.starts_with("parties/"))
+            .map(|s| (s.field, s.outcome))
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                ("parties/DocumentationAgent".to_owned(), Outcome::Missing),
+                ("parties/SyndicationAgent".to_owned(), Outcome::Wrong),
+            ],
+            "a role the labels do not give the name is wrong; the agent is scored by its own field"
+        );
+    }
+
+    #[test]
+    fn a_facility_stated_beyond_the_labelled_ones_is_wrong() {
+        let text = "CREDIT AGREEMENT dated as of March 1, 2024 among ACME CORP., as Borrower, and FIRST BANK, as \
+            Administrative Agent.\n\n\"Revolving Commitment\" means $50,000,000.\n\n\"Term Loan Commitment\" means \
+            $25,000,000.\n";
+        let extraction = extract_credit_agreement(text);
+        assert_eq!(extraction.agreement.facilities.len(), 2, "{:?}", extraction.agreement.facilities);
+        let fields = serde_json::json!({ "facilities": [
+            {"facility_type": {"value": "RevolvingCredit", "quote": "…"}},
+        ]});
+        let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| (s.field, s.outcome)).collect();
+        assert_eq!(outcomes.last().map(|(f, o)| (f.starts_with("facilities/+"), *o)), Some((true, Outcome::Wrong)));
     }
 
     #[test]

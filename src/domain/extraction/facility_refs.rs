@@ -159,7 +159,7 @@ static FACILITY_REF: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         &(qualified
             + "|"
-            + r"(?P<dd>\b(?i:delayed[ -]draw)(?:[ \t]+(?i:term))?(?:[ \t]+(?i:loan))?(?:[ \t]+(?i:facility|loans|commitments?))?\b|\bDDTL\b)|(?P<tl>\b(?i:term[ \t]+loan|term|tranche)[ \t]+(?P<tl_letter>[A-F])\b(?:[ \t]+(?i:term[ \t]+)?(?i:loans?|facility|commitments?)\b)?)|(?P<rev>\b(?i:revolving)(?:[ \t]+(?i:credit))?(?:[ \t]+(?i:facility|loans?|commitments?|exposure))?\b|\b(?i:revolver)\b|\bRCF\b)|(?P<bridge>\b(?i:bridge)(?:[ \t]+(?i:term))?[ \t]+(?i:loans?|facility|commitments?)\b)|(?P<lc>\b(?i:letter[ \t]+of[ \t]+credit|l/c)[ \t]+(?i:facility)\b)|(?P<let>\b(?i:facility)[ \t]+(?P<let_letter>[A-F])\b(?:[ \t]+(?i:loans?|commitments?)\b)?)|(?P<term>\b(?i:term)(?:[ \t]+(?i:loan))?[ \t]+(?i:facility|facilities)\b|\b(?i:term)[ \t]+(?i:loans?)\b)"),
+            + r"(?P<dd>\b(?i:delayed[ -]draw)(?:[ \t]+(?i:term))?(?:[ \t]+(?i:loan))?(?:[ \t]+(?i:facility|loans|commitments?))?\b|\bDDTL\b)|(?P<tl>\b(?i:term[ \t]+loan|term)[ \t]+(?P<tl_letter>[A-F])\b(?:[ \t]+(?i:term[ \t]+)?(?i:loans?|facility|commitments?)\b)?|\b(?i:tranche)[ \t]+(?P<tt_letter>[A-F])[ \t]+(?i:term)(?:[ \t]+(?i:loans?|facility|commitments?))?\b)|(?P<rev>\b(?i:revolving)(?:[ \t]+(?i:credit))?(?:[ \t]+(?i:facility|loans?|commitments?|exposure))?\b|\b(?i:revolver)\b|\bRCF\b)|(?P<bridge>\b(?i:bridge)(?:[ \t]+(?i:term))?[ \t]+(?i:loans?|facility|commitments?)\b)|(?P<lc>\b(?i:letter[ \t]+of[ \t]+credit|l/c)[ \t]+(?i:facility)\b)|(?P<let>\b(?i:facility)[ \t]+(?P<let_letter>[A-F])\b(?:[ \t]+(?i:loans?|commitments?)\b)?)|(?P<term>\b(?i:term)(?:[ \t]+(?i:loan))?[ \t]+(?i:facility|facilities)\b|\b(?i:term)[ \t]+(?i:loans?)\b)"),
     )
 });
 
@@ -205,7 +205,7 @@ fn key_of(captures: &Captures<'_>) -> Option<FacilityKey> {
     if captures.name("dd").is_some() {
         Some(FacilityKey::DelayedDraw)
     } else if captures.name("tl").is_some() {
-        letter("tl_letter").map(FacilityKey::TermLetter)
+        letter("tl_letter").or_else(|| letter("tt_letter")).map(FacilityKey::TermLetter)
     } else if captures.name("rev").is_some() {
         Some(FacilityKey::Revolving)
     } else if captures.name("bridge").is_some() {
@@ -262,6 +262,16 @@ mod tests {
             ("revolving facility", FacilityKey::Revolving),
         ];
         let expected: Vec<(String, FacilityKey)> = expected.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_tranche_is_a_term_loan_only_when_the_text_calls_it_one() {
+        // Tranches of one revolver ("Tranche A Commitments" in dollars, "Tranche B Loans" in other
+        // currencies too) are not term loans A and B: stating them so would count the credit twice.
+        let found =
+            keys("its Tranche A Commitment, the Tranche B Loans, Tranche A Letters of Credit and Tranche C Term Loans");
+        let expected = [("Tranche C Term Loans".to_owned(), FacilityKey::TermLetter(b'C'))];
         assert_eq!(found, expected);
     }
 
