@@ -331,3 +331,62 @@ async fn an_analysts_spreadsheet_is_read_checked_and_traced_to_its_cells() {
     let error = assert_error(app.post_form("/api/financial-statements", &token, &parts).await, 400).await;
     assert_eq!(error["detail"]["field"], "currency", "{error}");
 }
+
+#[tokio::test]
+async fn a_sheet_labelled_as_statements_are_published_is_read_and_a_missing_item_names_the_rows_not_read() {
+    let app = spawn_app().await;
+    let token = app.token_for("analyst").await;
+    let upload = |csv: &'static str| {
+        [
+            FormPart::file("published.csv", "text/csv", csv.as_bytes()),
+            FormPart::text("borrower_name", "Northwind"),
+            FormPart::text("currency", "USD"),
+        ]
+    };
+
+    // Qualifiers that leave the figure unchanged are read.
+    let published = "Line item,FY2023\n\"Revenue, net\",1200\nOperating income (EBIT),150\nInterest expense,30\nNet income (loss),90\nCash and cash equivalents,80\nTotal current assets,400\nTotal assets,1000\nTotal current liabilities,250\nTotal liabilities,600\nTotal debt (including current portion),350\nTotal equity,400\n";
+    let response = app.post_form("/api/financial-statements", &token, &upload(published)).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    let period = &body["periods"][0];
+    assert_eq!(
+        (&period["revenue"], &period["operating_income"], &period["net_income"], &period["total_debt"]),
+        (&json!(1200.0), &json!(150.0), &json!(90.0), &json!(350.0)),
+        "{body}"
+    );
+    assert_eq!(body["unrecognised"], json!([]), "{body}");
+
+    // Operating income only before depreciation, interest only net: neither is read, and the 400
+    // for the missing item names them, the row that looks like it first, and says why.
+    let unread = "Line item,FY2023\n\"Revenue, net\",1200\nHeadcount,120\nOperating income before depreciation,190\n\"Interest expense, net\",30\nNet income (loss),90\nCash and cash equivalents,80\nTotal current assets,400\nTotal assets,1000\nTotal current liabilities,250\nTotal liabilities,600\nTotal debt,350\nTotal equity,400\n";
+    let response = app.post_form("/api/financial-statements", &token, &upload(unread)).await;
+    let error = assert_error(response, 400).await;
+    assert_eq!(error["detail"]["field"], "column B (FY2023).operating_income", "{error}");
+    let listed: Vec<(&Value, &Value)> = error["detail"]["unrecognised"]
+        .as_array()
+        .expect("unrecognised rows")
+        .iter()
+        .map(|row| (&row["row"], &row["label"]))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (&json!(4), &json!("Operating income before depreciation")),
+            (&json!(3), &json!("Headcount")),
+            (&json!(5), &json!("Interest expense, net")),
+        ],
+        "{error}"
+    );
+    assert_eq!(
+        error["detail"]["unrecognised"][2]["reason"].as_str().map(|r| r.contains("interest income")),
+        Some(true)
+    );
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains("operating_income: is required")
+            && message.contains("row 4 'Operating income before depreciation' looks like operating_income")
+            && message.contains("row 3 'Headcount'"),
+        "{message}"
+    );
+}

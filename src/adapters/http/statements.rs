@@ -25,7 +25,7 @@ use super::uploads::{body_limit, deal_id_part, form_error, is_multipart, open_fo
 use crate::adapters::reader::spreadsheet::{SheetFormat, read_grid};
 use crate::domain::auth::Principal;
 use crate::domain::statements::service::{SetSubject, SheetUpload, StatementSetError};
-use crate::domain::statements::sheet::Grid;
+use crate::domain::statements::sheet::{Grid, UnrecognisedRow};
 use crate::domain::statements::stored::StatementSetId;
 use crate::domain::statements::{FinancialsInput, StatementItem};
 
@@ -116,7 +116,9 @@ pub struct StatementSheetForm {
     /// XLSX or CSV: line items down the first column, one column per period with its end in the
     /// header row ("Dec 31, 2023", "Three months ended March 31, 2024", "FY2023"); "in thousands"
     /// / "in millions" or a units row honoured; labels matched through the documented synonym
-    /// table, unknown rows listed in `unrecognised`, never guessed.
+    /// table and the qualifiers people write around them ("Operating income (EBIT)", "Revenue,
+    /// net"); unknown rows listed in `unrecognised`, never guessed, with `not_used_as` and `reason`
+    /// for a label whose qualifier changes the figure ("Interest expense, net").
     #[schema(value_type = String, format = Binary)]
     pub file: Vec<u8>,
     pub borrower_name: String,
@@ -155,6 +157,9 @@ impl From<StatementSetError> for ApiError {
     fn from(error: StatementSetError) -> Self {
         match error {
             StatementSetError::Validation { field, message } => ApiError::invalid_field(&field, message),
+            StatementSetError::MissingItem { field, message, unrecognised } => {
+                missing_item(&field, message, &unrecognised)
+            }
             StatementSetError::Unreadable(reason) => ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 format!("the spreadsheet cannot be read as financial statements: {reason}"),
@@ -166,13 +171,80 @@ impl From<StatementSetError> for ApiError {
     }
 }
 
+/// Unread rows a missing-item 400 lists: enough to find the row, not the whole sheet.
+const LISTED_ROWS: usize = 10;
+
+/// Characters of a listed row's label.
+const LISTED_LABEL_CHARS: usize = 60;
+
+/// A spreadsheet label as a message shows it: on one line, cut to [`LISTED_LABEL_CHARS`].
+fn shown_label(label: &str) -> String {
+    let one_line: String = label.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one_line = one_line.trim();
+    if one_line.chars().count() <= LISTED_LABEL_CHARS {
+        return one_line.to_owned();
+    }
+    let cut: String = one_line.chars().take(LISTED_LABEL_CHARS - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// 400 for a sheet period without a required item, listing the rows that were not read (those
+/// that look like the missing item first) in the message and in `detail.unrecognised`.
+fn missing_item(field: &str, reason: String, unrecognised: &[UnrecognisedRow]) -> ApiError {
+    let listed = &unrecognised[..unrecognised.len().min(LISTED_ROWS)];
+    let described: Vec<String> = listed
+        .iter()
+        .map(|row| {
+            let label = match shown_label(&row.label) {
+                empty if empty.is_empty() => "(no label)".to_owned(),
+                label => format!("'{label}'"),
+            };
+            match &row.not_used {
+                Some(not_used) => format!(
+                    "row {} {label} looks like {} but is not used: {}",
+                    row.row,
+                    not_used.resembles.name(),
+                    not_used.reason
+                ),
+                None => format!("row {} {label}", row.row),
+            }
+        })
+        .collect();
+    let rows = match unrecognised.len() {
+        0 => "every row with figures was read, so the sheet has no row for it".to_owned(),
+        total if total > listed.len() => {
+            format!("rows not recognised: {}; and {} more", described.join("; "), total - listed.len())
+        }
+        _ => format!("rows not recognised: {}", described.join("; ")),
+    };
+    let rows_json: Vec<serde_json::Value> = listed
+        .iter()
+        .map(|row| {
+            let mut shown = json!({ "row": row.row, "label": shown_label(&row.label) });
+            if let Some(not_used) = &row.not_used {
+                shown["not_used_as"] = json!(not_used.resembles.name());
+                shown["reason"] = json!(not_used.reason);
+            }
+            shown
+        })
+        .collect();
+    ApiError::new(StatusCode::BAD_REQUEST, format!("invalid {field}: {reason}; {rows}")).with_detail(json!({
+        "field": field,
+        "reason": reason,
+        "unrecognised": rows_json,
+        "unrecognised_count": unrecognised.len(),
+    }))
+}
+
 /// POST /api/financial-statements
 #[utoipa::path(post, path = "/api/financial-statements", tag = "financial-statements",
     request_body(content((CreateStatementSetRequest = "application/json"), (StatementSheetForm = "multipart/form-data"))),
     description = "Stores a borrower's financial statements (owned by the caller, optionally tied to a deal), checked \
                    as the analyses check `financials`: a set that does not balance, a negative revenue or debt, a \
                    missing required item, periods out of order or repeated are a 400 naming the period and field, \
-                   and nothing is stored. Analyses then take `statement_set_id`; a loan application on the deal uses \
+                   and nothing is stored. For a spreadsheet missing a required item, the 400 also lists the rows \
+                   that were not read (`detail.unrecognised`: row, label, and `not_used_as` with the `reason` when a \
+                   label looks like an item whose figure it is not, such as 'Interest expense, net'). Analyses then take `statement_set_id`; a loan application on the deal uses \
                    the deal's newest set when the borrower has no SEC filings. Answers `{statement_set_id, periods, \
                    recognised, unrecognised, …}` with amounts in units of the currency.",
     responses(

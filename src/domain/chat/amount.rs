@@ -1,6 +1,14 @@
 //! Loan amounts as people type them in chat: "$5m", "2.5 million", "750k", "1.2bn", "$5,000,000",
-//! "EUR 750k", "£300k". The multiplier is applied in exact decimal arithmetic, so "1.2bn" is exactly
-//! 1 200 000 000 and not 1 199 999 999.9999998.
+//! "EUR 750k", "£300k", "$25mm", "40MM", "25mm GBP". The multiplier is applied in exact decimal
+//! arithmetic, so "1.2bn" is exactly 1 200 000 000 and not 1 199 999 999.9999998.
+//!
+//! `mm` / `MM` is the finance shorthand for a million, and also millimetres ("5 mm of rain", "a
+//! 40mm pipe"). An amount is therefore never read as money on its own shape: the grammar reads
+//! [`AMOUNT`] only inside a loan pattern, where a lending verb ("lend", "extend", "borrow") or a
+//! loan word ("loan", "facility", "revolver", "term loan", "ABL" …) stands beside it and a borrower
+//! follows; without a currency it must also be at least 1,000 ("lend 500 to Bob" is no credit
+//! request). "what do you think about a 40mm pipe for Contoso Ltd?" has neither and launches
+//! nothing.
 
 use std::str::FromStr;
 use std::sync::LazyLock;

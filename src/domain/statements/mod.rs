@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod items;
+pub mod labels;
 pub mod service;
 pub mod set;
 pub mod sheet;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::set::{FinancialsInput, StatementError, StatementSet, UncheckedPeriod, check, check_input};
-use super::sheet::{Grid, SheetStatements, interpret};
+use super::sheet::{Grid, SheetStatements, UnrecognisedRow, interpret};
 use super::stored::{SetOrigin, StatementSetId, StatementSetRecord};
 use crate::domain::auth::Principal;
 use crate::domain::listing::listed_owner;
@@ -19,6 +19,10 @@ pub enum StatementSetError {
     /// A request value is wrong; `field` names it.
     #[error("{field}: {message}")]
     Validation { field: String, message: String },
+    /// A spreadsheet's period lacks a required item (`field` names it): the rows that were not
+    /// read, those that look like the missing item first, so the analyst can find the row.
+    #[error("{field}: {message}")]
+    MissingItem { field: String, message: String, unrecognised: Vec<UnrecognisedRow> },
     /// The spreadsheet cannot be read as statements (no header row, contradictory units, …); the
     /// reason names the row, column or cell.
     #[error("{0}")]
@@ -79,7 +83,29 @@ fn check_sheet(sheet: &SheetStatements, form_currency: Option<&str>) -> Result<S
             }
         })
         .collect();
-    Ok(check("file", &currency, sheet.unit, periods)?)
+    check("file", &currency, sheet.unit, periods).map_err(|error| match error.missing {
+        Some(missing) => {
+            let mut unrecognised = sheet.unrecognised.clone();
+            // Stable: the rows that look like the missing item first, each group in row order.
+            unrecognised.sort_by_key(|row| row.not_used.as_ref().is_none_or(|n| n.resembles != missing));
+            StatementSetError::MissingItem { field: error.field, message: error.message, unrecognised }
+        }
+        None => error.into(),
+    })
+}
+
+/// An unread row as the set keeps it: `{row, label}`, with `not_used_as` and `reason` when the
+/// label looks like an item whose figure it is not.
+fn unrecognised_json(row: &UnrecognisedRow) -> serde_json::Value {
+    match &row.not_used {
+        Some(not_used) => json!({
+            "row": row.row,
+            "label": row.label,
+            "not_used_as": not_used.resembles.name(),
+            "reason": not_used.reason,
+        }),
+        None => json!({ "row": row.row, "label": row.label }),
+    }
 }
 
 /// Who the statements are of and which deal they belong to.
@@ -119,6 +145,7 @@ impl StatementSetService {
     ///
     /// # Errors
     /// [`StatementSetError::Unreadable`] for a layout that cannot be read;
+    /// [`StatementSetError::MissingItem`] for a period without a required item;
     /// [`StatementSetError::Validation`] for figures that do not hold together or a currency
     /// missing or contradicted; nothing is stored then.
     pub async fn create_from_sheet(
@@ -142,7 +169,7 @@ impl StatementSetService {
                 .iter()
                 .map(|r| json!({ "row": r.row, "label": r.label, "item": r.item.name() }))
                 .collect(),
-            unrecognised: sheet.unrecognised.iter().map(|r| json!({ "row": r.row, "label": r.label })).collect(),
+            unrecognised: sheet.unrecognised.iter().map(unrecognised_json).collect(),
             assumptions,
         };
         self.store(caller, subject, origin, statements).await

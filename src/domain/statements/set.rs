@@ -131,6 +131,9 @@ pub struct StatementError {
     /// `financials.periods[2].total_debt`, or a spreadsheet column.
     pub field: String,
     pub message: String,
+    /// The required item the period lacks, when that is what is wrong: a spreadsheet's caller
+    /// lists the rows it could not read beside it.
+    pub missing: Option<StatementItem>,
 }
 
 /// A period before it is checked, from either intake: `label` names it in errors
@@ -161,7 +164,7 @@ mod iso_date {
 }
 
 fn error(field: impl Into<String>, message: impl Into<String>) -> StatementError {
-    StatementError { field: field.into(), message: message.into() }
+    StatementError { field: field.into(), message: message.into(), missing: None }
 }
 
 /// Checks the `financials` of a request.
@@ -273,7 +276,11 @@ fn check_period(period: UncheckedPeriod, unit: f64) -> Result<StatementPeriod, S
         }
     }
     if let Some(missing) = StatementItem::ALL.into_iter().find(|item| item.required() && !figures.contains_key(item)) {
-        return Err(error(format!("{label}.{}", missing.name()), format!("is required ({})", missing.description())));
+        return Err(StatementError {
+            field: format!("{label}.{}", missing.name()),
+            message: format!("is required ({})", missing.description()),
+            missing: Some(missing),
+        });
     }
     let value = |item| figures.get(&item).map_or(0.0, |f: &Figure| f.value);
     let (assets, liabilities, equity) =

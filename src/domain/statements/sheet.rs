@@ -5,15 +5,16 @@
 //! The layout is the one analysts use: line items down the first column, one column per period
 //! with its period end in a header row near the top ("Dec 31, 2023", "FY2023", "Q1 2024", "Three
 //! months ended" above "March 31, 2024"…). What the interpreter does not know it says: row labels
-//! not in the synonym table ([`super::synonyms`]) are listed as unrecognised, never guessed; every
-//! reading that is not stated in the sheet (a December year end, a date header taken as twelve
+//! the label reader ([`super::labels`], over the synonym table [`super::synonyms`]) does not read
+//! as an item are listed as unrecognised, never guessed, with the reason when a label looks like
+//! an item whose figure it is not; every reading that is not stated in the sheet (a December year end, a date header taken as twelve
 //! months, a column that is not read) is a line in [`SheetStatements::assumptions`]. A sheet that
 //! contradicts itself (two units, one item on two rows) is a [`SheetError`] naming the cells.
 //!
 //! Figures stay in the sheet's unit: the caller multiplies by [`SheetStatements::unit`].
 
 mod headers;
-mod units;
+pub(super) mod units;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -21,6 +22,7 @@ use std::fmt;
 use time::{Date, Month};
 
 use super::StatementItem;
+use super::labels::{self, LabelReading, NotUsed};
 use super::synonyms;
 use headers::HeaderReading;
 
@@ -84,13 +86,16 @@ pub struct RecognisedRow {
     pub item: StatementItem,
 }
 
-/// A row with figures whose label the synonym table does not know.
+/// A row with figures that is not read: its label names nothing the synonym table knows, or
+/// looks like an item whose figure it is not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnrecognisedRow {
     /// 1-based.
     pub row: u32,
     /// Empty when the row has figures but no label.
     pub label: String,
+    /// The item the label looks like and why it is not read as it, when it looks like one.
+    pub not_used: Option<NotUsed>,
 }
 
 /// What a sheet says.
@@ -311,8 +316,6 @@ fn meta_label(label: &str) -> Option<MetaLabel> {
         "fiscal year end"
         | "financial year end"
         | "year end"
-        | "fiscal year-end"
-        | "year-end"
         | "fiscal year ending"
         | "financial year ending"
         | "fye" => Some(MetaLabel::FiscalYearEnd),
@@ -729,9 +732,16 @@ fn read_rows(
             continue;
         }
         let label = sheet.label(row, header.first_period_col).unwrap_or_default().to_owned();
-        let Some(item) = synonyms::lookup(&label) else {
-            unrecognised.push(UnrecognisedRow { row: one_based(row), label });
-            continue;
+        let item = match labels::read_label(&label) {
+            LabelReading::Item(item) => item,
+            LabelReading::NotUsed(not_used) => {
+                unrecognised.push(UnrecognisedRow { row: one_based(row), label, not_used: Some(not_used) });
+                continue;
+            }
+            LabelReading::Unknown => {
+                unrecognised.push(UnrecognisedRow { row: one_based(row), label, not_used: None });
+                continue;
+            }
         };
         if let Some(first) = recognised.iter().find(|r| r.item == item) {
             return Err(SheetError::DuplicateItem {

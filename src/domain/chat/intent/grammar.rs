@@ -45,7 +45,15 @@ pub(super) fn parse_without_history(message: &str) -> (Intent, bool) {
 /// them stay unresolved instead of recursing.
 pub(super) fn parse_message(message: &str, history: &[HistoryTurn]) -> Intent {
     let normalised = normalise(message);
-    if normalised.is_empty() || is_hedged_or_meta(&normalised) {
+    if normalised.is_empty() {
+        return Intent::None;
+    }
+    // "What do you think about a $25mm term loan for Acme Corp?" asks for an opinion on a loan:
+    // read before the advice questions are refused.
+    if let Some(intent) = loan_opinion(&normalised) {
+        return intent;
+    }
+    if is_hedged_or_meta(&normalised) {
         return Intent::None;
     }
     let request = strip_framing(&normalised);
@@ -110,6 +118,17 @@ static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
 const LOAN_TYPE: &str = r"(?:term\s+loan(?:\s+[ab]\b)?|term\s+facility|tl[ab]\b|revolving(?:\s+credit)?(?:\s+(?:facility|line|loan))?|revolver|rcf\b|credit\s+line|line\s+of\s+credit|bridge(?:\s+(?:loan|facility|financing))?|mezzanine(?:\s+(?:loan|facility|financing))?|asset[-\s]based(?:\s+(?:loan|facility))?|abl\b|delayed[-\s]draw(?:\s+term\s+loan)?|equipment\s+(?:loan|financing))";
 /// Nouns that make an amount a loan.
 const LOAN_NOUN: &str = r"(?:credit\s+facility|loan|facility|financing|credit\s+line|request|application|deal)";
+/// What a loan is for or how long it runs, after the borrower: read past, never part of the name.
+/// The analysis takes neither a purpose nor a term, so neither is carried.
+const LOAN_TAIL: &str = r"(?:,\s*|\s+)(?:(?:in\s+order\s+)?to\s+(?:refinance|refi|fund|finance|pay|repay|support|acquire|buy|build|expand|cover|bridge|grow|purchase)\b|for\s+(?:an?\s+|the\s+|its\s+|their\s+|our\s+)?(?:acquisition|expansion|capex|working\s+capital|general\s+corporate\s+purposes|refinancing|buyout|lbo|recap(?:italisation|italization)?|dividend|growth|construction|purchase|project)\b|(?:over|for)\s+(?:a\s+|an\s+|the\s+next\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)[\s-]?(?:years?|yrs?|months?)\b|(?:with\s+)?(?:a\s+|an\s+)?\d+[\s-]?(?:year|yr|month)\s+(?:tenor|term|maturity)\b|(?:due|maturing)\s+(?:in\s+)?\d{4}\b)";
+
+static LOAN_TAIL_START: LazyLock<Regex> = LazyLock::new(|| compile(&format!("(?i){LOAN_TAIL}")));
+
+/// The borrower without the purpose or term that follows it: "Acme Corp to refinance their
+/// revolver" → "Acme Corp", "Contoso Ltd over 5 years" → "Contoso Ltd".
+fn without_loan_tail(borrower: &str) -> &str {
+    LOAN_TAIL_START.find(borrower).map_or(borrower, |tail| borrower[..tail.start()].trim_end())
+}
 
 struct LoanPattern {
     pattern: Regex,
@@ -121,7 +140,7 @@ struct LoanPattern {
 
 static LOAN_PATTERNS: LazyLock<Vec<LoanPattern>> = LazyLock::new(|| {
     let assess = format!(
-        r"(?i)^(?:assess|evaluate|review|analy[sz]e|underwrite|consider|price|score|check|look\s+at)\s+(?:a|an|the|this)?\s*(?:(?:proposed|new|requested|potential)\s+)?(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?\s+(?:for|to)\s+(?P<b>.+?)(?:,?\s+(?:as|via|structured\s+as|in\s+the\s+form\s+of)\s+(?:a|an)\s+(?P<t2>{LOAN_TYPE}))?$"
+        r"(?i)^(?:assess|evaluate|review|analy[sz]e|underwrite|consider|price|score|check|look\s+at|do|fund|finance|back)\s+(?:a|an|the|this)?\s*(?:(?:proposed|new|requested|potential)\s+)?(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?\s+(?:for|to)\s+(?P<b>.+?)(?:,?\s+(?:as|via|structured\s+as|in\s+the\s+form\s+of)\s+(?:a|an)\s+(?P<t2>{LOAN_TYPE}))?$"
     );
     let lend = format!(
         r"(?i)^(?:(?:can|could|should|shall|would|will|do|may)\s+(?:we|i|you|the\s+bank)\s+)?(?:lend|loan|extend|provide|advance)\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?\s+to\s+(?P<b>.+?)(?:,?\s+(?:as|via|on|under|in|through|with)\s+(?:a|an)\s+(?P<t2>{LOAN_TYPE})(?:\s+basis)?)?$"
@@ -130,13 +149,21 @@ static LOAN_PATTERNS: LazyLock<Vec<LoanPattern>> = LazyLock::new(|| {
         r"(?i)^(?:new\s+)?loan\s+(?:application|request)(?:\s+(?:from|for|by))?\s*[:\-]?\s*(?P<b>[^,;:]+?)\s*(?:[,;:\-]|\s+for)\s*(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?$"
     );
     let requested = format!(
-        r"(?i)^(?P<b>.+?)\s+(?:is\s+requesting|requests|has\s+requested|wants|needs|is\s+asking\s+for|asks\s+for|has\s+applied\s+for|applied\s+for|is\s+applying\s+for|is\s+seeking|seeks)\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?$"
+        r"(?i)^(?P<b>.+?)\s+(?:is\s+requesting|requests|has\s+requested|wants|needs|is\s+asking(?:\s+us)?\s+for|asks(?:\s+us)?\s+for|has\s+applied\s+for|applied\s+for|is\s+applying\s+for|is\s+seeking|seeks)\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?(?:{LOAN_TAIL}.*)?$"
+    );
+    let borrow = format!(
+        r"(?i)^(?P<b>.+?)\s+(?:wants|needs|would\s+like|is\s+looking|is\s+hoping|hopes|is\s+planning|plans|intends)\s+to\s+borrow\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?(?:{LOAN_TAIL}.*)?$"
+    );
+    let request_for = format!(
+        r"(?i)^(?:we\s+(?:have|got|received)|we've\s+(?:got|received)|there\s+is|there's|i\s+have)\s+(?:a|an)\s+(?:new\s+)?(?:request|proposal|application)\s+for\s+(?:a|an)?\s*(?P<amt>{AMOUNT})\s*(?:(?P<t1>{LOAN_TYPE})\s*)?(?P<noun>{LOAN_NOUN})?\s+from\s+(?P<b>.+?)$"
     );
     vec![
         LoanPattern { pattern: compile(&assess), needs_loan_word: true, strict_borrower: false },
         LoanPattern { pattern: compile(&lend), needs_loan_word: false, strict_borrower: false },
         LoanPattern { pattern: compile(&application), needs_loan_word: false, strict_borrower: false },
         LoanPattern { pattern: compile(&requested), needs_loan_word: true, strict_borrower: true },
+        LoanPattern { pattern: compile(&borrow), needs_loan_word: false, strict_borrower: true },
+        LoanPattern { pattern: compile(&request_for), needs_loan_word: true, strict_borrower: false },
     ]
 });
 
@@ -169,7 +196,7 @@ fn loan_application(request: &str) -> Option<Intent> {
         if rule.needs_loan_word && loan_type.is_none() && captures.name("noun").is_none() {
             return None;
         }
-        let borrower = trim_sentence_end(captures.name("b")?.as_str());
+        let borrower = without_loan_tail(trim_sentence_end(captures.name("b")?.as_str()));
         let borrower_name = if let Some(framed) = framed_company(borrower, !rule.strict_borrower) {
             framed.name
         } else {
@@ -186,6 +213,66 @@ fn loan_application(request: &str) -> Option<Intent> {
             currency: amount.currency.map(str::to_owned),
         }))
     })
+}
+
+/// Asking for an opinion on a loan before the proposal: "what do you think about", "thoughts on",
+/// "how would you view", "we're looking at", "(would you) be comfortable lending".
+static OPINION_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:what\s+do\s+you\s+think\s+(?:about|of)|what\s+(?:is|are)\s+your\s+(?:thoughts|views?|take|read|opinion)\s+on|(?:any\s+)?(?:thoughts|views?|comments|opinions?)\s+on|your\s+(?:thoughts|views?|take|read|opinion)\s+on|how\s+do\s+you\s+feel\s+about|how\s+would\s+you\s+(?:view|look\s+at|see|rate|feel\s+about)|(?:(?:would|could)\s+you\s+)?be\s+comfortable\s+(?:with|(?P<lending>lending))|(?:we're|we\s+are|i'm|i\s+am)\s+(?:looking\s+at|considering|weighing|evaluating|reviewing))\s+",
+    )
+});
+/// Asking for an opinion after the proposal, behind punctuation: "… - thoughts?", "…: your view?".
+static OPINION_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)\s*[-,:;.?!]+\s*(?:so\s+)?(?:any\s+)?(?:thoughts|views?|comments|opinions?|what\s+do\s+you\s+think|what\s+is\s+your\s+(?:view|take|read|opinion)|your\s+(?:view|take|read|thoughts|opinion)|how\s+does\s+(?:that|it|this)\s+look|does\s+(?:that|it|this)\s+work(?:\s+for\s+you)?)\s*[?.!]*$",
+    )
+});
+/// A proposal that starts with its amount: "a $25mm term loan for …", "proposed €30m revolver to …".
+static PROPOSAL_START: LazyLock<Regex> = LazyLock::new(|| {
+    compile(&format!(
+        r"(?i)^(?:(?:a|an|the|this|that)\s+)?(?:(?:proposed|new|requested|potential|possible)\s+)?{AMOUNT}\s"
+    ))
+});
+
+/// A loan proposal written as prose with a request for an opinion ("We're looking at a $25mm term
+/// loan for Acme Corp to refinance their revolver — thoughts?", "what do you think about a 1.5bn
+/// facility for Globex?"): the proposal read as a loan application. `None` when there is no
+/// opinion asked or no loan in it, and when the proposal itself is hedged, deferred or negated:
+/// the rest of the grammar then reads the message as it always has.
+fn loan_opinion(normalised: &str) -> Option<Intent> {
+    let framed = strip_framing(normalised);
+    let mut text = framed.as_str();
+    let mut asked = false;
+    if let Some(tail) = OPINION_TAIL.find(text)
+        && tail.start() > 0
+    {
+        text = &text[..tail.start()];
+        asked = true;
+    }
+    let mut lending = false;
+    if let Some(lead) = OPINION_LEAD.captures(text)
+        && let Some(whole) = lead.get(0)
+    {
+        lending = lead.name("lending").is_some();
+        text = &text[whole.end()..];
+        asked = true;
+    }
+    if !asked {
+        return None;
+    }
+    let proposal = strip_framing(text);
+    if proposal.is_empty() || is_hedged_or_meta(&proposal) {
+        return None;
+    }
+    let lending_verb = proposal.get(..8).filter(|verb| verb.eq_ignore_ascii_case("lending ")).map(|_| &proposal[8..]);
+    let request = match lending_verb {
+        Some(rest) => format!("lend {rest}"),
+        None if lending => format!("lend {proposal}"),
+        None if PROPOSAL_START.is_match(&proposal) => format!("assess {proposal}"),
+        None => proposal,
+    };
+    loan_application(&request)
 }
 
 // ---- market ------------------------------------------------------------------------------------
@@ -426,6 +513,13 @@ static PERSON_POSSESSIVE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// "(do some) background on", "(run) diligence on", "KYC on" a person, the check noun left out.
+static PERSON_BACKGROUND: LazyLock<Regex> = LazyLock::new(|| {
+    compile(
+        r"(?i)^(?:(?:run|do|perform|get|pull|find|gather|dig\s+up|order|prepare|i\s+need|we\s+need|i\s+want|we\s+want|need|want|give\s+me|get\s+me|send\s+me)\s+)?(?:a\s+|an\s+|the\s+|some\s+|a\s+bit\s+of\s+|any\s+|more\s+)?(?:(?:full|quick|thorough|light|basic)\s+)?(?:background(?:\s+(?:info|information|research|work))?|(?:due\s+)?diligence|kyc)\s+(?:on|about|into|for|regarding)\s+(?P<obj>.+)$",
+    )
+});
+
 fn people_intent(person_name: String, context: Option<String>) -> Intent {
     Intent::People { person_name, context }
 }
@@ -474,6 +568,15 @@ fn people(request: &str) -> Option<Intent> {
             None => Intent::None,
         });
     }
+    if let Some(captures) = PERSON_BACKGROUND.captures(request) {
+        let obj = trim_sentence_end(captures.name("obj")?.as_str());
+        if framed_company(obj, false).is_none()
+            && let Some(person) = person_of(obj)
+        {
+            return Some(person);
+        }
+        // A company or a topic is left to the investigation rules ("due diligence on Fabrikam Inc").
+    }
     if let Some(captures) = VET.captures(request) {
         let obj = trim_sentence_end(captures.name("obj")?.as_str());
         return Some(person_of(obj).unwrap_or(Intent::None));
@@ -483,7 +586,7 @@ fn people(request: &str) -> Option<Intent> {
 
 static INVESTIGATE: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?i)^(?:look\s+into|look\s+in\s+to|dig\s+(?:deeper\s+)?into|dig\s+in\s+to|(?:do\s+a\s+)?deep[-\s]?dive\s+(?:into|on)|investigate|check\s+up\s+on|find\s+out\s+about|do\s+(?:some\s+)?(?:digging|homework)\s+on|(?:(?:do|run|perform|conduct|start)\s+(?:some\s+|a\s+)?)?due\s+diligence\s+(?:on|into|for)|dig\s+up\s+(?:anything|something|dirt|whatever\s+you\s+can)\s+on)\s+(?P<obj>.+)$",
+        r"(?i)^(?:look\s+into|look\s+in\s+to|dig\s+(?:deeper\s+)?into|dig\s+in\s+to|(?:do\s+a\s+)?deep[-\s]?dive\s+(?:into|on)|investigate|check\s+up\s+on|find\s+out\s+about|do\s+(?:some\s+)?(?:digging|homework)\s+on|(?:(?:do|run|perform|conduct|start)\s+(?:some\s+|a\s+)?)?(?:due\s+)?diligence\s+(?:on|into|for)|dig\s+up\s+(?:anything|something|dirt|whatever\s+you\s+can)\s+on)\s+(?P<obj>.+)$",
     )
 });
 

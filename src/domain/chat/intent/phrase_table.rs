@@ -8,6 +8,8 @@
 //! added when it learned how analysts phrase requests (verbs and nouns, framing words, tickers and
 //! legal suffixes, amounts, time ranges, several entities), and the ones that must launch nothing.
 //! [`every_row_gets_its_intent`] reads every row and reports all misread rows at once.
+//! [`analyst_prose`] holds the prose of issue 34 (loan proposals asking for an opinion, diligence
+//! on a person with a title and company), read by [`analyst_prose_gets_its_intent`].
 
 use super::*;
 use CompanyAnalysisType::{Comprehensive, Financial, Market, Risk};
@@ -394,6 +396,136 @@ fn from_the_issue() -> Vec<Row> {
         row("due diligence on the deal", Intent::None),
         row("who is Northwind Industrial?", Intent::None),
     ]
+}
+
+/// Analyst prose the grammar learned later (issue 34): a loan proposal with a request for an
+/// opinion, amounts in mm / MM / m / bn with or without a currency; diligence or background on a
+/// person given with a title and company. And what must still launch nothing, or something else.
+fn analyst_prose() -> Vec<Row> {
+    use LoanType::{Bridge, Other, Revolving, TermLoan};
+    vec![
+        // A loan proposal and a request for an opinion: what the message states, nothing else
+        // (the analysis takes no purpose or term, so "to refinance …" and "over 5 years" are read past).
+        row(
+            "We're looking at a $25mm term loan for Acme Corp to refinance their revolver — thoughts?",
+            loan("Acme Corp", 25_000_000.0, Some(TermLoan), Some("USD")),
+        ),
+        row("Would you lend 40MM to Contoso Ltd over 5 years?", loan("Contoso Ltd", 40_000_000.0, None, None)),
+        row("what do you think about a 1.5bn facility for Globex?", loan("Globex", 1_500_000_000.0, None, None)),
+        row(
+            "Thoughts on a €30m revolver for Initech GmbH?",
+            loan("Initech GmbH", 30_000_000.0, Some(Revolving), Some("EUR")),
+        ),
+        row(
+            "How would you view a 15m bridge loan to Umbrella Corp?",
+            loan("Umbrella Corp", 15_000_000.0, Some(Bridge), None),
+        ),
+        row(
+            "Acme Corp wants to borrow $12mm to fund an acquisition",
+            loan("Acme Corp", 12_000_000.0, None, Some("USD")),
+        ),
+        row(
+            "we are considering a USD 75mm term loan B for Stark Industries",
+            loan("Stark Industries", 75_000_000.0, Some(TermLoan), Some("USD")),
+        ),
+        row("Any view on lending 8m to Hooli Inc for 3 years?", loan("Hooli Inc", 8_000_000.0, None, None)),
+        row(
+            "We have a request for a 60MM ABL from Cyberdyne Systems - what's your read?",
+            loan("Cyberdyne Systems", 60_000_000.0, Some(Other), None),
+        ),
+        row(
+            "Proposed $300m term loan to Soylent Corp, 7-year tenor: your view?",
+            loan("Soylent Corp", 300_000_000.0, Some(TermLoan), Some("USD")),
+        ),
+        row(
+            "Would you be comfortable lending EUR 45m to Vandelay Industries?",
+            loan("Vandelay Industries", 45_000_000.0, None, Some("EUR")),
+        ),
+        row(
+            "Would you do a 20 million dollar revolver for Globex Corporation?",
+            loan("Globex Corporation", 20_000_000.0, Some(Revolving), Some("USD")),
+        ),
+        row(
+            "a 25mm GBP term loan for Next plc — thoughts?",
+            loan("Next plc", 25_000_000.0, Some(TermLoan), Some("GBP")),
+        ),
+        row(
+            "Delta plc is requesting a $5,000,000 term loan to refinance its notes",
+            loan("Delta plc", 5_000_000.0, Some(TermLoan), Some("USD")),
+        ),
+        // Diligence or background on a person given with a title and a company.
+        row("Can you do some background on Jane Doe, CFO of Initech?", person("Jane Doe", Some("CFO of Initech"))),
+        row("diligence on John Smith (CEO, Acme Corp)", person("John Smith", Some("CEO, Acme Corp"))),
+        row(
+            "I need a background check on Maria Garcia, the treasurer at Globex Corporation",
+            person("Maria Garcia", Some("the treasurer at Globex Corporation")),
+        ),
+        row(
+            "Please run diligence on Priya Patel, chief financial officer of Hooli Inc",
+            person("Priya Patel", Some("chief financial officer of Hooli Inc")),
+        ),
+        row(
+            "Could you pull background on Tom Becker, managing director at Stark Industries?",
+            person("Tom Becker", Some("managing director at Stark Industries")),
+        ),
+        row("Get me some background on Ana Souza from Umbrella Corp", person("Ana Souza", Some("Umbrella Corp"))),
+        row("Background on Chen Wei (founder, Pied Piper)", person("Chen Wei", Some("founder, Pied Piper"))),
+        row(
+            "can you run KYC on Fatima Zahra, founder of Atlas Logistics?",
+            person("Fatima Zahra", Some("founder of Atlas Logistics")),
+        ),
+        row(
+            "do some diligence on Liam O'Neil, CEO of Vandelay Industries",
+            person("Liam O'Neil", Some("CEO of Vandelay Industries")),
+        ),
+        row(
+            "background info on Sarah Connor (COO at Cyberdyne Systems)",
+            person("Sarah Connor", Some("COO at Cyberdyne Systems")),
+        ),
+        // Something else: diligence on a company is a company analysis.
+        row("diligence on Fabrikam Inc", company("Fabrikam Inc", None, Comprehensive)),
+        // Nothing to launch: "mm" is money only beside a lending word, an opinion on no loan is
+        // an opinion, a title is not a request, and the refusals still hold.
+        row("5 mm of rain", Intent::None),
+        row("the bolt is 5 mm too short", Intent::None),
+        row("we had 25mm of rain at the Acme Corp site - thoughts?", Intent::None),
+        row("what do you think about a 40mm pipe for Contoso Ltd?", Intent::None),
+        row("the CFO said revenue grew", Intent::None),
+        row("who is the CEO of Acme?", Intent::None),
+        row("Jane Doe, CFO of Initech, said revenue grew", Intent::None),
+        row("the CFO of Initech wants a $5m loan", Intent::None),
+        row("background on the deal", Intent::None),
+        row("background on John", Intent::None),
+        row("diligence on it", Intent::None),
+        row("what do you think about Acme Corp?", Intent::None),
+        row("thoughts on the $25mm term loan?", Intent::None),
+        row("We looked at a $25mm term loan for Acme Corp last year", Intent::None),
+        row("what do you think about a 1.5bn facility for Globex next week?", Intent::None),
+        row("don't lend 40MM to Contoso Ltd over 5 years", Intent::None),
+        row("what do you think of lending $10m to them?", Intent::None),
+    ]
+}
+
+#[test]
+fn analyst_prose_gets_its_intent() {
+    let table = analyst_prose();
+    let failures: Vec<String> = table
+        .iter()
+        .filter_map(|row| {
+            let actual = parse_intent(row.message, &[]);
+            (actual != row.expected)
+                .then(|| format!("{:?}\n    expected {:?}\n    got      {actual:?}", row.message, row.expected))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} of {} phrasings misread:\n{}", failures.len(), table.len(), failures.join("\n"));
+    let count = |kind: fn(&Intent) -> bool| table.iter().filter(|row| kind(&row.expected)).count();
+    let loans = count(|intent| matches!(intent, Intent::Quant(QuantRequest::LoanApplication { .. })));
+    let people = count(|intent| matches!(intent, Intent::People { .. }));
+    let nothing = count(|intent| *intent == Intent::None);
+    assert!(
+        loans >= 10 && people >= 10 && nothing >= 10,
+        "{loans} loans, {people} people, {nothing} launching nothing"
+    );
 }
 
 /// A message that [`parse_intent_without_history`] reads alone gets that intent after any of the

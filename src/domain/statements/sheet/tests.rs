@@ -61,7 +61,7 @@ fn date_headers_in_thousands_with_label_variants_negatives_and_blanks() {
     assert_eq!(value(&read, 0, Cash), None, "a dash is no figure");
     assert_eq!(value(&read, 1, Cash), Some((800.0, "C8".into())));
     assert!(has_assumption(&read, "statements.xlsx!Sheet1!C9 ('see note 4') is not an amount"));
-    assert_eq!(read.unrecognised, vec![UnrecognisedRow { row: 7, label: "Gross margin %".into() }]);
+    assert_eq!(read.unrecognised, vec![UnrecognisedRow { row: 7, label: "Gross margin %".into(), not_used: None }]);
     let items: Vec<_> = read.recognised.iter().map(|r| (r.row, r.item)).collect();
     assert_eq!(items, vec![(4, Revenue), (5, OperatingIncome), (6, InterestExpense), (8, Cash), (9, TotalDebt)]);
 }
@@ -148,6 +148,25 @@ fn section_headers_are_neither_recognised_nor_unrecognised_and_unknown_rows_are_
     assert_eq!(items, vec![(5, CurrentAssets)]);
     let unknown: Vec<_> = read.unrecognised.iter().map(|r| (r.row, r.label.as_str())).collect();
     assert_eq!(unknown, vec![(4, "Inventories"), (6, "Adjusted EBITDA"), (7, "")]);
+}
+
+#[test]
+fn labels_with_qualifiers_are_read_and_a_refused_one_is_listed_with_what_it_resembles() {
+    let read = read(&grid(&[
+        &["", "FY2023"],
+        &["Revenue, net", "1200"],
+        &["Operating income (EBIT)", "150"],
+        &["Interest expense, net", "30"],
+        &["Net income (loss)", "-20"],
+    ]));
+    let items: Vec<_> = read.recognised.iter().map(|r| (r.row, r.item)).collect();
+    assert_eq!(items, vec![(2, Revenue), (3, OperatingIncome), (5, NetIncome)]);
+    assert_eq!(value(&read, 0, NetIncome), Some((-20.0, "B5".into())));
+    let [refused] = &read.unrecognised[..] else { panic!("one row is refused: {:?}", read.unrecognised) };
+    assert_eq!((refused.row, refused.label.as_str()), (4, "Interest expense, net"));
+    let not_used = refused.not_used.as_ref().expect("a reason");
+    assert_eq!(not_used.resembles, InterestExpense);
+    assert!(not_used.reason.contains("net of interest income"), "{}", not_used.reason);
 }
 
 #[test]

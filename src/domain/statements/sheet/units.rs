@@ -23,7 +23,7 @@ static MILLIONS: LazyLock<Regex> = LazyLock::new(|| {
 static ONES: LazyLock<Regex> = LazyLock::new(|| pattern(r"\bin units\b|\bin ones\b"));
 
 /// The unit a text states (lower case), when it states one: the earliest statement in the text.
-pub(super) fn unit_in_words(lower: &str) -> Option<f64> {
+pub(in crate::domain::statements) fn unit_in_words(lower: &str) -> Option<f64> {
     [(&THOUSANDS, 1_000.0), (&MILLIONS, 1_000_000.0), (&ONES, 1.0)]
         .into_iter()
         .filter_map(|(re, unit)| re.find(lower).map(|m| (m.start(), unit)))
