@@ -241,6 +241,17 @@ pub struct HttpServerConfig {
     pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
+/// Users kept in process by a PostgreSQL store, so that an authenticated request reads no row;
+/// changes are announced by the database and drop the copies at once on every instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserCacheConfig {
+    /// `USER_CACHE_TTL` (default `10s`; `off` or `0`: no cache): the longest a copy is served,
+    /// should the announcement of a change be lost.
+    pub ttl: Duration,
+    /// `USER_CACHE_CAPACITY` (default 10000): users kept at most.
+    pub capacity: usize,
+}
+
 /// The administrator created at start-up when absent.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -279,6 +290,9 @@ pub struct Config {
     pub wallet_default_role: Role,
     pub rate_limit_per_minute: u32,
     pub rate_limit_store: RateLimitStore,
+    /// `None` (`USER_CACHE_TTL=off`): every authenticated request reads its user from the store.
+    /// Without effect on `STORE=memory`, which is itself in process.
+    pub user_cache: Option<UserCacheConfig>,
     pub market_data: MarketDataConfig,
     /// `LOGIN_MAX_FAILURES`: failed sign-ins of one account from one client address (or one device
     /// token) per window.
@@ -440,6 +454,7 @@ impl Config {
             )?,
             rate_limit_per_minute: vars.positive_or("RATE_LIMIT_PER_MINUTE", 60)?,
             rate_limit_store,
+            user_cache: vars.user_cache()?,
             market_data: MarketDataConfig {
                 mirror_dir: vars.get("MARKET_DATA_DIR").map(PathBuf::from),
                 sec_user_agent: vars.get("SEC_USER_AGENT"),
@@ -628,6 +643,14 @@ impl Vars<'_> {
                 _ => Err(invalid(name, format!("'{raw}' is not a boolean: use true or false"))),
             },
         }
+    }
+
+    fn user_cache(&self) -> Result<Option<UserCacheConfig>, ConfigError> {
+        let ttl = match self.get("USER_CACHE_TTL").as_deref().map(str::trim) {
+            Some("off" | "0") => return Ok(None),
+            _ => self.duration_or("USER_CACHE_TTL", Duration::from_secs(10))?,
+        };
+        Ok(Some(UserCacheConfig { ttl, capacity: self.positive_or("USER_CACHE_CAPACITY", 10_000)? as usize }))
     }
 
     fn log_filter(&self, name: &'static str) -> Result<String, ConfigError> {

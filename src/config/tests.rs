@@ -229,6 +229,18 @@ fn market_data_defaults_to_the_public_providers_and_keeps_the_key_secret() {
 }
 
 #[test]
+fn users_are_cached_ten_seconds_unless_turned_off() {
+    let defaults = config(&[]).expect("valid").user_cache;
+    assert_eq!(defaults, Some(UserCacheConfig { ttl: Duration::from_secs(10), capacity: 10_000 }));
+    let longer = config(&[("USER_CACHE_TTL", "1h"), ("USER_CACHE_CAPACITY", "50")]).expect("valid").user_cache;
+    assert_eq!(longer, Some(UserCacheConfig { ttl: Duration::from_secs(3600), capacity: 50 }));
+    assert_eq!(config(&[("USER_CACHE_TTL", "off")]).expect("valid").user_cache, None);
+    assert_eq!(config(&[("USER_CACHE_TTL", "0")]).expect("valid").user_cache, None);
+    assert_eq!(config_error(&[("USER_CACHE_TTL", "soon")]).variable, "USER_CACHE_TTL");
+    assert_eq!(config_error(&[("USER_CACHE_CAPACITY", "0")]).variable, "USER_CACHE_CAPACITY");
+}
+
+#[test]
 fn shared_rate_limits_need_a_database() {
     assert_eq!(config(&[]).expect("valid").rate_limit_store, RateLimitStore::Memory);
     assert_eq!(config(&[("RATE_LIMIT_STORE", "postgres")]).expect("valid").rate_limit_store, RateLimitStore::Postgres);

@@ -27,11 +27,13 @@ use crate::adapters::memory::{
 };
 use crate::adapters::metrics::instrumented::Instrumented;
 use crate::adapters::metrics::{PoolProbe, PoolStats, ResearchQueue, ServiceMetrics};
-use crate::adapters::postgres::{self, DatabaseTarget, EmbeddedPostgres, PostgresStore};
+use crate::adapters::postgres::{
+    self, CachedUsers, DatabaseTarget, EmbeddedPostgres, PostgresStore, UserChangeListener,
+};
 use crate::adapters::reader::WorkerReader;
 use crate::adapters::search::search_providers_from_config;
 use crate::adapters::secrets::load_or_create_jwt_secret;
-use crate::config::{Config, HttpServerConfig, MarketDataConfig, RateLimitStore, StoreKind};
+use crate::config::{Config, HttpServerConfig, MarketDataConfig, RateLimitStore, StoreKind, UserCacheConfig};
 use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings, ThrottlePolicy};
 use crate::domain::chat::launcher::WorkflowLauncher;
@@ -105,6 +107,9 @@ pub struct Adapters {
     pub pool_probe: Option<PoolProbe>,
     /// This instance's liveness, by which the others tell its unfinished work from abandoned work.
     pub instances: Arc<dyn InstanceRegistry>,
+    /// The database that announces changes of `users` (so that they can be cached in process and
+    /// dropped when changed by any instance); `None`: the users are in process already.
+    pub user_changes: Option<DatabaseTarget>,
 }
 
 impl Adapters {
@@ -160,6 +165,7 @@ impl Adapters {
             embedded_cluster: None,
             pool_probe: None,
             instances: Arc::new(SingleInstance),
+            user_changes: None,
         }
     }
 
@@ -194,6 +200,7 @@ impl Adapters {
         );
         adapters.statement_sets = store.clone();
         adapters.instances = store.clone();
+        adapters.user_changes = Some(target.clone());
         if rate_limits == RateLimitStore::Postgres {
             adapters.workflow_rate_limiter = store.clone();
             adapters.login_attempts = store.clone();
@@ -370,6 +377,8 @@ pub struct Application {
     /// `INSTANCE_STALE_AFTER`: an instance not heard from for this long has stopped.
     instance_stale_after: Duration,
     embedded_cluster: Option<Arc<EmbeddedPostgres>>,
+    /// Keeps the user cache told of changes while the service runs; `None` without a cache.
+    user_changes: Option<UserChangeListener>,
 }
 
 impl Application {
@@ -401,6 +410,7 @@ impl Application {
             Some(exposition) => instrumented(adapters, &exposition.metrics),
             None => adapters,
         };
+        let (adapters, user_changes) = cache_users(adapters, config.user_cache);
 
         let current_secret = match &config.jwt_secret {
             Some(secret) => secret.clone(),
@@ -475,6 +485,7 @@ impl Application {
             instances: adapters.instances,
             instance_stale_after: config.instance_stale_after,
             embedded_cluster: adapters.embedded_cluster,
+            user_changes,
         })
     }
 
@@ -496,6 +507,7 @@ impl Application {
     /// Serves until `shutdown` resolves, then shuts down gracefully.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
         tracing::info!(address = %self.listener.local_addr()?, "creditflow listening");
+        let user_changes = self.user_changes.map(|listener| tokio::spawn(listener.run()));
         let state = self.state.clone();
         let maintenance = tokio::spawn(async move {
             let mut interval = tokio::time::interval(PURGE_INTERVAL);
@@ -547,6 +559,9 @@ impl Application {
         workers.stop();
         maintenance.abort();
         liveness.abort();
+        if let Some(listener) = user_changes {
+            listener.abort();
+        }
         // Gone at once, rather than when the heartbeat would go stale: what this instance left
         // unfinished (a stream cut short by the deadline) is ended by the others now.
         if let Err(error) = self.instances.retire().await {
@@ -581,6 +596,19 @@ fn instrumented(mut adapters: Adapters, metrics: &Arc<ServiceMetrics>) -> Adapte
     adapters.financial_data = adapters.financial_data.map(|data| wrap(data, metrics) as Arc<dyn FinancialData>);
     adapters.prices = adapters.prices.map(|prices| wrap(prices, metrics) as Arc<dyn PriceHistory>);
     adapters
+}
+
+/// The users of a store shared with other instances behind an in-process cache, and the listener
+/// of announced changes that keeps it fresh (started with the service: until it listens, the
+/// cache reads through). A store in process, or `USER_CACHE_TTL=off`, is left as it is.
+fn cache_users(mut adapters: Adapters, settings: Option<UserCacheConfig>) -> (Adapters, Option<UserChangeListener>) {
+    let (Some(settings), Some(database)) = (settings, adapters.user_changes.clone()) else {
+        return (adapters, None);
+    };
+    let cache = CachedUsers::new(adapters.users.clone(), adapters.clock.clone(), settings.ttl, settings.capacity);
+    let listener = UserChangeListener::new(database, cache.control());
+    adapters.users = Arc::new(cache);
+    (adapters, Some(listener))
 }
 
 /// Heart-beats for this instance six times per `stale_after`, and after each heartbeat that the

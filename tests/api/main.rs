@@ -28,5 +28,6 @@ mod research;
 mod startup;
 mod store_contract;
 mod test_cluster;
+mod token_cache;
 mod uploads;
 mod wallet;

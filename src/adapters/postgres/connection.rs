@@ -29,6 +29,10 @@ use super::certs::check_key_pair;
 use crate::config::{DatabaseConfig, DbTlsSettings};
 use crate::domain::health::db_ssl::{DbSslExpectation, SslMode};
 
+/// A connection over this module's TLS, as [`DatabaseTarget::connect_driven_by_caller`] hands it out.
+pub(super) type DrivenConnection =
+    tokio_postgres::Connection<tokio_postgres::Socket, postgres_native_tls::TlsStream<tokio_postgres::Socket>>;
+
 /// How long a request waits for a pooled connection before the store reports itself unavailable.
 const POOL_WAIT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -184,6 +188,22 @@ impl DatabaseTarget {
             }
         });
         Ok(client)
+    }
+
+    /// Opens one connection outside the pool whose messages the caller drives itself
+    /// ([`tokio_postgres::Connection::poll_message`]): notifications arrive there. It is named
+    /// `<application name> <role>` in `pg_stat_activity` (e.g. `creditflow user changes`).
+    ///
+    /// # Errors
+    /// As [`Self::connect`].
+    pub(super) async fn connect_driven_by_caller(
+        &self,
+        role: &str,
+    ) -> anyhow::Result<(tokio_postgres::Client, DrivenConnection)> {
+        let mut config = self.config.clone();
+        let name = format!("{} {role}", config.get_application_name().unwrap_or("creditflow"));
+        config.application_name(&name);
+        config.connect(self.connector.clone()).await.map_err(|error| self.explain(&error))
     }
 
     /// A pool of at most `size` connections, opened lazily and recycled after a cheap check (a

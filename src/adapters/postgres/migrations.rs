@@ -50,6 +50,11 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration { version: 16, name: "service_instances", sql: include_str!("migrations/0016_service_instances.sql") },
     Migration { version: 17, name: "document_usage", sql: include_str!("migrations/0017_document_usage.sql") },
+    Migration {
+        version: 18,
+        name: "user_change_announcements",
+        sql: include_str!("migrations/0018_user_change_announcements.sql"),
+    },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

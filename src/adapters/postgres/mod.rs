@@ -1,6 +1,7 @@
 //! The PostgreSQL adapter: TLS exactly as libpq means it, a deadpool pool, embedded migrations,
-//! the repositories, the SSL inspector, the embedded TLS cluster launcher with its certificates, and
-//! the `backup` / `restore` commands of that cluster.
+//! the repositories, users cached in process and kept fresh by `LISTEN`, the SSL inspector, the
+//! embedded TLS cluster launcher with its certificates, and the `backup` / `restore` commands of
+//! that cluster.
 
 pub mod analyses;
 pub mod backup;
@@ -18,6 +19,8 @@ pub mod rate_limit;
 pub mod research;
 pub mod statement_sets;
 pub mod store;
+pub mod user_cache;
+pub mod user_changes;
 
 use std::path::PathBuf;
 
@@ -27,6 +30,8 @@ pub use certs::TlsMaterial;
 pub use connection::{DatabaseTarget, DbTimeouts};
 pub use embedded::{ClientAuth, EmbeddedOptions, EmbeddedPostgres, MissingPostgres, find_postgres_binaries};
 pub use store::PostgresStore;
+pub use user_cache::{CachedUsers, UserCacheControl};
+pub use user_changes::UserChangeListener;
 
 use crate::config::{Config, DbTlsSettings};
 use crate::domain::health::db_ssl::SslMode;
