@@ -18,7 +18,8 @@
 //! - **Scores** (Altman Z, Sharpe, beta, distance to default) have two decimals; whole ones and
 //!   **counts** are written as integers with thousands separators.
 //! - A value that would round to zero although it is not zero keeps two significant digits
-//!   (`0.0012%`, not `0.00%`), so no figure loses its meaning by rounding.
+//!   (`0.0012%`, not `0.00%`), so no figure loses its meaning by rounding; below 0.0001 it is
+//!   written as a bound (`< 0.0001%`), not as a hundred zeros.
 //! - NaN and infinity are written `n/a`: they never reach a reader as such.
 
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -68,7 +69,7 @@ fn scaled_amount(value: f64) -> String {
         return signed(value, &grouped(cents, 0));
     }
     if cents == 0.0 {
-        return signed(value, &significant(magnitude, 2));
+        return small(value);
     }
     signed(value, &grouped(cents, 2))
 }
@@ -145,7 +146,8 @@ pub fn percent(fraction: f64) -> String {
 /// A change as a signed percentage: 0.078 → `+7.80%`, -0.12 → `-12.0%`, 0 → `0.00%`.
 pub fn percent_change(fraction: f64) -> String {
     let text = percent(fraction);
-    if fraction > 0.0 && text != NOT_AVAILABLE && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
+    let starts_with_a_digit = text.starts_with(|c: char| c.is_ascii_digit());
+    if fraction > 0.0 && starts_with_a_digit && text.chars().any(|c| c.is_ascii_digit() && c != '0') {
         format!("+{text}")
     } else {
         text
@@ -204,7 +206,7 @@ fn with_decimals(value: f64, decimals: i32) -> String {
     let magnitude = value.abs();
     let rounded = round_to(magnitude, decimals);
     if rounded == 0.0 && magnitude > 0.0 {
-        return signed(value, &significant(magnitude, 2));
+        return small(value);
     }
     signed(value, &grouped(rounded, decimals))
 }
@@ -236,6 +238,22 @@ fn grouped(magnitude: f64, decimals: i32) -> String {
         out.push_str(fraction);
     }
     out
+}
+
+/// The smallest magnitude written with its digits; anything closer to zero is written as a bound.
+const SMALLEST_WRITTEN: f64 = 1e-4;
+
+/// A nonzero value that rounds to zero: two significant digits (`0.0012`), or the bound it is
+/// within (`< 0.0001`, `> -0.0001`).
+fn small(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= SMALLEST_WRITTEN {
+        signed(value, &significant(magnitude, 2))
+    } else if value > 0.0 {
+        format!("< {}", significant(SMALLEST_WRITTEN, 1))
+    } else {
+        format!("> -{}", significant(SMALLEST_WRITTEN, 1))
+    }
 }
 
 /// A small positive value with at most `digits` significant digits, trailing zeros dropped:
@@ -342,6 +360,10 @@ mod tests {
         assert_eq!(percent(1.5), "150%");
         assert_eq!(percent(-0.069), "-6.90%");
         assert_eq!(percent(-0.000_01), "-0.001%");
+        assert_eq!(percent(8.5e-103), "< 0.0001%", "a bound, not a hundred zeros");
+        assert_eq!(percent(-8.5e-103), "> -0.0001%");
+        assert_eq!(score(1e-9), "< 0.0001");
+        assert_eq!(amount(1e-9, Some("USD")), "USD < 0.0001");
         assert_eq!(percent(0.0), "0.00%");
     }
 
@@ -350,6 +372,7 @@ mod tests {
         assert_eq!(percent_change(0.078), "+7.80%");
         assert_eq!(percent_change(-0.12), "-12.0%");
         assert_eq!(percent_change(0.0), "0.00%");
+        assert_eq!(percent_change(1e-9), "< 0.0001%");
     }
 
     #[test]
