@@ -18,8 +18,8 @@
 //! - **Scores** (Altman Z, Sharpe, beta, distance to default) have two decimals; whole ones and
 //!   **counts** are written as integers with thousands separators.
 //! - A value that would round to zero although it is not zero keeps two significant digits
-//!   (`0.0012%`, not `0.00%`), so no figure loses its meaning by rounding; below 0.0001 it is
-//!   written as a bound (`< 0.0001%`), not as a hundred zeros.
+//!   (`0.0012%`, not `0.00%`), so no figure loses its meaning by rounding; below 0.000001 it
+//!   is written as a bound (`< 0.000001%`), not as a hundred zeros.
 //! - NaN and infinity are written `n/a`: they never reach a reader as such.
 
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -189,10 +189,11 @@ fn three_figures(value: f64) -> Option<String> {
         return None;
     }
     let magnitude = value.abs();
-    // The number of decimals is decided on the rounded value, so 9.996 is 10.0, not 10.00.
-    let decimals = if round_to(magnitude, 0) >= 100.0 {
+    // The number of decimals is decided on the value rounded to them, so 9.996 is 10.0 (not 10.00)
+    // and 99.51 is 99.5 (not 100).
+    let decimals = if round_to(magnitude, 1) >= 100.0 {
         0
-    } else if round_to(magnitude, 1) >= 10.0 {
+    } else if round_to(magnitude, 2) >= 10.0 {
         1
     } else {
         2
@@ -240,11 +241,12 @@ fn grouped(magnitude: f64, decimals: i32) -> String {
     out
 }
 
-/// The smallest magnitude written with its digits; anything closer to zero is written as a bound.
-const SMALLEST_WRITTEN: f64 = 1e-4;
+/// The smallest magnitude written with its digits (a variance of daily returns is 0.00002); anything
+/// closer to zero is written as a bound.
+const SMALLEST_WRITTEN: f64 = 1e-6;
 
 /// A nonzero value that rounds to zero: two significant digits (`0.0012`), or the bound it is
-/// within (`< 0.0001`, `> -0.0001`).
+/// within (`< 0.000001`, `> -0.000001`).
 fn small(value: f64) -> String {
     let magnitude = value.abs();
     if magnitude >= SMALLEST_WRITTEN {
@@ -352,6 +354,8 @@ mod tests {
         assert_eq!(multiple(29.0641), "29.1×");
         assert_eq!(multiple(9.996), "10.0×", "the decimals follow the rounded value");
         assert_eq!(multiple(1234.56), "1,235×");
+        assert_eq!(multiple(99.509), "99.5×", "not 100×");
+        assert_eq!(multiple(99.96), "100×");
         assert_eq!(multiple(-1.2), "-1.20×");
         assert_eq!(percent(0.298_41), "29.8%");
         assert_eq!(percent(0.0125), "1.25%");
@@ -360,10 +364,11 @@ mod tests {
         assert_eq!(percent(1.5), "150%");
         assert_eq!(percent(-0.069), "-6.90%");
         assert_eq!(percent(-0.000_01), "-0.001%");
-        assert_eq!(percent(8.5e-103), "< 0.0001%", "a bound, not a hundred zeros");
-        assert_eq!(percent(-8.5e-103), "> -0.0001%");
-        assert_eq!(score(1e-9), "< 0.0001");
-        assert_eq!(amount(1e-9, Some("USD")), "USD < 0.0001");
+        assert_eq!(percent(8.5e-103), "< 0.000001%", "a bound, not a hundred zeros");
+        assert_eq!(percent(-8.5e-103), "> -0.000001%");
+        assert_eq!(score(2.1e-5), "0.000021");
+        assert_eq!(score(1e-9), "< 0.000001");
+        assert_eq!(amount(1e-9, Some("USD")), "USD < 0.000001");
         assert_eq!(percent(0.0), "0.00%");
     }
 
@@ -372,7 +377,7 @@ mod tests {
         assert_eq!(percent_change(0.078), "+7.80%");
         assert_eq!(percent_change(-0.12), "-12.0%");
         assert_eq!(percent_change(0.0), "0.00%");
-        assert_eq!(percent_change(1e-9), "< 0.0001%");
+        assert_eq!(percent_change(1e-11), "< 0.000001%");
     }
 
     #[test]

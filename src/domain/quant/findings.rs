@@ -310,8 +310,9 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds, currenc
             C::DataQuality,
             S::Info,
             format!(
-                "{} figures could not be computed: {}.",
+                "{} {} could not be computed: {}.",
                 analysis.missing_inputs.len(),
+                if analysis.missing_inputs.len() == 1 { "figure" } else { "figures" },
                 analysis.missing_inputs.iter().map(|line| labels::in_prose(line)).collect::<Vec<_>>().join("; ")
             ),
             "missing_inputs",

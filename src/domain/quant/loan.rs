@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::basel::{IrbCapital, RarocParameters, irb_corporate_capital, raroc_minimum_spread};
 use super::credit::{CreditAnalysis, CreditTables, MetricBook, analyse_credit_with};
 use super::display::{multiple, percent};
+use super::labels;
 use super::rating::Grade;
 use super::statements::{CompanyFinancials, finite};
 use super::{Metric, Unit};
@@ -231,7 +232,12 @@ pub enum Recommendation {
 /// outcome the test alone would give.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DecisionReason {
+    /// The metric's stable name.
     pub metric: String,
+    /// How an analyst writes the metric ([`labels`]).
+    pub label: String,
+    /// What the value and the threshold measure.
+    pub unit: Unit,
     pub value: Option<f64>,
     pub threshold: Option<f64>,
     pub outcome: Recommendation,
@@ -249,7 +255,10 @@ pub enum CovenantKind {
 /// A suggested financial covenant, with how it was derived.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Covenant {
+    /// The metric's stable name.
     pub metric: String,
+    /// How an analyst writes the metric ([`labels`]).
+    pub label: String,
     pub kind: CovenantKind,
     pub threshold: f64,
     pub basis: String,
@@ -570,7 +579,15 @@ fn reason(
     outcome: Recommendation,
     statement: String,
 ) -> DecisionReason {
-    DecisionReason { metric: metric.to_owned(), value, threshold, outcome, statement }
+    DecisionReason {
+        metric: metric.to_owned(),
+        label: labels::label(metric),
+        unit: labels::unit(metric),
+        value,
+        threshold,
+        outcome,
+        statement,
+    }
 }
 
 fn leverage_reason(leverage: Option<f64>, ebitda: Option<f64>, t: &DecisionThresholds) -> DecisionReason {
@@ -759,6 +776,7 @@ fn suggest_covenants(leverage: Option<f64>, dscr: Option<f64>, t: &DecisionThres
     if let Some(l) = leverage.filter(|l| *l >= 0.0) {
         covenants.push(Covenant {
             metric: "debt_to_ebitda".to_owned(),
+            label: labels::label("debt_to_ebitda"),
             kind: CovenantKind::Maximum,
             threshold: ((l + t.covenant_leverage_headroom) * 4.0).ceil() / 4.0,
             basis: format!(
@@ -773,6 +791,7 @@ fn suggest_covenants(leverage: Option<f64>, dscr: Option<f64>, t: &DecisionThres
         let cushioned = (d * (1.0 - t.covenant_dscr_cushion) * 20.0).floor() / 20.0;
         covenants.push(Covenant {
             metric: "dscr".to_owned(),
+            label: labels::label("dscr"),
             kind: CovenantKind::Minimum,
             threshold: cushioned.max(t.covenant_dscr_floor),
             basis: format!(
@@ -856,6 +875,10 @@ mod tests {
         assert_eq!((max_leverage.kind, max_leverage.threshold), (CovenantKind::Maximum, 3.0));
         let min_dscr = a.covenants.iter().find(|c| c.metric == "dscr").expect("dscr covenant");
         assert_eq!((min_dscr.kind, min_dscr.threshold), (CovenantKind::Minimum, 1.40));
+        assert_eq!((max_leverage.label.as_str(), min_dscr.label.as_str()), ("Debt / EBITDA", "DSCR"));
+        assert_eq!(min_dscr.basis, "pro-forma 1.76× less 20.0% cushion, rounded down to 0.05×, floor 1.20×");
+        let pricing = a.reasons.iter().find(|r| r.metric == "raroc_minimum_spread").expect("pricing reason");
+        assert_eq!((pricing.label.as_str(), pricing.unit), ("RAROC minimum spread", Unit::Fraction));
     }
 
     #[test]
