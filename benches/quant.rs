@@ -107,7 +107,7 @@ fn company_analysis(c: &mut Criterion) {
             let ttm = trailing_twelve_months(&quarters, credit.fiscal_year_end).expect("ttm");
             let correlations =
                 correlation_matrix(&[stock.clone(), benchmark.clone()], TimeRange::FiveYears).expect("matrix");
-            let findings = credit_findings(&credit, &thresholds);
+            let findings = credit_findings(&credit, &thresholds, Some("USD"));
             let market_findings = market_findings(std::slice::from_ref(&stock_stats), Some(&benchmark_stats));
             (credit.metrics.len(), ttm.metrics.len(), correlations.observations, findings.len(), market_findings.len())
         });

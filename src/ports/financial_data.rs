@@ -13,6 +13,10 @@ use time::Date;
 use crate::domain::quant::quarterly::QuarterlyStatements;
 use crate::domain::quant::statements::CompanyFinancials;
 
+/// The currency of every amount the provider's statements hold: SEC company facts are filed in US
+/// dollars, and the adapters read only their `USD` units.
+pub const STATEMENTS_CURRENCY: &str = "USD";
+
 /// What the caller knows about the company: a name (or a ticker typed as a name) and, optionally, a
 /// ticker.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -371,9 +371,35 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     browser.screenshot("company").await;
     browser.run("document.getElementById('charts-heading').scrollIntoView();", vec![]).await;
     browser.screenshot("company-charts").await;
+    // Figures as an analyst writes them: the summary's amounts with their currency and scale, the
+    // metrics under their labels (acronyms kept), each value in its unit.
+    let summary = browser.text("#summary-heading + p").await;
+    assert!(summary.contains("Revenue was USD 383.3 bn."), "{summary}");
+    let rows = browser
+        .run(
+            "return [...document.querySelectorAll('table.metrics tbody tr')].map((row) => \
+             [row.cells[0].firstChild.textContent, row.cells[1].textContent]);",
+            vec![],
+        )
+        .await;
+    let rows: Vec<(String, String)> = serde_json::from_value(rows).expect("name and value cells");
+    let rows: std::collections::HashMap<String, String> = rows.into_iter().collect();
+    for (label, value) in [
+        ("Revenue", "USD 383.3 bn"),
+        ("EBITDA", "USD 125.8 bn"),
+        ("Debt / EBITDA", "0.88×"),
+        ("EBIT interest coverage", "29.1×"),
+        ("EBIT margin", "29.8%"),
+        ("Revenue CAGR", "2.36%"),
+        ("FFO / debt", "94.7%"),
+    ] {
+        assert_eq!(rows.get(label).map(String::as_str), Some(value), "{label}: {rows:?}");
+    }
+    assert!(rows.keys().all(|name| !name.contains('_') && !name.contains("Ebit")), "no key shown humanised: {rows:?}");
     browser.click("table.metrics button[aria-controls]").await;
     browser.wait_for(".formula:not([hidden])").await;
-    assert!(browser.text(".formula:not([hidden])").await.starts_with("= "));
+    let formula = browser.text(".formula:not([hidden])").await;
+    assert!(formula.starts_with("= ") && formula.contains("where Revenue = USD 383.3 bn"), "{formula}");
     browser.screenshot("company-formula").await;
 
     // A market analysis: return, volatility and drawdown as bars.
@@ -429,6 +455,11 @@ async fn analyses_stream_their_progress_and_draw_their_charts() {
     browser.click_labelled("Run the analysis").await;
     browser.wait_for(".recommendation").await;
     browser.wait_for_text("caption", "Suggested covenants").await;
+    let recommendation = browser.text(".recommendation").await;
+    assert!(recommendation.ends_with(" for USD 250.0 m term loan"), "{recommendation}");
+    let loan = browser.text("#view").await;
+    assert!(loan.contains("Pro-forma DSCR") && loan.contains("RAROC minimum spread"), "the tests under their labels");
+    assert!(loan.contains("DSCR") && loan.contains("at most") && !loan.contains("Dscr"), "{loan}");
     browser.screenshot("loan").await;
     browser
         .run(
@@ -481,7 +512,7 @@ async fn an_uploaded_agreement_shows_its_fields_in_the_text_and_an_administrator
     browser.wait_for(".field-button").await;
     browser.wait_for_text("#view h1", "Acme term loan").await;
     let spread = browser.text(".field-button[data-pointer$='pread'] .field-value").await;
-    assert!(spread.ends_with(" %"), "a rate is shown as agreements state it: {spread}");
+    assert!(spread.ends_with('%') && !spread.ends_with(" %"), "a rate is shown as agreements state it: {spread}");
     browser.screenshot("document").await;
 
     let field = "[data-pointer='/facilities/0/commitment']";

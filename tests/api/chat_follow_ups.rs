@@ -47,14 +47,14 @@ async fn follow_ups_over_a_company_analysis(app: &TestApp, token: &str, session:
     assert!(leverage.get("workflow_launched").is_none(), "a follow-up launches nothing: {leverage}");
     assert_eq!(leverage["metadata"]["intent"], "follow_up", "{leverage}");
     assert_eq!(leverage["metadata"]["follow_up"]["run_id"], id.as_str());
-    assert!(text.contains("debt_to_ebitda = ") && text.contains("formula: total_debt / ebitda"), "{text}");
+    assert!(text.contains("Debt / EBITDA = ") && text.contains("formula: total_debt / ebitda"), "{text}");
     assert!(text.contains(&format!("/api/quantitative-analysis/results/{id}")), "{text}");
     assert_only_stored_numbers(text, &stored);
 
     let rating = say(app, token, session, "why that rating?").await;
     let text = rating["response"].as_str().expect("response");
     let grade = stored["result"]["data"]["credit"]["rating"]["grade"].as_str().expect("a grade");
-    assert!(text.contains(grade) && text.contains("ebit_interest_coverage"), "{text}");
+    assert!(text.contains(grade) && text.contains("EBIT interest coverage = "), "{text}");
     assert_only_stored_numbers(text, &stored);
 
     let risks = say(app, token, session, "what are the main risks?").await;
@@ -82,7 +82,7 @@ async fn follow_ups_over_a_company_analysis(app: &TestApp, token: &str, session:
     let volatility = say(app, token, session, "how volatile was it?").await;
     let text = volatility["response"].as_str().expect("response");
     let market_id = compared["workflow_result"]["analysis_id"].as_str().expect("analysis_id");
-    assert!(text.contains("AAPL annualised_volatility = ") && text.contains("SOXX annualised_volatility = "), "{text}");
+    assert!(text.contains("AAPL Annualised volatility = ") && text.contains("SOXX Annualised volatility = "), "{text}");
     assert_only_stored_numbers(text, &stored_analysis(app, token, market_id).await);
 }
 
@@ -133,7 +133,7 @@ async fn with_a_model_a_follow_up_is_answered_from_the_stored_run_not_by_the_mod
     let text = leverage["response"].as_str().expect("response");
     assert_eq!(llm.requests().len(), asked, "the model is not asked: it could state a figure of its own");
     assert!(!text.contains("7.5"), "{text}");
-    assert!(text.contains("debt_to_ebitda = "), "{text}");
+    assert!(text.contains("Debt / EBITDA = "), "{text}");
     assert_only_stored_numbers(text, &stored_analysis(&app, &token, &id).await);
 }
 
@@ -167,7 +167,7 @@ async fn a_model_reads_a_run_through_its_tool_and_a_figure_it_adds_is_refused() 
     assert_eq!(invented["metadata"]["engine"], "llm", "{invented}");
     assert_eq!(invented["metadata"]["numbers_refused"], serde_json::json!([7.5]), "{invented}");
     let text = invented["response"].as_str().expect("response");
-    assert!(text.contains("debt_to_ebitda = ") && !text.contains("7.5"), "the tool's answer stands: {text}");
+    assert!(text.contains("Debt / EBITDA = ") && !text.contains("7.5"), "the tool's answer stands: {text}");
     assert_only_stored_numbers(text, &stored);
 
     let kept = say(&app, &token, session, "how stretched is the balance sheet, briefly?").await;

@@ -160,6 +160,62 @@ async fn a_company_analysis_is_computed_traced_stored_and_retrievable() {
     assert_eq!(listed["total"], 1);
 }
 
+/// Runs of nine or more digits in `text`: amounts written for machines, not for people.
+fn bare_long_integers(text: &str) -> Vec<&str> {
+    text.split(|c: char| !c.is_ascii_digit()).filter(|digits| digits.len() >= 9).collect()
+}
+
+#[tokio::test]
+async fn a_company_analysis_writes_its_figures_as_an_analyst_reads_them_and_keeps_the_raw_values() {
+    let (_mirror, app, token) = analyst_on_mirror(true).await;
+
+    let body: Value = app
+        .post("/api/quantitative-analysis/company", Some(&token), &json!({ "company_name": "apple", "ticker": "AAPL" }))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let result = &body["result"];
+
+    // Apple's fiscal 2023 revenue, 383,285,000,000 in the 10-K: in words with its currency and scale.
+    let summary = result["summary"].as_str().expect("summary");
+    assert!(summary.contains("Revenue was USD 383.3 bn."), "{summary}");
+    assert!(bare_long_integers(summary).is_empty(), "{summary}");
+    for finding in result["findings"].as_array().expect("findings") {
+        let statement = finding["statement"].as_str().unwrap_or_default();
+        assert!(bare_long_integers(statement).is_empty(), "{statement}");
+    }
+    // Each metric keeps its key and raw value, with the label an analyst writes beside them.
+    let revenue = metric(result, "revenue");
+    assert_eq!((revenue["value"].as_f64(), revenue["currency"].as_str()), (Some(383_285_000_000.0), Some("USD")));
+    for (name, label) in [
+        ("revenue", "Revenue"),
+        ("ebit", "EBIT"),
+        ("ebitda", "EBITDA"),
+        ("debt_to_ebitda", "Debt / EBITDA"),
+        ("ebit_interest_coverage", "EBIT interest coverage"),
+        ("revenue_cagr", "Revenue CAGR"),
+        ("period_return", "Period return"),
+    ] {
+        assert_eq!(metric(result, name)["label"], label, "{}", metric(result, name));
+    }
+    for metric in result["metrics"].as_array().expect("metrics") {
+        assert!(metric["label"].as_str().is_some_and(|l| !l.is_empty() && !l.contains('_')), "{metric}");
+        for input in metric["inputs"].as_array().expect("inputs") {
+            assert!(input["label"].as_str().is_some_and(|l| !l.contains('_')), "{metric}");
+            assert!(input["unit"].is_string(), "{metric}");
+        }
+    }
+    let leverage = metric(result, "debt_to_ebitda");
+    assert_eq!(leverage["inputs"][0]["label"], "Total debt", "{leverage}");
+    assert!(metric(result, "beta").get("currency").is_none(), "price statistics have no amounts");
+
+    // The OpenAPI document says so.
+    let document: Value = app.get("/openapi.json", None).await.json().await.expect("json");
+    let label = &document["components"]["schemas"]["AnalysisMetric"]["properties"]["label"];
+    assert!(label["description"].as_str().is_some_and(|d| d.contains("analyst")), "{label}");
+}
+
 #[tokio::test]
 async fn unknown_and_ambiguous_companies_are_400_and_nothing_is_stored() {
     let (_mirror, app, token) = analyst_on_mirror(true).await;
@@ -525,7 +581,10 @@ async fn a_language_model_writes_the_summary_only_from_the_computed_figures() {
     assert_eq!(body["result"]["summary"], "Apple Inc. carries little debt at 0.88x EBITDA.");
     assert_eq!(body["result"]["data"]["narrative"]["source"], "llm");
     let prompt = faithful.requests()[0]["messages"][1]["content"].as_str().unwrap_or_default().to_owned();
-    assert!(prompt.contains("debt_to_ebitda"), "the model receives the computed figures");
+    assert!(
+        prompt.contains("- Debt / EBITDA: 0.88×") && prompt.contains("- Revenue: USD 383.3 bn"),
+        "the model receives the computed figures, written as they are to be written: {prompt}"
+    );
 
     let inventive = crate::fake_llm::FakeLlm::answering_text("Apple Inc. will grow revenue by 14.2% next year.").await;
     let app = app_with_narrator(&mirror, &inventive).await;

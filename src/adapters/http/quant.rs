@@ -128,11 +128,81 @@ pub struct CompanyAnalysisRequest {
 pub struct AnalysisCreated {
     pub status: &'static str,
     pub analysis_id: String,
-    /// `{summary, findings, metrics, data}`.
-    #[schema(value_type = Object)]
+    #[schema(value_type = AnalysisResult)]
     pub result: Value,
     #[schema(value_type = Vec<Object>)]
     pub cdm_events: Vec<Value>,
+}
+
+/// What an analysis found. The domain writes it as JSON; this type documents its shape.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct AnalysisResult {
+    /// Plain sentences for a credit committee, with figures as analysts write them: amounts with
+    /// their currency and scale (`USD 383.3 bn`, `EUR 12.5 m`, `USD 750,000`), multiples with `×`
+    /// (`0.88×`), percentages with `%` (`29.8%`). The exact values are in `metrics` and `data`.
+    pub summary: String,
+    /// `{category, severity (positive, info, watch, concern), statement, evidence: {metric, value,
+    /// threshold}}`; `evidence.metric` is a metric `name`.
+    #[schema(value_type = Vec<Object>)]
+    pub findings: Vec<Value>,
+    pub metrics: Vec<AnalysisMetric>,
+    /// Statements, provenance, methodology, missing inputs and the analysis's own details.
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+/// A computed figure with what it was computed from.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct AnalysisMetric {
+    /// Stable snake_case key to match on; it does not change with wording.
+    #[schema(example = "debt_to_ebitda")]
+    pub name: String,
+    /// How an analyst writes the metric, acronyms kept: show this, not `name`.
+    #[schema(example = "Debt / EBITDA")]
+    pub label: String,
+    /// The exact value, unrounded, in `unit`.
+    #[schema(example = 0.8829)]
+    pub value: f64,
+    pub unit: MetricUnit,
+    /// The formula over the inputs' names.
+    #[schema(example = "total_debt / ebitda")]
+    pub formula: String,
+    pub inputs: Vec<AnalysisMetricInput>,
+    /// ISO 4217 code of the metric's amounts (its value when `unit` is `currency`, and its inputs that
+    /// are amounts), when known: absent for market price statistics.
+    #[schema(example = "USD")]
+    pub currency: Option<String>,
+    /// The instrument, for a market analysis's metrics.
+    pub symbol: Option<String>,
+}
+
+/// One input of a metric's formula.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct AnalysisMetricInput {
+    #[schema(example = "total_debt")]
+    pub name: String,
+    #[schema(example = "Total debt")]
+    pub label: String,
+    #[schema(example = 111088000000.0)]
+    pub value: f64,
+    pub unit: MetricUnit,
+}
+
+/// What a value measures: `currency` an amount, `ratio` a multiple (3.2×), `fraction` a share
+/// (0.05 is 5%), `score` a number on its own scale (Altman Z, beta, Sharpe), `count` days, years,
+/// observations.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "snake_case")]
+pub enum MetricUnit {
+    Currency,
+    Ratio,
+    Fraction,
+    Score,
+    Count,
 }
 
 /// POST /api/quantitative-analysis/company

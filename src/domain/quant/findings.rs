@@ -7,6 +7,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::credit::{AltmanZone, CreditAnalysis};
+use super::display::{amount, multiple, percent, percent_change, score};
+use super::labels;
 use super::loan::{LoanAssessment, Recommendation};
 
 /// What a finding is about.
@@ -116,7 +118,8 @@ fn finding(
 }
 
 /// Findings from a stand-alone credit analysis, most severe first (stable within a severity).
-pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<Finding> {
+/// `currency` is the statements', in which the amounts a finding cites are written.
+pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds, currency: Option<&str>) -> Vec<Finding> {
     use FindingCategory as C;
     use Severity as S;
     let mut out = Vec::new();
@@ -130,7 +133,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Growth,
             severity,
-            format!("Revenue changed {:+.1}% on the prior year.", g * 100.0),
+            format!("Revenue changed {} on the prior year.", percent_change(g)),
             "revenue_growth",
             g,
             threshold,
@@ -140,7 +143,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Profitability,
             S::Concern,
-            format!("Net loss: net margin {:.1}%.", m * 100.0),
+            format!("Net loss: net margin {}.", percent(m)),
             "net_margin",
             m,
             Some(0.0),
@@ -159,7 +162,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Leverage,
             severity,
-            format!("Debt/EBITDA {l:.2}x is {words} {threshold:.2}x."),
+            format!("Debt / EBITDA {} is {words} {}.", multiple(l), multiple(threshold)),
             "debt_to_ebitda",
             l,
             Some(threshold),
@@ -168,7 +171,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Leverage,
             S::Concern,
-            "EBITDA is not positive: leverage is unbounded.".to_owned(),
+            format!("EBITDA is not positive ({}): leverage is unbounded.", amount(e, currency)),
             "ebitda",
             e,
             Some(0.0),
@@ -187,7 +190,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Coverage,
             severity,
-            format!("EBIT covers interest {c:.2}x, {words} {threshold:.2}x."),
+            format!("EBIT covers interest {}, {words} {}.", multiple(c), multiple(threshold)),
             "ebit_interest_coverage",
             c,
             Some(threshold),
@@ -201,13 +204,20 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         } else {
             (S::Info, None)
         };
-        out.push(finding(C::Liquidity, severity, format!("Current ratio {r:.2}x."), "current_ratio", r, threshold));
+        out.push(finding(
+            C::Liquidity,
+            severity,
+            format!("Current ratio {}.", multiple(r)),
+            "current_ratio",
+            r,
+            threshold,
+        ));
     }
     if let Some(d) = analysis.value("debt_to_equity").filter(|d| *d > t.debt_to_equity_watch_above) {
         out.push(finding(
             C::Leverage,
             S::Watch,
-            format!("Debt/equity {d:.2}x exceeds {:.2}x.", t.debt_to_equity_watch_above),
+            format!("Debt / equity {} exceeds {}.", multiple(d), multiple(t.debt_to_equity_watch_above)),
             "debt_to_equity",
             d,
             Some(t.debt_to_equity_watch_above),
@@ -221,13 +231,13 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         } else {
             (S::Info, None)
         };
-        out.push(finding(C::CashFlow, severity, format!("FFO/debt {:.1}%.", f * 100.0), "ffo_to_debt", f, threshold));
+        out.push(finding(C::CashFlow, severity, format!("FFO / debt {}.", percent(f)), "ffo_to_debt", f, threshold));
     }
     if let Some(f) = analysis.value("free_cash_flow").filter(|f| *f < 0.0) {
         out.push(finding(
             C::CashFlow,
             S::Watch,
-            "Free cash flow is negative.".to_owned(),
+            format!("Free cash flow is negative: {}.", amount(f, currency)),
             "free_cash_flow",
             f,
             Some(0.0),
@@ -243,7 +253,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Solvency,
             severity,
-            format!("Altman {:?} score {:.2}: {words}.", z.variant, z.score),
+            format!("Altman {} score {}: {words}.", z.variant.name(), score(z.score)),
             "altman_z",
             z.score,
             Some(threshold),
@@ -278,7 +288,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::MarketImpliedRisk,
             severity,
-            format!("Merton distance to default {:.2} (PD {:.2}%).", m.distance_to_default, m.pd * 100.0),
+            format!("Merton distance to default {} (PD {}).", score(m.distance_to_default), percent(m.pd)),
             "merton_pd",
             m.pd,
             threshold,
@@ -289,12 +299,7 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
         out.push(finding(
             C::Rating,
             severity,
-            format!(
-                "Synthetic rating {} (spread {:.2}%, one-year PD {:.2}%).",
-                r.grade,
-                r.spread * 100.0,
-                r.pd * 100.0
-            ),
+            format!("Synthetic rating {} (spread {}, one-year PD {}).", r.grade, percent(r.spread), percent(r.pd)),
             "probability_of_default",
             r.pd,
             None,
@@ -305,9 +310,10 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
             C::DataQuality,
             S::Info,
             format!(
-                "{} figures could not be computed: {}.",
+                "{} {} could not be computed: {}.",
                 analysis.missing_inputs.len(),
-                analysis.missing_inputs.join("; ")
+                if analysis.missing_inputs.len() == 1 { "figure" } else { "figures" },
+                analysis.missing_inputs.iter().map(|line| labels::in_prose(line)).collect::<Vec<_>>().join("; ")
             ),
             "missing_inputs",
             analysis.missing_inputs.len() as f64,
@@ -319,9 +325,9 @@ pub fn credit_findings(analysis: &CreditAnalysis, t: &FindingThresholds) -> Vec<
 }
 
 /// Findings from a loan assessment: the stand-alone credit findings, then one per decision reason,
-/// most severe first.
-pub fn loan_findings(assessment: &LoanAssessment, t: &FindingThresholds) -> Vec<Finding> {
-    let mut out = credit_findings(&assessment.credit, t);
+/// most severe first. `currency` is the loan's, in which the borrower's statements are too.
+pub fn loan_findings(assessment: &LoanAssessment, t: &FindingThresholds, currency: Option<&str>) -> Vec<Finding> {
+    let mut out = credit_findings(&assessment.credit, t, currency);
     for reason in &assessment.reasons {
         let Some(value) = reason.value else { continue };
         let severity = match reason.outcome {
@@ -351,10 +357,10 @@ pub fn margin_findings(deal_terms: &[Value], indicative_spread: Option<f64>) -> 
             let name = facility["name"].as_str().unwrap_or("a facility");
             let (severity, comparison) = match indicative_spread {
                 Some(required) if margin + 1e-9 < required => {
-                    ("watch", format!("below the {:.2}% the grade and RAROC require", required * 100.0))
+                    ("watch", format!("below the {} the grade and RAROC require", percent(required)))
                 }
                 Some(required) => {
-                    ("info", format!("at or above the {:.2}% the grade and RAROC require", required * 100.0))
+                    ("info", format!("at or above the {} the grade and RAROC require", percent(required)))
                 }
                 None => ("info", "with no required spread to compare".to_owned()),
             };
@@ -362,10 +368,10 @@ pub fn margin_findings(deal_terms: &[Value], indicative_spread: Option<f64>) -> 
                 "category": "pricing",
                 "severity": severity,
                 "statement": format!(
-                    "Document {} ({}) sets a margin of {:.2}% for {name}, {comparison}.",
+                    "Document {} ({}) sets a margin of {} for {name}, {comparison}.",
                     document["document_id"],
                     document["title"].as_str().unwrap_or(""),
-                    margin * 100.0
+                    percent(margin)
                 ),
                 "evidence": { "metric": "contractual_margin", "value": margin, "threshold": indicative_spread },
             }));
@@ -387,7 +393,7 @@ mod tests {
 
     #[test]
     fn healthy_company_findings_are_positive_on_coverage_quality_and_solvency() {
-        let findings = credit_findings(&analyse_credit(&healthy(), None), &FindingThresholds::default());
+        let findings = credit_findings(&analyse_credit(&healthy(), None), &FindingThresholds::default(), Some("USD"));
         assert_eq!(find(&findings, "ebit_interest_coverage").severity, Severity::Positive);
         assert_eq!(find(&findings, "piotroski_f").severity, Severity::Positive);
         assert_eq!(find(&findings, "altman_z").severity, Severity::Positive);
@@ -397,7 +403,7 @@ mod tests {
 
     #[test]
     fn leveraged_company_raises_concerns_on_leverage_coverage_and_distress() {
-        let findings = credit_findings(&analyse_credit(&leveraged(), None), &FindingThresholds::default());
+        let findings = credit_findings(&analyse_credit(&leveraged(), None), &FindingThresholds::default(), Some("USD"));
         let leverage = find(&findings, "debt_to_ebitda");
         assert_eq!((leverage.severity, leverage.evidence.threshold), (Severity::Concern, Some(4.0)));
         assert!((leverage.evidence.value - 1000.0 / 150.0).abs() < 1e-12);
@@ -409,7 +415,8 @@ mod tests {
 
     #[test]
     fn net_loss_is_a_concern() {
-        let findings = credit_findings(&analyse_credit(&loss_making(), None), &FindingThresholds::default());
+        let findings =
+            credit_findings(&analyse_credit(&loss_making(), None), &FindingThresholds::default(), Some("USD"));
         let loss = find(&findings, "net_margin");
         assert_eq!((loss.category, loss.severity), (FindingCategory::Profitability, Severity::Concern));
     }
@@ -418,7 +425,7 @@ mod tests {
     fn loan_findings_add_one_finding_per_decision_reason() {
         let request = LoanRequest::new(200.0, LoanType::TermLoan, Seniority::SeniorUnsecured).expect("valid");
         let assessment = assess_loan(&healthy(), request, &LoanPolicy::default());
-        let findings = loan_findings(&assessment, &FindingThresholds::default());
+        let findings = loan_findings(&assessment, &FindingThresholds::default(), Some("USD"));
         assert_eq!(find(&findings, "raroc_minimum_spread").severity, Severity::Watch);
         assert_eq!(find(&findings, "pro_forma_dscr").severity, Severity::Positive);
     }

@@ -10,6 +10,8 @@ use serde::Serialize;
 
 use super::basel::{IrbCapital, RarocParameters, irb_corporate_capital, raroc_minimum_spread};
 use super::credit::{CreditAnalysis, CreditTables, MetricBook, analyse_credit_with};
+use super::display::{multiple, percent};
+use super::labels;
 use super::rating::Grade;
 use super::statements::{CompanyFinancials, finite};
 use super::{Metric, Unit};
@@ -230,7 +232,12 @@ pub enum Recommendation {
 /// outcome the test alone would give.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DecisionReason {
+    /// The metric's stable name.
     pub metric: String,
+    /// How an analyst writes the metric ([`labels`]).
+    pub label: String,
+    /// What the value and the threshold measure.
+    pub unit: Unit,
     pub value: Option<f64>,
     pub threshold: Option<f64>,
     pub outcome: Recommendation,
@@ -248,7 +255,10 @@ pub enum CovenantKind {
 /// A suggested financial covenant, with how it was derived.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Covenant {
+    /// The metric's stable name.
     pub metric: String,
+    /// How an analyst writes the metric ([`labels`]).
+    pub label: String,
     pub kind: CovenantKind,
     pub threshold: f64,
     pub basis: String,
@@ -569,7 +579,15 @@ fn reason(
     outcome: Recommendation,
     statement: String,
 ) -> DecisionReason {
-    DecisionReason { metric: metric.to_owned(), value, threshold, outcome, statement }
+    DecisionReason {
+        metric: metric.to_owned(),
+        label: labels::label(metric),
+        unit: labels::unit(metric),
+        value,
+        threshold,
+        outcome,
+        statement,
+    }
 }
 
 fn leverage_reason(leverage: Option<f64>, ebitda: Option<f64>, t: &DecisionThresholds) -> DecisionReason {
@@ -594,14 +612,22 @@ fn leverage_reason(leverage: Option<f64>, ebitda: Option<f64>, t: &DecisionThres
             Some(l),
             Some(t.decline_max_leverage),
             Recommendation::Decline,
-            format!("Pro-forma debt/EBITDA {l:.2}x exceeds the {:.2}x decline threshold.", t.decline_max_leverage),
+            format!(
+                "Pro-forma debt / EBITDA {} exceeds the {} decline threshold.",
+                multiple(l),
+                multiple(t.decline_max_leverage)
+            ),
         ),
         Some(l) if l > t.refer_max_leverage => reason(
             METRIC,
             Some(l),
             Some(t.refer_max_leverage),
             Recommendation::Refer,
-            format!("Pro-forma debt/EBITDA {l:.2}x exceeds {:.2}x: committee decision.", t.refer_max_leverage),
+            format!(
+                "Pro-forma debt / EBITDA {} exceeds {}: committee decision.",
+                multiple(l),
+                multiple(t.refer_max_leverage)
+            ),
         ),
         Some(l) if l > t.approve_max_leverage => reason(
             METRIC,
@@ -609,8 +635,9 @@ fn leverage_reason(leverage: Option<f64>, ebitda: Option<f64>, t: &DecisionThres
             Some(t.approve_max_leverage),
             Recommendation::ApproveWithConditions,
             format!(
-                "Pro-forma debt/EBITDA {l:.2}x exceeds {:.2}x: a leverage covenant is needed.",
-                t.approve_max_leverage
+                "Pro-forma debt / EBITDA {} exceeds {}: a leverage covenant is needed.",
+                multiple(l),
+                multiple(t.approve_max_leverage)
             ),
         ),
         Some(l) => reason(
@@ -618,7 +645,7 @@ fn leverage_reason(leverage: Option<f64>, ebitda: Option<f64>, t: &DecisionThres
             Some(l),
             Some(t.approve_max_leverage),
             Recommendation::Approve,
-            format!("Pro-forma debt/EBITDA {l:.2}x is within {:.2}x.", t.approve_max_leverage),
+            format!("Pro-forma debt / EBITDA {} is within {}.", multiple(l), multiple(t.approve_max_leverage)),
         ),
     }
 }
@@ -639,8 +666,9 @@ fn dscr_reason(dscr: Option<f64>, t: &DecisionThresholds) -> DecisionReason {
             Some(t.decline_min_dscr),
             Recommendation::Decline,
             format!(
-                "Pro-forma DSCR {d:.2}x is below {:.2}x: cash flow does not cover debt service.",
-                t.decline_min_dscr
+                "Pro-forma DSCR {} is below {}: cash flow does not cover debt service.",
+                multiple(d),
+                multiple(t.decline_min_dscr)
             ),
         ),
         Some(d) if d < t.refer_min_dscr => reason(
@@ -648,21 +676,29 @@ fn dscr_reason(dscr: Option<f64>, t: &DecisionThresholds) -> DecisionReason {
             Some(d),
             Some(t.refer_min_dscr),
             Recommendation::Refer,
-            format!("Pro-forma DSCR {d:.2}x is below the {:.2}x floor: committee decision.", t.refer_min_dscr),
+            format!(
+                "Pro-forma DSCR {} is below the {} floor: committee decision.",
+                multiple(d),
+                multiple(t.refer_min_dscr)
+            ),
         ),
         Some(d) if d < t.approve_min_dscr => reason(
             METRIC,
             Some(d),
             Some(t.approve_min_dscr),
             Recommendation::ApproveWithConditions,
-            format!("Pro-forma DSCR {d:.2}x is below {:.2}x: a minimum-DSCR covenant is needed.", t.approve_min_dscr),
+            format!(
+                "Pro-forma DSCR {} is below {}: a minimum-DSCR covenant is needed.",
+                multiple(d),
+                multiple(t.approve_min_dscr)
+            ),
         ),
         Some(d) => reason(
             METRIC,
             Some(d),
             Some(t.approve_min_dscr),
             Recommendation::Approve,
-            format!("Pro-forma DSCR {d:.2}x is at least {:.2}x.", t.approve_min_dscr),
+            format!("Pro-forma DSCR {} is at least {}.", multiple(d), multiple(t.approve_min_dscr)),
         ),
     }
 }
@@ -681,9 +717,9 @@ fn grade_reason(
             Some(t.decline_min_pd),
             Recommendation::Decline,
             format!(
-                "Pro-forma grade {g} (PD {:.2}%) is at or beyond the {:.0}% PD limit.",
-                pd * 100.0,
-                t.decline_min_pd * 100.0
+                "Pro-forma grade {g} (PD {}) is at or beyond the {} PD limit.",
+                percent(pd),
+                percent(t.decline_min_pd)
             ),
         ),
         (Some(g), Some(pd)) if !g.is_investment_grade() => reason(
@@ -692,9 +728,9 @@ fn grade_reason(
             Some(t.decline_min_pd),
             Recommendation::ApproveWithConditions,
             format!(
-                "Pro-forma grade {g} (EBIT coverage {}, PD {:.2}%) is below investment grade.",
-                coverage.map_or("n/a".to_owned(), |c| format!("{c:.2}x")),
-                pd * 100.0
+                "Pro-forma grade {g} (EBIT coverage {}, PD {}) is below investment grade.",
+                coverage.map_or("n/a".to_owned(), multiple),
+                percent(pd)
             ),
         ),
         (Some(g), Some(pd)) => reason(
@@ -702,7 +738,7 @@ fn grade_reason(
             Some(pd),
             Some(t.decline_min_pd),
             Recommendation::Approve,
-            format!("Pro-forma grade {g} (PD {:.2}%) is investment grade.", pd * 100.0),
+            format!("Pro-forma grade {g} (PD {}) is investment grade.", percent(pd)),
         ),
         _ => reason(METRIC, None, None, Recommendation::Refer, "No pro-forma grade: EBIT not reported.".to_owned()),
     }
@@ -717,9 +753,9 @@ fn pricing_reason(price: &IndicativePrice) -> DecisionReason {
             Some(min),
             Recommendation::ApproveWithConditions,
             format!(
-                "The grade spread {:.2}% is below the RAROC minimum {:.2}%: price at the RAROC minimum or better.",
-                price.grade_spread * 100.0,
-                min * 100.0
+                "The grade spread {} is below the RAROC minimum {}: price at the RAROC minimum or better.",
+                percent(price.grade_spread),
+                percent(min)
             ),
         ),
         Some(min) => reason(
@@ -727,11 +763,7 @@ fn pricing_reason(price: &IndicativePrice) -> DecisionReason {
             Some(price.grade_spread),
             Some(min),
             Recommendation::Approve,
-            format!(
-                "The grade spread {:.2}% covers the RAROC minimum {:.2}%.",
-                price.grade_spread * 100.0,
-                min * 100.0
-            ),
+            format!("The grade spread {} covers the RAROC minimum {}.", percent(price.grade_spread), percent(min)),
         ),
         None => reason(METRIC, None, None, Recommendation::Approve, "RAROC minimum spread not computed.".to_owned()),
     }
@@ -744,21 +776,30 @@ fn suggest_covenants(leverage: Option<f64>, dscr: Option<f64>, t: &DecisionThres
     if let Some(l) = leverage.filter(|l| *l >= 0.0) {
         covenants.push(Covenant {
             metric: "debt_to_ebitda".to_owned(),
+            label: labels::label("debt_to_ebitda"),
             kind: CovenantKind::Maximum,
             threshold: ((l + t.covenant_leverage_headroom) * 4.0).ceil() / 4.0,
-            basis: format!("pro-forma {l:.2}x + {:.2}x headroom, rounded up to 0.25x", t.covenant_leverage_headroom),
+            basis: format!(
+                "pro-forma {} + {} headroom, rounded up to {}",
+                multiple(l),
+                multiple(t.covenant_leverage_headroom),
+                multiple(0.25)
+            ),
         });
     }
     if let Some(d) = dscr {
         let cushioned = (d * (1.0 - t.covenant_dscr_cushion) * 20.0).floor() / 20.0;
         covenants.push(Covenant {
             metric: "dscr".to_owned(),
+            label: labels::label("dscr"),
             kind: CovenantKind::Minimum,
             threshold: cushioned.max(t.covenant_dscr_floor),
             basis: format!(
-                "pro-forma {d:.2}x less {:.0}% cushion, rounded down to 0.05x, floor {:.2}x",
-                t.covenant_dscr_cushion * 100.0,
-                t.covenant_dscr_floor
+                "pro-forma {} less {} cushion, rounded down to {}, floor {}",
+                multiple(d),
+                percent(t.covenant_dscr_cushion),
+                multiple(0.05),
+                multiple(t.covenant_dscr_floor)
             ),
         });
     }
@@ -834,6 +875,10 @@ mod tests {
         assert_eq!((max_leverage.kind, max_leverage.threshold), (CovenantKind::Maximum, 3.0));
         let min_dscr = a.covenants.iter().find(|c| c.metric == "dscr").expect("dscr covenant");
         assert_eq!((min_dscr.kind, min_dscr.threshold), (CovenantKind::Minimum, 1.40));
+        assert_eq!((max_leverage.label.as_str(), min_dscr.label.as_str()), ("Debt / EBITDA", "DSCR"));
+        assert_eq!(min_dscr.basis, "pro-forma 1.76× less 20.0% cushion, rounded down to 0.05×, floor 1.20×");
+        let pricing = a.reasons.iter().find(|r| r.metric == "raroc_minimum_spread").expect("pricing reason");
+        assert_eq!((pricing.label.as_str(), pricing.unit), ("RAROC minimum spread", Unit::Fraction));
     }
 
     #[test]

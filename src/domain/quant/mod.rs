@@ -8,12 +8,16 @@
 //! - [`credit`], [`rating`], [`basel`], [`loan`], [`market`]: the computations.
 //! - [`findings`]: what the figures mean, against stated thresholds.
 //! - [`narrative`]: the deterministic summary, and the check of a model-written one.
+//! - [`display`]: how a figure is written in prose (USD 383.3 bn, 0.88×, 29.8%).
+//! - [`labels`]: how each metric and input is called where people read it (EBITDA, Debt / EBITDA).
 //! - [`report`]: the JSON shapes a stored result writes its statements and provenance in.
 //! - [`runs`]: the stored runs.
 
 pub mod basel;
 pub mod credit;
+pub mod display;
 pub mod findings;
+pub mod labels;
 pub mod loan;
 pub mod market;
 pub mod narrative;
@@ -25,11 +29,11 @@ pub mod runs;
 pub mod service;
 pub mod statements;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use time::Date;
 
 /// What a metric's value measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// An amount in the statements' currency.
@@ -38,7 +42,9 @@ pub enum Unit {
     Ratio,
     /// A fraction: 0.05 is 5 %.
     Fraction,
-    /// A score on the metric's own scale (Altman Z, Piotroski F, distance to default).
+    /// A number on the metric's own scale, not a multiple of anything: a score (Altman Z,
+    /// Piotroski F, distance to default), a coefficient (beta, correlation) or a risk-adjusted
+    /// return (Sharpe, Sortino).
     Score,
     /// A count of days, years, observations.
     Count,
@@ -47,8 +53,13 @@ pub enum Unit {
 /// One named input of a metric, with its value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MetricInput {
+    /// Stable snake_case name, e.g. `total_debt`.
     pub name: String,
+    /// How an analyst writes it, e.g. "Total debt" ([`labels`]).
+    pub label: String,
     pub value: f64,
+    /// What the value measures, so that it is written as an amount, a multiple or a percentage.
+    pub unit: Unit,
 }
 
 /// A computed figure with everything needed to check it by hand.
@@ -56,6 +67,8 @@ pub struct MetricInput {
 pub struct Metric {
     /// Stable snake_case name, e.g. `debt_to_ebitda`.
     pub name: String,
+    /// How an analyst writes it, e.g. "Debt / EBITDA" ([`labels`]).
+    pub label: String,
     pub value: f64,
     pub unit: Unit,
     /// The formula in words and symbols, e.g. `total_debt / ebitda`.
@@ -68,12 +81,18 @@ impl Metric {
     pub fn new(name: &str, value: f64, unit: Unit, formula: &str, inputs: &[(&str, f64)]) -> Self {
         Self {
             name: name.to_owned(),
+            label: labels::label(name),
             value,
             unit,
             formula: formula.to_owned(),
             inputs: inputs
                 .iter()
-                .map(|(name, value)| MetricInput { name: (*name).to_owned(), value: *value })
+                .map(|(name, value)| MetricInput {
+                    name: (*name).to_owned(),
+                    label: labels::label(name),
+                    value: *value,
+                    unit: labels::unit(name),
+                })
                 .collect(),
         }
     }

@@ -89,7 +89,7 @@ fn parties_are_read_by_role() {
 fn amounts_dates_law_and_covenants_are_written_for_people() {
     assert_eq!(
         answer(AgreementField::FacilityAmount).text,
-        "Term Loan B: USD 250,000,000. Revolving Credit Facility: USD 100,000,000. Total commitments: USD 350,000,000."
+        "Term Loan B: USD 250 m. Revolving Credit Facility: USD 100 m. Total commitments: USD 350 m."
     );
     assert_eq!(answer(AgreementField::AgreementDate).text, "The agreement is dated 15 March 2024.");
     assert_eq!(answer(AgreementField::AgreementDate).cited_fields, vec!["agreementDate"]);
@@ -221,7 +221,7 @@ fn the_contract_formation_step_is_read_where_cdm_puts_each_term() {
         answer_from_agreement(AgreementField::Floor, &step).text,
         "The facility: the benchmark is floored at 0.5% (50 bps)."
     );
-    assert_eq!(answer_from_agreement(AgreementField::FacilityAmount, &step).text, "The facility: USD 250,000,000.");
+    assert_eq!(answer_from_agreement(AgreementField::FacilityAmount, &step).text, "The facility: USD 250 m.");
     assert_eq!(
         answer_from_agreement(AgreementField::Maturity, &step).text,
         "The facility matures on 20 November 2031."

@@ -1,12 +1,16 @@
 //! The values of agreement data, read and written for people: a scalar is read from a string, a
 //! number or a CDM wrapper (`{"@data": …}`, `{"value": …}`); rates are fractions in the data
 //! (0.0275) and are written "2.75% (275 bps)"; dates are ISO 8601 and written "15 March 2024";
-//! amounts get thousands separators; governing-law codes are named ("USNY" → New York law).
+//! amounts are written exactly, at scale when the scale writes them exactly ("USD 250 m"), as
+//! [`stated_amount`] writes every amount an agreement states; governing-law codes are named ("USNY"
+//! → New York law).
 
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
 use serde_json::Value;
+
+use crate::domain::quant::display::stated_amount;
 
 /// The scalar of a value: a string, a number, or the `@data`/`value` of a CDM wrapper.
 pub(super) fn text_of(value: &Value) -> Option<String> {
@@ -32,38 +36,19 @@ pub(super) fn format_rate(rate: Decimal) -> String {
     }
 }
 
-fn with_thousands(integer: &str) -> String {
-    let (sign, digits) = integer.strip_prefix('-').map_or(("", integer), |rest| ("-", rest));
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}{grouped}")
-}
-
-/// An amount with thousands separators, and cents only when there are any: "250,000,000".
+/// An amount exactly, at scale when the scale writes it exactly: "250 m", "1,234,567.50".
 pub(super) fn format_amount(amount: Decimal) -> String {
-    let rounded = amount.round_dp(2).normalize();
-    let text = rounded.to_string();
-    match text.split_once('.') {
-        Some((integer, fraction)) => format!("{}.{fraction:0<2}", with_thousands(integer)),
-        None => with_thousands(&text),
-    }
+    stated_amount(amount, None)
 }
 
+/// A money value with its currency: "USD 250 m".
 pub(super) fn format_money(value: &Value) -> Option<String> {
     let amount = decimal_of(value.get("value")?).or_else(|| decimal_of(value))?;
     let currency = value
         .get("currency")
         .and_then(text_of)
         .or_else(|| value.get("unit").and_then(|unit| unit.get("currency")).and_then(text_of));
-    Some(match currency {
-        Some(currency) => format!("{currency} {}", format_amount(amount)),
-        None => format_amount(amount),
-    })
+    Some(stated_amount(amount, currency.as_deref()))
 }
 
 /// An ISO 8601 date in words ("2024-03-15" → "15 March 2024"); anything else as given.
@@ -151,6 +136,11 @@ mod tests {
         assert_eq!(format_rate(Decimal::from_str("0.00125").expect("decimal")), "0.125% (12.5 bps)");
         assert_eq!(format_amount(Decimal::from_str("1234567.5").expect("decimal")), "1,234,567.50");
         assert_eq!(format_amount(Decimal::from_str("999").expect("decimal")), "999");
+        assert_eq!(format_amount(Decimal::from_str("250000000").expect("decimal")), "250 m");
+        assert_eq!(
+            format_money(&serde_json::json!({ "value": "1500000000", "currency": "USD" })).as_deref(),
+            Some("USD 1.5 bn")
+        );
         assert_eq!(format_date("2024-02-29"), "29 February 2024");
         assert_eq!(format_date("soon"), "soon");
         assert_eq!(format_rate(Decimal::MAX), format!("{} (as a fraction)", Decimal::MAX));

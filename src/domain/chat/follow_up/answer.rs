@@ -1,10 +1,14 @@
-//! Answers to follow-ups, written from a stored run only: each figure with its metric name, formula
-//! and inputs, each statement with its source. Nothing is computed here beyond formatting, so an
+//! Answers to follow-ups, written from a stored run only: each figure with its label, formula and
+//! inputs, each statement with its source. Nothing is computed here beyond writing the stored values
+//! as analysts read them (USD 111.1 bn, 0.88×, 0.05%, see [`crate::domain::quant::display`]), so an
 //! answer never states a number the stored result does not hold.
 
 use serde_json::Value;
 
 use super::{FollowUp, MetricTopic};
+use crate::domain::quant::display::{figure, percent};
+use crate::domain::quant::labels;
+use crate::domain::quant::report::{stored_label, written_inputs, written_metric};
 
 /// Sources listed at most in one answer.
 const MAX_SOURCES: usize = 8;
@@ -194,26 +198,28 @@ fn metric(run: &SessionRun, topic: MetricTopic) -> String {
     format!("From {what} ({}):\n{}", run.link, bullets(&lines))
 }
 
-/// "debt_to_ebitda = 0.88x (total_debt / ebitda; total_debt = 111,088,000,000, ebitda = …)".
+/// "Debt / EBITDA = 0.88× (formula: total_debt / ebitda; inputs: Total debt = USD 111.1 bn, …)".
 fn cited_metric(metric: &Value) -> String {
-    let name = metric["name"].as_str().unwrap_or("?");
     let symbol = metric["symbol"].as_str().map(|symbol| format!("{symbol} ")).unwrap_or_default();
-    let value = formatted(metric["value"].as_f64(), metric["unit"].as_str().unwrap_or(""));
+    let label = stored_label(metric);
+    let value = written_metric(metric);
     let formula = metric["formula"].as_str().unwrap_or("");
-    let inputs: Vec<String> = metric["inputs"]
-        .as_array()
-        .map(|inputs| {
-            inputs
-                .iter()
-                .map(|input| format!("{} = {}", input["name"].as_str().unwrap_or("?"), plain(input["value"].as_f64())))
-                .collect()
-        })
-        .unwrap_or_default();
+    let inputs = written_inputs(metric);
     if inputs.is_empty() {
-        format!("{symbol}{name} = {value} (formula: {formula})")
+        format!("{symbol}{label} = {value} (formula: {formula})")
     } else {
-        format!("{symbol}{name} = {value} (formula: {formula}; inputs: {})", inputs.join(", "))
+        format!("{symbol}{label} = {value} (formula: {formula}; inputs: {inputs})")
     }
+}
+
+/// A value a finding or a decision cites, written in the unit of the figure it is about.
+fn written_evidence(metric: &str, value: Option<f64>, currency: Option<&str>) -> String {
+    value.map_or_else(|| "none".to_owned(), |value| figure(value, labels::unit(metric), currency))
+}
+
+/// The currency of a run's amounts, as its metrics record it.
+fn run_currency(run: &SessionRun) -> Option<&str> {
+    run.result["metrics"].as_array().into_iter().flatten().find_map(|metric| metric["currency"].as_str())
 }
 
 fn rating(run: &SessionRun) -> String {
@@ -247,15 +253,17 @@ fn rating(run: &SessionRun) -> String {
             let mut lines = vec![format!(
                 "Recommendation: {recommendation}; grade {} with a one-year PD of {}.",
                 loan["grade"].as_str().unwrap_or("not computed"),
-                formatted(loan["pd"].as_f64(), "fraction")
+                loan["pd"].as_f64().map_or_else(|| "not computed".to_owned(), percent)
             )];
+            let currency = run_currency(run);
             for reason in loan["assessment"]["reasons"].as_array().into_iter().flatten() {
+                let metric = reason["metric"].as_str().unwrap_or("?");
                 lines.push(format!(
                     "{} ({} = {}, threshold {}: {})",
                     reason["statement"].as_str().unwrap_or(""),
-                    reason["metric"].as_str().unwrap_or("?"),
-                    plain(reason["value"].as_f64()),
-                    plain(reason["threshold"].as_f64()),
+                    labels::label(metric),
+                    written_evidence(metric, reason["value"].as_f64(), currency),
+                    written_evidence(metric, reason["threshold"].as_f64(), currency),
                     reason["outcome"].as_str().unwrap_or("?").replace('_', " ")
                 ));
             }
@@ -310,11 +318,12 @@ fn risks(run: &SessionRun) -> String {
         return format!("{} has no risk findings; ask for its answer or its sources.", capitalised(&what));
     }
     let findings = run.result["findings"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let currency = run_currency(run);
     let mut lines: Vec<String> = Vec::new();
     for severity in ["concern", "watch"] {
         for finding in findings.iter().filter(|f| f["severity"] == severity) {
             if lines.len() < MAX_FINDINGS {
-                lines.push(cited_finding(finding));
+                lines.push(cited_finding(finding, currency));
             }
         }
     }
@@ -328,17 +337,20 @@ fn risks(run: &SessionRun) -> String {
     format!("The main risks found by {what} ({}):\n{}", run.link, bullets(&lines))
 }
 
-/// "[concern] Current ratio 0.99x. (current_ratio = 0.9880, threshold 1)".
-fn cited_finding(finding: &Value) -> String {
+/// "[concern] Current ratio 0.99×. (Current ratio = 0.99×, threshold 1.00×)".
+fn cited_finding(finding: &Value, currency: Option<&str>) -> String {
     let evidence = &finding["evidence"];
-    let threshold =
-        evidence["threshold"].as_f64().map(|t| format!(", threshold {}", plain(Some(t)))).unwrap_or_default();
+    let metric = evidence["metric"].as_str().unwrap_or("?");
+    let threshold = evidence["threshold"]
+        .as_f64()
+        .map(|t| format!(", threshold {}", written_evidence(metric, Some(t), currency)))
+        .unwrap_or_default();
     format!(
         "[{}] {} ({} = {}{threshold})",
         finding["severity"].as_str().unwrap_or("?"),
         finding["statement"].as_str().unwrap_or(""),
-        evidence["metric"].as_str().unwrap_or("?"),
-        plain(evidence["value"].as_f64())
+        labels::label(metric),
+        written_evidence(metric, evidence["value"].as_f64(), currency)
     )
 }
 
@@ -419,12 +431,13 @@ fn research_sources(sources: &Value) -> String {
 
 fn missing_inputs(run: &SessionRun) -> String {
     let data = &run.result["data"];
-    let reasons: Vec<&str> = data["missing_inputs"]
+    let reasons: Vec<String> = data["missing_inputs"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|entry| entry.as_str().or_else(|| entry["reason"].as_str()))
         .take(3)
+        .map(labels::in_prose)
         .collect();
     reasons.join("; ")
 }
@@ -436,39 +449,4 @@ fn bullets(lines: &[String]) -> String {
 fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
-}
-
-/// A stored value in the unit it is measured in: 0.88x, 5.00%, 111,088,000,000, 10.61.
-fn formatted(value: Option<f64>, unit: &str) -> String {
-    let Some(value) = value else { return "not computed".to_owned() };
-    match unit {
-        "ratio" => format!("{value:.2}x"),
-        "fraction" => format!("{:.2}%", value * 100.0),
-        "currency" => grouped(value),
-        _ => plain(Some(value)),
-    }
-}
-
-/// A stored value as it stands: whole numbers grouped by thousands, others to four decimals.
-fn plain(value: Option<f64>) -> String {
-    match value {
-        None => "none".to_owned(),
-        Some(value) if value.fract() == 0.0 && value.abs() < 1e15 => grouped(value),
-        Some(value) => {
-            let text = format!("{value:.4}");
-            text.trim_end_matches('0').trim_end_matches('.').to_owned()
-        }
-    }
-}
-
-fn grouped(value: f64) -> String {
-    let rounded = format!("{:.0}", value.abs());
-    let mut out = String::new();
-    for (i, digit) in rounded.chars().enumerate() {
-        if i > 0 && (rounded.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    if value < 0.0 && rounded != "0" { format!("-{out}") } else { out }
 }

@@ -82,8 +82,10 @@ fn company_run() -> SessionRun {
         result: json!({
             "summary": "Apple Inc. (fiscal year ended 2023-09-30). Debt is 0.88x EBITDA.",
             "metrics": [
-                { "name": "debt_to_ebitda", "value": 0.8829120966460022, "unit": "ratio", "formula": "total_debt / ebitda",
-                  "inputs": [{ "name": "total_debt", "value": 111088000000.0 }, { "name": "ebitda", "value": 125820000000.0 }] },
+                { "name": "debt_to_ebitda", "label": "Debt / EBITDA", "value": 0.8829120966460022, "unit": "ratio",
+                  "formula": "total_debt / ebitda", "currency": "USD",
+                  "inputs": [{ "name": "total_debt", "label": "Total debt", "value": 111088000000.0, "unit": "currency" },
+                             { "name": "ebitda", "label": "EBITDA", "value": 125820000000.0, "unit": "currency" }] },
                 { "name": "debt_to_equity", "value": 1.7875325845589418, "unit": "ratio", "formula": "total_debt / equity (book)",
                   "inputs": [{ "name": "total_debt", "value": 111088000000.0 }, { "name": "equity", "value": 62146000000.0 }] },
                 { "name": "ebit_interest_coverage", "value": 29.062039155860667, "unit": "ratio", "formula": "ebit / interest_expense",
@@ -152,14 +154,24 @@ fn answers_cite_each_figure_with_its_formula_and_inputs_and_invent_no_number() {
     }
     let leverage = text_of(answer(&FollowUp::Metric(MetricTopic::Leverage), std::slice::from_ref(&run)));
     assert!(
-        leverage.contains("debt_to_ebitda = 0.88x (formula: total_debt / ebitda; inputs: total_debt = 111,088,000,000"),
+        leverage.contains(
+            "Debt / EBITDA = 0.88× (formula: total_debt / ebitda; inputs: Total debt = USD 111.1 bn, EBITDA = USD 125.8 bn)"
+        ),
         "{leverage}"
     );
-    assert!(leverage.contains("debt_to_equity = 1.79x"), "{leverage}");
+    // A metric stored before labels were: named and written from its name and unit, no currency invented.
+    assert!(
+        leverage.contains("Debt / equity = 1.79× (formula: total_debt / equity (book); inputs: Total debt = 111.1 bn")
+    );
     let rating = text_of(answer(&FollowUp::Rating, std::slice::from_ref(&run)));
-    assert!(rating.contains("AAA") && rating.contains("ebit_interest_coverage = 29.06x"), "{rating}");
+    assert!(rating.contains("AAA") && rating.contains("EBIT interest coverage = 29.1×"), "{rating}");
+    assert!(rating.contains("One-year PD = 0.05%"), "{rating}");
     let risks = text_of(answer(&FollowUp::Risks, std::slice::from_ref(&run)));
-    assert!(risks.contains("[concern] Current ratio 0.99x.") && !risks.contains("below 1.50x"), "{risks}");
+    assert!(
+        risks.contains("[concern] Current ratio 0.99x. (Current ratio = 0.99×, threshold 1.00×)")
+            && !risks.contains("below 1.50x"),
+        "{risks}"
+    );
     let sources = text_of(answer(&FollowUp::Sources, std::slice::from_ref(&run)));
     assert_eq!(sources.matches("0000320193-23-000106").count(), 1, "one line per filing: {sources}");
     assert!(sources.contains("https://data.sec.gov/"), "{sources}");

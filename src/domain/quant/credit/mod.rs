@@ -11,6 +11,7 @@ use serde::Serialize;
 use time::Date;
 
 use super::basel::normal_cdf;
+use super::display::percent;
 use super::rating::{CoverageRatingTable, FinancialRiskProfile, Grade, PdTable, RiskProfileTable};
 use super::statements::{CompanyFinancials, FiscalYearStatement, Ownership, finite};
 use super::{Metric, Unit};
@@ -53,6 +54,15 @@ impl AltmanVariant {
             AltmanVariant::Z => (1.81, 2.99),
             AltmanVariant::ZPrime => (1.23, 2.90),
             AltmanVariant::ZDoublePrime => (1.10, 2.60),
+        }
+    }
+
+    /// How the variant is written: Z, Z' or Z''.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AltmanVariant::Z => "Z",
+            AltmanVariant::ZPrime => "Z'",
+            AltmanVariant::ZDoublePrime => "Z''",
         }
     }
 
@@ -724,9 +734,9 @@ fn synthetic_rating(
         pd,
     );
     methodology.push(format!(
-        "Synthetic rating {} from {basis} (Damodaran coverage table, large non-financial firms); one-year PD from the grade table with log-linear notch interpolation and a {:.2}% floor.",
+        "Synthetic rating {} from {basis} (Damodaran coverage table, large non-financial firms); one-year PD from the grade table with log-linear notch interpolation and a {} floor.",
         band.grade,
-        tables.pd.floor * 100.0
+        percent(tables.pd.floor)
     ));
     Some(SyntheticRating { grade: band.grade, spread: band.spread, ebit_interest_coverage: coverage, pd })
 }

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use super::statistics::{InstrumentStatistics, metric_names as names};
+use crate::domain::quant::display::{percent, score};
 
 /// Annualised volatility above this is a concern (roughly twice a broad equity index's long-run level).
 pub const HIGH_VOLATILITY: f64 = 0.40;
@@ -157,7 +158,7 @@ fn rank(stats: &[InstrumentStatistics], ranking: &Ranking) -> Option<MarketFindi
         let order = a.1.partial_cmp(&b.1).unwrap_or(Ordering::Equal);
         if ranking.higher_is_better { order.reverse() } else { order }
     });
-    let format = |v: f64| if ranking.as_percent { percent(v) } else { format!("{v:.2}") };
+    let format = |v: f64| if ranking.as_percent { percent(v) } else { score(v) };
     let listed: Vec<String> = ranked.iter().map(|(symbol, v)| format!("{symbol} {}", format(*v))).collect();
     let mut statement = format!("Ranked by {}: {}.", ranking.label, listed.join(", "));
     let missing: Vec<&str> =
@@ -237,9 +238,9 @@ fn threshold_findings(one: &InstrumentStatistics, findings: &mut Vec<MarketFindi
                 statement: format!(
                     "{symbol}: {word} maximum drawdown of {} from {} on {} to {} on {} (threshold {}).",
                     percent(depth),
-                    dd.peak_close,
+                    score(dd.peak_close),
                     dd.peak_date,
-                    dd.trough_close,
+                    score(dd.trough_close),
                     dd.trough_date,
                     percent(threshold)
                 ),
@@ -249,12 +250,16 @@ fn threshold_findings(one: &InstrumentStatistics, findings: &mut Vec<MarketFindi
     }
     if let Some(sharpe) = one.value(names::SHARPE_RATIO) {
         let flagged = if sharpe >= STRONG_SHARPE {
-            Some((MarketSeverity::Positive, STRONG_SHARPE, format!("strong Sharpe ratio of {sharpe:.2} (at least")))
+            Some((
+                MarketSeverity::Positive,
+                STRONG_SHARPE,
+                format!("strong Sharpe ratio of {} (at least", score(sharpe)),
+            ))
         } else if sharpe < NEGATIVE_SHARPE {
             Some((
                 MarketSeverity::Watch,
                 NEGATIVE_SHARPE,
-                format!("negative Sharpe ratio of {sharpe:.2}: returns below the risk-free rate (below"),
+                format!("negative Sharpe ratio of {}: returns below the risk-free rate (below", score(sharpe)),
             ))
         } else {
             None
@@ -263,7 +268,7 @@ fn threshold_findings(one: &InstrumentStatistics, findings: &mut Vec<MarketFindi
             findings.push(MarketFinding {
                 category: MarketFindingCategory::RiskAdjustedReturn,
                 severity,
-                statement: format!("{symbol}: {text} {threshold:.2})."),
+                statement: format!("{symbol}: {text} {}).", score(threshold)),
                 evidence: vec![evidence(one, names::SHARPE_RATIO, sharpe, Some(threshold))],
             });
         }
@@ -303,7 +308,9 @@ fn benchmark_findings(one: &InstrumentStatistics, benchmark: &InstrumentStatisti
                 category: MarketFindingCategory::Beta,
                 severity,
                 statement: format!(
-                    "{symbol}: beta of {beta:.2} against {bench} ({side} {threshold:.2}) {verb} benchmark moves."
+                    "{symbol}: beta of {} against {bench} ({side} {}) {verb} benchmark moves.",
+                    score(beta),
+                    score(threshold)
                 ),
                 evidence: vec![evidence(one, names::BETA, beta, Some(threshold))],
             });
@@ -340,8 +347,4 @@ fn benchmark_findings(one: &InstrumentStatistics, benchmark: &InstrumentStatisti
 
 fn evidence(one: &InstrumentStatistics, metric: &str, value: f64, threshold: Option<f64>) -> MarketEvidence {
     MarketEvidence { symbol: one.symbol.clone(), metric: metric.to_owned(), value, threshold }
-}
-
-fn percent(fraction: f64) -> String {
-    format!("{:.1}%", fraction * 100.0)
 }

@@ -342,7 +342,7 @@ fn push_benchmark_metrics(out: &mut MetricCollector, window: &[PricePoint], benc
     out.push(
         names::BETA,
         covariance / benchmark_variance,
-        Unit::Ratio,
+        Unit::Score,
         "Cov(r_a, r_m) / Var(r_m), sample (n − 1), simple returns between consecutive dates both series share",
         &[("aligned_returns", n), ("covariance", covariance), ("benchmark_variance", benchmark_variance)],
     );
@@ -354,7 +354,7 @@ fn push_benchmark_metrics(out: &mut MetricCollector, window: &[PricePoint], benc
     out.push(
         names::BENCHMARK_CORRELATION,
         correlation,
-        Unit::Ratio,
+        Unit::Score,
         "Cov(r_a, r_m) / (σ_a · σ_m), Pearson, on the same aligned returns as beta",
         &[
             ("aligned_returns", n),
@@ -414,7 +414,7 @@ fn push_risk_adjusted_metrics(out: &mut MetricCollector, returns: &[f64], risk_f
         Some(stdev) if stdev >= MIN_DISPERSION => out.push(
             names::SHARPE_RATIO,
             excess.mean / stdev * annualiser,
-            Unit::Ratio,
+            Unit::Score,
             "mean(r − r_f,d) / stdev(r − r_f,d) × √252, r_f,d = r_f / 252, simple returns, sample stdev (n − 1)",
             &[
                 ("returns", n),
@@ -434,7 +434,7 @@ fn push_risk_adjusted_metrics(out: &mut MetricCollector, returns: &[f64], risk_f
     out.push(
         names::SORTINO_RATIO,
         excess.mean / downside_deviation * annualiser,
-        Unit::Ratio,
+        Unit::Score,
         "mean(r − r_f,d) / DD × √252, DD = √(Σ min(0, r − r_f,d)² / n) over all n returns, r_f,d = r_f / 252",
         &[
             ("returns", n),

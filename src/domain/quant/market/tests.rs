@@ -330,7 +330,7 @@ fn findings_rank_instruments_and_flag_thresholds() {
 
     let ranking = findings.iter().find(|f| f.category == MarketFindingCategory::Return).expect("return ranking");
     assert_eq!(ranking.evidence.iter().map(|e| e.symbol.as_str()).collect::<Vec<_>>(), vec!["TEST", "BENCH"]);
-    assert!(ranking.statement.starts_with("Ranked by period return: TEST 8.0%, BENCH 4.0%"), "{}", ranking.statement);
+    assert!(ranking.statement.starts_with("Ranked by period return: TEST 8.00%, BENCH 4.00%"), "{}", ranking.statement);
 
     let volatility = findings
         .iter()

@@ -13,7 +13,7 @@ use crate::domain::quant::findings::{FindingThresholds, credit_findings};
 use crate::domain::quant::market::{InstrumentStatistics, PriceSeries, instrument_statistics, market_findings};
 use crate::domain::quant::narrative::narrate;
 use crate::domain::quant::quarterly::{QUARTERS_METHOD, TTM_METHOD, TrailingTwelveMonths, trailing_twelve_months};
-use crate::domain::quant::report::{finding_json, provenance_json, quarterly_json, statement_json};
+use crate::domain::quant::report::{finding_json, metric_json, provenance_json, quarterly_json, statement_json};
 use crate::domain::quant::request::{
     CompanyAnalysisType, CompanyRequest, MAX_COMPANY_NAME_CHARS, QuantError, validate_deal_id,
 };
@@ -23,7 +23,9 @@ use crate::domain::statements::analysis::{self as supplied, SUPPLIED_TTM_METHOD}
 use crate::domain::statements::service::StatementSetError;
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
 use crate::domain::statements::{StatementSet, check_input};
-use crate::ports::financial_data::{CompanyQuery, CompanyStatements, FinancialDataError, ResolvedCompany};
+use crate::ports::financial_data::{
+    CompanyQuery, CompanyStatements, FinancialDataError, ResolvedCompany, STATEMENTS_CURRENCY,
+};
 
 /// A validated request whose company is resolved: nothing is stored before this point.
 pub struct PreparedCompany {
@@ -250,10 +252,19 @@ impl QuantService {
             analyse_credit(f, market)
         });
         step("rate", 85, "rating and findings".into());
+        let currency = match subject {
+            Subject::Private { statements, .. } => statements.currency.as_str(),
+            Subject::Listed(_) => STATEMENTS_CURRENCY,
+        };
         let thresholds = FindingThresholds::default();
         let mut findings: Vec<Value> = credit
             .as_ref()
-            .map(|c| credit_findings(c, &thresholds).iter().filter_map(|f| serde_json::to_value(f).ok()).collect())
+            .map(|c| {
+                credit_findings(c, &thresholds, Some(currency))
+                    .iter()
+                    .filter_map(|f| serde_json::to_value(f).ok())
+                    .collect()
+            })
             .unwrap_or_default();
         if let Some(stats) = &stock_stats {
             findings.extend(
@@ -262,21 +273,23 @@ impl QuantService {
         }
         step("narrate", 95, "writing the summary".into());
         let computed_ttm = ttm.as_ref().and_then(|t| t.as_ref().ok());
-        let currency = match subject {
-            Subject::Private { statements, .. } => Some(statements.currency.as_str()),
-            Subject::Listed(_) => None,
-        };
-        let summary =
-            narrate((subject.name(), currency), credit.as_ref(), computed_ttm, stock_stats.as_ref(), &self.benchmark);
+        let summary = narrate(
+            (subject.name(), Some(currency)),
+            credit.as_ref(),
+            computed_ttm,
+            stock_stats.as_ref(),
+            &self.benchmark,
+        );
         let mut metrics: Vec<Value> = Vec::new();
         if let Some(credit) = &credit {
-            metrics.extend(credit.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
+            metrics.extend(credit.metrics.iter().map(|m| metric_json(m, Some(currency), None)));
         }
         if let Some(ttm) = computed_ttm {
-            metrics.extend(ttm.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
+            metrics.extend(ttm.metrics.iter().map(|m| metric_json(m, Some(currency), None)));
         }
         if let Some(stats) = &stock_stats {
-            metrics.extend(stats.metrics.iter().filter_map(|m| serde_json::to_value(m).ok()));
+            // Price statistics are fractions and scores of prices in the quote currency: no amounts.
+            metrics.extend(stats.metrics.iter().map(|m| metric_json(m, None, None)));
         }
         let mut methodology = credit.as_ref().map(|c| c.methodology.clone()).unwrap_or_default();
         let mut missing_inputs = credit.as_ref().map(|c| c.missing_inputs.clone()).unwrap_or_default();

@@ -12,7 +12,7 @@ use crate::domain::quant::findings::loan_findings;
 use crate::domain::quant::findings::margin_findings;
 use crate::domain::quant::loan::{LoanPolicy, LoanRequest, Seniority, assess_loan};
 use crate::domain::quant::narrative::narrate_loan;
-use crate::domain::quant::report::{provenance_json, statement_json};
+use crate::domain::quant::report::{metric_json, provenance_json, statement_json};
 use crate::domain::quant::request::{
     CompanyAnalysisType, CompanyRequest, LoanApplication, MAX_LOAN_AMOUNT, QuantError,
 };
@@ -20,7 +20,13 @@ use crate::domain::quant::runs::{AnalysisKind, AnalysisRecord};
 use crate::domain::quant::statements::CompanyFinancials;
 use crate::domain::statements::analysis::{self as supplied};
 use crate::domain::statements::stored::StatementSetRecord;
-use crate::ports::financial_data::{FinancialDataError, ResolvedCompany, StatementsWithProvenance};
+use crate::ports::financial_data::{
+    FinancialDataError, ResolvedCompany, STATEMENTS_CURRENCY, StatementsWithProvenance,
+};
+
+/// The loan amount's currency. Filed statements are in it ([`STATEMENTS_CURRENCY`]) and supplied
+/// ones must be, since pro-forma leverage adds the loan to the statements' debt.
+const LOAN_CURRENCY: &str = STATEMENTS_CURRENCY;
 
 /// A validated loan application with the borrower's statements: nothing is stored before this point.
 pub struct PreparedLoan {
@@ -146,7 +152,7 @@ impl QuantService {
             Err(error) => return Err(error),
         };
         if let Subject::Private { statements, .. } = &subject
-            && statements.currency != "USD"
+            && statements.currency != LOAN_CURRENCY
         {
             return Err(QuantError::Validation {
                 field: "financials",
@@ -220,7 +226,7 @@ impl QuantService {
             .map_err(|e| ("loan assessment".to_owned(), e.to_string()));
         let computed = computed.map(|assessment| {
             step("rate", 75, "recommendation and findings".into());
-            let mut findings: Vec<Value> = loan_findings(&assessment, &FindingThresholds::default())
+            let mut findings: Vec<Value> = loan_findings(&assessment, &FindingThresholds::default(), Some(LOAN_CURRENCY))
                 .iter()
                 .filter_map(|f| serde_json::to_value(f).ok())
                 .collect();
@@ -231,7 +237,7 @@ impl QuantService {
                 .map(|p| p.raroc_minimum_spread.map_or(p.grade_spread, |r| r.max(p.grade_spread)));
             findings.extend(margin_findings(&deal_terms, required_spread));
             step("narrate", 90, "writing the summary".into());
-            let summary = narrate_loan(subject.name(), &application, &assessment);
+            let summary = narrate_loan(subject.name(), &application, LOAN_CURRENCY, &assessment);
             let mut missing_inputs = assessment.missing_inputs.clone();
             if matches!(subject, Subject::Private { .. }) {
                 missing_inputs.push(NO_LISTED_SHARES.to_owned());
@@ -239,12 +245,12 @@ impl QuantService {
             json!({
                 "summary": summary,
                 "findings": findings,
-                "metrics": assessment.metrics,
+                "metrics": assessment.metrics.iter().map(|m| metric_json(m, Some(LOAN_CURRENCY), None)).collect::<Vec<_>>(),
                 "data": {
                     "borrower": subject.json(),
                     "loan": {
                         "amount": application.loan_amount,
-                        "currency": "USD",
+                        "currency": LOAN_CURRENCY,
                         "loan_type": application.loan_type.as_str(),
                         "seniority": "senior_unsecured",
                         "grade": assessment.grade.map(|g| g.to_string()),

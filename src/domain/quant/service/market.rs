@@ -10,7 +10,7 @@ use crate::domain::quant::market::{
     parse_market_query,
 };
 use crate::domain::quant::narrative::narrate_market;
-use crate::domain::quant::report::finding_json;
+use crate::domain::quant::report::{finding_json, metric_json};
 use crate::domain::quant::request::{
     MAX_INSTRUMENTS, MAX_MARKET_QUERY_CHARS, MarketRequest, QuantError, validate_deal_id,
 };
@@ -160,13 +160,7 @@ impl QuantService {
         let metrics: Vec<Value> = stats
             .iter()
             .chain(benchmark_stats.iter())
-            .flat_map(|s| {
-                s.metrics.iter().filter_map(|m| {
-                    let mut value = serde_json::to_value(m).ok()?;
-                    value.as_object_mut()?.insert("symbol".into(), json!(s.symbol));
-                    Some(value)
-                })
-            })
+            .flat_map(|s| s.metrics.iter().map(|m| metric_json(m, None, Some(&s.symbol))))
             .collect();
         let result = json!({
             "summary": summary,

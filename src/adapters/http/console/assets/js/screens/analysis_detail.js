@@ -6,7 +6,7 @@
 
 import { getJson } from '../api.js';
 import { barChart, lineChart } from '../charts.js';
-import { dateTime, number, percent, words } from '../format.js';
+import { dateTime, multiple, number, percent, words } from '../format.js';
 import { badge, errorBox, h, heading, progress, replace, table } from '../render.js';
 import { subjectOf } from './analyses.js';
 
@@ -55,8 +55,9 @@ function findings(list) {
   );
 }
 
-function unitOf(metric) {
-  return metric.unit === 'fraction' ? 'fraction' : metric.unit === 'ratio' ? 'ratio' : metric.unit;
+/** How an analyst writes a figure: the label the API gives it, else (older results) its key in words. */
+function labelOf(figure) {
+  return figure.label ?? words(figure.name);
 }
 
 /** The metrics, each with a button that shows its formula and inputs. */
@@ -66,15 +67,15 @@ function metricsTable(metrics) {
       'div',
       { class: 'formula', id: `formula-${index}`, hidden: true },
       h('div', {}, `= ${metric.formula}`),
-      (metric.inputs ?? []).length > 0 ? h('div', {}, 'where ', metric.inputs.map((input, i) => [i > 0 ? ', ' : '', `${input.name} = ${number(input.value)}`])) : null,
+      (metric.inputs ?? []).length > 0 ? h('div', {}, 'where ', metric.inputs.map((input, i) => [i > 0 ? ', ' : '', `${labelOf(input)} = ${number(input.value, input.unit, metric.currency)}`])) : null,
     );
     const toggle = h('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false', 'aria-controls': details.id }, 'Formula');
     toggle.addEventListener('click', () => {
       details.hidden = !details.hidden;
       toggle.setAttribute('aria-expanded', String(!details.hidden));
     });
-    const name = metric.symbol ? `${metric.symbol}: ${words(metric.name)}` : words(metric.name);
-    return h('tr', {}, h('td', {}, name, details), h('td', {}, number(metric.value, unitOf(metric))), h('td', {}, toggle));
+    const name = metric.symbol ? `${metric.symbol}: ${labelOf(metric)}` : labelOf(metric);
+    return h('tr', {}, h('td', {}, name, details), h('td', {}, number(metric.value, metric.unit, metric.currency)), h('td', {}, toggle));
   });
   return h(
     'section',
@@ -101,7 +102,6 @@ function statementCharts(statements) {
   const years = [...statements].sort((a, b) => String(a.fiscal_year_end).localeCompare(String(b.fiscal_year_end)));
   const labels = years.map((s) => String(s.fiscal_year_end).slice(0, 10));
   const series = (from, to) => RATIOS.slice(from, to).map(([name, f]) => ({ name, values: years.map(f) }));
-  const multiple = (v) => `${number(v)}×`;
   return [
     lineChart({ title: 'Margins by fiscal year', description: `Operating and net margin, fiscal years ending ${labels.join(', ')}`, labels, series: series(0, 2), format: percent }),
     lineChart({ title: 'Leverage and liquidity by fiscal year', description: `Debt to equity and current ratio, fiscal years ending ${labels.join(', ')}`, labels, series: series(2, 4), format: multiple }),
@@ -200,13 +200,14 @@ function loanSection(loan) {
   if (!loan) return null;
   const assessment = loan.assessment ?? {};
   const price = assessment.price;
-  const reasons = (assessment.reasons ?? []).map((r) => [words(r.metric), r.value === null ? '—' : number(r.value), r.threshold === null ? '—' : number(r.threshold), badge(r.outcome), r.statement]);
-  const covenants = (assessment.covenants ?? []).map((c) => [words(c.metric), c.kind === 'maximum' ? 'at most' : 'at least', number(c.threshold), c.basis]);
+  const figure = (value, unit) => number(value, unit ?? '', loan.currency);
+  const reasons = (assessment.reasons ?? []).map((r) => [labelOf({ label: r.label, name: r.metric }), figure(r.value, r.unit), figure(r.threshold, r.unit), badge(r.outcome), r.statement]);
+  const covenants = (assessment.covenants ?? []).map((c) => [labelOf({ label: c.label, name: c.metric }), c.kind === 'maximum' ? 'at most' : 'at least', multiple(c.threshold), c.basis]);
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'loan-heading' },
     h('h2', { id: 'loan-heading' }, 'Recommendation'),
-    h('p', { class: 'recommendation' }, badge(loan.recommendation), ` for ${number(loan.amount, 'USD')} ${words(loan.loan_type).toLowerCase()}`),
+    h('p', { class: 'recommendation' }, badge(loan.recommendation), ` for ${number(loan.amount, 'currency', loan.currency ?? 'USD')} ${words(loan.loan_type).toLowerCase()}`),
     h('dl', { class: 'summary' },
       h('dt', {}, 'Grade'), h('dd', {}, loan.grade ?? '—'),
       h('dt', {}, 'Probability of default'), h('dd', {}, percent(loan.pd)),
