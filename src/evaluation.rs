@@ -20,6 +20,13 @@ use crate::domain::extraction::{
 };
 use crate::domain::intake::MediaType;
 
+/// The parts of the real-filing corpus, each a folder of the same layout with its own
+/// `baseline.json`: the development part, which rules are written against, and the held-out part,
+/// drawn by `scripts/corpus-split.py` (a seeded draw) from documents labelled by readers who wrote
+/// no rule, which is only ever measured.
+pub const CORPUS_PARTS: [(&str, &str); 2] =
+    [("development", "tests/corpus/edgar"), ("held-out", "tests/corpus/heldout")];
+
 /// How one labelled field came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Outcome {
