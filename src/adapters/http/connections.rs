@@ -16,6 +16,33 @@
 //! refused. A flood of idle or half-open connections therefore displaces itself, and a health
 //! probe or a sign-in still gets a connection.
 //!
+//! A refused connection is not just closed: its request is read (within the header-read timeout)
+//! and answered `503` with `Retry-After`, so the client learns to wait instead of seeing a reset.
+//! Refusals have their own budget, outside the caps (the caps are full by definition): at most
+//! `HTTP_MAX_CONNECTIONS_PER_CLIENT` per client and an eighth of `HTTP_MAX_CONNECTIONS` in all.
+//! Past it the connection is closed at once, as before: a client that opens connections faster
+//! than it is refused holds at most twice its cap, and the service at most 9/8 of its own.
+//!
+//! # Lingering close
+//!
+//! When the server closes a connection first, after answering (a 413 or 411 before the body was
+//! read, a 408, hyper's own 431, a refusal, any `Connection: close`), the client may still be
+//! sending: Python `requests`, Java's `HttpURLConnection` and many SDKs write the whole request
+//! before reading. Closing a socket with unread data makes the kernel send a reset, and the client
+//! sees `ECONNRESET` or a broken pipe instead of the answer. So, like nginx's `lingering_close`
+//! and Apache's lingering close, the server shuts down its write side (the client reads the answer
+//! and then the end of the stream) and reads and discards what still arrives ([`Held::linger`])
+//! until the client closes its side, stays silent for [`LINGER_READ_GAP`], has sent
+//! `HTTP_LINGER_MAX_BYTES` (64 MiB) or `HTTP_LINGER_TIME` (5 s) has passed. nginx keeps reading for
+//! up to 30 s (5 s between reads), Apache for 30 s (2 s between reads); 5 s drains the largest
+//! body a client is likely to send past a limit (tens of MB) on a good link, and keeps the time a
+//! connection is held after its answer short. A client still sending past those bounds gets the
+//! reset: it is not one this server can serve.
+//!
+//! A lingering connection keeps its place under both caps (it holds a socket like any other), as
+//! an idle one: at a cap it can be closed to make room like any idle connection, so lingering never
+//! lets a client hold more than its cap. A refused connection lingers within the refusal budget.
+//!
 //! The request path only stores atomics: the supervisor is not woken per request. It sleeps to
 //! its deadline, but never longer than the shorter of the header-read and idle timeouts, and
 //! recomputes on waking, so a deadline set by a request starting or ending while it sleeps is
@@ -36,11 +63,17 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::Notify;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
+use tokio::sync::{Notify, oneshot};
 
 use super::client_addr::{ClientAddr, is_trusted_proxy};
 use crate::config::HttpServerConfig;
+
+/// How long a lingering close waits for the client's next bytes before closing: a client that has
+/// sent everything and read the answer closes its side well within it (Apache waits 2 s too).
+pub const LINGER_READ_GAP: Duration = Duration::from_secs(2);
+/// What a lingering close reads at a time (allocated only while lingering).
+const LINGER_BUFFER_BYTES: usize = 16 * 1024;
 
 /// The open connections and the limits they are held to.
 pub struct ConnectionRegistry {
@@ -54,6 +87,9 @@ struct RegistryState {
     next_id: u64,
     open: HashMap<u64, OpenConnection>,
     per_client: HashMap<IpAddr, usize>,
+    /// Connections being refused (answered 503, then closed), in all and per client.
+    refusing: usize,
+    refusing_per_client: HashMap<IpAddr, usize>,
 }
 
 struct OpenConnection {
@@ -86,6 +122,42 @@ pub enum Expiry {
     Idle,
 }
 
+/// The registry's answer to a new connection.
+pub enum Admission {
+    /// Room under the caps (made, if need be, by closing an idle connection): serve it.
+    Serve(Held),
+    /// No room: answer its request 503 and close it, within the refusal budget.
+    Refuse(Held, Cap),
+    /// No room and the refusal budget spent: close it at once.
+    TurnAway,
+}
+
+/// The cap a refused connection met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cap {
+    /// `HTTP_MAX_CONNECTIONS_PER_CLIENT`.
+    Client,
+    /// `HTTP_MAX_CONNECTIONS`.
+    Server,
+}
+
+/// How a lingering close ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LingerEnd {
+    /// The client closed its side: everything it sent was read.
+    ClientClosed,
+    /// Nothing arrived for [`LINGER_READ_GAP`].
+    Quiet,
+    /// The client sent more than `HTTP_LINGER_MAX_BYTES`.
+    TooMuch,
+    /// `HTTP_LINGER_TIME` passed.
+    TimeUp,
+    /// The registry closed the connection to make room.
+    Evicted,
+    /// The socket failed (the client reset it).
+    Failed,
+}
+
 impl ConnectionRegistry {
     pub fn new(settings: HttpServerConfig) -> Arc<Self> {
         Arc::new(Self { settings, epoch: Instant::now(), state: Mutex::new(RegistryState::default()) })
@@ -96,29 +168,37 @@ impl ConnectionRegistry {
     }
 
     /// Admits a connection from `peer`, closing the oldest idle connection that stands in its way
-    /// at a cap; `None` when every connection in the way is busy.
-    pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Admitted> {
+    /// at a cap; when every connection in the way is busy, the connection is to be refused.
+    pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Admission {
         let client = (!is_trusted_proxy(&self.settings.trusted_proxies, peer)).then(|| ClientAddr(peer).network());
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(client) = client
+        let full = if let Some(client) = client
             && state.per_client.get(&client).copied().unwrap_or(0) >= self.settings.max_connections_per_client
             && !state.evict_oldest_idle(|open| open.client == Some(client))
         {
             tracing::debug!(%peer, "connection refused: every connection of this client is busy");
-            return None;
-        }
-        if state.open.len() >= self.settings.max_connections && !state.evict_oldest_idle(|_| true) {
+            Some(Cap::Client)
+        } else if state.open.len() >= self.settings.max_connections && !state.evict_oldest_idle(|_| true) {
             tracing::warn!(%peer, limit = self.settings.max_connections, "connection refused: every connection is busy");
-            return None;
-        }
+            Some(Cap::Server)
+        } else {
+            None
+        };
         let activity = Arc::new(Activity::new(self.epoch));
+        if let Some(cap) = full {
+            if !state.start_refusal(client, &self.settings) {
+                tracing::debug!(%peer, "refusal budget spent: connection closed at once");
+                return Admission::TurnAway;
+            }
+            return Admission::Refuse(Held { registry: self.clone(), place: Place::Refusing(client), activity }, cap);
+        }
         let id = state.next_id;
         state.next_id += 1;
         state.open.insert(id, OpenConnection { client, activity: activity.clone() });
         if let Some(client) = client {
             *state.per_client.entry(client).or_insert(0) += 1;
         }
-        Some(Admitted { registry: self.clone(), id, activity })
+        Admission::Serve(Held { registry: self.clone(), place: Place::Open(id), activity })
     }
 
     /// Open connections (all, and from `peer`'s address).
@@ -149,32 +229,74 @@ impl RegistryState {
 
     fn remove(&mut self, id: u64) -> Option<OpenConnection> {
         let open = self.open.remove(&id)?;
-        if let Some(client) = open.client
-            && let Some(count) = self.per_client.get_mut(&client)
-        {
-            *count -= 1;
-            if *count == 0 {
-                self.per_client.remove(&client);
-            }
+        if let Some(client) = open.client {
+            release(&mut self.per_client, client);
         }
         Some(open)
     }
-}
 
-/// A connection's place in the registry; dropping it frees the place.
-pub struct Admitted {
-    registry: Arc<ConnectionRegistry>,
-    id: u64,
-    pub activity: Arc<Activity>,
-}
+    /// Takes a place in the refusal budget: an eighth of the global cap in all (at least one), the
+    /// per-client cap per client.
+    fn start_refusal(&mut self, client: Option<IpAddr>, settings: &HttpServerConfig) -> bool {
+        if self.refusing >= settings.max_connections.div_ceil(8) {
+            return false;
+        }
+        if let Some(client) = client {
+            let count = self.refusing_per_client.entry(client).or_insert(0);
+            if *count >= settings.max_connections_per_client {
+                return false;
+            }
+            *count += 1;
+        }
+        self.refusing += 1;
+        true
+    }
 
-impl Drop for Admitted {
-    fn drop(&mut self) {
-        self.registry.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(self.id);
+    fn end_refusal(&mut self, client: Option<IpAddr>) {
+        self.refusing -= 1;
+        if let Some(client) = client {
+            release(&mut self.refusing_per_client, client);
+        }
     }
 }
 
-impl Admitted {
+fn release(counts: &mut HashMap<IpAddr, usize>, client: IpAddr) {
+    if let Some(count) = counts.get_mut(&client) {
+        *count -= 1;
+        if *count == 0 {
+            counts.remove(&client);
+        }
+    }
+}
+
+/// A connection's place in the registry: under the caps, or in the refusal budget. Dropping it
+/// frees the place.
+pub struct Held {
+    registry: Arc<ConnectionRegistry>,
+    place: Place,
+    pub activity: Arc<Activity>,
+}
+
+enum Place {
+    /// Served: its id among the open connections.
+    Open(u64),
+    /// Being refused: its client (`None` for a trusted proxy).
+    Refusing(Option<IpAddr>),
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut state = self.registry.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match self.place {
+            Place::Open(id) => {
+                state.remove(id);
+            }
+            Place::Refusing(client) => state.end_refusal(client),
+        }
+    }
+}
+
+impl Held {
     /// Resolves when the connection should be closed: a deadline passed with no request in
     /// flight, or the registry evicted it.
     pub async fn expired(&self) -> Expiry {
@@ -208,6 +330,46 @@ impl Admitted {
             tokio::select! {
                 () = activity.evicted.notified() => return Expiry::Idle,
                 () = tokio::time::sleep_until(wake.into()) => {}
+            }
+        }
+    }
+
+    /// The lingering close (see the module doc): shuts down the write side of `socket`, whose
+    /// answer has been written, then reads and discards what the client still sends, within
+    /// `HTTP_LINGER_TIME` and `HTTP_LINGER_MAX_BYTES`, until the client closes its side, pauses
+    /// for [`LINGER_READ_GAP`], or the registry needs the place. Returns how it ended and how
+    /// many bytes were discarded; the caller then drops the socket.
+    pub async fn linger<S: AsyncRead + AsyncWrite + Unpin>(&self, mut socket: S) -> (LingerEnd, u64) {
+        let settings = &self.registry.settings;
+        // hyper has usually shut it down already (a second shutdown is harmless), but not after
+        // answering a malformed request itself (400, 431).
+        if socket.shutdown().await.is_err() {
+            return (LingerEnd::Failed, 0);
+        }
+        let deadline = Instant::now() + settings.linger_time;
+        let evicted = self.activity.evicted.notified();
+        tokio::pin!(evicted);
+        let mut buffer = vec![0_u8; LINGER_BUFFER_BYTES];
+        let mut discarded = 0_u64;
+        loop {
+            let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) else {
+                return (LingerEnd::TimeUp, discarded);
+            };
+            let read = tokio::select! {
+                () = &mut evicted => return (LingerEnd::Evicted, discarded),
+                read = tokio::time::timeout(left.min(LINGER_READ_GAP), socket.read(&mut buffer)) => read,
+            };
+            match read {
+                Err(_) if left <= LINGER_READ_GAP => return (LingerEnd::TimeUp, discarded),
+                Err(_) => return (LingerEnd::Quiet, discarded),
+                Ok(Ok(0)) => return (LingerEnd::ClientClosed, discarded),
+                Ok(Ok(read)) => {
+                    discarded = discarded.saturating_add(read as u64);
+                    if discarded >= settings.linger_max_bytes {
+                        return (LingerEnd::TooMuch, discarded);
+                    }
+                }
+                Ok(Err(_)) => return (LingerEnd::Failed, discarded),
             }
         }
     }
@@ -287,40 +449,93 @@ impl Drop for InFlight {
     }
 }
 
-/// The connection's socket, reporting received bytes to its [`Activity`].
+/// The connection's socket, reporting received bytes to its [`Activity`]. hyper owns it and drops
+/// it when the connection ends; it then hands the socket back ([`ReturnedSocket`]) instead of
+/// closing it, so that the server can linger.
 pub struct MonitoredIo<T> {
-    inner: T,
+    /// `None` only once handed back, in `drop`.
+    socket: Option<T>,
     activity: Arc<Activity>,
+    /// The client closed its side or the socket failed: there is nothing to linger for.
+    client_done: bool,
+    hand_back: Option<oneshot::Sender<ReturnedSocket<T>>>,
+}
+
+/// A connection's socket, handed back when hyper is done with it.
+pub struct ReturnedSocket<T> {
+    pub socket: T,
+    /// The client closed its side (or the socket failed) before the server closed its own.
+    pub client_done: bool,
 }
 
 impl<T> MonitoredIo<T> {
-    pub fn new(inner: T, activity: Arc<Activity>) -> Self {
-        Self { inner, activity }
+    /// Wraps `socket`; the receiver gets it back when hyper drops it.
+    pub fn new(socket: T, activity: Arc<Activity>) -> (Self, oneshot::Receiver<ReturnedSocket<T>>) {
+        let (hand_back, returned) = oneshot::channel();
+        (Self { socket: Some(socket), activity, client_done: false, hand_back: Some(hand_back) }, returned)
+    }
+
+    fn socket(&mut self) -> io::Result<Pin<&mut T>>
+    where
+        T: Unpin,
+    {
+        self.socket.as_mut().map(Pin::new).ok_or_else(|| io::Error::from(io::ErrorKind::NotConnected))
+    }
+
+    /// Notes a failed or ended read or write: the client is gone or done sending.
+    fn observe<R>(&mut self, polled: &Poll<io::Result<R>>) {
+        if matches!(polled, Poll::Ready(Err(_))) {
+            self.client_done = true;
+        }
+    }
+}
+
+impl<T> Drop for MonitoredIo<T> {
+    fn drop(&mut self) {
+        if let (Some(socket), Some(hand_back)) = (self.socket.take(), self.hand_back.take()) {
+            // When nobody waits for it (the connection's task is gone), the socket just closes.
+            let _ = hand_back.send(ReturnedSocket { socket, client_done: self.client_done });
+        }
     }
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for MonitoredIo<T> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.activity.received();
+        let polled = match self.socket() {
+            Ok(socket) => socket.poll_read(cx, buf),
+            Err(error) => Poll::Ready(Err(error)),
+        };
+        if matches!(polled, Poll::Ready(Ok(()))) {
+            if buf.filled().len() > before {
+                self.activity.received();
+            } else if buf.remaining() > 0 {
+                // Nothing read into room for something: the end of the client's stream.
+                self.client_done = true;
+            }
         }
+        self.observe(&polled);
         polled
     }
 }
 
 impl<T: AsyncWrite + Unpin> AsyncWrite for MonitoredIo<T> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        let polled = self.socket().map_or_else(|error| Poll::Ready(Err(error)), |socket| socket.poll_write(cx, buf));
+        self.observe(&polled);
+        polled
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
+        let polled = self.socket().map_or_else(|error| Poll::Ready(Err(error)), |socket| socket.poll_flush(cx));
+        self.observe(&polled);
+        polled
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
+        let polled = self.socket().map_or_else(|error| Poll::Ready(Err(error)), |socket| socket.poll_shutdown(cx));
+        self.observe(&polled);
+        polled
     }
 
     fn poll_write_vectored(
@@ -328,11 +543,14 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for MonitoredIo<T> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        let polled =
+            self.socket().map_or_else(|error| Poll::Ready(Err(error)), |socket| socket.poll_write_vectored(cx, bufs));
+        self.observe(&polled);
+        polled
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
+        self.socket.as_ref().is_some_and(AsyncWrite::is_write_vectored)
     }
 }
 
@@ -420,12 +638,18 @@ mod tests {
     use super::*;
 
     fn registry(max: usize, per_client: usize) -> Arc<ConnectionRegistry> {
+        lingering_registry(max, per_client, Duration::from_secs(5))
+    }
+
+    fn lingering_registry(max: usize, per_client: usize, linger_time: Duration) -> Arc<ConnectionRegistry> {
         ConnectionRegistry::new(HttpServerConfig {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             max_connections: max,
             max_connections_per_client: per_client,
+            linger_time,
+            linger_max_bytes: 1024 * 1024,
             trusted_proxies: vec!["10.0.0.1/32".parse().expect("net")],
         })
     }
@@ -434,18 +658,26 @@ mod tests {
         s.parse().expect("ip")
     }
 
+    /// The connection's place when it is to be served.
+    fn served(admission: Admission) -> Option<Held> {
+        match admission {
+            Admission::Serve(held) => Some(held),
+            Admission::Refuse(..) | Admission::TurnAway => None,
+        }
+    }
+
     #[test]
     fn a_client_at_its_cap_displaces_its_own_oldest_idle_connection() {
         let registry = registry(100, 2);
-        let first = registry.admit(ip("192.0.2.1")).expect("first");
-        let second = registry.admit(ip("192.0.2.1")).expect("second");
+        let first = served(registry.admit(ip("192.0.2.1"))).expect("first");
+        let second = served(registry.admit(ip("192.0.2.1"))).expect("second");
         let _busy = second.activity.request_started();
-        let third = registry.admit(ip("192.0.2.1")).expect("the idle first one makes room");
+        let third = served(registry.admit(ip("192.0.2.1"))).expect("the idle first one makes room");
         assert_eq!(registry.open_connections(ip("192.0.2.1")), (2, 2));
         // Now both are busy: the next one is refused, while another client still gets in.
         let _busy_too = third.activity.request_started();
-        assert!(registry.admit(ip("192.0.2.1")).is_none());
-        assert!(registry.admit(ip("198.51.100.1")).is_some());
+        assert!(served(registry.admit(ip("192.0.2.1"))).is_none());
+        assert!(served(registry.admit(ip("198.51.100.1"))).is_some());
         drop(first);
         assert_eq!(registry.open_connections(ip("192.0.2.1")).1, 2, "an evicted connection is counted once");
     }
@@ -453,13 +685,13 @@ mod tests {
     #[test]
     fn at_the_global_cap_the_least_recently_active_idle_connection_goes() {
         let registry = registry(2, 10);
-        let a = registry.admit(ip("192.0.2.1")).expect("a");
+        let a = served(registry.admit(ip("192.0.2.1"))).expect("a");
         std::thread::sleep(Duration::from_millis(3));
-        let b = registry.admit(ip("192.0.2.2")).expect("b");
-        let c = registry.admit(ip("192.0.2.3")).expect("c displaces a");
+        let b = served(registry.admit(ip("192.0.2.2"))).expect("b");
+        let c = served(registry.admit(ip("192.0.2.3"))).expect("c displaces a");
         assert_eq!(registry.open_connections(ip("192.0.2.1")), (2, 0));
         let (_b_busy, _c_busy) = (b.activity.request_started(), c.activity.request_started());
-        assert!(registry.admit(ip("192.0.2.4")).is_none(), "all busy: refused");
+        assert!(served(registry.admit(ip("192.0.2.4"))).is_none(), "all busy: refused");
         drop(a);
         assert_eq!(registry.open_connections(ip("192.0.2.4")).0, 2);
     }
@@ -467,18 +699,104 @@ mod tests {
     #[test]
     fn ipv6_clients_are_capped_by_their_64_and_proxies_are_not_capped() {
         let registry = registry(100, 1);
-        let _one = registry.admit(ip("2001:db8:1:2::1")).expect("one");
-        let other = registry.admit(ip("2001:db8:1:2::99")).expect("displaces the idle one of the same /64");
+        let _one = served(registry.admit(ip("2001:db8:1:2::1"))).expect("one");
+        let other = served(registry.admit(ip("2001:db8:1:2::99"))).expect("displaces the idle one of the same /64");
         let _busy = other.activity.request_started();
-        assert!(registry.admit(ip("2001:db8:1:2::5")).is_none());
-        let proxied: Vec<_> = (0..5).map(|_| registry.admit(ip("10.0.0.1")).expect("a proxy is not capped")).collect();
+        assert!(served(registry.admit(ip("2001:db8:1:2::5"))).is_none());
+        let proxied: Vec<_> =
+            (0..5).map(|_| served(registry.admit(ip("10.0.0.1"))).expect("a proxy is not capped")).collect();
         assert_eq!(proxied.len(), 5);
+    }
+
+    #[test]
+    fn refusals_have_a_budget_of_their_own_per_client_and_in_all() {
+        // A global cap of 16: two refusals at once in all; a client cap of 1: one per client.
+        let registry = registry(16, 1);
+        let busy: Vec<_> = ["192.0.2.1", "192.0.2.2", "192.0.2.3"]
+            .map(|client| served(registry.admit(ip(client))).expect("room"))
+            .into_iter()
+            .map(|held| (held.activity.request_started(), held))
+            .collect();
+        let first = registry.admit(ip("192.0.2.1"));
+        assert!(matches!(first, Admission::Refuse(_, Cap::Client)));
+        assert!(
+            matches!(registry.admit(ip("192.0.2.1")), Admission::TurnAway),
+            "one refusal at a time for this client"
+        );
+        let second = registry.admit(ip("192.0.2.2"));
+        assert!(matches!(second, Admission::Refuse(_, Cap::Client)));
+        assert!(matches!(registry.admit(ip("192.0.2.3")), Admission::TurnAway), "two refusals at a time in all");
+        assert_eq!(registry.open_connections(ip("192.0.2.1")), (3, 1), "refusals take no place under the caps");
+        drop(first);
+        assert!(matches!(registry.admit(ip("192.0.2.3")), Admission::Refuse(_, Cap::Client)));
+        drop(busy);
+    }
+
+    #[test]
+    fn a_connection_over_the_global_cap_is_refused_for_the_server_cap() {
+        let registry = registry(1, 10);
+        let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
+        let _busy = held.activity.request_started();
+        assert!(matches!(registry.admit(ip("192.0.2.2")), Admission::Refuse(_, Cap::Server)));
+    }
+
+    #[tokio::test]
+    async fn a_lingering_close_reads_what_the_client_still_sends_until_it_closes() {
+        let registry = registry(10, 10);
+        let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
+        let (server, mut client) = tokio::io::duplex(4096);
+        let client = tokio::spawn(async move {
+            client.write_all(&[b'x'; 100_000]).await.expect("the whole body is taken");
+            let mut rest = Vec::new();
+            client.read_to_end(&mut rest).await.expect("then the end of the server's stream");
+        });
+        assert_eq!(held.linger(server).await, (LingerEnd::ClientClosed, 100_000));
+        client.await.expect("client");
+    }
+
+    #[tokio::test]
+    async fn a_lingering_close_stops_at_its_byte_and_time_bounds() {
+        let registry = lingering_registry(10, 10, Duration::from_millis(300));
+        let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
+        let (server, mut client) = tokio::io::duplex(4096);
+        let flood = tokio::spawn(async move { while client.write_all(&[b'x'; 4096]).await.is_ok() {} });
+        let (end, discarded) = held.linger(server).await;
+        assert_eq!(end, LingerEnd::TooMuch);
+        assert!((1024 * 1024..1024 * 1024 + 4096).contains(&discarded), "{discarded}");
+        flood.await.expect("flood");
+
+        let (server, mut client) = tokio::io::duplex(4096);
+        let trickle = tokio::spawn(async move {
+            while client.write_all(b"x").await.is_ok() {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        let started = Instant::now();
+        let (end, _) = held.linger(server).await;
+        assert_eq!(end, LingerEnd::TimeUp);
+        assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+        trickle.await.expect("trickle");
+    }
+
+    #[tokio::test]
+    async fn a_lingering_connection_keeps_its_place_until_the_place_is_needed() {
+        let registry = registry(10, 1);
+        let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
+        let (server, _silent_client) = tokio::io::duplex(4096);
+        let newcomer = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert_eq!(registry.open_connections(ip("192.0.2.1")), (1, 1), "counted while it lingers");
+            served(registry.admit(ip("192.0.2.1"))).expect("the lingering connection makes room")
+        };
+        let ((end, _), _newcomer) = tokio::join!(held.linger(server), newcomer);
+        assert_eq!(end, LingerEnd::Evicted);
+        assert_eq!(registry.open_connections(ip("192.0.2.1")), (1, 1));
     }
 
     #[test]
     fn the_deadline_follows_what_the_connection_is_doing() {
         let registry = registry(10, 10);
-        let admitted = registry.admit(ip("192.0.2.1")).expect("admitted");
+        let admitted = served(registry.admit(ip("192.0.2.1"))).expect("admitted");
         let settings = registry.settings();
         let (_, why) = admitted.activity.deadline(settings).expect("waiting for headers");
         assert_eq!(why, Expiry::HeaderRead);
