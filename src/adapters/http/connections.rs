@@ -18,10 +18,16 @@
 //!
 //! A refused connection is not just closed: its request is read (within the header-read timeout)
 //! and answered `503` with `Retry-After`, so the client learns to wait instead of seeing a reset.
+//! The same goes for a connection displaced while its request may be on its way: one waiting for
+//! its request for less than [`DISPLACEMENT_GRACE`] may have it in its socket buffer, not yet read
+//! (a burst of connections is admitted faster than their requests are parsed), and closing it
+//! would reset the client; it is refused instead. Idle keep-alive connections, and connections
+//! that have waited longer for their request (slow or silent ones), are closed.
+//!
 //! Refusals have their own budget, outside the caps (the caps are full by definition): at most
 //! `HTTP_MAX_CONNECTIONS_PER_CLIENT` per client and an eighth of `HTTP_MAX_CONNECTIONS` in all.
-//! Past it the connection is closed at once, as before: a client that opens connections faster
-//! than it is refused holds at most twice its cap, and the service at most 9/8 of its own.
+//! Past it a connection is closed at once, as before: a client that opens connections faster than
+//! it is answered holds at most twice its cap, and the service at most 9/8 of its own.
 //!
 //! # Lingering close
 //!
@@ -55,7 +61,7 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -74,6 +80,10 @@ use crate::config::HttpServerConfig;
 pub const LINGER_READ_GAP: Duration = Duration::from_secs(2);
 /// What a lingering close reads at a time (allocated only while lingering).
 const LINGER_BUFFER_BYTES: usize = 16 * 1024;
+/// How long after its opening (or its request's first byte) a connection is taken to possibly
+/// carry a request it has not read yet: parsing a request head that has arrived takes
+/// milliseconds even on a loaded server.
+pub const DISPLACEMENT_GRACE: Duration = Duration::from_secs(1);
 
 /// The open connections and the limits they are held to.
 pub struct ConnectionRegistry {
@@ -87,8 +97,9 @@ struct RegistryState {
     next_id: u64,
     open: HashMap<u64, OpenConnection>,
     per_client: HashMap<IpAddr, usize>,
-    /// Connections being refused (answered 503, then closed), in all and per client.
-    refusing: usize,
+    /// Connections being refused (answered 503, then closed): their client (`None` for a trusted
+    /// proxy) by id, and how many per client.
+    refusing: HashMap<u64, Option<IpAddr>>,
     refusing_per_client: HashMap<IpAddr, usize>,
 }
 
@@ -113,6 +124,8 @@ pub struct Activity {
     request_ended: Notify,
     /// The registry closed this connection to make room.
     evicted: Notify,
+    /// The cap it was refused at (see [`Cap::code`]); 0 while it is served.
+    refused_at: AtomicU8,
 }
 
 /// Why the supervisor closed a connection.
@@ -122,16 +135,6 @@ pub enum Expiry {
     Idle,
 }
 
-/// The registry's answer to a new connection.
-pub enum Admission {
-    /// Room under the caps (made, if need be, by closing an idle connection): serve it.
-    Serve(Held),
-    /// No room: answer its request 503 and close it, within the refusal budget.
-    Refuse(Held, Cap),
-    /// No room and the refusal budget spent: close it at once.
-    TurnAway,
-}
-
 /// The cap a refused connection met.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cap {
@@ -139,6 +142,23 @@ pub enum Cap {
     Client,
     /// `HTTP_MAX_CONNECTIONS`.
     Server,
+}
+
+impl Cap {
+    fn code(self) -> u8 {
+        match self {
+            Cap::Client => 1,
+            Cap::Server => 2,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Self> {
+        match code {
+            1 => Some(Cap::Client),
+            2 => Some(Cap::Server),
+            _ => None,
+        }
+    }
 }
 
 /// How a lingering close ended.
@@ -167,38 +187,50 @@ impl ConnectionRegistry {
         &self.settings
     }
 
-    /// Admits a connection from `peer`, closing the oldest idle connection that stands in its way
-    /// at a cap; when every connection in the way is busy, the connection is to be refused.
-    pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Admission {
-        let client = (!is_trusted_proxy(&self.settings.trusted_proxies, peer)).then(|| ClientAddr(peer).network());
+    /// Admits a connection from `peer`, displacing the oldest idle connection that stands in its
+    /// way at a cap. When every connection in the way is busy, the connection is admitted as a
+    /// refusal ([`Activity::refusal`]) within the refusal budget; `None` when that is spent too.
+    pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Held> {
+        let settings = &self.settings;
+        let client = (!is_trusted_proxy(&settings.trusted_proxies, peer)).then(|| ClientAddr(peer).network());
+        let now_ms = stamp(self.epoch);
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let full = if let Some(client) = client
-            && state.per_client.get(&client).copied().unwrap_or(0) >= self.settings.max_connections_per_client
-            && !state.evict_oldest_idle(|open| open.client == Some(client))
+            && state.per_client.get(&client).copied().unwrap_or(0) >= settings.max_connections_per_client
+            && !state.displace_oldest_idle(|open| open.client == Some(client), Cap::Client, now_ms, settings)
         {
             tracing::debug!(%peer, "connection refused: every connection of this client is busy");
             Some(Cap::Client)
-        } else if state.open.len() >= self.settings.max_connections && !state.evict_oldest_idle(|_| true) {
-            tracing::warn!(%peer, limit = self.settings.max_connections, "connection refused: every connection is busy");
+        } else if state.open.len() >= settings.max_connections
+            && !state.displace_oldest_idle(|_| true, Cap::Server, now_ms, settings)
+        {
+            tracing::warn!(%peer, limit = settings.max_connections, "connection refused: every connection is busy");
             Some(Cap::Server)
         } else {
             None
         };
-        let activity = Arc::new(Activity::new(self.epoch));
-        if let Some(cap) = full {
-            if !state.start_refusal(client, &self.settings) {
-                tracing::debug!(%peer, "refusal budget spent: connection closed at once");
-                return Admission::TurnAway;
-            }
-            return Admission::Refuse(Held { registry: self.clone(), place: Place::Refusing(client), activity }, cap);
-        }
         let id = state.next_id;
         state.next_id += 1;
-        state.open.insert(id, OpenConnection { client, activity: activity.clone() });
-        if let Some(client) = client {
-            *state.per_client.entry(client).or_insert(0) += 1;
-        }
-        Admission::Serve(Held { registry: self.clone(), place: Place::Open(id), activity })
+        let activity = match full {
+            None => {
+                let activity = Arc::new(Activity::new(self.epoch));
+                state.open.insert(id, OpenConnection { client, activity: activity.clone() });
+                if let Some(client) = client {
+                    *state.per_client.entry(client).or_insert(0) += 1;
+                }
+                activity
+            }
+            Some(cap) => {
+                if !state.start_refusal(id, client, settings) {
+                    tracing::debug!(%peer, "refusal budget spent: connection closed at once");
+                    return None;
+                }
+                let activity = Arc::new(Activity::new(self.epoch));
+                activity.refuse(cap);
+                activity
+            }
+        };
+        Some(Held { registry: self.clone(), id, activity })
     }
 
     /// Open connections (all, and from `peer`'s address).
@@ -207,11 +239,26 @@ impl ConnectionRegistry {
         let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         (state.open.len(), state.per_client.get(&ClientAddr(peer).network()).copied().unwrap_or(0))
     }
+
+    /// Connections being refused (all, and from `peer`'s address).
+    #[cfg(test)]
+    fn refusals(&self, peer: IpAddr) -> (usize, usize) {
+        let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (state.refusing.len(), state.refusing_per_client.get(&ClientAddr(peer).network()).copied().unwrap_or(0))
+    }
 }
 
 impl RegistryState {
-    /// Closes the least recently active idle connection among those `eligible`.
-    fn evict_oldest_idle(&mut self, eligible: impl Fn(&OpenConnection) -> bool) -> bool {
+    /// Makes room by displacing the least recently active idle connection among those
+    /// `eligible`: refused at `cap` when its request may be on its way and the refusal budget has
+    /// room, closed otherwise. `false` when every eligible connection is busy.
+    fn displace_oldest_idle(
+        &mut self,
+        eligible: impl Fn(&OpenConnection) -> bool,
+        cap: Cap,
+        now_ms: u64,
+        settings: &HttpServerConfig,
+    ) -> bool {
         let oldest = self
             .open
             .iter()
@@ -222,23 +269,37 @@ impl RegistryState {
             return false;
         };
         if let Some(open) = self.remove(id) {
-            open.activity.evicted.notify_one();
+            if open.activity.may_have_an_unread_request(now_ms) && self.start_refusal(id, open.client, settings) {
+                open.activity.refuse(cap);
+            } else {
+                open.activity.evicted.notify_one();
+            }
         }
         true
+    }
+
+    /// Frees connection `id`'s place, wherever it is.
+    fn release(&mut self, id: u64) {
+        if self.remove(id).is_none()
+            && let Some(client) = self.refusing.remove(&id)
+            && let Some(client) = client
+        {
+            count_down(&mut self.refusing_per_client, client);
+        }
     }
 
     fn remove(&mut self, id: u64) -> Option<OpenConnection> {
         let open = self.open.remove(&id)?;
         if let Some(client) = open.client {
-            release(&mut self.per_client, client);
+            count_down(&mut self.per_client, client);
         }
         Some(open)
     }
 
-    /// Takes a place in the refusal budget: an eighth of the global cap in all (at least one), the
-    /// per-client cap per client.
-    fn start_refusal(&mut self, client: Option<IpAddr>, settings: &HttpServerConfig) -> bool {
-        if self.refusing >= settings.max_connections.div_ceil(8) {
+    /// Takes a place in the refusal budget for connection `id`: an eighth of the global cap in
+    /// all (at least one), the per-client cap per client.
+    fn start_refusal(&mut self, id: u64, client: Option<IpAddr>, settings: &HttpServerConfig) -> bool {
+        if self.refusing.len() >= settings.max_connections.div_ceil(8) {
             return false;
         }
         if let Some(client) = client {
@@ -248,19 +309,12 @@ impl RegistryState {
             }
             *count += 1;
         }
-        self.refusing += 1;
+        self.refusing.insert(id, client);
         true
-    }
-
-    fn end_refusal(&mut self, client: Option<IpAddr>) {
-        self.refusing -= 1;
-        if let Some(client) = client {
-            release(&mut self.refusing_per_client, client);
-        }
     }
 }
 
-fn release(counts: &mut HashMap<IpAddr, usize>, client: IpAddr) {
+fn count_down(counts: &mut HashMap<IpAddr, usize>, client: IpAddr) {
     if let Some(count) = counts.get_mut(&client) {
         *count -= 1;
         if *count == 0 {
@@ -273,26 +327,13 @@ fn release(counts: &mut HashMap<IpAddr, usize>, client: IpAddr) {
 /// frees the place.
 pub struct Held {
     registry: Arc<ConnectionRegistry>,
-    place: Place,
+    id: u64,
     pub activity: Arc<Activity>,
-}
-
-enum Place {
-    /// Served: its id among the open connections.
-    Open(u64),
-    /// Being refused: its client (`None` for a trusted proxy).
-    Refusing(Option<IpAddr>),
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let mut state = self.registry.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match self.place {
-            Place::Open(id) => {
-                state.remove(id);
-            }
-            Place::Refusing(client) => state.end_refusal(client),
-        }
+        self.registry.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).release(self.id);
     }
 }
 
@@ -388,7 +429,25 @@ impl Activity {
             supervisor_parked: AtomicBool::new(false),
             request_ended: Notify::new(),
             evicted: Notify::new(),
+            refused_at: AtomicU8::new(0),
         }
+    }
+
+    /// The cap this connection was refused at: each of its requests is to be answered 503.
+    pub fn refusal(&self) -> Option<Cap> {
+        Cap::from_code(self.refused_at.load(Ordering::Acquire))
+    }
+
+    fn refuse(&self, cap: Cap) {
+        self.refused_at.store(cap.code(), Ordering::Release);
+    }
+
+    /// Waiting for a request (its first, or one whose bytes have started to arrive) for less than
+    /// [`DISPLACEMENT_GRACE`] at `now_ms`: the request may be in the socket buffer, not yet read.
+    fn may_have_an_unread_request(&self, now_ms: u64) -> bool {
+        let waiting_for_a_request =
+            self.requests.load(Ordering::Acquire) == 0 || self.head_started_ms.load(Ordering::Acquire) != 0;
+        waiting_for_a_request && u128::from(now_ms.saturating_sub(self.last_seen_ms())) < DISPLACEMENT_GRACE.as_millis()
     }
 
     fn is_idle(&self) -> bool {
@@ -658,40 +717,79 @@ mod tests {
         s.parse().expect("ip")
     }
 
-    /// The connection's place when it is to be served.
-    fn served(admission: Admission) -> Option<Held> {
-        match admission {
-            Admission::Serve(held) => Some(held),
-            Admission::Refuse(..) | Admission::TurnAway => None,
-        }
+    /// The connection's place when it is to be served, not refused.
+    fn served(held: Option<Held>) -> Option<Held> {
+        held.filter(|held| held.activity.refusal().is_none())
+    }
+
+    fn refused_at(held: &Option<Held>) -> Option<Cap> {
+        held.as_ref().and_then(|held| held.activity.refusal())
+    }
+
+    /// Has the connection answer a request; it then waits for the next with nothing received.
+    fn serve_one_request(held: &Held) {
+        drop(held.activity.request_started());
     }
 
     #[test]
     fn a_client_at_its_cap_displaces_its_own_oldest_idle_connection() {
         let registry = registry(100, 2);
         let first = served(registry.admit(ip("192.0.2.1"))).expect("first");
+        serve_one_request(&first);
         let second = served(registry.admit(ip("192.0.2.1"))).expect("second");
         let _busy = second.activity.request_started();
         let third = served(registry.admit(ip("192.0.2.1"))).expect("the idle first one makes room");
         assert_eq!(registry.open_connections(ip("192.0.2.1")), (2, 2));
+        assert_eq!((first.activity.refusal(), registry.refusals(ip("192.0.2.1"))), (None, (0, 0)), "closed");
         // Now both are busy: the next one is refused, while another client still gets in.
         let _busy_too = third.activity.request_started();
-        assert!(served(registry.admit(ip("192.0.2.1"))).is_none());
+        assert_eq!(refused_at(&registry.admit(ip("192.0.2.1"))), Some(Cap::Client));
         assert!(served(registry.admit(ip("198.51.100.1"))).is_some());
         drop(first);
-        assert_eq!(registry.open_connections(ip("192.0.2.1")).1, 2, "an evicted connection is counted once");
+        assert_eq!(registry.open_connections(ip("192.0.2.1")).1, 2, "a displaced connection is counted once");
+    }
+
+    #[test]
+    fn a_displaced_connection_whose_request_may_be_on_its_way_is_refused_instead_of_closed() {
+        let registry = registry(100, 1);
+        let fresh = served(registry.admit(ip("192.0.2.1"))).expect("fresh");
+        let newcomer = served(registry.admit(ip("192.0.2.1"))).expect("the fresh one makes room");
+        assert_eq!(fresh.activity.refusal(), Some(Cap::Client), "its request, if it comes, is answered 503");
+        assert_eq!(registry.open_connections(ip("192.0.2.1")), (1, 1));
+        assert_eq!(registry.refusals(ip("192.0.2.1")), (1, 1));
+        drop(fresh);
+        assert_eq!(registry.refusals(ip("192.0.2.1")), (0, 0));
+        drop(newcomer);
+        assert_eq!(registry.open_connections(ip("192.0.2.1")), (0, 0));
+    }
+
+    #[test]
+    fn a_request_may_be_unread_only_on_a_connection_waiting_for_one_for_less_than_the_grace() {
+        let registry = registry(10, 10);
+        let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
+        let later = |ms: u64| stamp(registry.epoch) + ms;
+        let past_the_grace = u64::try_from(DISPLACEMENT_GRACE.as_millis()).expect("ms") + 10;
+        assert!(held.activity.may_have_an_unread_request(later(0)), "just opened");
+        assert!(!held.activity.may_have_an_unread_request(later(past_the_grace)), "silent for longer");
+        serve_one_request(&held);
+        assert!(!held.activity.may_have_an_unread_request(later(0)), "between requests, nothing received");
+        held.activity.received();
+        assert!(held.activity.may_have_an_unread_request(later(0)), "its next request is arriving");
+        assert!(!held.activity.may_have_an_unread_request(later(past_the_grace)), "a head this slow is not");
     }
 
     #[test]
     fn at_the_global_cap_the_least_recently_active_idle_connection_goes() {
         let registry = registry(2, 10);
         let a = served(registry.admit(ip("192.0.2.1"))).expect("a");
+        serve_one_request(&a);
         std::thread::sleep(Duration::from_millis(3));
         let b = served(registry.admit(ip("192.0.2.2"))).expect("b");
+        serve_one_request(&b);
         let c = served(registry.admit(ip("192.0.2.3"))).expect("c displaces a");
         assert_eq!(registry.open_connections(ip("192.0.2.1")), (2, 0));
         let (_b_busy, _c_busy) = (b.activity.request_started(), c.activity.request_started());
-        assert!(served(registry.admit(ip("192.0.2.4"))).is_none(), "all busy: refused");
+        assert_eq!(refused_at(&registry.admit(ip("192.0.2.4"))), Some(Cap::Server), "all busy: refused");
         drop(a);
         assert_eq!(registry.open_connections(ip("192.0.2.4")).0, 2);
     }
@@ -718,17 +816,15 @@ mod tests {
             .map(|held| (held.activity.request_started(), held))
             .collect();
         let first = registry.admit(ip("192.0.2.1"));
-        assert!(matches!(first, Admission::Refuse(_, Cap::Client)));
-        assert!(
-            matches!(registry.admit(ip("192.0.2.1")), Admission::TurnAway),
-            "one refusal at a time for this client"
-        );
+        assert_eq!(refused_at(&first), Some(Cap::Client));
+        assert!(registry.admit(ip("192.0.2.1")).is_none(), "one refusal at a time for this client");
         let second = registry.admit(ip("192.0.2.2"));
-        assert!(matches!(second, Admission::Refuse(_, Cap::Client)));
-        assert!(matches!(registry.admit(ip("192.0.2.3")), Admission::TurnAway), "two refusals at a time in all");
+        assert_eq!(refused_at(&second), Some(Cap::Client));
+        assert!(registry.admit(ip("192.0.2.3")).is_none(), "two refusals at a time in all");
         assert_eq!(registry.open_connections(ip("192.0.2.1")), (3, 1), "refusals take no place under the caps");
+        assert_eq!(registry.refusals(ip("192.0.2.1")), (2, 1));
         drop(first);
-        assert!(matches!(registry.admit(ip("192.0.2.3")), Admission::Refuse(_, Cap::Client)));
+        assert_eq!(refused_at(&registry.admit(ip("192.0.2.3"))), Some(Cap::Client));
         drop(busy);
     }
 
@@ -737,7 +833,7 @@ mod tests {
         let registry = registry(1, 10);
         let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
         let _busy = held.activity.request_started();
-        assert!(matches!(registry.admit(ip("192.0.2.2")), Admission::Refuse(_, Cap::Server)));
+        assert_eq!(refused_at(&registry.admit(ip("192.0.2.2"))), Some(Cap::Server));
     }
 
     #[tokio::test]
@@ -782,6 +878,7 @@ mod tests {
     async fn a_lingering_connection_keeps_its_place_until_the_place_is_needed() {
         let registry = registry(10, 1);
         let held = served(registry.admit(ip("192.0.2.1"))).expect("room");
+        serve_one_request(&held);
         let (server, _silent_client) = tokio::io::duplex(4096);
         let newcomer = async {
             tokio::time::sleep(Duration::from_millis(50)).await;

@@ -4,8 +4,8 @@
 //! shutdown (stop accepting, let in-flight requests finish within a deadline). With metrics on, each
 //! request is counted under its route template.
 //!
-//! A connection refused at a cap is served too, by the same code, with every request answered 503
-//! `Connection: close`. A connection the server closes first (that answer, a 413, 411 or 408
+//! A connection refused at a cap (or displaced while its request may have been on its way) is
+//! served too, by the same code, with every request answered 503 `Connection: close`. A connection the server closes first (that answer, a 413, 411 or 408
 //! before the body was read, hyper's own 400 or 431) ends with a lingering close, so that a
 //! client still sending reads its answer rather than a reset ([`super::connections`] says why and
 //! within which bounds).
@@ -32,7 +32,7 @@ use warp::http::{HeaderMap, HeaderValue, Request, StatusCode};
 use warp::reply::{Reply as _, Response};
 
 use super::client_addr::{ClientAddr, forwarded_over_tls};
-use super::connections::{Activity, Admission, Cap, ConnectionRegistry, MonitoredIo, TimedBody, TrackedBody};
+use super::connections::{Activity, Cap, ConnectionRegistry, MonitoredIo, TimedBody, TrackedBody};
 use super::error::ApiError;
 use crate::adapters::metrics::ServiceMetrics;
 use crate::config::HttpServerConfig;
@@ -74,11 +74,9 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let (held, refused) = match registry.admit(peer.ip()) {
-            Admission::Serve(held) => (held, None),
-            Admission::Refuse(held, cap) => (held, Some(cap)),
-            // Dropping the stream closes it at once.
-            Admission::TurnAway => continue,
+        // No room, not even to refuse it: dropping the stream closes it at once.
+        let Some(held) = registry.admit(peer.ip()) else {
+            continue;
         };
         let connection = Arc::new(ConnectionContext {
             peer: peer.ip(),
@@ -90,6 +88,8 @@ pub async fn serve(
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             let mut warp_service = warp_service.clone();
             let connection = connection.clone();
+            // Refused at admission, or displaced since while its request was on its way.
+            let refused = connection.activity.refusal();
             async move {
                 handle(request, &connection, move |request| async move {
                     match refused {
