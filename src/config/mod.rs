@@ -236,6 +236,13 @@ pub struct HttpServerConfig {
     /// `HTTP_MAX_CONNECTIONS_PER_CLIENT` (default 128): open connections from one client address
     /// (IPv6: one /64); trusted proxies are exempt.
     pub max_connections_per_client: usize,
+    /// `HTTP_LINGER_TIME` (default `5s`): after the server answers and closes first (413, 411,
+    /// 408, 431, 503 at a connection cap, or any response with `Connection: close`), how long it
+    /// keeps reading and discarding what the client still sends, so that a client that writes its
+    /// whole request before reading gets the answer instead of a reset.
+    pub linger_time: Duration,
+    /// `HTTP_LINGER_MAX_BYTES` (default 64 MiB): the most a lingering close reads before giving up.
+    pub linger_max_bytes: u64,
     /// `TRUSTED_PROXIES` (default none): comma-separated addresses or CIDR networks of reverse
     /// proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
@@ -792,6 +799,8 @@ impl Vars<'_> {
             idle_timeout: self.duration_or("HTTP_IDLE_TIMEOUT", Duration::from_secs(60))?,
             max_connections: self.positive_or("HTTP_MAX_CONNECTIONS", 4096)? as usize,
             max_connections_per_client: self.positive_or("HTTP_MAX_CONNECTIONS_PER_CLIENT", 128)? as usize,
+            linger_time: self.duration_or("HTTP_LINGER_TIME", Duration::from_secs(5))?,
+            linger_max_bytes: u64::from(self.positive_or("HTTP_LINGER_MAX_BYTES", 64 * 1024 * 1024)?),
             trusted_proxies,
         })
     }

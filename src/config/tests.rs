@@ -41,6 +41,8 @@ fn defaults_match_the_documentation() {
             idle_timeout: Duration::from_secs(60),
             max_connections: 4096,
             max_connections_per_client: 128,
+            linger_time: Duration::from_secs(5),
+            linger_max_bytes: 64 * 1024 * 1024,
             trusted_proxies: Vec::new(),
         }
     );

@@ -3,6 +3,12 @@
 //! headers and the request id on every response, one access-log line per request, and graceful
 //! shutdown (stop accepting, let in-flight requests finish within a deadline). With metrics on, each
 //! request is counted under its route template.
+//!
+//! A connection refused at a cap (or displaced while its request may have been on its way) is
+//! served too, by the same code, with every request answered 503 `Connection: close`. A connection the server closes first (that answer, a 413, 411 or 408
+//! before the body was read, hyper's own 400 or 431) ends with a lingering close, so that a
+//! client still sending reads its answer rather than a reset ([`super::connections`] says why and
+//! within which bounds).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -26,7 +32,7 @@ use warp::http::{HeaderMap, HeaderValue, Request, StatusCode};
 use warp::reply::{Reply as _, Response};
 
 use super::client_addr::{ClientAddr, forwarded_over_tls};
-use super::connections::{Activity, ConnectionRegistry, MonitoredIo, TimedBody, TrackedBody};
+use super::connections::{Activity, Cap, ConnectionRegistry, MonitoredIo, TimedBody, TrackedBody};
 use super::error::ApiError;
 use crate::adapters::metrics::ServiceMetrics;
 use crate::config::HttpServerConfig;
@@ -37,6 +43,9 @@ const REQUEST_ID_HEADER: &str = "x-request-id";
 const MAX_READ_BUFFER: usize = 64 * 1024;
 /// Streams one HTTP/2 connection may run at once.
 const MAX_CONCURRENT_STREAMS: u32 = 64;
+/// What a client refused at a connection cap is told to wait: busy connections end within
+/// milliseconds to seconds, and an idle one makes room at once.
+const REFUSAL_RETRY_AFTER_SECS: i64 = 1;
 
 /// Accepts connections on `listener` until `shutdown` resolves, then waits up to `grace` for open
 /// connections to finish their requests.
@@ -65,13 +74,13 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        // Refused: dropping the stream closes it at once.
-        let Some(admitted) = registry.admit(peer.ip()) else {
+        // No room, not even to refuse it: dropping the stream closes it at once.
+        let Some(held) = registry.admit(peer.ip()) else {
             continue;
         };
         let connection = Arc::new(ConnectionContext {
             peer: peer.ip(),
-            activity: admitted.activity.clone(),
+            activity: held.activity.clone(),
             registry: registry.clone(),
             metrics: metrics.clone(),
         });
@@ -79,19 +88,43 @@ pub async fn serve(
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             let mut warp_service = warp_service.clone();
             let connection = connection.clone();
-            async move { handle(request, &connection, move |request| warp_service.call(request)).await }
+            // Refused at admission, or displaced since while its request was on its way.
+            let refused = connection.activity.refusal();
+            async move {
+                handle(request, &connection, move |request| async move {
+                    match refused {
+                        Some(cap) => Ok(connection_refused(cap)),
+                        None => warp_service.call(request).await,
+                    }
+                })
+                .await
+            }
         });
-        let io = TokioIo::new(MonitoredIo::new(stream, admitted.activity.clone()));
-        let connection = builder.serve_connection_with_upgrades(io, service).into_owned();
+        let (io, mut socket_back) = MonitoredIo::new(stream, held.activity.clone());
+        let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            tokio::select! {
+            let hyper_closed = tokio::select! {
                 result = connection => {
                     if let Err(error) = result {
                         tracing::debug!(error = %error, "connection closed with an error");
                     }
+                    true
                 }
-                expiry = admitted.expired() => tracing::debug!(?expiry, "connection closed by the server"),
+                expiry = held.expired() => {
+                    tracing::debug!(?expiry, "connection closed by the server");
+                    // Nothing was answered: a silent, slow or displaced connection just closes.
+                    false
+                }
+            };
+            // hyper ended the connection after answering, and has handed its socket back (unless
+            // it was upgraded): the server closes first unless the client already has.
+            if hyper_closed
+                && let Ok(returned) = socket_back.try_recv()
+                && !returned.client_done
+            {
+                let (end, discarded) = held.linger(returned.socket).await;
+                tracing::debug!(?end, discarded, "lingering close ended");
             }
         });
     }
@@ -166,6 +199,8 @@ where
             response = ApiError::new(StatusCode::REQUEST_TIMEOUT, "the request body was not received in time")
                 .with_detail(serde_json::json!({ "timeout_seconds": settings.body_read_timeout.as_secs() }))
                 .into_response();
+        }
+        if refuses_the_body(response.status()) {
             response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
         }
         let headers = response.headers_mut();
@@ -193,6 +228,23 @@ where
     }
     .instrument(span)
     .await
+}
+
+/// Answers about the request body itself (too slow, of no stated length, too large): the rest of
+/// that body is not read, so the connection cannot carry another request, and the client is told.
+fn refuses_the_body(status: StatusCode) -> bool {
+    matches!(status, StatusCode::REQUEST_TIMEOUT | StatusCode::LENGTH_REQUIRED | StatusCode::PAYLOAD_TOO_LARGE)
+}
+
+/// The answer on a connection refused at `cap`: 503, retry in a second, and the connection closes.
+fn connection_refused(cap: Cap) -> Response {
+    let message = match cap {
+        Cap::Client => "too many open connections from this address; retry shortly",
+        Cap::Server => "the server is at its connection limit; retry shortly",
+    };
+    let mut response = ApiError::service_unavailable(message, REFUSAL_RETRY_AFTER_SECS).into_response();
+    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// The body type of warp's responses.
