@@ -7,10 +7,9 @@ use std::time::Duration;
 use creditflow::domain::quant::narrative::{cited_numbers, uncited_numbers};
 use serde_json::Value;
 
-use crate::chatbot::{app_with_model, offline_app, say, with_market_data};
+use crate::chatbot::{app_with_model, offline_app, postgres_app_with_market_data, say};
 use crate::fake_llm::{FakeLlm, Scripted};
 use crate::helpers::*;
-use crate::test_cluster;
 
 /// Every number of a stored value, numeric or written inside a string (dates, accession numbers).
 fn stored_numbers(value: &Value, out: &mut Vec<f64>) {
@@ -96,15 +95,7 @@ async fn without_a_model_follow_ups_are_answered_from_the_stored_analysis() {
 
 #[tokio::test]
 async fn on_postgres_follow_ups_read_the_sessions_runs_back() {
-    let cluster = test_cluster::shared().await;
-    let mut adapters = cluster.fresh_adapters().await;
-    let sample = with_market_data();
-    adapters.financial_data = sample.financial_data;
-    adapters.prices = sample.prices;
-    let app = spawn_app_around(adapters, &[("RATE_LIMIT_PER_MINUTE", "1000")], |adapters| {
-        adapters.web_search = Vec::new();
-    })
-    .await;
+    let app = postgres_app_with_market_data().await;
     let token = app.token_for("analyst").await;
     let session = "pg-follow-ups";
     follow_ups_over_a_company_analysis(&app, &token, session).await;

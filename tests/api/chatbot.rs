@@ -45,6 +45,19 @@ pub(crate) fn with_market_data() -> Adapters {
     adapters
 }
 
+/// The deterministic engine on a fresh PostgreSQL store with the sample market data, and no web.
+pub(crate) async fn postgres_app_with_market_data() -> TestApp {
+    let cluster = test_cluster::shared().await;
+    let mut adapters = cluster.fresh_adapters().await;
+    let sample = with_market_data();
+    adapters.financial_data = sample.financial_data;
+    adapters.prices = sample.prices;
+    spawn_app_around(adapters, &[("RATE_LIMIT_PER_MINUTE", "1000")], |adapters| {
+        adapters.web_search = Vec::new();
+    })
+    .await
+}
+
 /// The deterministic engine (no language model) over the sample market data and a fake web.
 pub(crate) async fn offline_app() -> (TestApp, PeopleWeb) {
     let web = PeopleWeb::serving(ADVERSE_MEDIA).await;
@@ -506,15 +519,7 @@ async fn a_spec_client_chats_and_launches_under_session_ids_it_chose() {
 
 #[tokio::test]
 async fn on_postgres_a_spec_client_chats_and_launches_under_session_ids_it_chose() {
-    let cluster = test_cluster::shared().await;
-    let mut adapters = cluster.fresh_adapters().await;
-    let sample = with_market_data();
-    adapters.financial_data = sample.financial_data;
-    adapters.prices = sample.prices;
-    let app = spawn_app_around(adapters, &[("RATE_LIMIT_PER_MINUTE", "1000")], |adapters| {
-        adapters.web_search = Vec::new();
-    })
-    .await;
+    let app = postgres_app_with_market_data().await;
     a_spec_clients_own_session_ids(&app).await;
 }
 

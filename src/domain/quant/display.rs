@@ -113,20 +113,7 @@ fn exact_number(value: Decimal) -> String {
 }
 
 fn decimal_grouped(magnitude: Decimal) -> String {
-    let text = magnitude.to_string();
-    let (integer, fraction) = text.split_once('.').map_or((text.as_str(), None), |(i, f)| (i, Some(f)));
-    let mut out = String::with_capacity(text.len() + integer.len() / 3);
-    for (i, digit) in integer.chars().enumerate() {
-        if i > 0 && (integer.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    if let Some(fraction) = fraction {
-        out.push('.');
-        out.push_str(fraction);
-    }
-    out
+    with_thousands_separators(&magnitude.to_string())
 }
 
 fn decimal_signed(value: Decimal, text: &str) -> String {
@@ -225,8 +212,13 @@ fn round_to(value: f64, decimals: i32) -> f64 {
 
 /// A non-negative value with `decimals` decimals and thousands separators: `1,234.5`.
 fn grouped(magnitude: f64, decimals: i32) -> String {
-    let text = format!("{magnitude:.*}", usize::try_from(decimals).unwrap_or(0));
-    let (integer, fraction) = text.split_once('.').map_or((text.as_str(), None), |(i, f)| (i, Some(f)));
+    with_thousands_separators(&format!("{magnitude:.*}", usize::try_from(decimals).unwrap_or(0)))
+}
+
+/// A non-negative decimal written with digits and an optional `.fraction` (`1234.5`), with commas
+/// between its thousands: `1,234.5`.
+fn with_thousands_separators(text: &str) -> String {
+    let (integer, fraction) = text.split_once('.').map_or((text, None), |(i, f)| (i, Some(f)));
     let mut out = String::with_capacity(text.len() + integer.len() / 3);
     for (i, digit) in integer.chars().enumerate() {
         if i > 0 && (integer.len() - i) % 3 == 0 {
