@@ -53,10 +53,12 @@
 //!
 //! Dependencies run one way. `text` (spans, clauses, tables, the structure index) and
 //! `number_words` are read by the finders of mentions (`numbers`, `dates`, `benchmarks`,
-//! `facility_refs`, `lei`, `parts`); `document` scans a text once with them. `scope` says which
-//! facilities each stated value is for; `pricing` and `facilities` read their candidates through
-//! it, and `facilities` applies `pricing` to each facility it assembles. `classification` decides
-//! whether the text is a credit agreement at all; `header`, `governing_law`, `parties`,
+//! `facility_refs`, `lei`, `parts`); `document` scans a text once with them, and `provisions`
+//! marks the provisions that do not state the document's own terms (recitals of fact, benchmark
+//! replacement provisions), which the readers leave aside by `evidence`'s rules. `scope` says
+//! which facilities each stated value is for; `pricing` and `facilities` read their candidates
+//! through it, and `facilities` applies `pricing` to each facility it assembles. `classification`
+//! decides whether the text is a credit agreement at all; `header`, `governing_law`, `parties`,
 //! `amendments`, `covenants` and `sustainability` each read one part of the agreement from the
 //! `document`; and [`extract_credit_agreement`] puts them together.
 
@@ -67,6 +69,7 @@ mod covenants;
 mod currency;
 mod dates;
 mod document;
+mod evidence;
 mod facilities;
 mod facility_refs;
 mod governing_law;
@@ -80,6 +83,7 @@ mod parties;
 mod parts;
 mod pricing;
 mod proposals;
+mod provisions;
 mod scope;
 mod sourced;
 mod sustainability;
@@ -143,7 +147,7 @@ pub struct Extraction {
 /// Extracts a credit agreement from `text`. Deterministic, never panics, and reads the whole
 /// text whatever its length.
 pub fn extract_credit_agreement(text: &str) -> Extraction {
-    let doc = Document::scan(text);
+    let mut doc = Document::scan(text);
     let reading = classification::read(&doc);
     if reading.classification == Classification::Irrelevant {
         return Extraction {
@@ -161,6 +165,9 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let effective_date = header::effective_date(&doc, &mut report);
     let governing_law = governing_law::governing_law(&doc, &mut report);
     let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
+    if amendment.as_ref().is_some_and(|a| *a.amendment_type.value() == AmendmentType::Amendment) {
+        doc.provisions.read_as_amendment_in_place();
+    }
     // Read once: an amendment reports its changes, and a replaced maturity is a facility's term.
     let changes = amendments::changes(&doc);
     let parties = parties::extract(&doc, &mut report);

@@ -1,0 +1,99 @@
+//! The evidence rules on short agreements written for them: each states a value in a way a
+//! careless reader takes for the document's own term, and the extraction must withhold it (or
+//! read the term from the provision that states it).
+
+use crate::domain::extraction::{Extraction, FloatingRateIndex, extract_credit_agreement};
+
+fn index_of(extraction: &Extraction, facility: usize) -> Option<FloatingRateIndex> {
+    extraction.agreement.facilities.get(facility)?.floating_rate_index.as_ref().map(|i| *i.value())
+}
+
+fn warned(extraction: &Extraction, words: &str) -> bool {
+    extraction.warnings.iter().any(|w| w.contains(words))
+}
+
+/// A 2020-style agreement: the loans bear the Eurodollar Rate; Term SOFR appears only in the
+/// provisions that say what may replace LIBOR.
+const LIBOR_WITH_FALLBACK: &str = "CREDIT AGREEMENT\n\n\
+This CREDIT AGREEMENT is dated as of June 8, 2020, among HARBOR TOOLS, INC., a Delaware corporation (the \
+\"Borrower\"), the Lenders party hereto and QUAY BANK, N.A., as Administrative Agent.\n\n\
+\"Eurodollar Rate\" means the London interbank offered rate for dollar deposits for the Interest Period.\n\n\
+\"Applicable Rate\" means 1.375% per annum.\n\n\
+\"Term SOFR\" means the forward-looking term rate based on SOFR that the Relevant Governmental Body recommends.\n\n\
+\"Successor Rate\" means Term SOFR plus any spread adjustment the Administrative Agent selects.\n\n\
+\"Commitments\" means $90,000,000.\n\n\
+\"Maturity Date\" means June 8, 2025.\n\n\
+Section 2.07. Interest. Each Loan bears interest at the Eurodollar Rate plus the Applicable Rate.\n\n\
+Section 3.04. Changed Circumstances. If the Eurodollar Rate can no longer be determined, the Administrative Agent \
+and the Borrower may amend this Agreement to replace it with an alternate benchmark rate, which may be Term SOFR.\n\n\
+Section 9.10. Governing Law. This Agreement is governed by the law of the State of New York.\n";
+
+#[test]
+fn a_libor_agreement_whose_fallback_provisions_name_term_sofr_bears_libor() {
+    let extraction = extract_credit_agreement(LIBOR_WITH_FALLBACK);
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor), "{:?}", extraction.agreement.facilities);
+}
+
+#[test]
+fn a_margin_stated_for_a_replacement_benchmark_is_not_the_loans_margin() {
+    let text = LIBOR_WITH_FALLBACK.replace(
+        "Section 9.10.",
+        "Section 3.05. Benchmark Transition. After a Benchmark Transition Event, each Loan shall bear interest \
+         at Term SOFR plus 1.50% per annum.\n\nSection 9.10.",
+    );
+    let extraction = extract_credit_agreement(&text);
+    let facility = &extraction.agreement.facilities[0];
+    assert_eq!(facility.spread.as_ref().map(|s| s.value().to_string()).as_deref(), Some("0.01375"));
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor));
+    assert!(warned(&extraction, "\"1.50%\""), "{:?}", extraction.warnings);
+}
+
+/// An amendment and restatement whose recital describes the facility it replaces.
+const RESTATEMENT: &str = "AMENDED AND RESTATED LOAN AGREEMENT\n\n\
+This AMENDED AND RESTATED LOAN AGREEMENT is dated as of April 4, 2022, among BIRCH MILLS, LLC, an Ohio limited \
+liability company (the \"Borrower\"), the Lenders party hereto and ELM BANK, N.A., as Administrative Agent.\n\n\
+WHEREAS, the Borrower, certain lenders and the Administrative Agent are parties to a Loan Agreement dated as of \
+March 1, 2017 (the \"Prior Agreement\"), under which a revolving credit facility of $60,000,000 bearing interest at \
+LIBOR plus 2.25% per annum matures on March 1, 2022;\n\n\
+WHEREAS, the Borrower has asked the Lenders to amend and restate the Prior Agreement, and they are willing to do so;\n\n\
+NOW, THEREFORE, the parties agree that the Prior Agreement is amended and restated as follows:\n\n\
+\"Revolving Commitments\" means the commitments of the Lenders to make Revolving Loans, in the aggregate amount of \
+$85,000,000.\n\n\
+\"Revolving Maturity Date\" means the fifth anniversary of the Restatement Date.\n\n\
+\"Applicable Margin\" means, for Term SOFR Loans, 1.85% per annum.\n\n\
+Section 2.06. Interest. Each Term SOFR Loan bears interest at Term SOFR plus the Applicable Margin.\n\n\
+Section 9.12. Governing Law. This Agreement is governed by the law of the State of Ohio.\n";
+
+#[test]
+fn a_restatement_takes_no_term_from_its_recital_of_the_agreement_it_replaces() {
+    let extraction = extract_credit_agreement(RESTATEMENT);
+    let facility = &extraction.agreement.facilities[0];
+    assert_eq!(facility.commitment.as_ref().map(|c| c.value().value.to_string()).as_deref(), Some("85000000"));
+    assert_eq!(facility.termination_date, None, "the old maturity is the replaced agreement's");
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    assert_eq!(facility.spread.as_ref().map(|s| s.value().to_string()).as_deref(), Some("0.0185"));
+    assert!(warned(&extraction, "\"March 1, 2022\" at"), "{:?}", extraction.warnings);
+    assert!(warned(&extraction, "recital of fact"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn an_amendment_that_leaves_the_agreement_in_force_keeps_the_terms_its_recital_states() {
+    let text = "FIRST AMENDMENT TO LOAN AGREEMENT\n\n\
+This FIRST AMENDMENT TO LOAN AGREEMENT is dated as of May 9, 2023, between CEDAR FOODS, INC., a Texas corporation \
+(the \"Borrower\"), and PINE BANK, N.A. (the \"Lender\").\n\n\
+RECITALS\n\n\
+A. The Borrower and the Lender are parties to a Loan Agreement dated as of May 9, 2021 (the \"Loan Agreement\"), \
+under which the Lender made a term loan of $4,500,000 (the \"Loan Amount\") to the Borrower.\n\n\
+B. The Borrower has asked the Lender to waive a covenant.\n\n\
+NOW, THEREFORE, the parties agree as follows:\n\n\
+1. The Lender waives the covenant in Section 6.2 of the Loan Agreement for the quarter ended March 31, 2023.\n\n\
+2. This Amendment is governed by the law of the State of Texas.\n";
+    let extraction = extract_credit_agreement(text);
+    let commitment = extraction.agreement.facilities.first().and_then(|f| f.commitment.as_ref());
+    assert_eq!(
+        commitment.map(|c| c.value().value.to_string()).as_deref(),
+        Some("4500000"),
+        "{:?}",
+        extraction.warnings
+    );
+}
