@@ -15,10 +15,15 @@
 //!    is chosen among the benchmarks in force (`pricing/index.rs`). An amendment that leaves the
 //!    agreement in force is the exception: its recitals state that agreement's terms, which
 //!    continue unless changed.
+//! 2. **Title totals.** A total in the title or on the cover is a facility's commitment only when
+//!    the agreement has one facility (`totals.rs`).
+
+mod totals;
 
 use super::document::{Document, Report};
 use super::scope::Scoped;
 use super::sourced::Sourced;
+pub(crate) use totals::leave_aside_title_totals;
 
 /// Rule 1 on a reader's candidates: drops those stated in a provision that does not state this
 /// document's terms, reporting each under `field`. `statement` gives a candidate's quote and span.

@@ -12,7 +12,7 @@ mod tests;
 use time::Date;
 
 use super::document::{Document, Report};
-use super::evidence::leave_aside_scoped;
+use super::evidence::{leave_aside_scoped, leave_aside_title_totals};
 use super::facility_refs::{FacilityKey, Qualifier};
 use super::model::{AmendedTerm, Facility, FacilityType};
 use super::numbers::Money;
@@ -66,6 +66,9 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             add_key(key, &mut frames);
         }
     }
+    // A total in the title sizes the whole agreement: it is no one facility's when there are several.
+    leave_aside_title_totals(doc, frames.len(), &mut commitments.defining, report);
+    leave_aside_title_totals(doc, frames.len(), &mut commitments.passing, report);
     let general_commitments = commitments.all().filter(|c| c.keys.is_empty()).count();
     // An amendment may restate the facility's maturity or pricing without its amount.
     let general_terms = maturities.iter().any(|c| c.keys.is_empty())

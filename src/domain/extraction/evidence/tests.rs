@@ -97,3 +97,62 @@ NOW, THEREFORE, the parties agree as follows:\n\n\
         extraction.warnings
     );
 }
+
+fn commitment_of(extraction: &Extraction, facility: usize) -> Option<String> {
+    let facility = extraction.agreement.facilities.get(facility)?;
+    facility.commitment.as_ref().map(|c| c.value().value.to_string())
+}
+
+/// A cover page whose total covers a revolver and a term loan together.
+fn two_facility_agreement(revolving_amount: &str) -> String {
+    format!(
+        "$250,000,000 REVOLVING CREDIT AND TERM LOAN AGREEMENT\n\n\
+This REVOLVING CREDIT AND TERM LOAN AGREEMENT is dated as of July 7, 2021, among ASPEN GEAR CORP., a Nevada \
+corporation (the \"Borrower\"), the Lenders party hereto and LARCH BANK, N.A., as Administrative Agent.\n\n\
+{revolving_amount}\
+\"Term Loan Commitment\" means $75,000,000.\n\n\
+Section 2.01. Revolving Loans. Each Lender agrees to make Revolving Loans to the Borrower.\n\n\
+Section 2.02. Term Loans. Each Lender agrees to make a Term Loan to the Borrower on the Closing Date.\n\n\
+Section 9.09. Governing Law. This Agreement is governed by the law of the State of New York.\n"
+    )
+}
+
+#[test]
+fn a_title_total_over_a_revolver_and_a_term_loan_is_no_one_facility_s_commitment() {
+    let extraction = extract_credit_agreement(&two_facility_agreement(""));
+    let revolver = extraction
+        .agreement
+        .facilities
+        .iter()
+        .position(|f| f.name.as_ref().is_some_and(|n| n.value().contains("Revolving")));
+    let revolver = revolver.expect("a revolving facility");
+    assert_eq!(commitment_of(&extraction, revolver), None, "{:?}", extraction.agreement.facilities);
+    assert!(warned(&extraction, "\"$250,000,000\" at 0..12 is the total in the title"), "{:?}", extraction.warnings);
+
+    let extraction =
+        extract_credit_agreement(&two_facility_agreement("\"Revolving Commitment\" means $175,000,000.\n\n"));
+    let amounts: Vec<Option<String>> = (0..2).map(|i| commitment_of(&extraction, i)).collect();
+    assert!(amounts.contains(&Some("175000000".to_owned())), "the revolver's own amount is used: {amounts:?}");
+    assert!(amounts.contains(&Some("75000000".to_owned())), "{amounts:?}");
+}
+
+#[test]
+fn a_title_total_of_an_agreement_with_one_facility_is_its_commitment() {
+    let text = "$40,000,000 REVOLVING CREDIT AGREEMENT\n\n\
+This REVOLVING CREDIT AGREEMENT is dated as of July 7, 2021, between ASPEN GEAR CORP., a Nevada corporation (the \
+\"Borrower\"), and LARCH BANK, N.A. (the \"Lender\").\n\n\
+Section 2.01. Revolving Loans. The Lender agrees to make Revolving Loans to the Borrower.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(commitment_of(&extraction, 0).as_deref(), Some("40000000"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_title_total_of_two_facilities_is_not_the_commitment_of_the_one_found() {
+    let text = "SUMMARY OF TERMS\n\n$120,000,000 Revolving Credit and Term Loan Facilities\n\n\
+Borrower: Aspen Gear Corp.\n\n\
+Revolving Facility: Revolving loans available until July 7, 2026.\n\n\
+Interest Rate: Term SOFR plus 2.25% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(commitment_of(&extraction, 0), None, "{:?}", extraction.agreement.facilities);
+    assert!(warned(&extraction, "title that names several facilities"), "{:?}", extraction.warnings);
+}
