@@ -16,6 +16,10 @@
 //! - A value stated for a facility prevails over one stated for all facilities: that is how the
 //!   agreements themselves are drafted, not a choice between conflicting statements. (With a
 //!   single facility both describe the same loans, so a disagreement is a conflict.)
+//! - A value whose evidence fails when read as a lawyer reads it is withheld and reported in
+//!   [`Extraction::warnings`]: a term read from a recital of fact or from the benchmark
+//!   replacement provisions, a title total of several facilities, a name cut by a line or page
+//!   break, a role phrase of another party or capacity (see `evidence`).
 //! - A relative date ("the fifth anniversary of the Closing Date") is reported, not computed; an
 //!   LEI with wrong check digits is reported, never used or repaired.
 //! - Two readings are rules rather than statements, and are documented where they apply: `$` is
@@ -177,7 +181,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     }
     let financial_covenants = covenants::extract(&doc);
     let sustainability_linked = sustainability::extract(&doc, &mut report);
-    let agreement = CreditAgreement {
+    let mut agreement = CreditAgreement {
         agreement_name,
         agreement_date,
         effective_date,
@@ -188,6 +192,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
         sustainability_linked,
         amendment,
     };
+    evidence::check(&doc, &mut agreement, &mut report);
     let missing = missing_fields(&agreement, &report);
     let status = if missing.required.is_empty() && report.conflicted_fields.is_empty() {
         ExtractionStatus::Success

@@ -2,7 +2,7 @@
 //! careless reader takes for the document's own term, and the extraction must withhold it (or
 //! read the term from the provision that states it).
 
-use crate::domain::extraction::{Extraction, FloatingRateIndex, extract_credit_agreement};
+use crate::domain::extraction::{Extraction, FloatingRateIndex, PartyRole, extract_credit_agreement};
 
 fn index_of(extraction: &Extraction, facility: usize) -> Option<FloatingRateIndex> {
     extraction.agreement.facilities.get(facility)?.floating_rate_index.as_ref().map(|i| *i.value())
@@ -155,4 +155,121 @@ Interest Rate: Term SOFR plus 2.25% per annum.\n";
     let extraction = extract_credit_agreement(text);
     assert_eq!(commitment_of(&extraction, 0), None, "{:?}", extraction.agreement.facilities);
     assert!(warned(&extraction, "title that names several facilities"), "{:?}", extraction.warnings);
+}
+
+fn roles_of(extraction: &Extraction, name: &str) -> Vec<PartyRole> {
+    let party = extraction.agreement.parties.iter().find(|p| p.name.value() == name);
+    party.map(|p| p.roles.iter().map(|r| *r.value()).collect()).unwrap_or_default()
+}
+
+fn agents(extraction: &Extraction) -> Vec<String> {
+    let agents = extraction.agreement.parties.iter().filter(|p| p.has_role(PartyRole::AdministrativeAgent));
+    agents.map(|p| p.name.value().clone()).collect()
+}
+
+#[test]
+fn a_name_whose_first_word_ends_the_line_above_is_not_a_party_when_the_document_prints_it_whole() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+WELLS\nFARGO BANK, N.A.\nas Administrative Agent\n\nInterest Rate: Term SOFR plus 3.00% per annum.\n\n\
+Notices to the agent: Wells Fargo Bank, N.A., Agency Services.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+    assert!(
+        warned(&extraction, "withheld: /parties[role=AdministrativeAgent] \"FARGO BANK, N.A.\""),
+        "{:?}",
+        extraction.warnings
+    );
+    assert!(
+        warned(&extraction, "is the end of a longer name, whose first words \"WELLS\""),
+        "{:?}",
+        extraction.warnings
+    );
+}
+
+#[test]
+fn a_name_cut_by_a_page_break_is_not_a_party() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+WELLS\n\n                    - 3 -\n\nFARGO BANK, N.A.\nas Administrative Agent\n\n\
+Interest Rate: Term SOFR plus 3.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+}
+
+#[test]
+fn names_listed_one_a_line_are_not_read_as_one_cut_name() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+QUARRY CAPITAL GROUP\nFARGO BANK, N.A.\nas Administrative Agent\n\nInterest Rate: Term SOFR plus 3.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(agents(&extraction), ["FARGO BANK, N.A."], "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_role_phrase_belongs_to_the_name_stated_just_before_it() {
+    let text = "COMMITMENT LETTER\n\nFacility: $20,000,000 revolving credit facility.\n\nBorrower: Alder Holdings, Inc.\n\n\
+PINE BANK, N.A., as co-documentation agent, and CEDAR BANK, N.A. (the \"Agent\") will arrange the facility.\n\n\
+Interest Rate: Term SOFR plus 2.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(!agents(&extraction).contains(&"PINE BANK, N.A.".to_owned()), "{:?}", extraction.agreement.parties);
+    assert!(warned(&extraction, "which belongs to \"CEDAR BANK, N.A.\""), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn the_borrower_is_never_an_agent_or_a_lender_of_its_own_facility() {
+    let text = "LOAN AGREEMENT\n\nThis LOAN AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC., a Delaware \
+corporation, as a borrower and as agent for the other Borrowers (in such capacity, the \"Borrower Agent\"), the \
+Lenders party hereto and YEW BANK, N.A., as Administrative Agent.\n\n\
+\"Borrower\" means Holly Press, Inc. and each Subsidiary that joins this Agreement as a borrower.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(roles_of(&extraction, "HOLLY PRESS, INC."), [PartyRole::Borrower], "{:?}", extraction.warnings);
+    assert_eq!(agents(&extraction), ["YEW BANK, N.A."]);
+    assert!(warned(&extraction, "is the borrower, which is never an agent"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_class_of_parties_after_a_role_list_is_no_role_of_the_name_before_it() {
+    let text = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC., a Delaware \
+corporation (the \"Borrower\"), YEW BANK, N.A., as Issuing Bank, and the Lenders party hereto.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(roles_of(&extraction, "YEW BANK, N.A."), [PartyRole::IssuingBank], "{:?}", extraction.warnings);
+    assert!(warned(&extraction, "which names a class of parties"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn an_agent_for_the_borrowers_is_not_the_lenders_administrative_agent() {
+    let text = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC. and ELM \
+PRESS, INC. (together, the \"Borrowers\"), ASH SERVICES LLC, as agent for the Borrowers, and the Lenders party \
+hereto.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+    assert!(warned(&extraction, "an agent for others than the lenders"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_co_agent_or_deputy_agent_is_never_the_administrative_agent() {
+    use crate::domain::extraction::document::Document;
+    use crate::domain::extraction::model::Party;
+    use crate::domain::extraction::sourced::Sourced;
+
+    // No reader states these phrases as the administrative agent today; the rule holds for any
+    // that comes to (a signature-page reader, a wider role pattern).
+    for (phrase, role_words) in [
+        ("as Co-Agent", "Agent"),
+        ("as Co-Administrative Agent", "Administrative Agent"),
+        ("as deputy agent", "agent"),
+        ("as Documentation\n   Agent", "Agent"),
+    ] {
+        let text = format!("CREDIT AGREEMENT dated as of May 1, 2022 among ALDER INC. and FIR BANK, N.A., {phrase}.");
+        let doc = Document::scan(&text);
+        let name = text.find("FIR BANK, N.A.").expect("present");
+        let role = text.rfind(role_words).expect("present");
+        let party = Party {
+            party_id: None,
+            name: Sourced::new(&text, name..name + 14, "FIR BANK, N.A.".to_owned()).expect("a slice"),
+            roles: vec![
+                Sourced::new(&text, role..role + role_words.len(), PartyRole::AdministrativeAgent).expect("a slice"),
+            ],
+        };
+        let objection = super::roles::objection(&doc, &party, &party.roles[0]);
+        assert!(objection.as_deref().is_some_and(|o| o.contains("another capacity")), "{phrase}: {objection:?}");
+    }
 }
