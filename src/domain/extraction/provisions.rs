@@ -291,29 +291,20 @@ fn replacement_provisions(text: &str, structure: &Structure) -> Vec<Range<usize>
     found
 }
 
-/// Words of a sentence's lead-in that make the whole sentence about replacing the benchmark.
-static REPLACING: LazyLock<Regex> = LazyLock::new(|| any_word(&["replace", "successor", "transition"]));
+/// Words before a list item that make the whole sentence about replacing the benchmark.
+static REPLACING: LazyLock<Regex> = LazyLock::new(|| any_word(&["replace", "transition"]));
 
 /// The provision a replacement phrase at `pos` belongs to: its whole sentence, unless the phrase
-/// is in one item of a list whose lead-in is about something else ("“Applicable Margin” means (a)
-/// … SOFR Loans, 1.95% …, and (c) with respect to any Benchmark Replacement, …"), when it is that
-/// item only.
+/// is in one item of a list and nothing before that item speaks of replacing the benchmark
+/// ("“Applicable Margin” means (a) … SOFR Loans, 1.95% …, and (c) with respect to any Benchmark
+/// Replacement, …"), when it is that item only. ("… may amend this Agreement to replace LIBOR
+/// with (x) Term SOFR or (y) another alternate benchmark rate" is about replacing it throughout.)
 fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
     let sentence = sentence_around(text, pos);
     let clause = clause_around(text, pos);
-    // The lead-in runs to the sentence's first list item.
-    let mut lead_in_end = sentence.start;
-    while lead_in_end < clause.start {
-        let end = clause_around(text, lead_in_end).end;
-        if end <= lead_in_end || end >= clause.start || slice(text, end..clause.start).starts_with('(') {
-            lead_in_end = end.min(clause.start).max(lead_in_end);
-            break;
-        }
-        lead_in_end = end + 1;
-    }
-    let lead_in = slice(text, sentence.start..lead_in_end);
     let in_an_item = clause.start > sentence.start && slice(text, clause.clone()).starts_with('(');
-    if in_an_item && !REPLACING.is_match(lead_in) && !REPLACEMENT_SENTENCE.is_match(lead_in) {
+    let before_item = slice(text, sentence.start..clause.start);
+    if in_an_item && !REPLACING.is_match(before_item) && !REPLACEMENT_SENTENCE.is_match(before_item) {
         clause
     } else {
         sentence
@@ -453,12 +444,13 @@ mod tests {
     fn only_the_list_item_about_a_replacement_is_set_aside_when_the_list_is_about_something_else() {
         let text = "\"Applicable Margin\" means (a) for SOFR Loans, 2.10% per annum, (b) for Base Rate Loans, 1.10% \
             per annum, and (c) for any Benchmark Replacement, the margin in clause (a) above.\n\n\
-            Section 3.03. If LIBOR is unavailable, the Borrower may replace it with (x) Term SOFR or (y) another \
-            alternate benchmark rate.\n";
+            Section 3.03. If (i) LIBOR is unavailable or (ii) its administrator stops publishing it, the Borrower \
+            and the Agent may amend this Agreement to replace it with (x) Term SOFR or (y) another alternate \
+            benchmark rate.\n";
         let p = provisions(text);
         assert!(!p.in_replacement(text.find("2.10%").expect("present")));
         assert!(p.in_replacement(text.find("any Benchmark Replacement").expect("present")));
-        assert!(p.in_replacement(text.find("Term SOFR").expect("present")), "the lead-in replaces the benchmark");
+        assert!(p.in_replacement(text.find("Term SOFR").expect("present")), "the words before the list replace LIBOR");
     }
 
     #[test]

@@ -77,6 +77,19 @@ fn a_restatement_takes_no_term_from_its_recital_of_the_agreement_it_replaces() {
 }
 
 #[test]
+fn a_restatement_takes_no_benchmark_from_its_recital_of_the_agreement_it_replaces() {
+    let text = RESTATEMENT
+        .replace("\"Applicable Margin\" means, for Term SOFR Loans, 1.85% per annum.", "\"Applicable Margin\" means 1.85% per annum.")
+        .replace(
+            "Each Term SOFR Loan bears interest at Term SOFR plus the Applicable Margin.",
+            "Each Loan bears interest at the Reference Rate plus the Applicable Margin.\n\n\"Reference Rate\" means the \
+             rate the Administrative Agent posts for each Interest Period.",
+        );
+    let extraction = extract_credit_agreement(&text);
+    assert_eq!(index_of(&extraction, 0), None, "LIBOR is the replaced agreement's benchmark");
+}
+
+#[test]
 fn an_amendment_that_leaves_the_agreement_in_force_keeps_the_terms_its_recital_states() {
     let text = "FIRST AMENDMENT TO LOAN AGREEMENT\n\n\
 This FIRST AMENDMENT TO LOAN AGREEMENT is dated as of May 9, 2023, between CEDAR FOODS, INC., a Texas corporation \

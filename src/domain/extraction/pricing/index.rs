@@ -54,11 +54,12 @@ pub(super) fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
     in_force(doc).any(|b| b.index != FloatingRateIndex::UsdPrime)
 }
 
-/// The benchmark mentions outside the benchmark replacement provisions: a rate named only as one
-/// that may replace the benchmark ("Term SOFR" in a LIBOR agreement's successor-rate provisions)
-/// is not a rate the loans bear.
+/// The benchmark mentions in the provisions that state this document's terms: a rate named only
+/// as one that may replace the benchmark ("Term SOFR" in a LIBOR agreement's successor-rate
+/// provisions), or by a recital of what an existing agreement provided, is not a rate the loans
+/// bear.
 fn in_force<'d>(doc: &'d Document<'_>) -> impl Iterator<Item = &'d BenchmarkMatch> {
-    doc.benchmarks.iter().filter(|b| !doc.provisions.in_replacement(b.span.start))
+    doc.benchmarks.iter().filter(|b| doc.provisions.set_aside(b.span.clone()).is_none())
 }
 
 /// The index a facility uses when no statement names one for it: the benchmark in force the
