@@ -311,8 +311,13 @@ fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
     }
 }
 
+/// Words of a defined term that name something priced on a benchmark ("Prime Rate Margin", "LIBOR
+/// Floor"), not the benchmark.
+static PRICED_ON_A_BENCHMARK: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:margin|spread|fee|premium|floor|cap|adjustment)s?\b"));
+
 /// The definitions of benchmarks ("Term SOFR", "Daily Simple SOFR", "SOFR") that only the
-/// replacement provisions use. A benchmark the loans bear is used by the provisions that set
+/// replacement provisions use, or nothing does. A benchmark the loans bear is used by the provisions that set
 /// interest — directly, or through the definition of another benchmark those provisions use
 /// ("Adjusted Term SOFR" means Term SOFR plus 0.10%); one reached only from the replacement
 /// provisions is a rate that may come, not the rate in force.
@@ -327,7 +332,7 @@ fn benchmarks_only_replacements_use(
         .definitions
         .iter()
         .filter(|d| !replacement.contains(d.term.start))
-        .filter(|d| !find_benchmarks(slice(text, d.term.clone())).is_empty())
+        .filter(|d| !find_benchmarks(slice(text, d.term.clone())).is_empty() && !PRICED_ON_A_BENCHMARK.is_match(&d.key))
         .map(|d| (d.term.clone(), d.term.start..d.body.end))
         .collect();
     if defined.is_empty() || benchmarks.is_empty() {
@@ -336,11 +341,13 @@ fn benchmarks_only_replacements_use(
     let owner = |pos: usize| defined.iter().position(|(_, whole)| whole.contains(&pos));
     // Which definitions each definition's text uses, and which the rest of the text uses.
     let mut used_by: Vec<Vec<usize>> = vec![Vec::new(); defined.len()];
-    let mut used: Vec<bool> = vec![false; defined.len()];
     let mut in_force: Vec<bool> = vec![false; defined.len()];
     for (index, (term, _)) in defined.iter().enumerate() {
         let words: Vec<String> = slice(text, term.clone()).split_whitespace().map(regex::escape).collect();
-        let Ok(uses) = Regex::new(&format!(r"(?-u:\b){}(?-u:\b)", words.join(r"[ \t\r\n]+"))) else { continue };
+        // "SOFR-Based Rates", "the Eurodollar Rate's": a use may be plural or possessive.
+        let Ok(uses) = Regex::new(&format!(r"(?-u:\b){}(?:s|es|'s|’s)?(?-u:\b)", words.join(r"[ \t\r\n]+"))) else {
+            continue;
+        };
         for found in uses.find_iter(text) {
             match owner(found.start()) {
                 Some(user) if user == index => continue,
@@ -348,7 +355,6 @@ fn benchmarks_only_replacements_use(
                 None if replacement.contains(found.start()) => {}
                 None => in_force[index] = true,
             }
-            used[index] = true;
         }
     }
     // What a definition in force uses is in force too.
@@ -361,8 +367,9 @@ fn benchmarks_only_replacements_use(
             }
         }
     }
-    // A definition nothing uses says nothing either way.
-    defined.into_iter().enumerate().filter(|&(i, _)| used[i] && !in_force[i]).map(|(_, (_, whole))| whole).collect()
+    // A benchmark nothing in force uses — not even the provisions that set interest — is not one
+    // the loans bear.
+    defined.into_iter().zip(in_force).filter(|(_, force)| !force).map(|((_, whole), _)| whole).collect()
 }
 
 #[cfg(test)]
@@ -451,6 +458,25 @@ mod tests {
         assert!(!p.in_replacement(text.find("2.10%").expect("present")));
         assert!(p.in_replacement(text.find("any Benchmark Replacement").expect("present")));
         assert!(p.in_replacement(text.find("Term SOFR").expect("present")), "the words before the list replace LIBOR");
+    }
+
+    #[test]
+    fn a_benchmark_the_interest_provisions_name_in_the_plural_is_in_force() {
+        let text = "\"LIBO Rate\" means the London interbank offered rate for the Interest Period.\n\n\
+            Section 2.05. Interest. The Loans bear interest at the LIBO Rates for their Interest Periods plus 1.25%.\n";
+        assert!(!provisions(text).in_replacement(text.find("London").expect("present")));
+    }
+
+    #[test]
+    fn a_benchmark_nothing_uses_is_not_in_force_but_a_margin_on_one_is_kept() {
+        let text = "\"Base Rate\" means the prime rate of First Bank.\n\n\
+            \"Term SOFR\" means the CME term SOFR reference rate.\n\n\
+            \"Applicable Prime Rate Margin\" means 0.50%.\n\n\
+            Section 2.05. Interest. Each Loan bears interest at the Base Rate plus the Prime Rate Margin.\n";
+        let p = provisions(text);
+        assert!(p.in_replacement(text.find("the CME").expect("present")));
+        assert!(!p.in_replacement(text.find("0.50%").expect("present")));
+        assert!(!p.in_replacement(text.find("the prime rate").expect("present")));
     }
 
     #[test]

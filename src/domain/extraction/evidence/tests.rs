@@ -35,6 +35,25 @@ fn a_libor_agreement_whose_fallback_provisions_name_term_sofr_bears_libor() {
 }
 
 #[test]
+fn a_libor_agreement_whose_successor_may_be_a_sofr_based_rate_bears_libor() {
+    let text = "CREDIT AGREEMENT\n\n\
+This CREDIT AGREEMENT is entered into as of June 1, 2019, among ORCHARD MILLS CORP., a Delaware corporation (the \
+\"Borrower\"), the Lenders party hereto and HEMLOCK BANK, N.A., as Administrative Agent.\n\n\
+\"Applicable Rate\" means 1.125% per annum.\n\n\
+\"Eurodollar Rate\" means, for any Interest Period, the London Interbank Offered Rate for dollar deposits.\n\n\
+\"Aggregate Commitments\" means $150,000,000.\n\n\
+2.08 Interest. Each Eurodollar Rate Loan bears interest at the Eurodollar Rate plus the Applicable Rate.\n\n\
+3.03 Inability to Determine Rates. If (i) adequate means do not exist for ascertaining LIBOR or (ii) its \
+administrator announces that it will cease, the Administrative Agent and the Borrower may amend this Agreement to \
+replace LIBOR with (x) one or more SOFR-Based Rates or (y) another alternate benchmark rate (a \"LIBOR Successor \
+Rate\").\n\n\
+\"SOFR-Based Rate\" means SOFR or Term SOFR.\n\n\
+\"Term SOFR\" means the forward-looking term rate based on SOFR recommended by the Relevant Governmental Body.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor), "{:?}", extraction.agreement.facilities);
+}
+
+#[test]
 fn a_margin_stated_for_a_replacement_benchmark_is_not_the_loans_margin() {
     let text = LIBOR_WITH_FALLBACK.replace(
         "Section 9.10.",
