@@ -6,8 +6,9 @@
 //! - on its own line (the reader stopped short);
 //! - across a page break — blank lines around a page number, an EDGAR page tag or a running head
 //!   that the document repeats on its pages: a page break does not end a name;
-//! - across one line break, when the document prints the longer name whole somewhere else
-//!   (cover pages list names one per line, so a line above may be another name);
+//! - across one line break, when the line above holds only the name's first word, or the
+//!   document prints the longer name whole somewhere else (cover pages list names one per line,
+//!   so a longer line above may be another name);
 //!
 //! or when, anywhere else, the document prints the stated name with more of it before it on
 //! the same line ("WELLS FARGO BANK, N.A." on the signature pages). Words that cannot continue a
@@ -133,7 +134,7 @@ pub(super) fn longer_name(doc: &Document<'_>, printing: &Printing<'_>, span: Ran
     if let Some(found) = continuation(doc, printing, span.clone()) {
         let shown = match found.gap {
             Gap::Space | Gap::PageBreak => true,
-            Gap::LineBreak => printing.prints(&found.longer).next().is_some(),
+            Gap::LineBreak => lone_first_word(doc, &found.words) || printing.prints(&found.longer).next().is_some(),
         };
         if shown {
             return Some(found.words);
@@ -146,6 +147,16 @@ pub(super) fn longer_name(doc: &Document<'_>, printing: &Printing<'_>, span: Ran
         .filter_map(|mention| continuation(doc, printing, mention))
         .find(|found| found.gap == Gap::Space)
         .map(|found| found.words)
+}
+
+/// Whether `words` are one word alone on their line ("WELLS" above "FARGO BANK, N.A."): the
+/// first word of a name wrapped onto the next line, since a name of one word is a bank's own
+/// ("CITIBANK", "RABOBANK") and those are not read as continuing.
+fn lone_first_word(doc: &Document<'_>, words: &Range<usize>) -> bool {
+    let word = doc.slice(words.clone());
+    let line_start = doc.slice(0..words.start).rfind('\n').map_or(0, |i| i + 1);
+    let alone = doc.slice(line_start..words.start).trim().is_empty() && !word.contains(char::is_whitespace);
+    alone && !word.to_ascii_lowercase().ends_with("bank")
 }
 
 /// The capitalised words just before `name` that, with it, make one longer name.

@@ -219,6 +219,16 @@ Notices to the agent: Wells Fargo Bank, N.A., Agency Services.\n";
 }
 
 #[test]
+fn a_name_whose_first_word_stands_alone_on_the_line_above_is_not_a_party() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+JPMORGAN\nCHASE BANK, N.A.\nas Administrative Agent\n\nInterest Rate: Term SOFR plus 3.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+    let text = text.replace("JPMORGAN\n", "CITIBANK\n");
+    assert_eq!(agents(&extract_credit_agreement(&text)), ["CHASE BANK, N.A."], "a one-word bank name is a name");
+}
+
+#[test]
 fn a_name_cut_by_a_page_break_is_not_a_party() {
     let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
 WELLS\n\n                    - 3 -\n\nFARGO BANK, N.A.\nas Administrative Agent\n\n\
