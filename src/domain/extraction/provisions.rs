@@ -5,7 +5,9 @@
 //!   Credit Agreement, under which …"): the background, usually what an agreement being amended,
 //!   restated or refinanced provided. A recital that says what the parties want *this* document
 //!   to do ("the Borrower has requested …", "the parties wish to extend the Maturity Date to …")
-//!   is not one of them;
+//!   is not one of them ("the parties have agreed that this Agreement amends and restates the
+//!   Existing Credit Agreement and that the Lenders shall extend Revolving Credit Commitments of
+//!   $400,000,000" states this document's terms);
 //! - **benchmark replacement provisions**: the definitions and sections that say which rate will
 //!   replace the benchmark if it ends ("LIBOR Successor Rate", "Benchmark Replacement", an "Early
 //!   Opt-in Election", a "Term SOFR" that is used only by them). A statement there that the
@@ -22,13 +24,17 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::benchmarks::{BenchmarkMatch, find_benchmarks};
+use super::model::AmendmentType;
 use super::text::{
     Regions, Structure, any_word, clause_around, floor_boundary, lines_in, pattern, sentence_around, slice,
 };
 
 /// The provisions of a document that do not state its own facility terms.
 pub(crate) struct Provisions {
-    fact_recitals: Regions,
+    /// Every sentence of the recitals, and whether it states a fact rather than an intent.
+    recitals: Vec<(Range<usize>, bool)>,
+    /// The recitals set aside, by what kind of document this is read as (see [`Self::read_as`]).
+    set_aside_recitals: Regions,
     replacement: Regions,
     in_force_at_signing: Regions,
 }
@@ -59,24 +65,35 @@ impl SetAside {
 impl Provisions {
     /// Finds the recitals of fact and the benchmark replacement provisions of `text`.
     pub(crate) fn find(text: &str, structure: &Structure, benchmarks: &[BenchmarkMatch]) -> Self {
-        let fact_recitals = recitals(text, structure)
+        let recitals: Vec<(Range<usize>, bool)> = recitals(text, structure)
             .into_iter()
             .flat_map(|recital| sentences(text, recital))
-            .filter(|sentence| !states_intent(slice(text, sentence.clone())))
+            .map(|sentence| {
+                let fact = !states_intent(slice(text, sentence.clone()));
+                (sentence, fact)
+            })
             .collect();
+        let fact_recitals = recitals.iter().filter(|(_, fact)| *fact).map(|(r, _)| r.clone()).collect();
         let in_force_at_signing =
             Regions::new(AT_SIGNING.find_iter(text).map(|found| sentence_around(text, found.start())).collect());
         let mut replacement = replacement_provisions(text, structure);
         replacement.extend(benchmarks_only_replacements_use(text, structure, benchmarks, &replacement));
-        Self { fact_recitals: Regions::new(fact_recitals), replacement: Regions::new(replacement), in_force_at_signing }
+        Self {
+            recitals,
+            set_aside_recitals: Regions::new(fact_recitals),
+            replacement: Regions::new(replacement),
+            in_force_at_signing,
+        }
     }
 
-    /// Reads the document as an amendment that leaves the agreement it amends in force: its
-    /// recitals of fact state that agreement's terms, which continue unless the amendment changes
-    /// them, so they are not set aside. (An amendment and restatement replaces the agreement its
-    /// recitals describe, and a new agreement is not the one it refinances.)
-    pub(crate) fn read_as_amendment_in_place(&mut self) {
-        self.fact_recitals = Regions::new(Vec::new());
+    /// Sets aside the recitals of fact as a document of this kind is read: those of a new
+    /// agreement, or of an amendment and restatement, describe another agreement (the one it
+    /// refinances or replaces); those of an amendment state the terms of the agreement it amends,
+    /// which continue unless the amendment changes them, so none is set aside.
+    pub(crate) fn read_as(&mut self, amendment: Option<AmendmentType>) {
+        let set_aside = |fact: bool| fact && amendment != Some(AmendmentType::Amendment);
+        let kept = self.recitals.iter().filter(|(_, fact)| set_aside(*fact)).map(|(r, _)| r.clone()).collect();
+        self.set_aside_recitals = Regions::new(kept);
     }
 
     /// Whether `pos` lies in the benchmark replacement provisions (and not in a statement that
@@ -88,7 +105,7 @@ impl Provisions {
     /// Why a statement of a facility term at `span` is not evidence of this document's terms, if
     /// it is not.
     pub(crate) fn set_aside(&self, span: Range<usize>) -> Option<SetAside> {
-        if self.fact_recitals.contains(span.start) {
+        if self.set_aside_recitals.contains(span.start) {
             Some(SetAside::FactRecital)
         } else if self.in_replacement(span.start) {
             Some(SetAside::BenchmarkReplacement)

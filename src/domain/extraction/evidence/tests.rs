@@ -92,7 +92,7 @@ fn a_restatement_takes_no_term_from_its_recital_of_the_agreement_it_replaces() {
     assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdSofrCmeTerm));
     assert_eq!(facility.spread.as_ref().map(|s| s.value().to_string()).as_deref(), Some("0.0185"));
     assert!(warned(&extraction, "\"March 1, 2022\" at"), "{:?}", extraction.warnings);
-    assert!(warned(&extraction, "recital of fact"), "{:?}", extraction.warnings);
+    assert!(warned(&extraction, "is in a recital of fact"), "{:?}", extraction.warnings);
 }
 
 #[test]
