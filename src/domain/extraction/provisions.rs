@@ -74,8 +74,13 @@ impl Provisions {
             })
             .collect();
         let fact_recitals = recitals.iter().filter(|(_, fact)| *fact).map(|(r, _)| r.clone()).collect();
-        let in_force_at_signing =
-            Regions::new(AT_SIGNING.find_iter(text).map(|found| sentence_around(text, found.start())).collect());
+        let in_force_at_signing = Regions::new(
+            AT_SIGNING
+                .find_iter(text)
+                .map(|found| sentence_around(text, found.start()))
+                .filter(|sentence| !CONDITIONAL.is_match(slice(text, sentence.clone())))
+                .collect(),
+        );
         let mut replacement = replacement_provisions(text, structure);
         replacement.extend(benchmarks_only_replacements_use(text, structure, benchmarks, &replacement));
         Self {
@@ -242,6 +247,12 @@ static AT_SIGNING: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words that make a statement conditional: "if a Benchmark Transition Event has occurred as of the
+/// Closing Date, …" says what happens then, not what is in force.
+static CONDITIONAL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:if|unless|when|whenever|upon[ \t\r\n]+the[ \t\r\n]+occurrence|in[ \t\r\n]+the[ \t\r\n]+event)\b")
+});
+
 /// Words in a defined term that make its definition part of the replacement machinery.
 static REPLACEMENT_TERM: LazyLock<Regex> = LazyLock::new(|| {
     any_word(&[
@@ -355,7 +366,11 @@ fn benchmarks_only_replacements_use(
     if defined.is_empty() || benchmarks.is_empty() {
         return Vec::new();
     }
-    let owner = |pos: usize| defined.iter().position(|(_, whole)| whole.contains(&pos));
+    // Definitions are in text order and do not overlap.
+    let owner = |pos: usize| {
+        let index = defined.partition_point(|(_, whole)| whole.start <= pos).checked_sub(1)?;
+        defined.get(index).filter(|(_, whole)| whole.contains(&pos)).map(|_| index)
+    };
     // Which definitions each definition's text uses, and which the rest of the text uses.
     let mut used_by: Vec<Vec<usize>> = vec![Vec::new(); defined.len()];
     let mut in_force: Vec<bool> = vec![false; defined.len()];
@@ -502,5 +517,11 @@ mod tests {
             replaces LIBOR as the Benchmark Replacement for all Loans.\n";
         let p = provisions(text);
         assert!(!p.in_replacement(text.find("Term SOFR").expect("present")));
+        let text = "Section 3.08. Benchmark Replacement. If a Benchmark Transition Event has occurred as of the Closing \
+            Date, Term SOFR replaces LIBOR as the Benchmark Replacement for all Loans.\n";
+        assert!(
+            provisions(text).in_replacement(text.find("Term SOFR").expect("present")),
+            "a condition is not in force"
+        );
     }
 }
