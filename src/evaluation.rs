@@ -577,18 +577,21 @@ fn judge_names(extraction: &Extraction, field: &str, label: &Value, found: &[Str
     scored
 }
 
-/// The engine withholds a conflicting value and says so in a warning naming the field.
+/// The engine withholds a conflicting value, or one whose evidence fails, and says so in a warning
+/// naming the field.
 fn withheld(extraction: &Extraction, field: &str) -> bool {
-    let needle = match field {
-        "agreement_date" => "agreementDate",
-        "governing_law" => "governingLaw",
-        "maturity_date" => "terminationDate",
-        "margin" => "spread",
-        "commitment" => "commitment",
-        "floating_rate_index" => "floatingRateIndex",
+    let needles: &[&str] = match field {
+        "agreement_date" => &["agreementDate"],
+        "governing_law" => &["governingLaw"],
+        "maturity_date" => &["terminationDate"],
+        "margin" => &["spread"],
+        "commitment" => &["commitment"],
+        "floating_rate_index" => &["floatingRateIndex"],
+        "borrowers" => &["[role=Borrower]"],
+        "administrative_agent" => &["[role=AdministrativeAgent]", "[role=FacilityAgent]"],
         _ => return false,
     };
-    extraction.warnings.iter().any(|w| w.contains(needle))
+    extraction.warnings.iter().any(|w| needles.iter().any(|needle| w.contains(needle)))
 }
 
 fn text_equal(expected: &Value, found: &str) -> bool {

@@ -10,6 +10,7 @@ use super::facility_refs::{FacilityRef, find_facility_refs};
 use super::lei::{LeiMention, find_lei_mentions};
 use super::numbers::{MoneyMatch, PercentMatch, RatioMatch, find_money, find_percents, find_ratios};
 use super::parts::Parts;
+use super::provisions::Provisions;
 use super::sourced::Sourced;
 use super::text::{Located, Structure, slice, within};
 
@@ -18,6 +19,8 @@ pub(crate) struct Document<'t> {
     pub text: &'t str,
     pub structure: Structure,
     pub parts: Parts,
+    /// The provisions that do not state the document's own facility terms.
+    pub provisions: Provisions,
     pub money: Vec<MoneyMatch>,
     pub percents: Vec<PercentMatch>,
     pub dates: Vec<DateMatch>,
@@ -31,10 +34,12 @@ impl<'t> Document<'t> {
     pub(crate) fn scan(text: &'t str) -> Self {
         let structure = Structure::scan(text);
         let benchmarks = with_aliases(text, &structure, find_benchmarks(text));
+        let provisions = Provisions::find(text, &structure, &benchmarks);
         Self {
             text,
             structure,
             parts: Parts::find(text),
+            provisions,
             money: find_money(text),
             percents: find_percents(text),
             dates: find_dates(text),

@@ -12,6 +12,7 @@ mod tests;
 use time::Date;
 
 use super::document::{Document, Report};
+use super::evidence::{leave_aside_scoped, leave_aside_title_totals};
 use super::facility_refs::{FacilityKey, Qualifier};
 use super::model::{AmendedTerm, Facility, FacilityType};
 use super::numbers::Money;
@@ -25,9 +26,14 @@ use maturities::{commitment_end_candidates, maturity_candidates};
 /// The facilities of the agreement with every field resolved.
 /// The facilities, with `changes` the values the document states it replaces (see `amendments.rs`).
 pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut Report) -> Vec<Facility> {
-    let commitments = commitment_candidates(doc, report);
+    let mut commitments = commitment_candidates(doc, report);
     let mut maturities = maturity_candidates(doc, changes, report);
-    let pricing = pricing::candidates(doc);
+    let mut pricing = pricing::candidates(doc);
+    // A recital of fact or a benchmark replacement provision states no term of this document.
+    leave_aside_scoped(doc, "/facilities/*/commitment", &mut commitments.defining, report);
+    leave_aside_scoped(doc, "/facilities/*/commitment", &mut commitments.passing, report);
+    leave_aside_scoped(doc, "/facilities/*/terminationDate", &mut maturities, report);
+    pricing.leave_aside_other_provisions(doc, report);
 
     let mut frames: Vec<FacilityFrame> = Vec::new();
     let add_key = |key: FacilityKey, frames: &mut Vec<FacilityFrame>| {
@@ -60,6 +66,9 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             add_key(key, &mut frames);
         }
     }
+    // A total in the title sizes the whole agreement: it is no one facility's when there are several.
+    leave_aside_title_totals(doc, frames.len(), &mut commitments.defining, report);
+    leave_aside_title_totals(doc, frames.len(), &mut commitments.passing, report);
     let general_commitments = commitments.all().filter(|c| c.keys.is_empty()).count();
     // An amendment may restate the facility's maturity or pricing without its amount.
     let general_terms = maturities.iter().any(|c| c.keys.is_empty())
@@ -88,7 +97,7 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
     let revolving =
         |t: Option<FacilityType>| matches!(t, Some(FacilityType::RevolvingCredit | FacilityType::LetterOfCredit));
     if !frames.is_empty() && frames.iter().all(|f| revolving(f.facility_type)) {
-        maturities.extend(commitment_end_candidates(doc));
+        maturities.extend(commitment_ends(doc, report));
     }
 
     // Currencies come from the commitments, so resolve those first.
@@ -140,6 +149,14 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         facilities.push(reimbursement_loan_facility(doc, &pricing, &maturities, letters, report));
     }
     facilities
+}
+
+/// The dates the commitments end, which are a revolving facility's maturity, as stated in the
+/// document's own terms.
+fn commitment_ends(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<Sourced<Date>>> {
+    let mut ends = commitment_end_candidates(doc);
+    leave_aside_scoped(doc, "/facilities/*/terminationDate", &mut ends, report);
+    ends
 }
 
 /// A facility with its name, type, amount and maturity, before pricing is applied to it.
@@ -210,7 +227,7 @@ fn single_unnamed_facility(
     let facility_type = reborrowing(doc);
     frame.facility_type = facility_type.as_ref().map(|t| *t.value());
     if frame.facility_type == Some(FacilityType::RevolvingCredit) {
-        maturities.extend(commitment_end_candidates(doc));
+        maturities.extend(commitment_ends(doc, report));
     }
     let termination_date = resolve("/facilities/0/terminationDate", &maturities, &frame, &frames, report);
     let mut facility = unpriced(None, facility_type, commitment, termination_date);

@@ -16,6 +16,10 @@
 //! - A value stated for a facility prevails over one stated for all facilities: that is how the
 //!   agreements themselves are drafted, not a choice between conflicting statements. (With a
 //!   single facility both describe the same loans, so a disagreement is a conflict.)
+//! - A value whose evidence fails when read as a lawyer reads it is withheld and reported in
+//!   [`Extraction::warnings`]: a term read from a recital of fact or from the benchmark
+//!   replacement provisions, a title total of several facilities, a name cut by a line or page
+//!   break, a role phrase of another party or capacity (see `evidence`).
 //! - A relative date ("the fifth anniversary of the Closing Date") is reported, not computed; an
 //!   LEI with wrong check digits is reported, never used or repaired.
 //! - Two readings are rules rather than statements, and are documented where they apply: `$` is
@@ -53,10 +57,12 @@
 //!
 //! Dependencies run one way. `text` (spans, clauses, tables, the structure index) and
 //! `number_words` are read by the finders of mentions (`numbers`, `dates`, `benchmarks`,
-//! `facility_refs`, `lei`, `parts`); `document` scans a text once with them. `scope` says which
-//! facilities each stated value is for; `pricing` and `facilities` read their candidates through
-//! it, and `facilities` applies `pricing` to each facility it assembles. `classification` decides
-//! whether the text is a credit agreement at all; `header`, `governing_law`, `parties`,
+//! `facility_refs`, `lei`, `parts`); `document` scans a text once with them, and `provisions`
+//! marks the provisions that do not state the document's own terms (recitals of fact, benchmark
+//! replacement provisions), which the readers leave aside by `evidence`'s rules. `scope` says
+//! which facilities each stated value is for; `pricing` and `facilities` read their candidates
+//! through it, and `facilities` applies `pricing` to each facility it assembles. `classification`
+//! decides whether the text is a credit agreement at all; `header`, `governing_law`, `parties`,
 //! `amendments`, `covenants` and `sustainability` each read one part of the agreement from the
 //! `document`; and [`extract_credit_agreement`] puts them together.
 
@@ -67,6 +73,7 @@ mod covenants;
 mod currency;
 mod dates;
 mod document;
+mod evidence;
 mod facilities;
 mod facility_refs;
 mod governing_law;
@@ -80,6 +87,7 @@ mod parties;
 mod parts;
 mod pricing;
 mod proposals;
+mod provisions;
 mod scope;
 mod sourced;
 mod sustainability;
@@ -143,7 +151,7 @@ pub struct Extraction {
 /// Extracts a credit agreement from `text`. Deterministic, never panics, and reads the whole
 /// text whatever its length.
 pub fn extract_credit_agreement(text: &str) -> Extraction {
-    let doc = Document::scan(text);
+    let mut doc = Document::scan(text);
     let reading = classification::read(&doc);
     if reading.classification == Classification::Irrelevant {
         return Extraction {
@@ -161,6 +169,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let effective_date = header::effective_date(&doc, &mut report);
     let governing_law = governing_law::governing_law(&doc, &mut report);
     let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
+    doc.provisions.read_as(amendment.as_ref().map(|a| *a.amendment_type.value()));
     // Read once: an amendment reports its changes, and a replaced maturity is a facility's term.
     let changes = amendments::changes(&doc);
     let parties = parties::extract(&doc, &mut report);
@@ -170,7 +179,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     }
     let financial_covenants = covenants::extract(&doc);
     let sustainability_linked = sustainability::extract(&doc, &mut report);
-    let agreement = CreditAgreement {
+    let mut agreement = CreditAgreement {
         agreement_name,
         agreement_date,
         effective_date,
@@ -181,6 +190,7 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
         sustainability_linked,
         amendment,
     };
+    evidence::check(&doc, &mut agreement, &mut report);
     let missing = missing_fields(&agreement, &report);
     let status = if missing.required.is_empty() && report.conflicted_fields.is_empty() {
         ExtractionStatus::Success

@@ -136,6 +136,6 @@ pub(crate) fn is_role_word_name(name: &str) -> bool {
 }
 
 /// A name as a comparison key: upper-case letters and digits only.
-pub(super) fn name_key(name: &str) -> String {
+pub(crate) fn name_key(name: &str) -> String {
     name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()
 }

@@ -1,6 +1,8 @@
 //! Which benchmark a facility's margin is over: the preferred one when a margin is stated for loans
 //! of two ("Term SOFR Loans and Daily Simple SOFR Loans"), and, when no statement names one, the
-//! benchmark the agreement defines for the facility's currency.
+//! benchmark the agreement defines for the facility's currency. Only benchmarks in force count: one
+//! named only by the benchmark replacement provisions (see `provisions.rs`) is a rate that may
+//! come, not one the loans bear.
 
 use crate::domain::extraction::benchmarks::BenchmarkMatch;
 use crate::domain::extraction::currency::CurrencyCode;
@@ -49,13 +51,21 @@ fn preference(index: FloatingRateIndex) -> Option<(&'static str, u8)> {
 /// Whether the text mentions any benchmark other than the base rate, which decides whether a
 /// literal "Prime Rate" is the benchmark or the alternate base rate.
 pub(super) fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
-    doc.benchmarks.iter().any(|b| b.index != FloatingRateIndex::UsdPrime)
+    in_force(doc).any(|b| b.index != FloatingRateIndex::UsdPrime)
 }
 
-/// The index a facility uses when no statement names one for it: the benchmark the agreement
-/// defines for the facility's currency (Term SOFR before daily SOFR before LIBOR before prime for
-/// dollars: an agreement that names SOFR at all has replaced LIBOR with it;
-/// EURIBOR before €STR for euro).
+/// The benchmark mentions in the provisions that state this document's terms: a rate named only
+/// as one that may replace the benchmark ("Term SOFR" in a LIBOR agreement's successor-rate
+/// provisions), or by a recital of what an existing agreement provided, is not a rate the loans
+/// bear.
+fn in_force<'d>(doc: &'d Document<'_>) -> impl Iterator<Item = &'d BenchmarkMatch> {
+    doc.benchmarks.iter().filter(|b| doc.provisions.set_aside(b.span.clone()).is_none())
+}
+
+/// The index a facility uses when no statement names one for it: the benchmark in force the
+/// agreement defines for the facility's currency (Term SOFR before daily SOFR before LIBOR before
+/// prime for dollars: an agreement that names SOFR outside its replacement provisions has replaced
+/// LIBOR with it; EURIBOR before €STR for euro).
 pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Option<Sourced<FloatingRateIndex>> {
     let preference: &[FloatingRateIndex] = match currency.as_str() {
         "USD" => &[
@@ -79,7 +89,7 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
         if let Some(mention) = libor_for_currency(doc, index) {
             return doc.sourced(mention.span.clone(), index);
         }
-        let mentions = || doc.benchmarks.iter().filter(|b| b.index == index && !b.base_rate);
+        let mentions = || in_force(doc).filter(|b| b.index == index && !b.base_rate);
         let defined = mentions().find(|b| {
             let lead = doc.slice(before(doc.text, b.span.start, 3));
             lead.ends_with('"') || lead.ends_with('“')
@@ -115,7 +125,7 @@ fn libor_for_currency<'d>(doc: &'d Document<'_>, index: FloatingRateIndex) -> Op
         return None;
     }
     let words = CURRENCY_MENTIONS.iter().find(|(code, _)| *code == index.currency())?.1;
-    doc.benchmarks.iter().filter(|b| b.index == FloatingRateIndex::UsdLibor).find(|b| {
+    in_force(doc).filter(|b| b.index == FloatingRateIndex::UsdLibor).find(|b| {
         let clause = clause_around(doc.text, b.span.start);
         let window = clause.start.max(b.span.start.saturating_sub(200))..clause.end.min(b.span.end + 200);
         contains_any_ci(doc.slice(window), words)

@@ -1,0 +1,117 @@
+//! The evidence checks: before a value is stated, its evidence is read the way a lawyer reads it,
+//! and a value whose evidence fails is withheld, with the reason in [`super::Extraction::warnings`]:
+//! `dropped: <field> "<quote>" at <start>..<end> <reason>` for a statement a reader leaves aside,
+//! `withheld: <field> "<quote>" at <start>..<end> <reason>` for a value [`check`] takes back once
+//! every reader has run. A wrong value costs more than a missing one: a reviewer fills a gap, but
+//! may well trust a value that is wrong.
+//!
+//! The rules, each with its tests:
+//!
+//! 1. **Operative text.** A facility's terms come from the operative text, never from a recital
+//!    of fact (what an existing agreement provides) nor from the benchmark replacement provisions
+//!    (a rate that may replace the benchmark, unless the replacement is in force at signing).
+//!    Which provisions those are is `provisions.rs`'s; the readers of facility terms leave their
+//!    statements aside ([`leave_aside`]) before choosing among them, so that the operative
+//!    statement of a term is used, and the benchmark a facility takes when no statement names one
+//!    is chosen among the benchmarks in force (`pricing/index.rs`). An amendment that leaves the
+//!    agreement in force is the exception: its recitals state that agreement's terms, which
+//!    continue unless changed.
+//! 2. **Title totals.** A total in the title or on the cover is a facility's commitment only when
+//!    the agreement has one facility (`totals.rs`).
+//! 3. **Whole names.** A party whose stated name is the end of a longer name (cut by a line or
+//!    page break) is withheld with all its roles (`names.rs`).
+//! 4. **Own role phrase.** A party holds a role only by its own role phrase in its own party
+//!    block; a co-, deputy or title agent is not the administrative agent, a class of parties
+//!    ("the Lenders party hereto") is no one's role, and the borrower is never an agent, arranger
+//!    or lender of its own facility (`roles.rs`).
+
+mod names;
+mod roles;
+mod totals;
+
+use super::document::{Document, Report, quoted};
+use super::model::{CreditAgreement, Party, PartyRole};
+use super::scope::Scoped;
+use super::sourced::Sourced;
+pub(crate) use totals::leave_aside_title_totals;
+
+/// Withholds every value of `agreement` whose evidence fails (rules 3 and 4), saying why in
+/// `report`: run once every reader has run, on the agreement as read. A party left with no role
+/// is no party of the agreement.
+pub(crate) fn check(doc: &Document<'_>, agreement: &mut CreditAgreement, report: &mut Report) {
+    let printing = names::Printing::of(doc.text);
+    for party in &mut agreement.parties {
+        check_party(doc, &printing, party, report);
+    }
+    agreement.parties.retain(|party| !party.roles.is_empty());
+}
+
+/// Rules 3 and 4 on one party: a name cut from a longer one loses every role; each role not
+/// stated by the party's own role phrase is withheld.
+fn check_party(doc: &Document<'_>, printing: &names::Printing<'_>, party: &mut Party, report: &mut Report) {
+    if let Some(lead) = names::longer_name(doc, printing, party.name.span().range()) {
+        let reason = format!(
+            "is the end of a longer name, whose first words {} stand before it",
+            quoted(doc.slice(lead.clone()), lead)
+        );
+        for role in &party.roles {
+            withheld(report, &role_field(role), &party.name, &reason);
+        }
+        party.roles.clear();
+        return;
+    }
+    let objections: Vec<Option<String>> = party.roles.iter().map(|role| roles::objection(doc, party, role)).collect();
+    let mut objections = objections.into_iter();
+    let name = party.name.clone();
+    party.roles.retain(|role| match objections.next().flatten() {
+        Some(reason) => {
+            withheld(report, &role_field(role), &name, &reason);
+            false
+        }
+        None => true,
+    });
+}
+
+/// The field a party role is reported under: `/parties[role=AdministrativeAgent]`.
+fn role_field(role: &Sourced<PartyRole>) -> String {
+    format!("/parties[role={}]", role.value())
+}
+
+/// Reports a value withheld for `reason`.
+fn withheld<T>(report: &mut Report, field: &str, value: &Sourced<T>, reason: &str) {
+    report.warnings.push(format!("withheld: {field} {} {reason}", quoted(value.quote(), value.span().range())));
+}
+
+/// Rule 1 on a reader's candidates: drops those stated in a provision that does not state this
+/// document's terms, reporting each under `field`. `statement` gives a candidate's quote and span.
+pub(crate) fn leave_aside<C>(
+    doc: &Document<'_>,
+    field: &str,
+    candidates: &mut Vec<C>,
+    statement: impl Fn(&C) -> Option<(&str, std::ops::Range<usize>)>,
+    report: &mut Report,
+) {
+    candidates.retain(|candidate| {
+        let Some((quote, span)) = statement(candidate) else { return true };
+        match doc.provisions.set_aside(span.clone()) {
+            Some(set_aside) => {
+                report.dropped(field, quote, span, set_aside.reason());
+                false
+            }
+            None => true,
+        }
+    });
+}
+
+/// [`leave_aside`] for candidates scoped to facilities.
+pub(crate) fn leave_aside_scoped<T>(
+    doc: &Document<'_>,
+    field: &str,
+    candidates: &mut Vec<Scoped<Sourced<T>>>,
+    report: &mut Report,
+) {
+    leave_aside(doc, field, candidates, |c| Some((c.value.quote(), c.value.span().range())), report);
+}
+
+#[cfg(test)]
+mod tests;

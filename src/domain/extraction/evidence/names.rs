@@ -1,0 +1,270 @@
+//! Rule 3: a party's name is whole. A name cut where a line or page breaks inside it ("WELLS" at
+//! the end of one line, "FARGO BANK, N.A., as Administrative Agent" on the next) is the end of a
+//! longer name, and its roles belong to a party this reading does not name. The stated name is
+//! the end of a longer one when the words just before it continue it:
+//!
+//! - on its own line (the reader stopped short);
+//! - across a page break — blank lines around a page number, an EDGAR page tag or a running head
+//!   that the document repeats on its pages: a page break does not end a name;
+//! - across one line break, when the line above holds only the name's first word, or the
+//!   document prints the longer name whole somewhere else (cover pages list names one per line,
+//!   so a longer line above may be another name);
+//!
+//! or when, anywhere else, the document prints the stated name with more of it before it on
+//! the same line ("WELLS FARGO BANK, N.A." on the signature pages). Words that cannot continue a
+//! name stop the reading: punctuation, list words ("and", "among"), role and class words
+//! ("Agent", "Lenders", "AGREEMENT", "PARTY HERETO"), signatories' titles, a line that ends with a
+//! whole name, a table row, a paragraph break, and words printed in another case ("Treasurer"
+//! does not continue "BANK OF AMERICA, N.A.").
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crate::domain::extraction::document::Document;
+use crate::domain::extraction::parties::names::{NAME, is_role_word_name};
+use crate::domain::extraction::text::{is_page_furniture, lines_in, slice};
+
+/// A running head or foot repeats on every page; this many times marks one.
+const RUNNING_HEAD_REPEATS: usize = 3;
+/// Running heads are short lines.
+const MAX_RUNNING_HEAD: usize = 80;
+/// How many words before a name are read for more of it.
+const MAX_LEADING_WORDS: usize = 4;
+/// How many lines a page break may take (blank lines, page numbers, tags, running heads).
+const MAX_BREAK_LINES: usize = 8;
+/// How many other places a name is looked up in.
+const MAX_OTHER_MENTIONS: usize = 200;
+
+/// Words that join names or describe a class of parties rather than continue a name; "THE"
+/// before "BANK OF NEW YORK MELLON" is the same name.
+const STOP_WORDS: &[&str] = &[
+    "among", "between", "and", "by", "to", "with", "of", "or", "for", "from", "the", "party", "parties", "hereto",
+    "herein", "listed",
+];
+
+/// Titles of signatories, printed beside names in signature blocks ("Chief Financial Officer").
+const SIGNATORY_WORDS: &[&str] = &[
+    "officer",
+    "president",
+    "treasurer",
+    "secretary",
+    "director",
+    "manager",
+    "counsel",
+    "signatory",
+    "partner",
+    "member",
+    "chairman",
+    "ceo",
+    "cfo",
+    "coo",
+    "svp",
+    "evp",
+    "vp",
+];
+
+/// How a document is printed: the short lines it repeats on its pages (running heads and feet,
+/// which a page break puts between the words of a name), and its text in lower case, for finding
+/// where it prints a name. A line of list or role words ("and" between the names of a cover
+/// page) is not a running head.
+pub(super) struct Printing<'t> {
+    running_heads: HashMap<&'t str, usize>,
+    lower: String,
+}
+
+impl<'t> Printing<'t> {
+    pub(super) fn of(text: &'t str) -> Self {
+        let mut counts: HashMap<&'t str, usize> = HashMap::new();
+        for line in lines_in(text, 0..text.len()) {
+            let content = slice(text, line).trim();
+            if !content.is_empty() && content.len() <= MAX_RUNNING_HEAD {
+                *counts.entry(content).or_default() += 1;
+            }
+        }
+        counts.retain(|line, count| {
+            *count >= RUNNING_HEAD_REPEATS
+                && !is_role_word_name(line)
+                && !STOP_WORDS.iter().any(|w| w.eq_ignore_ascii_case(line))
+        });
+        // ASCII lower case keeps every byte offset.
+        Self { running_heads: counts, lower: text.to_ascii_lowercase() }
+    }
+
+    fn is_running_head(&self, line: &str) -> bool {
+        self.running_heads.contains_key(line.trim())
+    }
+
+    /// Where the text prints `words` with single spaces between them, ignoring ASCII case, from
+    /// the start of a word.
+    fn prints<'s>(&'s self, words: &str) -> impl Iterator<Item = Range<usize>> + 's {
+        let needle = words.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+        let starts: Vec<usize> = if needle.is_empty() {
+            Vec::new()
+        } else {
+            let bytes = self.lower.as_bytes();
+            self.lower
+                .match_indices(&needle)
+                .map(|(i, _)| i)
+                .filter(|&i| i == 0 || bytes.get(i - 1).is_some_and(|b| !b.is_ascii_alphanumeric()))
+                .collect()
+        };
+        let len = needle.len();
+        starts.into_iter().map(move |start| start..start + len)
+    }
+}
+
+/// What separates a name from the words before it that continue it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Gap {
+    Space,
+    LineBreak,
+    PageBreak,
+}
+
+/// Where the words that continue a name start and end, and what separates them from it.
+struct Continuation {
+    words: Range<usize>,
+    gap: Gap,
+    longer: String,
+}
+
+/// The first words of the longer name the name stated at `span` is the end of, when the
+/// document shows one.
+pub(super) fn longer_name(doc: &Document<'_>, printing: &Printing<'_>, span: Range<usize>) -> Option<Range<usize>> {
+    if let Some(found) = continuation(doc, printing, span.clone()) {
+        let shown = match found.gap {
+            Gap::Space | Gap::PageBreak => true,
+            Gap::LineBreak => lone_first_word(doc, &found.words) || printing.prints(&found.longer).next().is_some(),
+        };
+        if shown {
+            return Some(found.words);
+        }
+    }
+    printing
+        .prints(doc.slice(span.clone()))
+        .take(MAX_OTHER_MENTIONS)
+        .filter(|mention| mention.start != span.start)
+        .filter_map(|mention| continuation(doc, printing, mention))
+        .find(|found| found.gap == Gap::Space)
+        .map(|found| found.words)
+}
+
+/// Whether `words` are one word alone on their line ("WELLS" above "FARGO BANK, N.A."): the
+/// first word of a name wrapped onto the next line, since a name of one word is a bank's own
+/// ("CITIBANK", "RABOBANK") and those are not read as continuing.
+fn lone_first_word(doc: &Document<'_>, words: &Range<usize>) -> bool {
+    let word = doc.slice(words.clone());
+    let line_start = doc.slice(0..words.start).rfind('\n').map_or(0, |i| i + 1);
+    let alone = doc.slice(line_start..words.start).trim().is_empty() && !word.contains(char::is_whitespace);
+    alone && !word.to_ascii_lowercase().ends_with("bank")
+}
+
+/// The capitalised words just before `name` that, with it, make one longer name.
+fn continuation(doc: &Document<'_>, printing: &Printing<'_>, name: Range<usize>) -> Option<Continuation> {
+    let (lead, gap) = leading_words(doc, printing, name.start);
+    let stated = doc.slice(name);
+    for first in 0..lead.len() {
+        let words: Vec<&str> = lead[first..].iter().map(|w| doc.slice(w.clone())).collect();
+        // A name is printed in one style: "WELLS" continues "FARGO BANK, N.A.", "Treasurer"
+        // does not continue "BANK OF AMERICA, N.A.".
+        if words.iter().any(|w| is_upper_case(w) != is_upper_case(stated)) {
+            continue;
+        }
+        let longer = format!("{} {stated}", words.join(" "));
+        let prefix_len = longer.len() - stated.len();
+        if NAME.find(&longer).is_some_and(|m| m.start() == 0 && m.end() > prefix_len) {
+            let words = lead[first].start..lead[lead.len() - 1].end;
+            return Some(Continuation { words, gap, longer });
+        }
+    }
+    None
+}
+
+/// Up to [`MAX_LEADING_WORDS`] name-like words before `pos`, in text order, and what separates
+/// them from it: words on its line, or at the end of the line before (see [`line_above`]).
+fn leading_words(doc: &Document<'_>, printing: &Printing<'_>, pos: usize) -> (Vec<Range<usize>>, Gap) {
+    let mut words = Vec::new();
+    let mut end = pos;
+    let mut gap = Gap::Space;
+    while words.len() < MAX_LEADING_WORDS {
+        let trimmed = doc.slice(0..end).trim_end_matches([' ', '\t']);
+        if trimmed.ends_with(['\n', '\r']) {
+            // A name is cut by one break at most, and only between its words.
+            if gap != Gap::Space || !words.is_empty() {
+                break;
+            }
+            let Some((line, crossed)) = line_above(doc, printing, trimmed.len()) else { break };
+            gap = crossed;
+            end = line.end;
+            continue;
+        }
+        let word_start = trimmed.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        let word = doc.slice(word_start..trimmed.len());
+        if word.is_empty() || !continues_a_name(word) {
+            break;
+        }
+        words.push(word_start..trimmed.len());
+        if word_start == 0 {
+            break;
+        }
+        end = word_start;
+    }
+    words.reverse();
+    (words, gap)
+}
+
+/// Whether `word` can be part of a name: capitalised, letters and digits (with `&`, `-`, `'`) or
+/// an initialism ("U.S."), and not a stop word, a role or class word, or a signatory's title.
+fn continues_a_name(word: &str) -> bool {
+    let initialism = word.len() >= 4
+        && word.ends_with('.')
+        && word.split_terminator('.').all(|part| part.len() == 1 && part.chars().all(|c| c.is_ascii_uppercase()));
+    word.chars().next().is_some_and(|c| c.is_alphabetic() && c.is_uppercase())
+        && (initialism || word.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '-' | '\'' | '’')))
+        && !STOP_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        && !SIGNATORY_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        && !is_role_word_name(word)
+}
+
+/// The line a name at the start of a line may continue from, given where that line starts: the
+/// line just above (a wrapped line), or the last line before a page break. `None` when a
+/// paragraph break, a table row or a whole name ends what comes before.
+fn line_above(doc: &Document<'_>, printing: &Printing<'_>, line_start: usize) -> Option<(Range<usize>, Gap)> {
+    let mut end = line_start;
+    let mut blank = false;
+    let mut page_break = false;
+    for _ in 0..MAX_BREAK_LINES {
+        let all = doc.slice(0..end);
+        let before = all.trim_end_matches(['\n', '\r']);
+        blank |= all.get(before.len()..).is_some_and(|breaks| breaks.matches('\n').count() > 1);
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = doc.slice(start..before.len());
+        if line.trim().is_empty() {
+            blank = true;
+        } else if is_page_furniture(line) || printing.is_running_head(line) {
+            page_break = true;
+        } else {
+            let gap = if page_break { Gap::PageBreak } else { Gap::LineBreak };
+            let ends_name = line.contains('|') || line.contains('\t') || ends_with_a_name(line);
+            // A paragraph break ends the name unless a page break made it.
+            let continues = !blank || page_break;
+            return (continues && !ends_name).then_some((start..before.len(), gap));
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start;
+    }
+    None
+}
+
+/// Whether the letters of `text` are all upper case.
+fn is_upper_case(text: &str) -> bool {
+    text.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase)
+}
+
+/// Whether `line` ends with a whole name.
+fn ends_with_a_name(line: &str) -> bool {
+    let line = line.trim_end();
+    NAME.find_iter(line).any(|m| m.end() == line.len())
+}

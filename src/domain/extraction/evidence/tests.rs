@@ -1,0 +1,317 @@
+//! The evidence rules on short agreements written for them: each states a value in a way a
+//! careless reader takes for the document's own term, and the extraction must withhold it (or
+//! read the term from the provision that states it).
+
+use crate::domain::extraction::{Extraction, FloatingRateIndex, PartyRole, extract_credit_agreement};
+
+fn index_of(extraction: &Extraction, facility: usize) -> Option<FloatingRateIndex> {
+    extraction.agreement.facilities.get(facility)?.floating_rate_index.as_ref().map(|i| *i.value())
+}
+
+fn warned(extraction: &Extraction, words: &str) -> bool {
+    extraction.warnings.iter().any(|w| w.contains(words))
+}
+
+/// A 2020-style agreement: the loans bear the Eurodollar Rate; Term SOFR appears only in the
+/// provisions that say what may replace LIBOR.
+const LIBOR_WITH_FALLBACK: &str = "CREDIT AGREEMENT\n\n\
+This CREDIT AGREEMENT is dated as of June 8, 2020, among HARBOR TOOLS, INC., a Delaware corporation (the \
+\"Borrower\"), the Lenders party hereto and QUAY BANK, N.A., as Administrative Agent.\n\n\
+\"Eurodollar Rate\" means the London interbank offered rate for dollar deposits for the Interest Period.\n\n\
+\"Applicable Rate\" means 1.375% per annum.\n\n\
+\"Term SOFR\" means the forward-looking term rate based on SOFR that the Relevant Governmental Body recommends.\n\n\
+\"Successor Rate\" means Term SOFR plus any spread adjustment the Administrative Agent selects.\n\n\
+\"Commitments\" means $90,000,000.\n\n\
+\"Maturity Date\" means June 8, 2025.\n\n\
+Section 2.07. Interest. Each Loan bears interest at the Eurodollar Rate plus the Applicable Rate.\n\n\
+Section 3.04. Changed Circumstances. If the Eurodollar Rate can no longer be determined, the Administrative Agent \
+and the Borrower may amend this Agreement to replace it with an alternate benchmark rate, which may be Term SOFR.\n\n\
+Section 9.10. Governing Law. This Agreement is governed by the law of the State of New York.\n";
+
+#[test]
+fn a_libor_agreement_whose_fallback_provisions_name_term_sofr_bears_libor() {
+    let extraction = extract_credit_agreement(LIBOR_WITH_FALLBACK);
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor), "{:?}", extraction.agreement.facilities);
+}
+
+#[test]
+fn a_libor_agreement_whose_successor_may_be_a_sofr_based_rate_bears_libor() {
+    let text = "CREDIT AGREEMENT\n\n\
+This CREDIT AGREEMENT is entered into as of June 1, 2019, among ORCHARD MILLS CORP., a Delaware corporation (the \
+\"Borrower\"), the Lenders party hereto and HEMLOCK BANK, N.A., as Administrative Agent.\n\n\
+\"Applicable Rate\" means 1.125% per annum.\n\n\
+\"Eurodollar Rate\" means, for any Interest Period, the London Interbank Offered Rate for dollar deposits.\n\n\
+\"Aggregate Commitments\" means $150,000,000.\n\n\
+2.08 Interest. Each Eurodollar Rate Loan bears interest at the Eurodollar Rate plus the Applicable Rate.\n\n\
+3.03 Inability to Determine Rates. If (i) adequate means do not exist for ascertaining LIBOR or (ii) its \
+administrator announces that it will cease, the Administrative Agent and the Borrower may amend this Agreement to \
+replace LIBOR with (x) one or more SOFR-Based Rates or (y) another alternate benchmark rate (a \"LIBOR Successor \
+Rate\").\n\n\
+\"SOFR-Based Rate\" means SOFR or Term SOFR.\n\n\
+\"Term SOFR\" means the forward-looking term rate based on SOFR recommended by the Relevant Governmental Body.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor), "{:?}", extraction.agreement.facilities);
+}
+
+#[test]
+fn a_margin_stated_for_a_replacement_benchmark_is_not_the_loans_margin() {
+    let text = LIBOR_WITH_FALLBACK.replace(
+        "Section 9.10.",
+        "Section 3.05. Benchmark Transition. After a Benchmark Transition Event, each Loan shall bear interest \
+         at Term SOFR plus 1.50% per annum.\n\nSection 9.10.",
+    );
+    let extraction = extract_credit_agreement(&text);
+    let facility = &extraction.agreement.facilities[0];
+    assert_eq!(facility.spread.as_ref().map(|s| s.value().to_string()).as_deref(), Some("0.01375"));
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor));
+    assert!(warned(&extraction, "\"1.50%\""), "{:?}", extraction.warnings);
+}
+
+/// An amendment and restatement whose recital describes the facility it replaces.
+const RESTATEMENT: &str = "AMENDED AND RESTATED LOAN AGREEMENT\n\n\
+This AMENDED AND RESTATED LOAN AGREEMENT is dated as of April 4, 2022, among BIRCH MILLS, LLC, an Ohio limited \
+liability company (the \"Borrower\"), the Lenders party hereto and ELM BANK, N.A., as Administrative Agent.\n\n\
+WHEREAS, the Borrower, certain lenders and the Administrative Agent are parties to a Loan Agreement dated as of \
+March 1, 2017 (the \"Prior Agreement\"), under which a revolving credit facility of $60,000,000 bearing interest at \
+LIBOR plus 2.25% per annum matures on March 1, 2022;\n\n\
+WHEREAS, the Borrower has asked the Lenders to amend and restate the Prior Agreement, and they are willing to do so;\n\n\
+NOW, THEREFORE, the parties agree that the Prior Agreement is amended and restated as follows:\n\n\
+\"Revolving Commitments\" means the commitments of the Lenders to make Revolving Loans, in the aggregate amount of \
+$85,000,000.\n\n\
+\"Revolving Maturity Date\" means the fifth anniversary of the Restatement Date.\n\n\
+\"Applicable Margin\" means, for Term SOFR Loans, 1.85% per annum.\n\n\
+Section 2.06. Interest. Each Term SOFR Loan bears interest at Term SOFR plus the Applicable Margin.\n\n\
+Section 9.12. Governing Law. This Agreement is governed by the law of the State of Ohio.\n";
+
+#[test]
+fn a_restatement_takes_no_term_from_its_recital_of_the_agreement_it_replaces() {
+    let extraction = extract_credit_agreement(RESTATEMENT);
+    let facility = &extraction.agreement.facilities[0];
+    assert_eq!(facility.commitment.as_ref().map(|c| c.value().value.to_string()).as_deref(), Some("85000000"));
+    assert_eq!(facility.termination_date, None, "the old maturity is the replaced agreement's");
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    assert_eq!(facility.spread.as_ref().map(|s| s.value().to_string()).as_deref(), Some("0.0185"));
+    assert!(warned(&extraction, "\"March 1, 2022\" at"), "{:?}", extraction.warnings);
+    assert!(warned(&extraction, "is in a recital of fact"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_restatement_takes_no_benchmark_from_its_recital_of_the_agreement_it_replaces() {
+    let text = RESTATEMENT
+        .replace("\"Applicable Margin\" means, for Term SOFR Loans, 1.85% per annum.", "\"Applicable Margin\" means 1.85% per annum.")
+        .replace(
+            "Each Term SOFR Loan bears interest at Term SOFR plus the Applicable Margin.",
+            "Each Loan bears interest at the Reference Rate plus the Applicable Margin.\n\n\"Reference Rate\" means the \
+             rate the Administrative Agent posts for each Interest Period.",
+        );
+    let extraction = extract_credit_agreement(&text);
+    assert_eq!(index_of(&extraction, 0), None, "LIBOR is the replaced agreement's benchmark");
+}
+
+#[test]
+fn an_amendment_that_leaves_the_agreement_in_force_keeps_the_terms_its_recital_states() {
+    let text = "FIRST AMENDMENT TO LOAN AGREEMENT\n\n\
+This FIRST AMENDMENT TO LOAN AGREEMENT is dated as of May 9, 2023, between CEDAR FOODS, INC., a Texas corporation \
+(the \"Borrower\"), and PINE BANK, N.A. (the \"Lender\").\n\n\
+RECITALS\n\n\
+A. The Borrower and the Lender are parties to a Loan Agreement dated as of May 9, 2021 (the \"Loan Agreement\"), \
+under which the Lender made a term loan of $4,500,000 (the \"Loan Amount\") to the Borrower.\n\n\
+B. The Borrower has asked the Lender to waive a covenant.\n\n\
+NOW, THEREFORE, the parties agree as follows:\n\n\
+1. The Lender waives the covenant in Section 6.2 of the Loan Agreement for the quarter ended March 31, 2023.\n\n\
+2. This Amendment is governed by the law of the State of Texas.\n";
+    let extraction = extract_credit_agreement(text);
+    let commitment = extraction.agreement.facilities.first().and_then(|f| f.commitment.as_ref());
+    assert_eq!(
+        commitment.map(|c| c.value().value.to_string()).as_deref(),
+        Some("4500000"),
+        "{:?}",
+        extraction.warnings
+    );
+}
+
+fn commitment_of(extraction: &Extraction, facility: usize) -> Option<String> {
+    let facility = extraction.agreement.facilities.get(facility)?;
+    facility.commitment.as_ref().map(|c| c.value().value.to_string())
+}
+
+/// A cover page whose total covers a revolver and a term loan together.
+fn two_facility_agreement(revolving_amount: &str) -> String {
+    format!(
+        "$250,000,000 REVOLVING CREDIT AND TERM LOAN AGREEMENT\n\n\
+This REVOLVING CREDIT AND TERM LOAN AGREEMENT is dated as of July 7, 2021, among ASPEN GEAR CORP., a Nevada \
+corporation (the \"Borrower\"), the Lenders party hereto and LARCH BANK, N.A., as Administrative Agent.\n\n\
+{revolving_amount}\
+\"Term Loan Commitment\" means $75,000,000.\n\n\
+Section 2.01. Revolving Loans. Each Lender agrees to make Revolving Loans to the Borrower.\n\n\
+Section 2.02. Term Loans. Each Lender agrees to make a Term Loan to the Borrower on the Closing Date.\n\n\
+Section 9.09. Governing Law. This Agreement is governed by the law of the State of New York.\n"
+    )
+}
+
+#[test]
+fn a_title_total_over_a_revolver_and_a_term_loan_is_no_one_facility_s_commitment() {
+    let extraction = extract_credit_agreement(&two_facility_agreement(""));
+    let revolver = extraction
+        .agreement
+        .facilities
+        .iter()
+        .position(|f| f.name.as_ref().is_some_and(|n| n.value().contains("Revolving")));
+    let revolver = revolver.expect("a revolving facility");
+    assert_eq!(commitment_of(&extraction, revolver), None, "{:?}", extraction.agreement.facilities);
+    assert!(warned(&extraction, "\"$250,000,000\" at 0..12 is the total in the title"), "{:?}", extraction.warnings);
+
+    let extraction =
+        extract_credit_agreement(&two_facility_agreement("\"Revolving Commitment\" means $175,000,000.\n\n"));
+    let amounts: Vec<Option<String>> = (0..2).map(|i| commitment_of(&extraction, i)).collect();
+    assert!(amounts.contains(&Some("175000000".to_owned())), "the revolver's own amount is used: {amounts:?}");
+    assert!(amounts.contains(&Some("75000000".to_owned())), "{amounts:?}");
+}
+
+#[test]
+fn a_title_total_of_an_agreement_with_one_facility_is_its_commitment() {
+    let text = "$40,000,000 REVOLVING CREDIT AGREEMENT\n\n\
+This REVOLVING CREDIT AGREEMENT is dated as of July 7, 2021, between ASPEN GEAR CORP., a Nevada corporation (the \
+\"Borrower\"), and LARCH BANK, N.A. (the \"Lender\").\n\n\
+Section 2.01. Revolving Loans. The Lender agrees to make Revolving Loans to the Borrower.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(commitment_of(&extraction, 0).as_deref(), Some("40000000"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_title_total_of_two_facilities_is_not_the_commitment_of_the_one_found() {
+    let text = "SUMMARY OF TERMS\n\n$120,000,000 Revolving Credit and Term Loan Facilities\n\n\
+Borrower: Aspen Gear Corp.\n\n\
+Revolving Facility: Revolving loans available until July 7, 2026.\n\n\
+Interest Rate: Term SOFR plus 2.25% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(commitment_of(&extraction, 0), None, "{:?}", extraction.agreement.facilities);
+    assert!(warned(&extraction, "title that names several facilities"), "{:?}", extraction.warnings);
+}
+
+fn roles_of(extraction: &Extraction, name: &str) -> Vec<PartyRole> {
+    let party = extraction.agreement.parties.iter().find(|p| p.name.value() == name);
+    party.map(|p| p.roles.iter().map(|r| *r.value()).collect()).unwrap_or_default()
+}
+
+fn agents(extraction: &Extraction) -> Vec<String> {
+    let agents = extraction.agreement.parties.iter().filter(|p| p.has_role(PartyRole::AdministrativeAgent));
+    agents.map(|p| p.name.value().clone()).collect()
+}
+
+#[test]
+fn a_name_whose_first_word_ends_the_line_above_is_not_a_party_when_the_document_prints_it_whole() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+WELLS\nFARGO BANK, N.A.\nas Administrative Agent\n\nInterest Rate: Term SOFR plus 3.00% per annum.\n\n\
+Notices to the agent: Wells Fargo Bank, N.A., Agency Services.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+    assert!(
+        warned(&extraction, "withheld: /parties[role=AdministrativeAgent] \"FARGO BANK, N.A.\""),
+        "{:?}",
+        extraction.warnings
+    );
+    assert!(
+        warned(&extraction, "is the end of a longer name, whose first words \"WELLS\""),
+        "{:?}",
+        extraction.warnings
+    );
+}
+
+#[test]
+fn a_name_whose_first_word_stands_alone_on_the_line_above_is_not_a_party() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+JPMORGAN\nCHASE BANK, N.A.\nas Administrative Agent\n\nInterest Rate: Term SOFR plus 3.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+    let text = text.replace("JPMORGAN\n", "CITIBANK\n");
+    assert_eq!(agents(&extract_credit_agreement(&text)), ["CHASE BANK, N.A."], "a one-word bank name is a name");
+}
+
+#[test]
+fn a_name_cut_by_a_page_break_is_not_a_party() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+WELLS\n\n                    - 3 -\n\nFARGO BANK, N.A.\nas Administrative Agent\n\n\
+Interest Rate: Term SOFR plus 3.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+}
+
+#[test]
+fn names_listed_one_a_line_are_not_read_as_one_cut_name() {
+    let text = "TERM SHEET\n\nBorrower: Hazel Farms, Inc.\n\nFacility: $12,000,000 term loan facility.\n\n\
+QUARRY CAPITAL GROUP\nFARGO BANK, N.A.\nas Administrative Agent\n\nInterest Rate: Term SOFR plus 3.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(agents(&extraction), ["FARGO BANK, N.A."], "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_role_phrase_belongs_to_the_name_stated_just_before_it() {
+    let text = "COMMITMENT LETTER\n\nFacility: $20,000,000 revolving credit facility.\n\nBorrower: Alder Holdings, Inc.\n\n\
+PINE BANK, N.A., as co-documentation agent, and CEDAR BANK, N.A. (the \"Agent\") will arrange the facility.\n\n\
+Interest Rate: Term SOFR plus 2.00% per annum.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(!agents(&extraction).contains(&"PINE BANK, N.A.".to_owned()), "{:?}", extraction.agreement.parties);
+    assert!(warned(&extraction, "which belongs to \"CEDAR BANK, N.A.\""), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn the_borrower_is_never_an_agent_or_a_lender_of_its_own_facility() {
+    let text = "LOAN AGREEMENT\n\nThis LOAN AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC., a Delaware \
+corporation, as a borrower and as agent for the other Borrowers (in such capacity, the \"Borrower Agent\"), the \
+Lenders party hereto and YEW BANK, N.A., as Administrative Agent.\n\n\
+\"Borrower\" means Holly Press, Inc. and each Subsidiary that joins this Agreement as a borrower.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(roles_of(&extraction, "HOLLY PRESS, INC."), [PartyRole::Borrower], "{:?}", extraction.warnings);
+    assert_eq!(agents(&extraction), ["YEW BANK, N.A."]);
+    assert!(warned(&extraction, "is the borrower, which is never an agent"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_class_of_parties_after_a_role_list_is_no_role_of_the_name_before_it() {
+    let text = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC., a Delaware \
+corporation (the \"Borrower\"), YEW BANK, N.A., as Issuing Bank, and the Lenders party hereto.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(roles_of(&extraction, "YEW BANK, N.A."), [PartyRole::IssuingBank], "{:?}", extraction.warnings);
+    assert!(warned(&extraction, "which names a class of parties"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn an_agent_for_the_borrowers_is_not_the_lenders_administrative_agent() {
+    let text = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC. and ELM \
+PRESS, INC. (together, the \"Borrowers\"), ASH SERVICES LLC, as agent for the Borrowers, and the Lenders party \
+hereto.\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
+    assert!(warned(&extraction, "an agent for others than the lenders"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn a_co_agent_or_deputy_agent_is_never_the_administrative_agent() {
+    use crate::domain::extraction::document::Document;
+    use crate::domain::extraction::model::Party;
+    use crate::domain::extraction::sourced::Sourced;
+
+    // No reader states these phrases as the administrative agent today; the rule holds for any
+    // that comes to (a signature-page reader, a wider role pattern).
+    for (phrase, role_words) in [
+        ("as Co-Agent", "Agent"),
+        ("as Co-Administrative Agent", "Administrative Agent"),
+        ("as deputy agent", "agent"),
+        ("as Documentation\n   Agent", "Agent"),
+    ] {
+        let text = format!("CREDIT AGREEMENT dated as of May 1, 2022 among ALDER INC. and FIR BANK, N.A., {phrase}.");
+        let doc = Document::scan(&text);
+        let name = text.find("FIR BANK, N.A.").expect("present");
+        let role = text.rfind(role_words).expect("present");
+        let party = Party {
+            party_id: None,
+            name: Sourced::new(&text, name..name + 14, "FIR BANK, N.A.".to_owned()).expect("a slice"),
+            roles: vec![
+                Sourced::new(&text, role..role + role_words.len(), PartyRole::AdministrativeAgent).expect("a slice"),
+            ],
+        };
+        let objection = super::roles::objection(&doc, &party, &party.roles[0]);
+        assert!(objection.as_deref().is_some_and(|o| o.contains("another capacity")), "{phrase}: {objection:?}");
+    }
+}
