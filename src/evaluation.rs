@@ -268,24 +268,6 @@ fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> 
     scored
 }
 
-/// The roles scored through `parties` (borrowers and the administrative agent have fields of their
-/// own when labelled, and are scored there).
-const SCORED_ROLES: [PartyRole; 13] = [
-    PartyRole::Borrower,
-    PartyRole::Guarantor,
-    PartyRole::AdministrativeAgent,
-    PartyRole::FacilityAgent,
-    PartyRole::CollateralAgent,
-    PartyRole::SyndicationAgent,
-    PartyRole::DocumentationAgent,
-    PartyRole::Arranger,
-    PartyRole::Bookrunner,
-    PartyRole::Lender,
-    PartyRole::IssuingBank,
-    PartyRole::SwinglineLender,
-    PartyRole::SustainabilityCoordinator,
-];
-
 /// Every party role: the labels' `parties` lists each party the cover, preamble or signature
 /// pages give a role, with all its roles. A labelled role found is correct, one not found missing;
 /// a role stated for a name the labels do not give it is **wrong** — a co-documentation agent
@@ -310,7 +292,7 @@ fn score_party_roles(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter_map(|role| SCORED_ROLES.into_iter().find(|r| Some(r.as_str()) == role.as_str()))
+                .filter_map(|role| PartyRole::ALL.iter().copied().find(|r| Some(r.as_str()) == role.as_str()))
                 .map(move |role| (name.clone(), role))
         })
         .filter(|(_, role)| !scored_elsewhere(*role))

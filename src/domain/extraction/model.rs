@@ -24,6 +24,10 @@ macro_rules! named_values {
         pub enum $name { $($(#[$vmeta])* $variant,)* }
 
         impl $name {
+            /// Every value, in declaration order.
+            #[allow(dead_code)]
+            pub const ALL: &'static [Self] = &[$(Self::$variant,)*];
+
             /// The serialized name.
             pub fn as_str(&self) -> &'static str {
                 match self { $(Self::$variant => $text,)* }
