@@ -600,25 +600,28 @@ impl ChatService {
 
     async fn store_turn(&self, caller: Principal, turn: &ChatTurn, answer: &Answer) -> Result<(), ChatError> {
         let now = self.clock.now();
-        let user = StoredMessage {
-            role: Role::User.as_str().to_owned(),
-            content: turn.message.clone(),
-            workflow_launched: None,
-            workflow_result: None,
-            at: now,
+        // Built again only on the rare path that needs a second append, so the usual turn copies
+        // no message.
+        let messages = || {
+            let user = StoredMessage {
+                role: Role::User.as_str().to_owned(),
+                content: turn.message.clone(),
+                workflow_launched: None,
+                workflow_result: None,
+                at: now,
+            };
+            vec![user, reply_message(&answer.response, answer.launch.as_ref(), now)]
         };
-        let reply = reply_message(&answer.response, answer.launch.as_ref(), now);
-        let messages = vec![user, reply];
         if turn.starts_session {
-            self.conversations.append(&turn.session_id, caller.user_id, messages, now).await?;
+            self.conversations.append(&turn.session_id, caller.user_id, messages(), now).await?;
             return Ok(());
         }
         // A turn that skipped reading its session learns here whether the session is the caller's.
-        match self.conversations.append_existing(&turn.session_id, caller.user_id, messages.clone(), now).await {
+        match self.conversations.append_existing(&turn.session_id, caller.user_id, messages(), now).await {
             // Not one of the caller's: either a client's id that no session has yet, which this turn
             // starts, or another user's session, which `append` refuses without writing.
             Err(AppendError::NotFound) => {
-                self.conversations.append(&turn.session_id, caller.user_id, messages, now).await?
+                self.conversations.append(&turn.session_id, caller.user_id, messages(), now).await?
             }
             other => other?,
         }
