@@ -233,10 +233,16 @@ mod tests {
 
     const TTL: Duration = Duration::from_secs(10);
 
-    /// The memory store, counting the reads by id that reach it.
+    /// The memory store, counting the reads by id that reach it; once `hold` is set, its next read
+    /// by id waits for the test to let it finish, so that a change can be made while that read is
+    /// on its way.
+    #[derive(Default)]
     struct CountingStore {
         store: MemoryStore,
         reads_by_id: AtomicUsize,
+        hold: std::sync::atomic::AtomicBool,
+        reading: tokio::sync::Notify,
+        finish: tokio::sync::Notify,
     }
 
     #[async_trait]
@@ -246,7 +252,12 @@ mod tests {
         }
         async fn find_by_id(&self, id: UserId) -> Result<Option<User>, StoreError> {
             self.reads_by_id.fetch_add(1, Ordering::SeqCst);
-            self.store.find_by_id(id).await
+            let read = self.store.find_by_id(id).await;
+            if self.hold.swap(false, Ordering::SeqCst) {
+                self.reading.notify_one();
+                self.finish.notified().await;
+            }
+            read
         }
         async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<User>, StoreError> {
             self.store.find_by_email(email).await
@@ -280,7 +291,7 @@ mod tests {
     }
 
     fn fixture(capacity: usize) -> Fixture {
-        let store = Arc::new(CountingStore { store: MemoryStore::new(), reads_by_id: AtomicUsize::new(0) });
+        let store = Arc::new(CountingStore::default());
         let clock = Arc::new(ManualClock::starting_at(START));
         let cache = CachedUsers::new(store.clone(), clock.clone(), TTL, capacity);
         Fixture { store, clock, cache }
@@ -397,53 +408,10 @@ mod tests {
         assert_eq!(fixture.store.reads(), 6);
     }
 
-    /// A store whose next read by id, once `hold` is set, waits for the test to let it finish, so
-    /// that a change can be made while that read is on its way.
-    struct HeldStore {
-        store: MemoryStore,
-        hold: std::sync::atomic::AtomicBool,
-        reading: tokio::sync::Notify,
-        finish: tokio::sync::Notify,
-    }
-
-    #[async_trait]
-    impl UserRepository for HeldStore {
-        async fn create(&self, user: NewUser) -> Result<User, CreateUserError> {
-            self.store.create(user).await
-        }
-        async fn find_by_id(&self, id: UserId) -> Result<Option<User>, StoreError> {
-            let read = self.store.find_by_id(id).await;
-            if self.hold.swap(false, Ordering::SeqCst) {
-                self.reading.notify_one();
-                self.finish.notified().await;
-            }
-            read
-        }
-        async fn find_by_email(&self, email: &EmailAddress) -> Result<Option<User>, StoreError> {
-            self.store.find_by_email(email).await
-        }
-        async fn find_by_wallet(&self, address: &EthAddress) -> Result<Option<User>, StoreError> {
-            self.store.find_by_wallet(address).await
-        }
-        async fn update(&self, id: UserId, changes: UserChanges) -> Result<Option<User>, StoreError> {
-            self.store.update(id, changes).await
-        }
-        async fn revoke_access_tokens(&self, id: UserId) -> Result<bool, StoreError> {
-            self.store.revoke_access_tokens(id).await
-        }
-        async fn list(&self) -> Result<Vec<User>, StoreError> {
-            self.store.list().await
-        }
-    }
-
     #[tokio::test]
     async fn a_read_that_raced_with_a_change_does_not_put_the_old_copy_back() {
-        let store = Arc::new(HeldStore {
-            store: MemoryStore::new(),
-            hold: std::sync::atomic::AtomicBool::new(true),
-            reading: tokio::sync::Notify::new(),
-            finish: tokio::sync::Notify::new(),
-        });
+        let store = Arc::new(CountingStore::default());
+        store.hold.store(true, Ordering::SeqCst);
         let clock = Arc::new(ManualClock::starting_at(START));
         let cache = Arc::new(CachedUsers::new(store.clone(), clock, TTL, 100));
         cache.control().trust();
