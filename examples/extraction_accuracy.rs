@@ -2,11 +2,13 @@
 //! how many labelled values are correct, wrong, withheld or missing, and every wrong value; then
 //! the totals of each part of the corpus (development, held-out) per format.
 //!
-//!     cargo run --release --example extraction_accuracy [-- [--details] [CORPUS_DIR]]
+//!     cargo run --release --example extraction_accuracy [-- [--details] [--measure-only] [CORPUS_DIR]]
 //!
 //! Without CORPUS_DIR, both parts ([`CORPUS_PARTS`]); the held-out part's documents are listed by
-//! id only, with their counts, never their values: it is measured, not read. `--details` also lists
-//! every withheld and missing value (of the development part). Exits 1 when any value is wrong.
+//! id only, with their counts, never their values: it is measured, not read. `--measure-only` treats
+//! CORPUS_DIR the same way (for documents waiting for the draw, or an older build measuring the
+//! held-out part). `--details` also lists every withheld and missing value (of a readable part).
+//! Exits 1 when any value is wrong.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,9 +19,10 @@ use creditflow::evaluation::{CORPUS_PARTS, DocumentScore, Outcome, Totals, score
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let details = args.iter().any(|a| a == "--details");
+    let measure_only = args.iter().any(|a| a == "--measure-only");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let parts: Vec<(&str, PathBuf, bool)> = match args.iter().find(|a| !a.starts_with("--")) {
-        Some(dir) => vec![("corpus", PathBuf::from(dir), true)],
+        Some(dir) => vec![("corpus", PathBuf::from(dir), !measure_only)],
         None => CORPUS_PARTS.iter().map(|(part, dir)| (*part, root.join(dir), *part != "held-out")).collect(),
     };
     let started = std::time::Instant::now();

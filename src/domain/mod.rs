@@ -44,6 +44,7 @@ pub mod auth;
 pub mod calendar;
 pub mod cdm;
 pub mod chat;
+pub mod deals;
 pub mod documents;
 pub mod extraction;
 pub mod health;

@@ -6,6 +6,7 @@ pub mod analyses;
 pub mod cache;
 pub mod clock;
 pub mod conversations;
+pub mod covenant_tests;
 pub mod db_ssl;
 pub mod documents;
 pub mod financial_data;

@@ -22,8 +22,8 @@ use crate::adapters::market::{
     YahooChart, YahooSettings,
 };
 use crate::adapters::memory::{
-    MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
-    MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore, SingleInstance,
+    MemoryAnalysisStore, MemoryConversationStore, MemoryCovenantTestStore, MemoryDocumentStore, MemoryPeopleStore,
+    MemoryRateLimiter, MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore, SingleInstance,
 };
 use crate::adapters::metrics::instrumented::Instrumented;
 use crate::adapters::metrics::{PoolProbe, PoolStats, ResearchQueue, ServiceMetrics};
@@ -38,6 +38,7 @@ use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings, ThrottlePolicy};
 use crate::domain::chat::launcher::WorkflowLauncher;
 use crate::domain::chat::service::ChatService;
+use crate::domain::deals::service::DealService;
 use crate::domain::documents::{DocumentQuota, DocumentService};
 use crate::domain::people::service::{PeopleService, PeopleSettings};
 use crate::domain::quant::service::QuantService;
@@ -48,6 +49,7 @@ use crate::ports::analyses::AnalysisRepository;
 use crate::ports::cache::ResponseCache;
 use crate::ports::clock::Clock;
 use crate::ports::conversations::ConversationRepository;
+use crate::ports::covenant_tests::CovenantTestRepository;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::FinancialData;
 use crate::ports::instances::InstanceRegistry;
@@ -83,6 +85,7 @@ pub struct Adapters {
     pub people: Arc<dyn PeopleRepository>,
     /// Supplied statement sets of private borrowers.
     pub statement_sets: Arc<dyn StatementSetRepository>,
+    pub covenant_tests: Arc<dyn CovenantTestRepository>,
     /// Web search providers the research loop asks (none: only the stored documents).
     pub web_search: Vec<Arc<dyn WebSearch>>,
     /// Reads result pages; `None`: the research loop uses the providers' snippets.
@@ -151,6 +154,7 @@ impl Adapters {
             conversations,
             people,
             statement_sets: Arc::new(MemoryStatementSetStore::new()),
+            covenant_tests: Arc::new(MemoryCovenantTestStore::new()),
             web_search: Vec::new(),
             page_fetcher: None,
             response_cache,
@@ -199,6 +203,7 @@ impl Adapters {
             store.clone(),
         );
         adapters.statement_sets = store.clone();
+        adapters.covenant_tests = store.clone();
         adapters.instances = store.clone();
         adapters.user_changes = Some(target.clone());
         if rate_limits == RateLimitStore::Postgres {
@@ -682,6 +687,12 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         None => documents,
     });
     let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));
+    let deals = Arc::new(DealService::new(
+        adapters.documents.clone(),
+        adapters.statement_sets.clone(),
+        adapters.covenant_tests.clone(),
+        adapters.clock.clone(),
+    ));
     let quant = Arc::new(
         QuantService::new(
             adapters.analyses.clone(),
@@ -736,6 +747,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         research,
         people,
         statement_sets,
+        deals,
         chat,
         research_wake,
         rate_limiter: adapters.workflow_rate_limiter.clone(),

@@ -11,6 +11,7 @@ mod chatbot;
 mod connections;
 mod console;
 mod corpus_accuracy;
+mod deals;
 mod documents;
 mod errors;
 mod fake_llm;

@@ -7,6 +7,7 @@ pub mod chatbot;
 pub mod client_addr;
 pub mod connections;
 pub mod console;
+pub mod deals;
 pub mod documents;
 pub mod dto;
 pub mod error;
@@ -53,6 +54,8 @@ pub struct AppState {
     pub people: Arc<PeopleService>,
     /// Supplied statement sets of private borrowers.
     pub statement_sets: Arc<StatementSetService>,
+    /// Covenant tests of a deal's agreement against its borrower's statements.
+    pub deals: Arc<crate::domain::deals::service::DealService>,
     /// Chat turns, workflow launches and sessions.
     pub chat: Arc<ChatService>,
     /// Wakes an idle research worker of this instance when a run is queued.
@@ -101,6 +104,8 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .or(people::routes(state.clone()))
         .unify()
         .or(statements::routes(state.clone()))
+        .unify()
+        .or(deals::routes(state.clone()))
         .unify()
         .or(chatbot::routes(state))
         .unify()

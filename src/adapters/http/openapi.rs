@@ -16,7 +16,7 @@ use warp::http::header::CONTENT_TYPE;
 use warp::reply::{Reply, Response};
 
 use super::error::ErrorBody;
-use super::{admin, auth, chatbot, documents, health, people, quant, research, statements};
+use super::{admin, auth, chatbot, deals, documents, health, people, quant, research, statements};
 use crate::domain::auth::{Access, Operation as AccessOperation, Role, required_access};
 use crate::domain::ratelimit::is_workflow_request;
 
@@ -69,6 +69,9 @@ use crate::domain::ratelimit::is_workflow_request;
         people::list_results,
         statements::create_statement_set,
         statements::get_statement_set,
+        deals::run_covenant_test,
+        deals::list_covenant_tests,
+        deals::get_covenant_test,
     ),
     components(schemas(ErrorBody)),
     modifiers(&DerivedFromAccessTable),
@@ -80,6 +83,7 @@ use crate::domain::ratelimit::is_workflow_request;
         (name = "chatbot", description = "Chat turns that answer, launch workflows and read the agreement in context; direct workflow launches; stored sessions, listed and read"),
         (name = "people", description = "People workflow: a person identified by name plus company, role and location (namesakes' evidence set aside, an ambiguous name asked about); cited research summary, psychometric profile (IPIP-50 or none), character assessment for human review"),
         (name = "documents", description = "Credit agreement extraction (CDM), documents, versions, review workflow"),
+        (name = "deals", description = "Deals: covenant tests of a deal's agreement against the borrower's statements, with the agreement's own definitions and step-downs; stored and listed"),
         (name = "health", description = "Probes (no token)"),
     )
 )]

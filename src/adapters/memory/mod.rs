@@ -4,6 +4,7 @@
 mod analyses;
 mod cache;
 mod conversations;
+mod covenant_tests;
 mod documents;
 mod instances;
 mod people;
@@ -15,6 +16,7 @@ mod store;
 pub use analyses::MemoryAnalysisStore;
 pub use cache::MemoryResponseCache;
 pub use conversations::MemoryConversationStore;
+pub use covenant_tests::MemoryCovenantTestStore;
 pub use documents::MemoryDocumentStore;
 pub use instances::SingleInstance;
 pub use people::MemoryPeopleStore;

@@ -55,6 +55,7 @@ const MIGRATIONS: &[Migration] = &[
         name: "user_change_announcements",
         sql: include_str!("migrations/0018_user_change_announcements.sql"),
     },
+    Migration { version: 19, name: "covenant_tests", sql: include_str!("migrations/0019_covenant_tests.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

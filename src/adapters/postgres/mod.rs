@@ -9,6 +9,7 @@ pub mod cache;
 pub mod certs;
 pub mod connection;
 pub mod conversations;
+pub mod covenant_tests;
 pub mod documents;
 pub mod embedded;
 pub mod instances;

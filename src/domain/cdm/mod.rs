@@ -71,11 +71,13 @@ pub enum EventKind {
     DocumentVersionCreated,
     /// A document moved from one workflow state to another.
     DocumentWorkflowTransition,
+    /// A deal's financial covenants were tested against the borrower's statements.
+    CovenantTestCompleted,
 }
 
 impl EventKind {
     /// Every kind, in the order of the design document.
-    pub const ALL: [EventKind; 12] = [
+    pub const ALL: [EventKind; 13] = [
         EventKind::QuantitativeAnalysisStarted,
         EventKind::QuantitativeAnalysisCompleted,
         EventKind::QuantitativeAnalysisFailed,
@@ -88,6 +90,7 @@ impl EventKind {
         EventKind::AgreementExtracted,
         EventKind::DocumentVersionCreated,
         EventKind::DocumentWorkflowTransition,
+        EventKind::CovenantTestCompleted,
     ];
 
     /// The `itemValue` of the `eventKind` item.
@@ -105,6 +108,7 @@ impl EventKind {
             EventKind::AgreementExtracted => "AgreementExtracted",
             EventKind::DocumentVersionCreated => "DocumentVersionCreated",
             EventKind::DocumentWorkflowTransition => "DocumentWorkflowTransition",
+            EventKind::CovenantTestCompleted => "CovenantTestCompleted",
         }
     }
 }
@@ -271,6 +275,7 @@ mod tests {
                 "AgreementExtracted",
                 "DocumentVersionCreated",
                 "DocumentWorkflowTransition",
+                "CovenantTestCompleted",
             ]
         );
         assert_eq!(EventKind::ResearchQueued.to_string(), "ResearchQueued");

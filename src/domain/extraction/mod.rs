@@ -99,6 +99,7 @@ mod tests;
 use serde::Serialize;
 
 pub use currency::CurrencyCode;
+pub(crate) use dates::find_dates;
 pub use dates::parse_date;
 pub use lei::{Lei, LeiError};
 pub use model::{
@@ -111,6 +112,7 @@ pub use number_words::parse_number_words;
 pub use numbers::{Money, parse_decimal, parse_percent, parse_ratio};
 pub use proposals::{ASSISTABLE_FIELDS, UnusableProposal};
 pub use sourced::{Provenance, Sourced, SourcedValue, Span};
+pub(crate) use text::{Definition, Structure, normalise_label, pattern};
 
 use classification::Classification;
 use document::{Document, Report};

@@ -175,7 +175,7 @@ mod tests {
 
 /// Path prefixes of the agent workflow endpoints, whose POSTs share one per-user budget.
 pub const WORKFLOW_POST_PREFIXES: &[&str] =
-    &["/api/quantitative-analysis/", "/api/deep-research/", "/api/digitizer-chatbot/"];
+    &["/api/quantitative-analysis/", "/api/deep-research/", "/api/digitizer-chatbot/", "/api/deals/"];
 
 /// The exact workflow paths outside those prefixes.
 pub const WORKFLOW_POST_PATHS: &[&str] = &["/api/extract"];
@@ -195,6 +195,7 @@ mod workflow_tests {
         assert!(is_workflow_request("POST", "/api/quantitative-analysis/company"));
         assert!(is_workflow_request("POST", "/api/extract"));
         assert!(is_workflow_request("POST", "/api/digitizer-chatbot/chat"));
+        assert!(is_workflow_request("POST", "/api/deals/42/covenant-tests"));
         assert!(!is_workflow_request("GET", "/api/deep-research/results/abc"));
         assert!(!is_workflow_request("POST", "/api/auth/login"));
         assert!(!is_workflow_request("POST", "/api/extraction"));

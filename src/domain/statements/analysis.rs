@@ -87,9 +87,25 @@ fn ebitda(period: &StatementPeriod) -> Option<f64> {
 }
 
 /// How the twelve months were put together: each part with the sign it enters the sum with.
-struct Composition<'s> {
-    parts: Vec<(f64, &'s StatementPeriod)>,
-    formula: &'static str,
+pub(crate) struct Composition<'s> {
+    pub(crate) parts: Vec<(f64, &'s StatementPeriod)>,
+    pub(crate) formula: &'static str,
+}
+
+/// The twelve months to `period_end` as the set can build them: the fiscal year ending then, or
+/// the trailing twelve months composed as [`trailing_twelve_months`] composes them; `Err` says why
+/// they cannot be built (no period ends then, a period a year earlier is missing).
+pub(crate) fn twelve_months_to(set: &StatementSet, period_end: time::Date) -> Result<Composition<'_>, String> {
+    if let Some(year) = set.periods.iter().find(|p| p.months == 12 && p.period_end == period_end) {
+        return Ok(Composition { parts: vec![(1.0, year)], formula: "the fiscal year" });
+    }
+    let latest = set
+        .periods
+        .iter()
+        .filter(|p| p.period_end == period_end)
+        .max_by_key(|p| p.months)
+        .ok_or_else(|| format!("no period of the statements ends on {period_end}"))?;
+    compose(set, latest)
 }
 
 /// The trailing twelve months of the set, or why there are none (the latest period is a fiscal
@@ -103,13 +119,10 @@ pub fn trailing_twelve_months(set: &StatementSet) -> Option<Result<TrailingTwelv
 }
 
 fn compose<'s>(set: &'s StatementSet, latest: &'s StatementPeriod) -> Result<Composition<'s>, String> {
-    let year = set
-        .periods
-        .iter()
-        .find(|p| p.months == 12 && p.period_end < latest.period_end)
-        .ok_or_else(|| format!("no fiscal year ends before the latest period ({})", latest.describe()))?;
-    let months_after_year = months_between(year.period_end, latest.period_end);
-    if months_after_year == Some(latest.months) {
+    let year = set.periods.iter().find(|p| p.months == 12 && p.period_end < latest.period_end);
+    if let Some(year) = year
+        && months_between(year.period_end, latest.period_end) == Some(latest.months)
+    {
         // A year-to-date period of the fiscal year after `year`.
         let target = latest.period_end.replace_year(latest.period_end.year() - 1).ok();
         let prior = set.periods.iter().find(|p| {
@@ -154,11 +167,14 @@ fn compose<'s>(set: &'s StatementSet, latest: &'s StatementPeriod) -> Result<Com
             formula: "sum of the four latest quarters",
         });
     }
-    Err(format!(
-        "{} does not start after the fiscal year ended {}: neither a year-to-date period nor a quarter following it",
-        latest.describe(),
-        year.period_end
-    ))
+    match year {
+        Some(year) => Err(format!(
+            "{} does not start after the fiscal year ended {}: neither a year-to-date period nor a quarter following it",
+            latest.describe(),
+            year.period_end
+        )),
+        None => Err(format!("no fiscal year ends before the latest period ({})", latest.describe())),
+    }
 }
 
 /// Whole calendar months from `from` to `to` when both are month ends (or the same day of the

@@ -1,0 +1,200 @@
+//! Covenant tests of a deal: the agreement's step-down schedule and definitions read from its text,
+//! the borrower's stored statements, an amendment that resets a level, the errors that store
+//! nothing, and who may see what — on the memory store and on PostgreSQL.
+
+use serde_json::{Value, json};
+
+use crate::cdm_events;
+use crate::helpers::*;
+use crate::test_cluster;
+
+const DEAL: i64 = 42;
+
+/// A credit agreement whose net leverage covenant steps down, nets cash up to a cap of $1,000,000,
+/// and whose interest cover is a flat minimum.
+const AGREEMENT: &str = "CREDIT AGREEMENT\n\ndated as of March 15, 2024\n\namong\n\nNORTHWIND TOOLS INC., a Delaware corporation (the \u{201c}Borrower\u{201d}),\n\nthe Lenders party hereto\n\nand\n\nBIG BANK, N.A., as Administrative Agent.\n\nARTICLE I\n\nDEFINITIONS\n\n\u{201c}Consolidated EBITDA\u{201d} means, for any period, Consolidated Net Income plus (a) Consolidated Interest Expense, (b) income taxes, (c) depreciation and amortization and (d) non-cash charges.\n\n\u{201c}Consolidated Funded Indebtedness\u{201d} means all Indebtedness for borrowed money of the Borrower and its Subsidiaries.\n\n\u{201c}Consolidated Total Net Leverage Ratio\u{201d} means, as of any date, the ratio of (a) Consolidated Funded Indebtedness minus unrestricted cash of the Borrower in an aggregate amount not to exceed $1,000,000 to (b) Consolidated EBITDA for the four consecutive fiscal quarters then ended.\n\nARTICLE VII\n\nCOVENANTS\n\nSection 7.11 Financial Covenants.\n\n(a) Consolidated Total Net Leverage Ratio. Permit the Consolidated Total Net Leverage Ratio as of the end of any fiscal quarter to be greater than the ratio set forth below opposite such fiscal quarter:\n\nFiscal Quarter Ending | Maximum Consolidated Total Net Leverage Ratio\nJune 30, 2024 through March 31, 2025 | 4.50:1.00\nJune 30, 2025 and thereafter | 4.00:1.00\n\n(b) Consolidated Interest Coverage Ratio. Permit the Consolidated Interest Coverage Ratio to be less than 3.00 to 1.00.\n\nSection 7.12 Amendments. No amendment shall be effective unless in writing.\n\nSection 9.10 Governing Law. This Agreement shall be governed by the laws of the State of New York.\n";
+
+/// An amendment that resets the net leverage maximum from its own date.
+const AMENDMENT: &str = "AMENDMENT NO. 1 TO CREDIT AGREEMENT\n\nThis AMENDMENT NO. 1 TO CREDIT AGREEMENT, dated as of September 1, 2024 (this \u{201c}Amendment\u{201d}), among NORTHWIND TOOLS INC., a Delaware corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and BIG BANK, N.A., as Administrative Agent, amends the Credit Agreement dated as of March 15, 2024.\n\nSection 1. Amendment. Section 7.11 of the Credit Agreement is amended and restated as follows:\n\nSection 7.11 Financial Covenants.\n\n(a) Consolidated Total Net Leverage Ratio. Permit the Consolidated Total Net Leverage Ratio as of the end of any fiscal quarter to be greater than 1.10 to 1.00.\n\nSection 2. Governing Law. This Amendment shall be governed by the laws of the State of New York.\n";
+
+/// A fiscal year in thousands: assets 10,000 = liabilities 6,000 + equity 4,000.
+fn year(end: &str, months: u32, ebit: f64, da: f64) -> Value {
+    json!({
+        "period_end": end, "months": months,
+        "revenue": 12000.0, "operating_income": ebit, "depreciation_amortization": da,
+        "interest_expense": 300.0, "income_tax": 250.0, "net_income": 900.0,
+        "cash": 800.0, "current_assets": 4000.0, "total_assets": 10000.0,
+        "current_liabilities": 2500.0, "total_liabilities": 6000.0, "total_debt": 3500.0,
+        "total_equity": 4000.0, "retained_earnings": 2200.0,
+        "operating_cash_flow": 1300.0, "capital_expenditure": 500.0, "scheduled_principal": 700.0
+    })
+}
+
+/// FY2023 and the nine months to September 2023 and 2024: EBITDA over the twelve months to
+/// 2024-09-30 = 1,900 + 1,600 - 1,300 = 2,200 (thousands).
+fn financials() -> Value {
+    json!({
+        "currency": "USD",
+        "unit": 1000,
+        "periods": [
+            year("2022-12-31", 12, 1400.0, 400.0),
+            year("2023-09-30", 9, 1000.0, 300.0),
+            year("2023-12-31", 12, 1500.0, 400.0),
+            year("2024-09-30", 9, 1300.0, 300.0),
+        ]
+    })
+}
+
+async fn create_document(app: &TestApp, token: &str, title: &str, text: &str, deal_id: i64) -> i64 {
+    let response =
+        app.post("/api/documents", Some(token), &json!({ "title": title, "text": text, "deal_id": deal_id })).await;
+    assert_eq!(response.status(), 201, "{title}");
+    let body: Value = response.json().await.expect("json");
+    body["document"]["document_id"].as_i64().expect("document id")
+}
+
+async fn store_statements(app: &TestApp, token: &str) -> String {
+    let response = app
+        .post(
+            "/api/financial-statements",
+            Some(token),
+            &json!({ "borrower_name": "Northwind Tools Inc.", "deal_id": DEAL, "financials": financials() }),
+        )
+        .await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    body["statement_set_id"].as_str().expect("set id").to_owned()
+}
+
+fn covenant<'a>(body: &'a Value, name: &str) -> &'a Value {
+    body["covenants"]
+        .as_array()
+        .expect("covenants")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} in {body}"))
+}
+
+fn close(value: &Value, expected: f64) -> bool {
+    value.as_f64().is_some_and(|v| (v - expected).abs() < 1e-9)
+}
+
+async fn covenants_are_tested_with_the_agreements_own_definitions(app: &TestApp) {
+    let analyst = app.token_for("analyst").await;
+    let other = app.token_for("analyst").await;
+    let agreement = create_document(app, &analyst, "Northwind credit agreement", AGREEMENT, DEAL).await;
+    let set = store_statements(app, &analyst).await;
+    let path = format!("/api/deals/{DEAL}/covenant-tests");
+
+    let response = app.post(&path, Some(&analyst), &json!({ "statement_set_id": set })).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    assert_eq!(body["status"], "success");
+    assert_eq!(body["document_id"], agreement);
+    assert_eq!(body["period_end"], "2024-09-30");
+    let leverage = covenant(&body, "Consolidated Total Net Leverage Ratio");
+    assert_eq!(leverage["kind"], "max_net_leverage", "{leverage}");
+    // The step-down table gives 4.50 for the quarter ending September 30, 2024.
+    assert_eq!(leverage["threshold"], 4.5);
+    assert_eq!(leverage["schedule"].as_array().map(Vec::len), Some(2), "{leverage}");
+    // (3,500 - min(800, 1,000)) / 2,200 thousands, cash netted up to the agreement's cap.
+    assert!(close(&leverage["actual"], 2_700_000.0 / 2_200_000.0), "{leverage}");
+    assert!(leverage["formula"].as_str().is_some_and(|f| f.contains("the agreement's definition")), "{leverage}");
+    assert_eq!(leverage["status"], "pass");
+    assert!(close(&leverage["headroom_pct"], (4.5 - 2_700_000.0 / 2_200_000.0) / 4.5), "{leverage}");
+    let inputs = leverage["inputs"].to_string();
+    assert!(inputs.contains("minus 9 months to 2023-09-30"), "the test period is the trailing twelve months: {inputs}");
+    let coverage = covenant(&body, "Consolidated Interest Coverage Ratio");
+    assert_eq!(coverage["kind"], "min_interest_coverage");
+    assert!(close(&coverage["actual"], 2_200_000.0 / 300_000.0), "{coverage}");
+    assert_eq!(body["summary"]["compliance"], "pass");
+
+    // Stored and listed; someone else sees neither.
+    let test_id = body["test_id"].as_str().expect("test id");
+    let stored: Value = app.get(&format!("{path}/{test_id}"), Some(&analyst)).await.json().await.expect("json");
+    assert_eq!(stored["covenants"], body["covenants"]);
+    let listed: Value = app.get(&path, Some(&analyst)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["covenant_tests"][0]["test_id"], test_id);
+    assert_error(app.get(&format!("{path}/{test_id}"), Some(&other)).await, 404).await;
+    let theirs: Value = app.get(&path, Some(&other)).await.json().await.expect("json");
+    assert_eq!(theirs["total"], 0);
+
+    // An amendment resets the maximum from its own date: 1.10 from September 1, 2024.
+    create_document(app, &analyst, "Amendment No. 1", AMENDMENT, DEAL).await;
+    let amended: Value = app
+        .post(&path, Some(&analyst), &json!({ "statement_set_id": set, "document_id": agreement }))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let leverage = covenant(&amended, "Consolidated Total Net Leverage Ratio");
+    assert_eq!(leverage["threshold"], 1.1, "{amended}");
+    assert_eq!(leverage["status"], "breach");
+    assert_eq!(amended["findings"][0]["severity"], "concern", "{amended}");
+    assert_eq!(amended["summary"]["compliance"], "breach");
+    // Tested before the amendment's date, the agreement's own level applies.
+    let mut earlier = financials();
+    earlier["periods"].as_array_mut().expect("periods").truncate(3);
+    let before: Value = app
+        .post(
+            &path,
+            Some(&analyst),
+            &json!({ "financials": earlier, "document_id": agreement, "period_end": "2023-12-31" }),
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    let leverage = covenant(&before, "Consolidated Total Net Leverage Ratio");
+    assert_eq!(leverage["status"], "not_testable", "{before}");
+    assert!(leverage["notes"].to_string().contains("first tested for the period ending 2024-06-30"), "{leverage}");
+
+    // Errors: 4xx naming the field, and nothing stored.
+    let neither = assert_error(app.post(&path, Some(&analyst), &json!({})).await, 400).await;
+    assert_eq!(neither["detail"]["field"], "statement_set_id");
+    let both = assert_error(
+        app.post(&path, Some(&analyst), &json!({ "statement_set_id": set, "financials": financials() })).await,
+        400,
+    )
+    .await;
+    assert_eq!(both["detail"]["field"], "financials");
+    let elsewhere = create_document(app, &analyst, "Another deal's agreement", AGREEMENT, 7).await;
+    let wrong_deal = assert_error(
+        app.post(&path, Some(&analyst), &json!({ "statement_set_id": set, "document_id": elsewhere })).await,
+        400,
+    )
+    .await;
+    assert_eq!(wrong_deal["detail"]["field"], "document_id");
+    assert_error(app.post(&path, Some(&other), &json!({ "statement_set_id": set })).await, 404).await;
+    let plain =
+        create_document(app, &analyst, "A guarantee", "GUARANTEE\n\nThe Guarantor guarantees the Obligations.\n", DEAL)
+            .await;
+    let no_covenants = assert_error(
+        app.post(&path, Some(&analyst), &json!({ "statement_set_id": set, "document_id": plain })).await,
+        422,
+    )
+    .await;
+    assert!(no_covenants["message"].as_str().is_some_and(|m| m.contains("no financial covenants")), "{no_covenants}");
+    assert_error(
+        app.post("/api/deals/zero/covenant-tests", Some(&analyst), &json!({ "statement_set_id": set })).await,
+        400,
+    )
+    .await;
+    let listed: Value = app.get(&path, Some(&analyst)).await.json().await.expect("json");
+    assert_eq!(listed["total"], 3, "only the three tests that ran are stored");
+}
+
+#[tokio::test]
+async fn covenants_are_tested_against_stored_statements_on_the_memory_store() {
+    let app = spawn_app_with(&[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;
+    covenants_are_tested_with_the_agreements_own_definitions(&app).await;
+}
+
+#[tokio::test]
+async fn covenants_are_tested_against_stored_statements_on_postgres() {
+    let cluster = test_cluster::shared().await;
+    let app = spawn_app_around(cluster.fresh_adapters().await, &[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;
+    covenants_are_tested_with_the_agreements_own_definitions(&app).await;
+}
