@@ -31,4 +31,16 @@ pub trait StatementSetRepository: Send + Sync + 'static {
         deal_id: i64,
         owner: Option<UserId>,
     ) -> Result<Option<StatementSetRecord>, StoreError>;
+
+    /// Up to `limit` sets of `deal_id` (by `owner` only, unless `None`: any owner's), newest first,
+    /// with how many there are in all.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer.
+    async fn list_for_deal(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+        limit: u32,
+    ) -> Result<(Vec<StatementSetRecord>, u64), StoreError>;
 }

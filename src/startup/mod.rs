@@ -38,7 +38,7 @@ use crate::domain::auth::service::AuthPorts;
 use crate::domain::auth::{AuthService, AuthSettings, ThrottlePolicy};
 use crate::domain::chat::launcher::WorkflowLauncher;
 use crate::domain::chat::service::ChatService;
-use crate::domain::deals::service::DealService;
+use crate::domain::deals::service::{DealService, DealStores};
 use crate::domain::documents::{DocumentQuota, DocumentService};
 use crate::domain::people::service::{PeopleService, PeopleSettings};
 use crate::domain::quant::service::QuantService;
@@ -688,9 +688,15 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
     });
     let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));
     let deals = Arc::new(DealService::new(
-        adapters.documents.clone(),
-        adapters.statement_sets.clone(),
-        adapters.covenant_tests.clone(),
+        DealStores {
+            documents: adapters.documents.clone(),
+            statement_sets: adapters.statement_sets.clone(),
+            covenant_tests: adapters.covenant_tests.clone(),
+            analyses: adapters.analyses.clone(),
+            research: adapters.research.clone(),
+            people: adapters.people.clone(),
+            conversations: adapters.conversations.clone(),
+        },
         adapters.clock.clone(),
     ));
     let quant = Arc::new(

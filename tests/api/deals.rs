@@ -184,6 +184,42 @@ async fn covenants_are_tested_with_the_agreements_own_definitions(app: &TestApp)
     .await;
     let listed: Value = app.get(&path, Some(&analyst)).await.json().await.expect("json");
     assert_eq!(listed["total"], 3, "only the three tests that ran are stored");
+
+    // A workflow launched from a chat session on the deal links the session to it.
+    let launch = json!({
+        "workflow_type": "research", "session_id": "northwind-monitoring", "deal_id": DEAL,
+        "workflow_params": { "query": "Northwind Tools covenant headroom" }
+    });
+    let launched = app.post("/api/digitizer-chatbot/launch-workflow", Some(&analyst), &launch).await;
+    assert!(launched.status().is_success(), "{}", launched.status());
+
+    // The deal's workspace: everything linked to it that the caller may see.
+    let workspace: Value = app.get(&format!("/api/deals/{DEAL}"), Some(&analyst)).await.json().await.expect("json");
+    assert_eq!(workspace["documents"]["total"], 3, "{workspace}");
+    let first = &workspace["documents"]["items"][2];
+    assert_eq!((first["id"].as_i64(), first["kind"].as_str()), (Some(agreement), Some("document")), "{workspace}");
+    assert_eq!(first["borrower"], "NORTHWIND TOOLS INC.");
+    assert_eq!(first["agreement_date"], "2024-03-15");
+    assert_eq!(first["review_state"], "draft");
+    assert!(first["created_at"].is_string());
+    assert_eq!(workspace["statement_sets"]["total"], 1);
+    assert_eq!(workspace["covenant_tests"]["total"], 3);
+    let mut statuses: Vec<&str> = workspace["covenant_tests"]["items"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter_map(|t| t["status"].as_str())
+        .collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, ["breach", "incomplete", "pass"], "{workspace}");
+    assert_eq!(workspace["research"]["total"], 1, "{workspace}");
+    assert_eq!(workspace["chat_sessions"]["total"], 1, "{workspace}");
+    assert_eq!(workspace["chat_sessions"]["items"][0]["id"], "northwind-monitoring");
+    for kind in ["analyses", "people"] {
+        assert_eq!(workspace[kind]["total"], 0, "{kind}");
+    }
+    assert_error(app.get(&format!("/api/deals/{DEAL}"), Some(&other)).await, 404).await;
+    assert_error(app.get("/api/deals/999", Some(&analyst)).await, 404).await;
 }
 
 #[tokio::test]

@@ -921,7 +921,8 @@ pub async fn chat_sessions_are_listed_latest_activity_first_with_their_openings(
     let list = |owner: Option<UserId>, page: u32, limit: u32| {
         let store = Arc::clone(&store);
         async move {
-            let (sessions, total) = store.list(&SessionQuery { owner, page, limit }).await.expect("list");
+            let (sessions, total) =
+                store.list(&SessionQuery { owner, deal_id: None, page, limit }).await.expect("list");
             (sessions.into_iter().map(|s| s.id).collect::<Vec<_>>(), total)
         }
     };
@@ -937,7 +938,8 @@ pub async fn chat_sessions_are_listed_latest_activity_first_with_their_openings(
     assert_eq!(list(Some(UserId::new_random()), 1, 50).await, (Vec::new(), 0));
     assert_eq!(list(None, 1, 2).await, (ids(&["s-x", "s-a"]), 7), "everyone's");
 
-    let (sessions, _) = store.list(&SessionQuery { owner: Some(owner), page: 1, limit: 50 }).await.expect("list");
+    let (sessions, _) =
+        store.list(&SessionQuery { owner: Some(owner), deal_id: None, page: 1, limit: 50 }).await.expect("list");
     let by_id = |id: &str| sessions.iter().find(|s| s.id == id).expect(id).clone();
     let a = by_id("s-a");
     assert_eq!((a.owner, a.created_at, a.updated_at), (owner, at(0), at(5)));

@@ -1,5 +1,6 @@
-//! Deals on the wire: `/api/deals/{deal_id}/covenant-tests` — run a covenant test of the deal's
-//! agreement against the borrower's statements, list the deal's tests, read one back.
+//! Deals on the wire: `/api/deals/{deal_id}`, the deal's workspace (everything linked to it), and
+//! `/api/deals/{deal_id}/covenant-tests` — run a covenant test of the deal's agreement against the
+//! borrower's statements, list the deal's tests, read one back.
 
 use std::sync::Arc;
 
@@ -38,11 +39,35 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let get = warp::path!("api" / "deals" / String / "covenant-tests" / String)
         .and(warp::get())
         .and(with_state(state.clone()))
-        .and(authenticated(state))
+        .and(authenticated(state.clone()))
         .then(|deal_id, test_id, state, caller| async move {
             respond(get_covenant_test(deal_id, test_id, state, caller).await)
         });
-    run.or(list).unify().or(get).unify().boxed()
+    let workspace = warp::path!("api" / "deals" / String)
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .then(|deal_id, state, caller| async move { respond(get_deal(deal_id, state, caller).await) });
+    run.or(list).unify().or(get).unify().or(workspace).unify().boxed()
+}
+
+/// GET /api/deals/{deal_id}
+#[utoipa::path(get, path = "/api/deals/{deal_id}", tag = "deals",
+    params(("deal_id" = i64, Path, description = "The deal")),
+    description = "The deal's workspace: everything linked to the deal that you may see (yours; all for \
+                   administrators), per kind — `documents` (title, borrower, agreement date, total commitment, current \
+                   version, review state), `analyses`, `research`, `people`, `statement_sets`, `covenant_tests`, \
+                   `chat_sessions` (sessions that launched a workflow on the deal) — each item with its `id`, `kind`, \
+                   `status` and `created_at`, the latest 100 per kind with `total`. 404 when you may see nothing \
+                   linked to the deal.",
+    responses(
+        (status = 200, description = "{status, deal_id, documents: {total, items}, analyses, research, people, statement_sets, covenant_tests, chat_sessions}", body = Object),
+        (status = 400, description = "A deal id that is not a positive integer", body = ErrorBody),
+        (status = 404, description = "Nothing linked to the deal that you may see", body = ErrorBody),
+    ))]
+pub async fn get_deal(raw_deal_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let deal_id = deal_id(&raw_deal_id)?;
+    Ok(warp::reply::json(&state.deals.workspace(caller, deal_id).await?))
 }
 
 impl From<DealError> for ApiError {

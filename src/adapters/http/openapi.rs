@@ -69,6 +69,7 @@ use crate::domain::ratelimit::is_workflow_request;
         people::list_results,
         statements::create_statement_set,
         statements::get_statement_set,
+        deals::get_deal,
         deals::run_covenant_test,
         deals::list_covenant_tests,
         deals::get_covenant_test,

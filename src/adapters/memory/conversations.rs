@@ -100,8 +100,11 @@ impl ConversationRepository for MemoryConversationStore {
 
     async fn list(&self, query: &SessionQuery) -> Result<(Vec<SessionSummary>, u64), StoreError> {
         let sessions = self.sessions();
-        let mut matching: Vec<&ChatSession> =
-            sessions.values().filter(|session| query.owner.is_none_or(|owner| session.owner == owner)).collect();
+        let mut matching: Vec<&ChatSession> = sessions
+            .values()
+            .filter(|session| query.owner.is_none_or(|owner| session.owner == owner))
+            .filter(|session| query.deal_id.is_none_or(|deal| launched_on_deal(session, deal)))
+            .collect();
         // As PostgreSQL orders them: the latest activity first, ties by id in byte order.
         matching.sort_by(|a, b| (b.updated_at, &b.id).cmp(&(a.updated_at, &a.id)));
         let total = matching.len() as u64;
@@ -109,6 +112,13 @@ impl ConversationRepository for MemoryConversationStore {
         let page = matching.into_iter().skip(offset).take(query.limit as usize).map(summary).collect();
         Ok((page, total))
     }
+}
+
+/// Whether a launch of the session names the deal in its stored result (as PostgreSQL reads it).
+fn launched_on_deal(session: &ChatSession, deal_id: i64) -> bool {
+    session.messages.iter().any(|m| {
+        m.workflow_result.as_ref().and_then(|r| r.get("deal_id")).and_then(serde_json::Value::as_i64) == Some(deal_id)
+    })
 }
 
 fn summary(session: &ChatSession) -> SessionSummary {

@@ -40,6 +40,7 @@ impl Stored {
             summary: current.map(|v| v.extraction.summary.clone()).unwrap_or_default(),
             current_version: current.map_or(0, |v| v.version),
             state: self.document.state,
+            created_at: self.document.created_at,
             updated_at: self.document.updated_at,
         }
     }

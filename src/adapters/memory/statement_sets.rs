@@ -49,4 +49,18 @@ impl StatementSetRepository for MemoryStatementSetStore {
             .max_by_key(|s| (s.created_at, s.id.as_uuid()))
             .cloned())
     }
+
+    async fn list_for_deal(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+        limit: u32,
+    ) -> Result<(Vec<StatementSetRecord>, u64), StoreError> {
+        let sets = self.sets();
+        let mut listed: Vec<&StatementSetRecord> =
+            sets.values().filter(|s| s.deal_id == Some(deal_id) && owner.is_none_or(|o| s.owner == o)).collect();
+        listed.sort_by_key(|s| std::cmp::Reverse((s.created_at, s.id.as_uuid())));
+        let total = listed.len() as u64;
+        Ok((listed.into_iter().take(limit as usize).cloned().collect(), total))
+    }
 }

@@ -175,7 +175,12 @@ impl ConversationRepository for PostgresStore {
         let (limit, offset) = (i64::from(query.limit), i64::try_from(query.offset()).unwrap_or(i64::MAX));
         let (role, chars) = (Role::User.as_str(), i32::try_from(OPENING_CHARS).unwrap_or(i32::MAX));
         let client = self.connection().await?;
-        let listing = Listing::new().with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync)));
+        let listing = Listing::new().with("owner_id = $?", owner.as_ref().map(|o| o as &(dyn ToSql + Sync))).with(
+            "EXISTS (SELECT 1 FROM chat_messages m WHERE m.session_id = chat_sessions.id \
+                 AND jsonb_typeof(m.workflow_result -> 'deal_id') = 'number' \
+                 AND (m.workflow_result ->> 'deal_id')::numeric = $?::bigint)",
+            query.deal_id.as_ref().map(|d| d as &(dyn ToSql + Sync)),
+        );
         let total = listing.count(&client, "chat_sessions").await?;
         let filter = listing.filter();
         let (bounds, mut params) = listing.page(&limit, &offset);

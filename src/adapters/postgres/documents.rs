@@ -395,7 +395,7 @@ impl DocumentRepository for PostgresStore {
         // The page is chosen on `documents` alone (top-N through the updated_at index); only its rows
         // are joined with their current version.
         let page_sql = format!(
-            "WITH page AS (SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.updated_at \
+            "WITH page AS (SELECT d.id, d.title, d.deal_id, d.current_version, d.state, d.created_at, d.updated_at \
              FROM documents d {filter} ORDER BY d.updated_at DESC, d.id DESC {bounds}) \
              SELECT d.*, {SUMMARY_COLUMNS} FROM page d \
              JOIN document_versions v ON v.document_id = d.id AND v.version = d.current_version \
@@ -413,6 +413,7 @@ impl DocumentRepository for PostgresStore {
                     summary: summary_from_row(row)?,
                     current_version: column(row, "current_version")?,
                     state: state_from(&column::<String>(row, "state")?)?,
+                    created_at: column(row, "created_at")?,
                     updated_at: column(row, "updated_at")?,
                 })
             })

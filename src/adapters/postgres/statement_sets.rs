@@ -87,4 +87,31 @@ impl StatementSetRepository for PostgresStore {
         let row = client.query_opt(&statement, &[&deal_id, &owner]).await.map_err(unavailable)?;
         row.as_ref().map(record_from_row).transpose()
     }
+
+    async fn list_for_deal(
+        &self,
+        deal_id: i64,
+        owner: Option<UserId>,
+        limit: u32,
+    ) -> Result<(Vec<StatementSetRecord>, u64), StoreError> {
+        let client = self.connection().await?;
+        let owner = owner.map(|o| o.as_uuid());
+        let rows_statement = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM statement_sets WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2) \
+                 ORDER BY created_at DESC, id DESC LIMIT $3"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let count_statement = client
+            .prepare_cached(
+                "SELECT count(*) FROM statement_sets WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2)",
+            )
+            .await
+            .map_err(unavailable)?;
+        let rows = client.query(&rows_statement, &[&deal_id, &owner, &i64::from(limit)]).await.map_err(unavailable)?;
+        let total: i64 = client.query_one(&count_statement, &[&deal_id, &owner]).await.map_err(unavailable)?.get(0);
+        let sets = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
+        Ok((sets, u64::try_from(total).unwrap_or(0)))
+    }
 }

@@ -78,7 +78,8 @@ impl WorkflowLauncher {
             WorkflowParams::Research(request) => {
                 let run = self.research.submit(caller, request, request_id).await?;
                 (self.research_queued)();
-                let reference = json!({ "research_id": run.id.to_string(), "status": run.status.as_str() });
+                let reference =
+                    json!({ "research_id": run.id.to_string(), "status": run.status.as_str(), "deal_id": run.deal_id });
                 Launch {
                     workflow_type: "research",
                     message: format!(
@@ -115,7 +116,7 @@ impl WorkflowLauncher {
                     },
                     workflow_result: record.result,
                     cdm_events: record.cdm_events,
-                    reference: json!({ "people_id": record.id.to_string(), "status": "completed" }),
+                    reference: json!({ "people_id": record.id.to_string(), "status": "completed", "deal_id": record.deal_id }),
                 }
             }
         };
@@ -261,7 +262,9 @@ fn analysis_run(record: AnalysisRecord) -> SessionRun {
 
 fn quant_launch(record: AnalysisRecord) -> Launch {
     let summary = record.result.as_ref().and_then(|result| result["summary"].as_str()).unwrap_or_default();
-    let reference = json!({ "analysis_id": record.id.to_string(), "status": record.status.as_str() });
+    // The deal rides along so that a deal's workspace finds the sessions that launched its runs.
+    let reference =
+        json!({ "analysis_id": record.id.to_string(), "status": record.status.as_str(), "deal_id": record.deal_id });
     let message = format!("The {} analysis is {}. {summary}", record.kind.as_str(), record.status.as_str());
     Launch {
         workflow_type: "quant",

@@ -22,6 +22,8 @@ pub const OPENING_CHARS: usize = 3 * TITLE_CHARS;
 pub struct SessionQuery {
     /// `None`: every owner's (administrators).
     pub owner: Option<UserId>,
+    /// Only sessions that launched a workflow linked to this deal.
+    pub deal_id: Option<i64>,
     /// 1-based.
     pub page: u32,
     pub limit: u32,
@@ -34,7 +36,7 @@ impl SessionQuery {
     /// [`PageError`] when the page or limit is out of bounds ([`check_page`]).
     pub fn for_caller(caller: Principal, page: u32, limit: u32) -> Result<Self, PageError> {
         check_page(page, limit)?;
-        Ok(Self { owner: listed_owner(caller), page, limit })
+        Ok(Self { owner: listed_owner(caller), deal_id: None, page, limit })
     }
 
     pub fn offset(&self) -> u64 {
@@ -94,7 +96,7 @@ mod tests {
     fn analysts_list_their_own_sessions_and_administrators_everyones() {
         let analyst = Principal { user_id: UserId::new_random(), role: Role::Analyst };
         let query = SessionQuery::for_caller(analyst, 3, 20).expect("in bounds");
-        assert_eq!(query, SessionQuery { owner: Some(analyst.user_id), page: 3, limit: 20 });
+        assert_eq!(query, SessionQuery { owner: Some(analyst.user_id), deal_id: None, page: 3, limit: 20 });
         assert_eq!(query.offset(), 40);
         let admin = Principal { user_id: UserId::new_random(), role: Role::Admin };
         assert_eq!(SessionQuery::for_caller(admin, 1, 50).expect("in bounds").owner, None);

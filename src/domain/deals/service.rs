@@ -9,8 +9,9 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use time::Date;
+use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
+use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::covenant_test::{self, AgreementCovenant, CovenantToTest, covenants_of};
@@ -19,14 +20,21 @@ use super::schedule::StatedLevel;
 use super::stored::{CovenantTestId, CovenantTestRecord};
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::chat::sessions::SessionQuery;
+use crate::domain::documents::DocumentQuery;
 use crate::domain::documents::{CurrentAgreement, DocumentId};
 use crate::domain::extraction::{Structure, normalise_label, parse_date};
+use crate::domain::listing::RunQuery;
 use crate::domain::listing::listed_owner;
 use crate::domain::statements::set::{FinancialsInput, StatementSet, check_input};
 use crate::domain::statements::stored::StatementSetId;
+use crate::ports::analyses::AnalysisRepository;
 use crate::ports::clock::Clock;
+use crate::ports::conversations::ConversationRepository;
 use crate::ports::covenant_tests::CovenantTestRepository;
 use crate::ports::documents::DocumentRepository;
+use crate::ports::people::PeopleRepository;
+use crate::ports::research::ResearchRepository;
 use crate::ports::statement_sets::StatementSetRepository;
 use crate::ports::store::StoreError;
 
@@ -34,6 +42,8 @@ use crate::ports::store::StoreError;
 const DEAL_DOCUMENTS: u32 = 100;
 /// Most stored tests listed per deal.
 pub const LISTED_TESTS: u32 = 100;
+/// Most records of each kind a deal's workspace lists.
+pub const WORKSPACE_ITEMS: u32 = 100;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DealError {
@@ -64,21 +74,142 @@ pub struct CovenantTestRequest {
     pub period_end: Option<String>,
 }
 
+/// Every store a deal's records live in.
+pub struct DealStores {
+    pub documents: Arc<dyn DocumentRepository>,
+    pub statement_sets: Arc<dyn StatementSetRepository>,
+    pub covenant_tests: Arc<dyn CovenantTestRepository>,
+    pub analyses: Arc<dyn AnalysisRepository>,
+    pub research: Arc<dyn ResearchRepository>,
+    pub people: Arc<dyn PeopleRepository>,
+    pub conversations: Arc<dyn ConversationRepository>,
+}
+
 pub struct DealService {
     documents: Arc<dyn DocumentRepository>,
     statement_sets: Arc<dyn StatementSetRepository>,
     tests: Arc<dyn CovenantTestRepository>,
+    analyses: Arc<dyn AnalysisRepository>,
+    research: Arc<dyn ResearchRepository>,
+    people: Arc<dyn PeopleRepository>,
+    conversations: Arc<dyn ConversationRepository>,
     clock: Arc<dyn Clock>,
 }
 
 impl DealService {
-    pub fn new(
-        documents: Arc<dyn DocumentRepository>,
-        statement_sets: Arc<dyn StatementSetRepository>,
-        tests: Arc<dyn CovenantTestRepository>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self { documents, statement_sets, tests, clock }
+    pub fn new(stores: DealStores, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            documents: stores.documents,
+            statement_sets: stores.statement_sets,
+            tests: stores.covenant_tests,
+            analyses: stores.analyses,
+            research: stores.research,
+            people: stores.people,
+            conversations: stores.conversations,
+            clock,
+        }
+    }
+
+    /// Everything linked to the deal that the caller may see: per kind, the latest
+    /// [`WORKSPACE_ITEMS`] with their id, kind, status and `created_at`, and how many there are.
+    ///
+    /// # Errors
+    /// [`DealError::NotFound`] when the caller may see nothing linked to the deal;
+    /// [`DealError::Store`].
+    pub async fn workspace(&self, caller: Principal, deal_id: i64) -> Result<Value, DealError> {
+        if deal_id <= 0 {
+            return Err(invalid("deal_id", "must be a positive integer"));
+        }
+        let owner = listed_owner(caller);
+        let runs = RunQuery { owner, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS };
+        let documents = self
+            .documents
+            .list(&DocumentQuery { owner, search: None, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS })
+            .await?;
+        let (analyses, analyses_total) = self.analyses.list(&runs).await?;
+        let (research, research_total) = self.research.list(&runs).await?;
+        let (people, people_total) = self.people.list(&runs).await?;
+        let (sets, sets_total) = self.statement_sets.list_for_deal(deal_id, owner, WORKSPACE_ITEMS).await?;
+        let (tests, tests_total) = self.tests.list_for_deal(deal_id, owner, WORKSPACE_ITEMS).await?;
+        let (sessions, sessions_total) = self
+            .conversations
+            .list(&SessionQuery { owner, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS })
+            .await?;
+        let everything = documents.total
+            + analyses_total
+            + research_total
+            + people_total
+            + sets_total
+            + tests_total
+            + sessions_total;
+        if everything == 0 {
+            return Err(DealError::NotFound("deal"));
+        }
+        let at = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_default();
+        let kind = |total: u64, items: Vec<Value>| json!({ "total": total, "items": items });
+        Ok(json!({
+            "status": "success",
+            "deal_id": deal_id,
+            "documents": kind(documents.total, documents.documents.iter().map(|d| json!({
+                "id": d.id.get(),
+                "kind": "document",
+                "status": d.state.as_str(),
+                "created_at": at(d.created_at),
+                "updated_at": at(d.updated_at),
+                "title": d.title,
+                "borrower": d.summary.borrower,
+                "agreement_date": d.summary.agreement_date.map(|date| date.to_string()),
+                "total_commitment": d.summary.total_commitment.as_ref().map(|m| json!({"amount": m.amount.to_string(), "currency": m.currency})),
+                "current_version": d.current_version,
+                "review_state": d.state.as_str(),
+            })).collect()),
+            "analyses": kind(analyses_total, analyses.iter().map(|a| json!({
+                "id": a.id.to_string(),
+                "kind": a.kind.as_str(),
+                "status": a.status.as_str(),
+                "created_at": at(a.created_at),
+            })).collect()),
+            "research": kind(research_total, research.iter().map(|r| json!({
+                "id": r.id.to_string(),
+                "kind": "research",
+                "status": r.status.as_str(),
+                "created_at": at(r.created_at),
+                "query": r.query,
+            })).collect()),
+            "people": kind(people_total, people.iter().map(|p| json!({
+                "id": p.id.to_string(),
+                "kind": "people",
+                "status": p.result.get("status").cloned().unwrap_or_else(|| json!("completed")),
+                "created_at": at(p.created_at),
+                "person_name": p.person_name,
+            })).collect()),
+            "statement_sets": kind(sets_total, sets.iter().map(|s| json!({
+                "id": s.id.to_string(),
+                "kind": "statement_set",
+                "status": "stored",
+                "created_at": at(s.created_at),
+                "borrower_name": s.borrower_name,
+                "currency": s.statements.currency,
+                "latest_period_end": s.statements.periods.first().map(|p| p.period_end.to_string()),
+            })).collect()),
+            "covenant_tests": kind(tests_total, tests.iter().map(|t| json!({
+                "id": t.id.to_string(),
+                "kind": "covenant_test",
+                "status": t.compliance,
+                "created_at": at(t.created_at),
+                "document_id": t.document_id.get(),
+                "period_end": t.period_end.to_string(),
+            })).collect()),
+            "chat_sessions": kind(sessions_total, sessions.iter().map(|s| json!({
+                "id": s.id,
+                "kind": "chat_session",
+                "status": "open",
+                "created_at": at(s.created_at),
+                "updated_at": at(s.updated_at),
+                "title": s.title(),
+                "message_count": s.message_count,
+            })).collect()),
+        }))
     }
 
     /// Runs and stores a covenant test of deal `deal_id`.

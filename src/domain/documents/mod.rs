@@ -292,6 +292,7 @@ pub struct DocumentListing {
     pub summary: AgreementSummary,
     pub current_version: i32,
     pub state: ReviewState,
+    pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }
 
