@@ -742,7 +742,8 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
     ));
     let chat = Arc::new(
         ChatService::new(adapters.conversations.clone(), documents.clone(), launcher, adapters.clock.clone())
-            .with_language_model(adapters.llm.clone()),
+            .with_language_model(adapters.llm.clone())
+            .with_deals(deals.clone()),
     );
     AppState {
         auth,

@@ -12,37 +12,17 @@ const DEAL: i64 = 42;
 
 /// A credit agreement whose net leverage covenant steps down, nets cash up to a cap of $1,000,000,
 /// and whose interest cover is a flat minimum.
-const AGREEMENT: &str = "CREDIT AGREEMENT\n\ndated as of March 15, 2024\n\namong\n\nNORTHWIND TOOLS INC., a Delaware corporation (the \u{201c}Borrower\u{201d}),\n\nthe Lenders party hereto\n\nand\n\nBIG BANK, N.A., as Administrative Agent.\n\nARTICLE I\n\nDEFINITIONS\n\n\u{201c}Consolidated EBITDA\u{201d} means, for any period, Consolidated Net Income plus (a) Consolidated Interest Expense, (b) income taxes, (c) depreciation and amortization and (d) non-cash charges.\n\n\u{201c}Consolidated Funded Indebtedness\u{201d} means all Indebtedness for borrowed money of the Borrower and its Subsidiaries.\n\n\u{201c}Consolidated Total Net Leverage Ratio\u{201d} means, as of any date, the ratio of (a) Consolidated Funded Indebtedness minus unrestricted cash of the Borrower in an aggregate amount not to exceed $1,000,000 to (b) Consolidated EBITDA for the four consecutive fiscal quarters then ended.\n\nARTICLE VII\n\nCOVENANTS\n\nSection 7.11 Financial Covenants.\n\n(a) Consolidated Total Net Leverage Ratio. Permit the Consolidated Total Net Leverage Ratio as of the end of any fiscal quarter to be greater than the ratio set forth below opposite such fiscal quarter:\n\nFiscal Quarter Ending | Maximum Consolidated Total Net Leverage Ratio\nJune 30, 2024 through March 31, 2025 | 4.50:1.00\nJune 30, 2025 and thereafter | 4.00:1.00\n\n(b) Consolidated Interest Coverage Ratio. Permit the Consolidated Interest Coverage Ratio to be less than 3.00 to 1.00.\n\nSection 7.12 Amendments. No amendment shall be effective unless in writing.\n\nSection 9.10 Governing Law. This Agreement shall be governed by the laws of the State of New York.\n";
+const AGREEMENT: &str = include_str!("../../examples/deals/northwind-credit-agreement.txt");
 
 /// An amendment that resets the net leverage maximum from its own date.
 const AMENDMENT: &str = "AMENDMENT NO. 1 TO CREDIT AGREEMENT\n\nThis AMENDMENT NO. 1 TO CREDIT AGREEMENT, dated as of September 1, 2024 (this \u{201c}Amendment\u{201d}), among NORTHWIND TOOLS INC., a Delaware corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and BIG BANK, N.A., as Administrative Agent, amends the Credit Agreement dated as of March 15, 2024.\n\nSection 1. Amendment. Section 7.11 of the Credit Agreement is amended and restated as follows:\n\nSection 7.11 Financial Covenants.\n\n(a) Consolidated Total Net Leverage Ratio. Permit the Consolidated Total Net Leverage Ratio as of the end of any fiscal quarter to be greater than 1.10 to 1.00.\n\nSection 2. Governing Law. This Amendment shall be governed by the laws of the State of New York.\n";
 
-/// A fiscal year in thousands: assets 10,000 = liabilities 6,000 + equity 4,000.
-fn year(end: &str, months: u32, ebit: f64, da: f64) -> Value {
-    json!({
-        "period_end": end, "months": months,
-        "revenue": 12000.0, "operating_income": ebit, "depreciation_amortization": da,
-        "interest_expense": 300.0, "income_tax": 250.0, "net_income": 900.0,
-        "cash": 800.0, "current_assets": 4000.0, "total_assets": 10000.0,
-        "current_liabilities": 2500.0, "total_liabilities": 6000.0, "total_debt": 3500.0,
-        "total_equity": 4000.0, "retained_earnings": 2200.0,
-        "operating_cash_flow": 1300.0, "capital_expenditure": 500.0, "scheduled_principal": 700.0
-    })
-}
-
-/// FY2023 and the nine months to September 2023 and 2024: EBITDA over the twelve months to
-/// 2024-09-30 = 1,900 + 1,600 - 1,300 = 2,200 (thousands).
+/// FY2022, FY2023 and the nine months to September 2023 and 2024, in thousands: EBITDA over the
+/// twelve months to 2024-09-30 = 1,900 + 1,600 - 1,300 = 2,200; debt 3,500, cash 800, interest 300.
 fn financials() -> Value {
-    json!({
-        "currency": "USD",
-        "unit": 1000,
-        "periods": [
-            year("2022-12-31", 12, 1400.0, 400.0),
-            year("2023-09-30", 9, 1000.0, 300.0),
-            year("2023-12-31", 12, 1500.0, 400.0),
-            year("2024-09-30", 9, 1300.0, 300.0),
-        ]
-    })
+    let example: Value = serde_json::from_str(include_str!("../../examples/deals/northwind-statements.json"))
+        .expect("example statements");
+    example["financials"].clone()
 }
 
 async fn create_document(app: &TestApp, token: &str, title: &str, text: &str, deal_id: i64) -> i64 {
@@ -58,7 +38,8 @@ async fn store_statements(app: &TestApp, token: &str) -> String {
         .post(
             "/api/financial-statements",
             Some(token),
-            &json!({ "borrower_name": "Northwind Tools Inc.", "deal_id": DEAL, "financials": financials() }),
+            &serde_json::from_str::<Value>(include_str!("../../examples/deals/northwind-statements.json"))
+                .expect("example"),
         )
         .await;
     assert_eq!(response.status(), 201);
@@ -220,6 +201,41 @@ async fn covenants_are_tested_with_the_agreements_own_definitions(app: &TestApp)
     }
     assert_error(app.get(&format!("/api/deals/{DEAL}"), Some(&other)).await, 404).await;
     assert_error(app.get("/api/deals/999", Some(&analyst)).await, 404).await;
+
+    // Chat: a test run on the deal's newest statements, answered with its figures.
+    let chat = |message: &str, deal_id: Option<i64>| json!({ "message": message, "session_id": "northwind-monitoring", "deal_id": deal_id });
+    let reply: Value = app
+        .post(
+            "/api/digitizer-chatbot/chat",
+            Some(&analyst),
+            &chat("test the covenants with the new statements", Some(DEAL)),
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    let text = reply["response"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("Consolidated Total Net Leverage Ratio: 1.23x against a maximum of 1.10x — breach"),
+        "{reply}"
+    );
+    assert!(text.contains("/api/deals/42/covenant-tests/"), "{reply}");
+    // The borrower's name finds its deals; two deals name Northwind, so the chat asks which.
+    let reply: Value = app
+        .post("/api/digitizer-chatbot/chat", Some(&analyst), &chat("is Northwind in compliance?", None))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert!(reply["response"].as_str().is_some_and(|r| r.contains("appears in deals")), "{reply}");
+    let reply: Value = app
+        .post("/api/digitizer-chatbot/chat", Some(&analyst), &chat("covenant headroom on deal 42", None))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert!(reply["response"].as_str().is_some_and(|r| r.starts_with("Covenant test of deal 42")), "{reply}");
+    assert_eq!(reply["metadata"]["intent"], "covenant_test");
 }
 
 #[tokio::test]

@@ -29,6 +29,7 @@
 //! words instead.
 
 mod amount;
+pub mod covenant_question;
 pub mod document_answer;
 pub mod follow_up;
 pub mod intent;

@@ -400,6 +400,60 @@ impl DealService {
         Ok(self.tests.list_for_deal(deal_id, listed_owner(caller), LISTED_TESTS).await?)
     }
 
+    /// The latest stored test of the deal that the caller may see.
+    ///
+    /// # Errors
+    /// [`DealError::Store`].
+    pub async fn latest_test(&self, caller: Principal, deal_id: i64) -> Result<Option<CovenantTestRecord>, DealError> {
+        Ok(self.tests.list_for_deal(deal_id, listed_owner(caller), 1).await?.0.into_iter().next())
+    }
+
+    /// Runs a test of the deal on the newest statement set stored for it that the caller may use.
+    ///
+    /// # Errors
+    /// [`DealError::NotFound`] (`"statement set"`) when the deal has none; else as [`Self::run_test`].
+    pub async fn test_with_newest_statements(
+        &self,
+        caller: Principal,
+        deal_id: i64,
+        request_id: &str,
+    ) -> Result<CovenantTestRecord, DealError> {
+        let set = self
+            .statement_sets
+            .latest_for_deal(deal_id, listed_owner(caller))
+            .await?
+            .ok_or(DealError::NotFound("statement set"))?;
+        let request = CovenantTestRequest {
+            document_id: None,
+            statement_set_id: Some(set.id.to_string()),
+            financials: None,
+            period_end: None,
+        };
+        self.run_test(caller, deal_id, request, request_id).await
+    }
+
+    /// The deals of the caller's documents that name `borrower` (title, parties or text), most
+    /// recently changed first, each once.
+    ///
+    /// # Errors
+    /// [`DealError::Store`].
+    pub async fn deals_of_borrower(&self, caller: Principal, borrower: &str) -> Result<Vec<i64>, DealError> {
+        let query = DocumentQuery {
+            owner: listed_owner(caller),
+            search: Some(borrower.to_owned()),
+            deal_id: None,
+            page: 1,
+            limit: 20,
+        };
+        let mut deals = Vec::new();
+        for document in self.documents.list(&query).await?.documents {
+            if let Some(deal) = document.deal_id.filter(|d| !deals.contains(d)) {
+                deals.push(deal);
+            }
+        }
+        Ok(deals)
+    }
+
     async fn statements(
         &self,
         caller: Principal,

@@ -36,6 +36,7 @@ use uuid::Uuid;
 
 use crate::domain::auth::Principal;
 use crate::domain::cdm::{self, EventContext, EventKind, ObservationStep, WorkflowStatus};
+use crate::domain::chat::covenant_question::{CovenantQuestion, describe_test, recognise_covenant_question};
 use crate::domain::chat::follow_up::recognise_follow_up;
 use crate::domain::chat::launch_params::{
     LaunchError, LaunchKind, as_workflow_params, intent_launch, parse_workflow_params,
@@ -46,6 +47,7 @@ use crate::domain::chat::{
     AgreementField, HISTORY_WINDOW, HistoryTurn, Intent, Role, answer_from_agreement, parse_intent,
     parse_intent_without_history,
 };
+use crate::domain::deals::service::{DealError, DealService};
 use crate::domain::documents::{DocumentError, DocumentId, DocumentService};
 use crate::domain::quant::request::QuantError;
 use crate::ports::clock::Clock;
@@ -82,6 +84,14 @@ pub enum ChatError {
     Launch(LaunchError),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A store failure while reading a deal, as the chat reports it.
+fn deal_store_error(error: DealError) -> ChatError {
+    match error {
+        DealError::Store(error) => ChatError::Store(error),
+        other => ChatError::invalid("deal_id", other.to_string()),
+    }
 }
 
 impl ChatError {
@@ -264,6 +274,8 @@ pub struct ChatService {
     documents: Arc<DocumentService>,
     launcher: Arc<WorkflowLauncher>,
     llm: Option<Arc<dyn LanguageModel>>,
+    /// Answers covenant questions; `None`: they get the help text.
+    deals: Option<Arc<DealService>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -274,7 +286,14 @@ impl ChatService {
         launcher: Arc<WorkflowLauncher>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        Self { conversations, documents, launcher, llm: None, clock }
+        Self { conversations, documents, launcher, llm: None, deals: None, clock }
+    }
+
+    /// The same service answering covenant questions from the deals' covenant tests.
+    #[must_use]
+    pub fn with_deals(mut self, deals: Arc<DealService>) -> Self {
+        self.deals = Some(deals);
+        self
     }
 
     /// The same service answering with a language model (tool calling) when one is configured.
@@ -363,6 +382,12 @@ impl ChatService {
     /// [`ChatError::SessionNotFound`], [`ChatError::DocumentNotFound`], [`ChatError::Store`]. A launch
     /// that fails is part of the answer (`metadata.launch_error`), not an error.
     pub async fn chat(&self, caller: Principal, mut turn: ChatTurn, request_id: &str) -> Result<ChatReply, ChatError> {
+        // A covenant question is answered from stored tests whatever the engine: its figures must be
+        // the test's, never a model's.
+        if let (Some(deals), Some(question)) = (&self.deals, recognise_covenant_question(&turn.message)) {
+            let answer = self.answer_covenant_question(deals, caller, &turn, &question, request_id).await?;
+            return self.finish_turn(caller, &turn, answer, None, request_id).await;
+        }
         if let Some(intent) = self.answerable_without_the_session(&turn) {
             // Nothing is read before answering (a document can only be in context as sent): the
             // append checks that the session is the caller's.
@@ -507,6 +532,69 @@ impl ChatService {
             }),
             (None, None) => None,
         })
+    }
+
+    /// The answer to a covenant question: the deal's latest test, or a test run now on its newest
+    /// statements (when asked to, or when the deal has none yet).
+    async fn answer_covenant_question(
+        &self,
+        deals: &DealService,
+        caller: Principal,
+        turn: &ChatTurn,
+        question: &CovenantQuestion,
+        request_id: &str,
+    ) -> Result<Answer, ChatError> {
+        let mut answer = Answer::default();
+        answer.metadata.insert("engine".into(), json!("deterministic"));
+        answer.metadata.insert("intent".into(), json!("covenant_test"));
+        let deal = match (question.deal_id.or(turn.deal_id), &question.borrower) {
+            (Some(deal), _) => Ok(deal),
+            (None, Some(borrower)) => {
+                match deals.deals_of_borrower(caller, borrower).await.map_err(deal_store_error)?.as_slice() {
+                    [only] => Ok(*only),
+                    [] => Err(format!(
+                        "None of your documents linked to a deal names {borrower}. Name the deal (\"covenant headroom on deal 42\") or send deal_id."
+                    )),
+                    several => Err(format!(
+                        "{borrower} appears in deals {}: which one? Ask again naming it (\"covenant headroom on deal {}\").",
+                        several.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+                        several[0]
+                    )),
+                }
+            }
+            (None, None) => {
+                Err("Which deal? Name it (\"covenant headroom on deal 42\"), name the borrower, or send deal_id."
+                    .to_owned())
+            }
+        };
+        let deal = match deal {
+            Ok(deal) => deal,
+            Err(text) => {
+                answer.response = text;
+                return Ok(answer);
+            }
+        };
+        answer.metadata.insert("deal_id".into(), json!(deal));
+        let latest =
+            if question.run { None } else { deals.latest_test(caller, deal).await.map_err(deal_store_error)? };
+        let test = match latest {
+            Some(test) => Ok(test),
+            None => deals.test_with_newest_statements(caller, deal, request_id).await,
+        };
+        match test {
+            Ok(test) => {
+                answer.response = describe_test(&test.body);
+                answer.metadata.insert("covenant_test_id".into(), json!(test.id.to_string()));
+            }
+            Err(DealError::Store(error)) => return Err(ChatError::Store(error)),
+            Err(DealError::NotFound("statement set")) => {
+                answer.response = format!(
+                    "Deal {deal} has no statement set to test the covenants with: store the borrower's statements with POST /api/financial-statements (deal_id {deal}) and ask again."
+                );
+            }
+            Err(other) => answer.response = format!("The covenants of deal {deal} cannot be tested: {other}."),
+        }
+        Ok(answer)
     }
 
     // ---- the deterministic engine ------------------------------------------------------------
