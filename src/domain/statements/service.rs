@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::set::{FinancialsInput, StatementError, StatementSet, UncheckedPeriod, check, check_input};
 use super::sheet::{Grid, SheetStatements, UnrecognisedRow, interpret};
-use super::stored::{SetOrigin, StatementSetId, StatementSetRecord};
+use super::stored::{MAX_ASSUMPTIONS, MAX_UNRECOGNISED_ROWS, SetOrigin, StatementSetId, StatementSetRecord};
 use crate::domain::auth::Principal;
 use crate::domain::listing::listed_owner;
 use crate::ports::clock::Clock;
@@ -94,6 +94,26 @@ fn check_sheet(sheet: &SheetStatements, form_currency: Option<&str>) -> Result<S
     })
 }
 
+/// The unread rows a set keeps: at most [`MAX_UNRECOGNISED_ROWS`], those that look like an item
+/// (the likeliest to be a figure the analyst meant) before the others, listed in row order.
+fn kept_unrecognised(rows: &[UnrecognisedRow]) -> Vec<serde_json::Value> {
+    let mut kept: Vec<&UnrecognisedRow> = rows.iter().filter(|row| row.not_used.is_some()).collect();
+    kept.extend(rows.iter().filter(|row| row.not_used.is_none()));
+    kept.truncate(MAX_UNRECOGNISED_ROWS);
+    kept.sort_by_key(|row| row.row);
+    kept.into_iter().map(unrecognised_json).collect()
+}
+
+/// The assumptions a set keeps: at most [`MAX_ASSUMPTIONS`], the last saying how many more there were.
+fn kept_assumptions(mut assumptions: Vec<String>) -> Vec<String> {
+    if assumptions.len() > MAX_ASSUMPTIONS {
+        let left_out = assumptions.len() - (MAX_ASSUMPTIONS - 1);
+        assumptions.truncate(MAX_ASSUMPTIONS - 1);
+        assumptions.push(format!("{left_out} more readings of this kind are not listed"));
+    }
+    assumptions
+}
+
 /// An unread row as the set keeps it: `{row, label}`, with `not_used_as` and `reason` when the
 /// label looks like an item whose figure it is not.
 fn unrecognised_json(row: &UnrecognisedRow) -> serde_json::Value {
@@ -169,8 +189,9 @@ impl StatementSetService {
                 .iter()
                 .map(|r| json!({ "row": r.row, "label": r.label, "item": r.item.name() }))
                 .collect(),
-            unrecognised: sheet.unrecognised.iter().map(unrecognised_json).collect(),
-            assumptions,
+            unrecognised: kept_unrecognised(&sheet.unrecognised).into(),
+            unrecognised_count: Some(sheet.unrecognised.len() as u64),
+            assumptions: kept_assumptions(assumptions),
         };
         self.store(caller, subject, origin, statements).await
     }
@@ -230,5 +251,51 @@ impl StatementSetService {
             Some(record) if caller.may_see_owned_by(record.owner) => Ok(record),
             _ => Err(StatementSetError::NotFound),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::statements::StatementItem;
+    use crate::domain::statements::labels::NotUsed;
+
+    fn unread(row: u32, looks_like_an_item: bool) -> UnrecognisedRow {
+        UnrecognisedRow {
+            row,
+            label: format!("row {row}"),
+            not_used: looks_like_an_item.then(|| NotUsed {
+                resembles: StatementItem::InterestExpense,
+                reason: "net of interest income".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_set_keeps_at_most_two_hundred_unread_rows_those_like_an_item_first_in_row_order() {
+        let rows: Vec<UnrecognisedRow> = (1..=250).map(|row| unread(row, row % 50 == 0)).collect();
+
+        let kept = kept_unrecognised(&rows);
+
+        assert_eq!(kept.len(), MAX_UNRECOGNISED_ROWS);
+        let numbers: Vec<u64> = kept.iter().filter_map(|row| row["row"].as_u64()).collect();
+        assert!(numbers.windows(2).all(|pair| pair[0] < pair[1]), "in row order: {numbers:?}");
+        for like_an_item in [200, 250] {
+            assert!(numbers.contains(&like_an_item), "row {like_an_item} looks like an item and is kept");
+        }
+        assert_eq!(kept.iter().filter(|row| row.get("not_used_as").is_some()).count(), 5);
+    }
+
+    #[test]
+    fn a_set_keeps_at_most_two_hundred_assumptions_the_last_counting_the_rest() {
+        let few: Vec<String> = (0..3).map(|i| format!("assumption {i}")).collect();
+        assert_eq!(kept_assumptions(few.clone()), few);
+
+        let many: Vec<String> = (0..250).map(|i| format!("assumption {i}")).collect();
+        let kept = kept_assumptions(many);
+
+        assert_eq!(kept.len(), MAX_ASSUMPTIONS);
+        assert_eq!(kept[MAX_ASSUMPTIONS - 2], "assumption 198");
+        assert_eq!(kept[MAX_ASSUMPTIONS - 1], "51 more readings of this kind are not listed");
     }
 }

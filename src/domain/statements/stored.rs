@@ -9,6 +9,13 @@ use super::analysis::periods_json;
 use super::set::StatementSet;
 use crate::domain::auth::UserId;
 
+/// Unrecognised rows a set keeps (and returns); a sheet may have up to
+/// [`super::sheet::MAX_ROWS`]. The count of all of them is kept beside.
+pub const MAX_UNRECOGNISED_ROWS: usize = 200;
+
+/// Assumptions a set keeps; beyond them, one more sentence says how many were left out.
+pub const MAX_ASSUMPTIONS: usize = 200;
+
 uuid_id! {
     /// Identifier of a stored statement set, as the API exposes it (`statement_set_id`).
     StatementSetId
@@ -23,8 +30,13 @@ pub struct SetOrigin {
     pub file_name: Option<String>,
     /// The spreadsheet's rows read as line items, `[{row, label, item}]`.
     pub recognised: Value,
-    /// The spreadsheet's rows with numbers whose label is not a known line item, `[{row, label}]`.
+    /// The spreadsheet's rows with numbers whose label is not a known line item, `[{row, label}]`:
+    /// at most [`MAX_UNRECOGNISED_ROWS`] of them.
     pub unrecognised: Value,
+    /// How many rows were not recognised, kept or not; `None` for a set stored before the list was
+    /// bounded, whose list is whole.
+    #[serde(default)]
+    pub unrecognised_count: Option<u64>,
     /// What the reader assumed (a period length from a bare date, a skipped TTM column).
     pub assumptions: Vec<String>,
 }
@@ -36,6 +48,7 @@ impl SetOrigin {
             file_name: None,
             recognised: json!([]),
             unrecognised: json!([]),
+            unrecognised_count: Some(0),
             assumptions: Vec::new(),
         }
     }
@@ -54,7 +67,8 @@ pub struct StatementSetRecord {
 
 impl StatementSetRecord {
     /// The API's view: `{statement_set_id, borrower_name, deal_id, currency, periods, recognised,
-    /// unrecognised, assumptions, format, file_name, created_at}`; amounts in units of the currency.
+    /// unrecognised, unrecognised_count, assumptions, format, file_name, created_at}`; amounts in
+    /// units of the currency.
     pub fn json(&self) -> Value {
         json!({
             "statement_set_id": self.id.to_string(),
@@ -64,6 +78,9 @@ impl StatementSetRecord {
             "periods": periods_json(&self.statements),
             "recognised": self.origin.recognised,
             "unrecognised": self.origin.unrecognised,
+            "unrecognised_count": self.origin.unrecognised_count.unwrap_or_else(|| {
+                self.origin.unrecognised.as_array().map_or(0, |rows| rows.len() as u64)
+            }),
             "assumptions": self.origin.assumptions,
             "format": self.origin.format,
             "file_name": self.origin.file_name,
