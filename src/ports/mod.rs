@@ -7,6 +7,7 @@ pub mod cache;
 pub mod clock;
 pub mod conversations;
 pub mod db_ssl;
+pub mod deletions;
 pub mod documents;
 pub mod financial_data;
 pub mod instances;

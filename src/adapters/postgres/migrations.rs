@@ -55,6 +55,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "user_change_announcements",
         sql: include_str!("migrations/0018_user_change_announcements.sql"),
     },
+    Migration {
+        version: 19,
+        name: "bounded_statement_sets",
+        sql: include_str!("migrations/0019_bounded_statement_sets.sql"),
+    },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

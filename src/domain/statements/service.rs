@@ -1,5 +1,6 @@
 //! The statement-set use cases: store a borrower's checked statements (from JSON or a read
-//! spreadsheet), and read one back for its owner (and administrators).
+//! spreadsheet) under the owner's storage quota, read one back for its owner (and
+//! administrators), and delete it.
 
 use std::sync::Arc;
 
@@ -9,9 +10,10 @@ use super::set::{FinancialsInput, StatementError, StatementSet, UncheckedPeriod,
 use super::sheet::{Grid, SheetStatements, UnrecognisedRow, interpret};
 use super::stored::{MAX_ASSUMPTIONS, MAX_UNRECOGNISED_ROWS, SetOrigin, StatementSetId, StatementSetRecord};
 use crate::domain::auth::Principal;
+use crate::domain::documents::{Deletion, DeletionRecord, DocumentQuota, QuotaExceeded};
 use crate::domain::listing::listed_owner;
 use crate::ports::clock::Clock;
-use crate::ports::statement_sets::StatementSetRepository;
+use crate::ports::statement_sets::{StatementSetRepository, StatementSetWriteError};
 use crate::ports::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +32,9 @@ pub enum StatementSetError {
     /// No set with this id that the caller may see.
     #[error("statement set not found")]
     NotFound,
+    /// The set would take the owner beyond their storage quota; nothing was stored.
+    #[error(transparent)]
+    QuotaExceeded(QuotaExceeded),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -138,11 +143,20 @@ pub struct SetSubject {
 pub struct StatementSetService {
     sets: Arc<dyn StatementSetRepository>,
     clock: Arc<dyn Clock>,
+    /// Each owner's storage limits, shared with their documents.
+    quota: DocumentQuota,
 }
 
 impl StatementSetService {
     pub fn new(sets: Arc<dyn StatementSetRepository>, clock: Arc<dyn Clock>) -> Self {
-        Self { sets, clock }
+        Self { sets, clock, quota: DocumentQuota::UNLIMITED }
+    }
+
+    /// The same service holding each owner to `quota`.
+    #[must_use]
+    pub fn with_quota(mut self, quota: DocumentQuota) -> Self {
+        self.quota = quota;
+        self
     }
 
     /// Checks and stores a set typed as JSON.
@@ -199,7 +213,8 @@ impl StatementSetService {
     /// Stores a set already checked (a spreadsheet read and checked by the caller of this use case).
     ///
     /// # Errors
-    /// [`StatementSetError::Validation`] for the subject; [`StatementSetError::Store`].
+    /// [`StatementSetError::Validation`] for the subject; [`StatementSetError::QuotaExceeded`]
+    /// (nothing stored); [`StatementSetError::Store`].
     pub async fn store(
         &self,
         caller: Principal,
@@ -226,7 +241,10 @@ impl StatementSetService {
             statements,
             created_at: self.clock.now(),
         };
-        self.sets.create(record.clone()).await?;
+        self.sets.create(record.clone(), self.quota).await.map_err(|error| match error {
+            StatementSetWriteError::QuotaExceeded(exceeded) => StatementSetError::QuotaExceeded(exceeded),
+            StatementSetWriteError::Store(error) => StatementSetError::Store(error),
+        })?;
         Ok(record)
     }
 
@@ -251,6 +269,19 @@ impl StatementSetService {
             Some(record) if caller.may_see_owned_by(record.owner) => Ok(record),
             _ => Err(StatementSetError::NotFound),
         }
+    }
+
+    /// Deletes the set, when the caller may see it (its owner, administrators): its entry stays in
+    /// the audit trail and its owner's quota gets back what it took. Analyses that read it keep
+    /// the periods they stored.
+    ///
+    /// # Errors
+    /// [`StatementSetError::NotFound`] otherwise (also when someone deleted it meanwhile);
+    /// [`StatementSetError::Store`].
+    pub async fn delete(&self, caller: Principal, id: StatementSetId) -> Result<DeletionRecord, StatementSetError> {
+        self.get(caller, id).await?;
+        let deletion = Deletion { actor: caller.user_id, at: self.clock.now() };
+        self.sets.delete(id, deletion).await?.ok_or(StatementSetError::NotFound)
     }
 }
 

@@ -8,6 +8,8 @@ use time::OffsetDateTime;
 use super::analysis::periods_json;
 use super::set::StatementSet;
 use crate::domain::auth::UserId;
+use crate::domain::documents::deletion::rfc3339;
+use crate::domain::documents::{DeletedKind, Deletion, DeletionRecord, StorageUsage};
 
 /// Unrecognised rows a set keeps (and returns); a sheet may have up to
 /// [`super::sheet::MAX_ROWS`]. The count of all of them is kept beside.
@@ -86,5 +88,46 @@ impl StatementSetRecord {
             "file_name": self.origin.file_name,
             "created_at": self.created_at.format(&time::format_description::well_known::Rfc3339).ok(),
         })
+    }
+
+    /// What the set counts in its owner's storage quota: its JSON as stored (origin and
+    /// statements) and the borrower's name.
+    pub fn stored_bytes(&self) -> u64 {
+        let json_bytes = |value: Result<Vec<u8>, serde_json::Error>| value.map_or(0, |bytes| bytes.len() as u64);
+        self.borrower_name.len() as u64
+            + json_bytes(serde_json::to_vec(&self.origin))
+            + json_bytes(serde_json::to_vec(&self.statements))
+    }
+
+    /// The audit trail's entry for this set, deleted as `deletion` says, giving back `stored_bytes`
+    /// (what the set was counted for when it was stored): who it was of, which periods, and a
+    /// SHA-256 of the figures as stored, not the figures.
+    pub fn deletion_record(&self, deletion: Deletion, stored_bytes: u64) -> DeletionRecord {
+        use sha2::{Digest, Sha256};
+        let statements = serde_json::to_vec(&self.statements).unwrap_or_default();
+        let periods: Vec<Value> = self
+            .statements
+            .periods
+            .iter()
+            .map(|period| json!({ "period_end": period.period_end.to_string(), "months": period.months }))
+            .collect();
+        DeletionRecord {
+            kind: DeletedKind::StatementSet,
+            record_id: self.id.to_string(),
+            owner: self.owner,
+            deleted_by: deletion.actor,
+            deleted_at: deletion.at,
+            freed: StorageUsage::new_statement_set(stored_bytes),
+            summary: json!({
+                "borrower_name": self.borrower_name,
+                "deal_id": self.deal_id,
+                "format": self.origin.format,
+                "file_name": self.origin.file_name,
+                "currency": self.statements.currency,
+                "periods": periods,
+                "statements_sha256": hex::encode(Sha256::digest(&statements)),
+                "created_at": rfc3339(self.created_at),
+            }),
+        }
     }
 }
