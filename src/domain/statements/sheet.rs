@@ -331,6 +331,9 @@ enum MetaLabel {
 }
 
 fn meta_label(label: &str) -> Option<MetaLabel> {
+    if label.len() > labels::MAX_READ_LABEL_BYTES {
+        return None;
+    }
     match synonyms::normalise_label(label).as_str() {
         "fiscal year end"
         | "financial year end"
@@ -514,7 +517,10 @@ fn find_unit_statements(sheet: &Sheet<'_>, header: &Header, meta: &MetaRows) -> 
     for row in 0..sheet.rows() {
         let columns = if row <= header.row { sheet.width(row) } else { header.first_period_col };
         for col in 0..columns {
-            let Some(text) = sheet.text(row, col) else { continue };
+            // A cell longer than any label read states no unit either (and costs nothing to pass over).
+            let Some(text) = sheet.text(row, col).filter(|text| text.len() <= labels::MAX_READ_LABEL_BYTES) else {
+                continue;
+            };
             if let Some(unit) = units::unit_in_words(&text.to_lowercase()) {
                 statements.push(UnitStatement { unit, cell: sheet.cell_name(row, col), text: text.to_owned() });
             }

@@ -304,3 +304,22 @@ fn a_kept_text_is_cut_on_a_character_boundary_and_marked() {
     let cut = kept_text(&"ü".repeat(MAX_LABEL_CHARS + 1));
     assert_eq!((cut.chars().count(), cut.ends_with('…')), (MAX_LABEL_CHARS, true));
 }
+
+#[test]
+fn a_cell_longer_than_any_label_is_read_neither_as_an_item_nor_as_a_unit() {
+    let padded = |words: &str, tail: &str| format!("{words}{}{tail}", " ".repeat(labels::MAX_READ_LABEL_BYTES));
+    let sheet = grid(&[
+        &[&padded("Figures", "in thousands")],
+        &["", "FY2023"],
+        &[&padded("Revenue", "(net)"), "1200"],
+        &["Total assets", "1000"],
+    ]);
+
+    let read = read(&sheet);
+
+    assert_eq!((read.unit, read.unit_source.as_deref()), (1.0, None));
+    let recognised: Vec<_> = read.recognised.iter().map(|r| r.item).collect();
+    assert_eq!(recognised, vec![TotalAssets]);
+    assert_eq!(read.unrecognised.iter().map(|r| r.row).collect::<Vec<_>>(), vec![3]);
+    assert!(read.unrecognised[0].label.starts_with("Revenue"));
+}
