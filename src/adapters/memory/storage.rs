@@ -36,11 +36,6 @@ impl MemoryStorageLedger {
         self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// What `owner` keeps now.
-    pub fn usage(&self, owner: UserId) -> StorageUsage {
-        self.ledger().usage.get(&owner).copied().unwrap_or_default()
-    }
-
     /// Counts `write` in `owner`'s usage if `quota` has room for it. The caller makes the write
     /// while still holding its own store's lock, and makes it for sure once admitted.
     pub(super) fn admit(&self, owner: UserId, quota: DocumentQuota, write: StorageUsage) -> Result<(), QuotaExceeded> {
