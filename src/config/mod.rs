@@ -315,8 +315,11 @@ pub struct Config {
     pub max_body_bytes: u64,
     /// `DOCUMENT_QUOTA_COUNT`: documents one user may keep.
     pub document_quota_count: u64,
-    /// `DOCUMENT_QUOTA_BYTES`: bytes of text one user may keep over all versions of their documents.
+    /// `DOCUMENT_QUOTA_BYTES`: bytes one user may keep over all versions of their documents (text
+    /// and uploaded files) and all their statement sets.
     pub document_quota_bytes: u64,
+    /// `STATEMENT_SET_QUOTA_COUNT`: statement sets one user may keep.
+    pub statement_set_quota_count: u64,
     /// `DOCUMENT_WRITES_PER_MINUTE`: document creations, new versions and review steps per user
     /// per rolling minute.
     pub document_writes_per_minute: u32,
@@ -487,6 +490,7 @@ impl Config {
             max_body_bytes: u64::from(vars.positive_or("MAX_BODY_BYTES", 2 * 1024 * 1024)?),
             document_quota_count: u64::from(vars.positive_or("DOCUMENT_QUOTA_COUNT", 1000)?),
             document_quota_bytes: vars.parse_or("DOCUMENT_QUOTA_BYTES", 1 << 30, "a number of bytes")?,
+            statement_set_quota_count: u64::from(vars.positive_or("STATEMENT_SET_QUOTA_COUNT", 1000)?),
             document_writes_per_minute: vars.positive_or("DOCUMENT_WRITES_PER_MINUTE", 30)?,
             extract_max_bytes: vars.positive_or("EXTRACT_MAX_BYTES", 5 * 1024 * 1024)? as usize,
             reader: ReaderConfig {

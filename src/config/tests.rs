@@ -33,6 +33,7 @@ fn defaults_match_the_documentation() {
         (config.document_quota_count, config.document_quota_bytes, config.document_writes_per_minute),
         (1000, 1 << 30, 30)
     );
+    assert_eq!(config.statement_set_quota_count, 1000);
     assert_eq!(
         config.http,
         HttpServerConfig {

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, CurrentAgreement, Document, DocumentId, DocumentPage, DocumentQuery, DocumentQuota,
-    ExtractionRecord, OriginalFile, OriginalInfo, QuotaExceeded, ReviewEvent, ReviewState,
+    CorpusDocument, CurrentAgreement, Deletion, DeletionRecord, Document, DocumentId, DocumentPage, DocumentQuery,
+    DocumentQuota, ExtractionRecord, OriginalFile, OriginalInfo, QuotaExceeded, ReviewEvent, ReviewState,
 };
 use crate::domain::intake::PageMap;
 use crate::ports::store::StoreError;
@@ -96,6 +96,15 @@ pub trait DocumentRepository: Send + Sync + 'static {
     /// # Errors
     /// As [`Self::add_version`].
     async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError>;
+
+    /// Deletes the document with its versions, uploaded files and review history, writes its entry
+    /// in the audit trail ([`DeletionRecord::of_document`] of the document as it is at that moment)
+    /// and gives its owner's quota back what it took, all in one change.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the store cannot answer; then nothing changed. An unknown
+    /// id is `Ok(None)`.
+    async fn delete(&self, id: DocumentId, deletion: Deletion) -> Result<Option<DeletionRecord>, StoreError>;
 
     /// The file version `version` of document `id` was read from, with its bytes; `None` for an
     /// unknown document or version, or a version whose text was sent as text.

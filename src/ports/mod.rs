@@ -8,6 +8,7 @@ pub mod clock;
 pub mod conversations;
 pub mod covenant_tests;
 pub mod db_ssl;
+pub mod deletions;
 pub mod documents;
 pub mod financial_data;
 pub mod instances;

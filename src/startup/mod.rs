@@ -23,7 +23,8 @@ use crate::adapters::market::{
 };
 use crate::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryCovenantTestStore, MemoryDocumentStore, MemoryPeopleStore,
-    MemoryRateLimiter, MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStore, SingleInstance,
+    MemoryRateLimiter, MemoryResearchStore, MemoryResponseCache, MemoryStatementSetStore, MemoryStorageLedger,
+    MemoryStore, SingleInstance,
 };
 use crate::adapters::metrics::instrumented::Instrumented;
 use crate::adapters::metrics::{PoolProbe, PoolStats, ResearchQueue, ServiceMetrics};
@@ -50,6 +51,7 @@ use crate::ports::cache::ResponseCache;
 use crate::ports::clock::Clock;
 use crate::ports::conversations::ConversationRepository;
 use crate::ports::covenant_tests::CovenantTestRepository;
+use crate::ports::deletions::DeletionTrail;
 use crate::ports::documents::DocumentRepository;
 use crate::ports::financial_data::FinancialData;
 use crate::ports::instances::InstanceRegistry;
@@ -86,6 +88,8 @@ pub struct Adapters {
     /// Supplied statement sets of private borrowers.
     pub statement_sets: Arc<dyn StatementSetRepository>,
     pub covenant_tests: Arc<dyn CovenantTestRepository>,
+    /// The audit trail of deleted documents and statement sets (written by their repositories).
+    pub deletions: Arc<dyn DeletionTrail>,
     /// Web search providers the research loop asks (none: only the stored documents).
     pub web_search: Vec<Arc<dyn WebSearch>>,
     /// Reads result pages; `None`: the research loop uses the providers' snippets.
@@ -118,15 +122,20 @@ pub struct Adapters {
 impl Adapters {
     /// Everything in process memory, with the production password hasher.
     pub fn in_memory() -> Self {
-        Self::around_store(
+        // Documents and statement sets count in one quota per owner, and share one audit trail.
+        let ledger = Arc::new(MemoryStorageLedger::new());
+        let mut adapters = Self::around_store(
             Arc::new(MemoryStore::new()),
-            Arc::new(MemoryDocumentStore::new()),
+            Arc::new(MemoryDocumentStore::sharing(ledger.clone())),
             Arc::new(MemoryAnalysisStore::new()),
             Arc::new(MemoryResearchStore::new()),
             Arc::new(MemoryConversationStore::new()),
             Arc::new(MemoryPeopleStore::new()),
             Arc::new(MemoryResponseCache::new()),
-        )
+        );
+        adapters.statement_sets = Arc::new(MemoryStatementSetStore::sharing(ledger.clone()));
+        adapters.deletions = ledger;
+        adapters
     }
 
     /// The repositories of `store`, with in-process rate limiters, the production password hasher
@@ -155,6 +164,7 @@ impl Adapters {
             people,
             statement_sets: Arc::new(MemoryStatementSetStore::new()),
             covenant_tests: Arc::new(MemoryCovenantTestStore::new()),
+            deletions: Arc::new(MemoryStorageLedger::new()),
             web_search: Vec::new(),
             page_fetcher: None,
             response_cache,
@@ -204,6 +214,7 @@ impl Adapters {
         );
         adapters.statement_sets = store.clone();
         adapters.covenant_tests = store.clone();
+        adapters.deletions = store.clone();
         adapters.instances = store.clone();
         adapters.user_changes = Some(target.clone());
         if rate_limits == RateLimitStore::Postgres {
@@ -672,6 +683,15 @@ async fn shutdown_signal() {
     }
 }
 
+/// Each owner's storage limits, over their documents and statement sets together.
+fn storage_quota(config: &Config) -> DocumentQuota {
+    DocumentQuota {
+        max_documents: config.document_quota_count,
+        max_statement_sets: config.statement_set_quota_count,
+        max_bytes: config.document_quota_bytes,
+    }
+}
+
 /// The use cases over the adapters, as the HTTP layer shares them.
 pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService) -> AppState {
     let documents = DocumentService::new(
@@ -680,13 +700,16 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         adapters.clock.clone(),
         adapters.llm.clone(),
     )
-    .with_quota(DocumentQuota { max_documents: config.document_quota_count, max_bytes: config.document_quota_bytes })
+    .with_quota(storage_quota(config))
     .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes)));
     let documents = Arc::new(match filing_fetcher(config) {
         Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive_url.clone()),
         None => documents,
     });
-    let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));
+    let statement_sets = Arc::new(
+        StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone())
+            .with_quota(storage_quota(config)),
+    );
     let deals = Arc::new(DealService::new(
         DealStores {
             documents: adapters.documents.clone(),
@@ -755,6 +778,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         people,
         statement_sets,
         deals,
+        deletions: adapters.deletions.clone(),
         chat,
         research_wake,
         rate_limiter: adapters.workflow_rate_limiter.clone(),

@@ -3,6 +3,7 @@
 mod admin;
 mod auth;
 mod backup;
+mod bounded_storage;
 mod browser;
 mod browser_screens;
 mod cdm_events;

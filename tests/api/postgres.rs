@@ -58,6 +58,18 @@ async fn the_postgres_store_honours_the_repository_contract() {
     store_contract::chat_sessions_are_listed_latest_activity_first_with_their_openings(store(cluster).await).await;
     store_contract::people_results_are_stored_found_and_listed(store(cluster).await).await;
     store_contract::statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(store(cluster).await).await;
+    let shared = store(cluster).await;
+    store_contract::statement_sets_share_the_owners_quota_with_documents_and_deleting_gives_it_back(
+        shared.clone(),
+        shared,
+    )
+    .await;
+    let shared = store(cluster).await;
+    store_contract::a_deleted_document_goes_whole_leaves_its_audit_entry_and_gives_its_quota_back(
+        shared.clone(),
+        shared,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -395,4 +407,53 @@ async fn the_document_usage_backfill_counts_what_the_writes_count() {
     client.batch_execute("DELETE FROM document_usage").await.expect("emptied");
     client.batch_execute(backfill).await.expect("backfilled");
     assert_eq!(usage().await, kept_by_the_writes);
+}
+
+/// Migration 0019 counts the statement sets already stored in their owners' usage, each for the
+/// bytes it then keeps in `stored_bytes`: deleting every set brings the usage back to nothing.
+#[tokio::test]
+async fn the_statement_set_backfill_counts_what_deleting_gives_back() {
+    use creditflow::domain::auth::UserId;
+    use creditflow::domain::documents::{Deletion, DocumentQuota};
+    use creditflow::ports::statement_sets::StatementSetRepository;
+
+    let target = test_cluster::shared().await.fresh_database().await;
+    let store = PostgresStore::open(&target, 2).await.expect("store opens");
+    let alice = UserId::new_random();
+    let now = time::OffsetDateTime::now_utc();
+    let sets = [
+        store_contract::statement_set(alice, "Northwind GmbH", Some(3), now),
+        store_contract::statement_set(alice, "Contoso", None, now),
+    ];
+    for set in &sets {
+        store.create(set.clone(), DocumentQuota::UNLIMITED).await.expect("create");
+    }
+    let client = target.connect().await.expect("connect");
+    // The database as it was before 0019: sets uncounted.
+    client
+        .batch_execute("UPDATE statement_sets SET stored_bytes = 0; DELETE FROM document_usage")
+        .await
+        .expect("reset");
+    let migration = include_str!("../../src/adapters/postgres/migrations/0019_bounded_statement_sets.sql");
+    let backfill = &migration[migration.find("UPDATE statement_sets").expect("backfill")
+        ..migration.find("CREATE TABLE deletions").expect("then the trail")];
+    client.batch_execute(backfill).await.expect("backfilled");
+    let usage = || async {
+        let row = client
+            .query_one(
+                "SELECT documents, statement_sets, bytes FROM document_usage WHERE owner_id = $1",
+                &[&alice.as_uuid()],
+            )
+            .await
+            .expect("usage");
+        (row.get::<_, i64>(0), row.get::<_, i64>(1), row.get::<_, i64>(2))
+    };
+    let (documents, statement_sets, bytes) = usage().await;
+    assert_eq!((documents, statement_sets), (0, 2));
+    assert!(bytes > 0, "the sets' bytes are counted");
+
+    for set in &sets {
+        store.delete(set.id, Deletion { actor: alice, at: now }).await.expect("delete").expect("it was there");
+    }
+    assert_eq!(usage().await, (0, 0, 0));
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use creditflow::adapters::memory::{
     MemoryAnalysisStore, MemoryConversationStore, MemoryDocumentStore, MemoryPeopleStore, MemoryRateLimiter,
-    MemoryResearchStore, MemoryStatementSetStore, MemoryStore,
+    MemoryResearchStore, MemoryStatementSetStore, MemoryStorageLedger, MemoryStore,
 };
 use creditflow::domain::auth::ethereum::EthAddress;
 use creditflow::domain::auth::sessions::{
@@ -14,8 +14,8 @@ use creditflow::domain::auth::sessions::{
 use creditflow::domain::auth::{EmailAddress, NewUser, PasswordHash, Role, UserChanges, UserId};
 use creditflow::domain::chat::sessions::{OPENING_CHARS, SessionQuery};
 use creditflow::domain::documents::{
-    AgreementSummary, DocumentQuery, DocumentQuota, ExtractionRecord, Money, OriginalFile, QuotaKind, ReviewEvent,
-    ReviewState,
+    AgreementSummary, DeletedKind, Deletion, DocumentQuery, DocumentQuota, ExtractionRecord, Money, OriginalFile,
+    QuotaKind, ReviewEvent, ReviewState, StorageUsage,
 };
 use creditflow::domain::intake::{MediaType, PageMap};
 use creditflow::domain::listing::RunQuery;
@@ -31,11 +31,12 @@ use creditflow::domain::statements::{FinancialsInput, check_input};
 use creditflow::ports::analyses::{AnalysisChangeError, AnalysisRepository};
 use creditflow::ports::cache::ResponseCache;
 use creditflow::ports::conversations::{AppendError, ConversationRepository, StoredMessage};
+use creditflow::ports::deletions::DeletionTrail;
 use creditflow::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use creditflow::ports::people::PeopleRepository;
 use creditflow::ports::rate_limit::RateLimiter;
 use creditflow::ports::research::{LeaseError, ResearchRepository};
-use creditflow::ports::statement_sets::StatementSetRepository;
+use creditflow::ports::statement_sets::{StatementSetRepository, StatementSetWriteError};
 use creditflow::ports::store::{CreateUserError, RefreshTokenRepository, UserRepository, WalletNonceRepository};
 use rust_decimal::Decimal;
 use serde_json::json;
@@ -311,7 +312,7 @@ pub async fn documents_are_versioned_reviewed_and_listed(store: Arc<dyn Document
 }
 
 pub async fn document_quotas_hold_under_concurrent_writes(store: Arc<dyn DocumentRepository>) {
-    let quota = DocumentQuota { max_documents: 3, max_bytes: 1_000 };
+    let quota = DocumentQuota { max_documents: 3, max_statement_sets: 3, max_bytes: 1_000 };
     let (alice, bob) = (UserId::new_random(), UserId::new_random());
     let limited = |owner: UserId, text: &str| {
         let mut document = new_document(owner, "Quota test", text, "Acme Corp", NOW);
@@ -388,7 +389,7 @@ pub async fn uploaded_files_are_kept_with_their_versions_and_count_against_the_q
     // The file's bytes count against the owner's quota, beside the text.
     let used = 27 + pdf.bytes.len() as u64 + 10;
     let mut over = version("x", "Acme Corp", alice, NOW);
-    over.quota = DocumentQuota { max_documents: 10, max_bytes: used + 50 };
+    over.quota = DocumentQuota { max_documents: 10, max_statement_sets: 10, max_bytes: used + 50 };
     over.original = Some(OriginalFile::new(MediaType::Pdf, bytes::Bytes::from(vec![b'%'; 60])));
     let event = review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, NOW);
     match store.add_version(created.id, over, event).await {
@@ -1033,7 +1034,12 @@ async fn the_memory_people_store_honours_the_contract() {
     people_results_are_stored_found_and_listed(Arc::new(MemoryPeopleStore::new())).await;
 }
 
-fn statement_set(owner: UserId, borrower: &str, deal_id: Option<i64>, created: OffsetDateTime) -> StatementSetRecord {
+pub fn statement_set(
+    owner: UserId,
+    borrower: &str,
+    deal_id: Option<i64>,
+    created: OffsetDateTime,
+) -> StatementSetRecord {
     let input: FinancialsInput = serde_json::from_value(json!({
         "currency": "EUR",
         "unit": 1000,
@@ -1068,7 +1074,7 @@ pub async fn statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(store:
     let bobs = statement_set(bob, "Northwind GmbH", Some(41), NOW + Duration::minutes(9));
     let elsewhere = statement_set(alice, "Contoso", None, NOW + Duration::minutes(20));
     for record in [&older, &newer, &bobs, &elsewhere] {
-        store.create(record.clone()).await.expect("create");
+        store.create(record.clone(), DocumentQuota::UNLIMITED).await.expect("create");
     }
     assert_eq!(store.find(older.id).await.expect("find").as_ref(), Some(&older), "every figure and source kept");
     assert_eq!(store.find(StatementSetId::new_random()).await.expect("find"), None);
@@ -1081,4 +1087,116 @@ pub async fn statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(store:
 #[tokio::test]
 async fn the_memory_statement_set_store_honours_the_contract() {
     statement_sets_are_kept_whole_and_the_latest_of_a_deal_found(Arc::new(MemoryStatementSetStore::new())).await;
+}
+
+pub async fn statement_sets_share_the_owners_quota_with_documents_and_deleting_gives_it_back(
+    documents: Arc<dyn DocumentRepository>,
+    sets: Arc<dyn StatementSetRepository>,
+) {
+    let (alice, bob) = (UserId::new_random(), UserId::new_random());
+    let set_bytes = statement_set(alice, "Northwind GmbH", None, NOW).stored_bytes();
+    // Room for the document's 100 bytes and one set and a half.
+    let quota = DocumentQuota { max_documents: 10, max_statement_sets: 2, max_bytes: 100 + set_bytes * 3 / 2 };
+    let mut document = new_document(alice, "Agreement", &"x".repeat(100), "Acme Corp", NOW);
+    document.first_version.quota = quota;
+    documents.create(document).await.expect("the document fits");
+    let first = statement_set(alice, "Northwind GmbH", Some(5), NOW);
+    sets.create(first.clone(), quota).await.expect("one set fits beside the document");
+
+    match sets.create(statement_set(alice, "Northwind GmbH", Some(5), NOW), quota).await {
+        Err(StatementSetWriteError::QuotaExceeded(exceeded)) => assert_eq!(
+            (exceeded.kind, exceeded.used, exceeded.requested),
+            (QuotaKind::Bytes, 100 + set_bytes, set_bytes),
+            "the set's bytes are counted with the document's"
+        ),
+        other => panic!("expected the byte quota, got {other:?}"),
+    }
+    sets.create(statement_set(bob, "Contoso", None, NOW), quota).await.expect("bob has his own quota");
+
+    // Deleting gives back exactly what the set was counted for; the next one fits again.
+    let deletion = Deletion { actor: alice, at: NOW + Duration::minutes(1) };
+    let entry = sets.delete(first.id, deletion).await.expect("delete").expect("it was there");
+    assert_eq!(entry.freed, StorageUsage::new_statement_set(set_bytes));
+    assert_eq!((entry.kind, entry.owner, entry.deleted_by), (DeletedKind::StatementSet, alice, alice));
+    assert_eq!(entry.summary["borrower_name"], "Northwind GmbH");
+    assert_eq!(sets.find(first.id).await.expect("find"), None);
+    assert_eq!(sets.latest_for_deal(5, None).await.expect("latest"), None);
+    assert!(sets.delete(first.id, deletion).await.expect("delete again").is_none(), "gone is gone");
+    sets.create(statement_set(alice, "Northwind GmbH", None, NOW), quota).await.expect("room again");
+
+    // Eight sets at once with room for one more by count: exactly one gets in.
+    let roomy = DocumentQuota { max_bytes: u64::MAX, ..quota };
+    let uploads = (0..8).map(|_| {
+        let sets = sets.clone();
+        let record = statement_set(alice, "Northwind GmbH", None, NOW);
+        tokio::spawn(async move { sets.create(record, roomy).await })
+    });
+    let mut stored = 0;
+    for upload in uploads {
+        match upload.await.expect("task") {
+            Ok(()) => stored += 1,
+            Err(StatementSetWriteError::QuotaExceeded(exceeded)) => {
+                assert_eq!((exceeded.kind, exceeded.limit), (QuotaKind::StatementSets, 2));
+            }
+            Err(other) => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(stored, 1, "the quota admits exactly the set that fits");
+}
+
+pub async fn a_deleted_document_goes_whole_leaves_its_audit_entry_and_gives_its_quota_back(
+    documents: Arc<dyn DocumentRepository>,
+    trail: Arc<dyn DeletionTrail>,
+) {
+    let (alice, admin) = (UserId::new_random(), UserId::new_random());
+    let quota = DocumentQuota { max_documents: 1, max_statement_sets: 1, max_bytes: 10_000 };
+    let pdf = OriginalFile::new(MediaType::Pdf, bytes::Bytes::from(b"%PDF-1.7 binary".repeat(10)));
+    let mut document = new_document(alice, "Uploaded", "CREDIT AGREEMENT\n\nSection 1", "Acme Corp", NOW);
+    document.first_version.quota = quota;
+    document.first_version.original = Some(pdf.clone());
+    let created = documents.create(document.clone()).await.expect("create");
+    let mut second = version("second text", "Acme Corp", alice, NOW);
+    second.quota = quota;
+    let event = review(Some(ReviewState::Draft), ReviewState::Draft, "new_version", alice, NOW);
+    let created = documents.add_version(created.id, second, event).await.expect("add version");
+    match documents.create(document.clone()).await {
+        Err(DocumentChangeError::QuotaExceeded(exceeded)) => assert_eq!(exceeded.kind, QuotaKind::Documents),
+        other => panic!("expected the count quota, got {other:?}"),
+    }
+
+    let deletion = Deletion { actor: admin, at: NOW + Duration::minutes(3) };
+    let entry = documents.delete(created.id, deletion).await.expect("delete").expect("it was there");
+
+    let bytes = created.versions.iter().map(|v| v.stored_bytes()).sum::<u64>();
+    assert_eq!(entry.freed, StorageUsage::new_document(bytes));
+    assert_eq!(
+        (entry.kind, entry.record_id.clone(), entry.owner, entry.deleted_by),
+        (DeletedKind::Document, created.id.to_string(), alice, admin)
+    );
+    assert_eq!(entry.summary["versions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(entry.summary["versions"][0]["original"]["sha256"], pdf.info().sha256);
+    assert_eq!(entry.summary["history"].as_array().map(Vec::len), Some(2), "create and new_version");
+    assert_eq!(documents.find(created.id).await.expect("find"), None);
+    assert_eq!(documents.original(created.id, 1).await.expect("original"), None, "its file went with it");
+    assert_eq!(documents.list(&query(Some(alice), None, 1, 50)).await.expect("list").total, 0);
+    assert!(documents.delete(created.id, deletion).await.expect("again").is_none());
+    let (listed, total) = trail.list(1, 50).await.expect("trail");
+    assert_eq!((total, listed), (1, vec![entry]), "the audit trail keeps the entry as returned");
+    documents.create(document).await.expect("the quota was given back");
+}
+
+#[tokio::test]
+async fn the_memory_stores_share_one_quota_and_one_audit_trail() {
+    let ledger = Arc::new(MemoryStorageLedger::new());
+    statement_sets_share_the_owners_quota_with_documents_and_deleting_gives_it_back(
+        Arc::new(MemoryDocumentStore::sharing(ledger.clone())),
+        Arc::new(MemoryStatementSetStore::sharing(ledger.clone())),
+    )
+    .await;
+    let ledger = Arc::new(MemoryStorageLedger::new());
+    a_deleted_document_goes_whole_leaves_its_audit_entry_and_gives_its_quota_back(
+        Arc::new(MemoryDocumentStore::sharing(ledger.clone())),
+        ledger,
+    )
+    .await;
 }

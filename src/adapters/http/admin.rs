@@ -1,4 +1,5 @@
-//! `/api/admin/*`: user administration (admin role only, enforced by the access table).
+//! `/api/admin/*`: user administration and the audit trail of deletions (admin role only, enforced
+//! by the access table).
 
 use std::sync::Arc;
 
@@ -12,7 +13,9 @@ use super::auth::respond;
 use super::dto::{CreateUserRequest, UpdateUserRequest, UserListResponse, UserResponse};
 use super::error::{ApiError, ErrorBody, json_body};
 use super::filters::{authenticated, with_state};
+use super::paging::ListingParams;
 use crate::domain::auth::{AuthError, Principal, UserChanges, UserId};
+use crate::domain::listing::check_page;
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let users = warp::path!("api" / "admin" / "users");
@@ -29,7 +32,21 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(authenticated(state.clone()))
         .and(json_body::<UpdateUserRequest>(state.max_body_bytes))
         .then(update_user);
-    create.map(respond).or(list.map(respond)).unify().or(update.map(respond)).unify().boxed()
+    let deletions = warp::path!("api" / "admin" / "deletions")
+        .and(warp::get())
+        .and(with_state(state.clone()))
+        .and(authenticated(state))
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .then(list_deletions);
+    create
+        .map(respond)
+        .or(list.map(respond))
+        .unify()
+        .or(update.map(respond))
+        .unify()
+        .or(deletions.map(respond))
+        .unify()
+        .boxed()
 }
 
 /// POST /api/admin/users
@@ -77,4 +94,25 @@ pub async fn update_user(
     let changes = UserChanges { role: body.role.map(Into::into), disabled: body.disabled };
     let user = state.auth.update_user(admin, id, changes).await?;
     Ok(warp::reply::json(&UserResponse::from(&user)))
+}
+
+/// GET /api/admin/deletions
+#[utoipa::path(get, path = "/api/admin/deletions", tag = "admin",
+    params(("page" = Option<u32>, Query, description = "From 1 (default 1)"),
+           ("limit" = Option<u32>, Query, description = "1-200 (default 50)")),
+    description = "The audit trail of deleted documents and statement sets, newest first: `{deletions: [{kind \
+                   (document | statement_set), id, owner, deleted_by, deleted_at, freed: {documents, statement_sets, \
+                   bytes}, summary}], page, limit, total, total_pages}`. A document's summary has its title, deal, \
+                   state, each version's SHA-256, size and author, and its review history; a set's has the \
+                   borrower, deal, periods and a SHA-256 of its figures. Entries are never changed or removed.",
+    responses(
+        (status = 200, description = "One page", body = Object),
+        (status = 400, description = "Invalid page or limit", body = ErrorBody),
+    ))]
+pub async fn list_deletions(state: Arc<AppState>, _admin: Principal, query: String) -> Result<impl Reply, ApiError> {
+    let params = ListingParams::parse_pages(&query)?;
+    check_page(params.page, params.limit).map_err(|e| ApiError::invalid_field(e.field, e.message))?;
+    let (entries, total) =
+        state.deletions.list(params.page, params.limit).await.map_err(|e| ApiError::internal(e.into()))?;
+    Ok(warp::reply::json(&params.page_body("deletions", entries.iter().map(|e| e.json()).collect(), total)))
 }

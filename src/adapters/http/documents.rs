@@ -25,8 +25,8 @@ use crate::domain::documents::amends::AmendedAgreement;
 use crate::domain::documents::service::LINKED_RUNS_LIMIT;
 use crate::domain::documents::{
     AgreementSummary, AnalysedText, Document, DocumentChange, DocumentError, DocumentId, DocumentListing,
-    DocumentQuery, DocumentVersion, ExtractionRecord, OriginalFile, ReviewAction, ReviewEvent, analyse_source,
-    analyse_text,
+    DocumentQuery, DocumentVersion, ExtractionRecord, OriginalFile, QuotaExceeded, ReviewAction, ReviewEvent,
+    analyse_source, analyse_text,
 };
 use crate::domain::intake::{MediaType, ReadError};
 use crate::domain::people::runs::PeopleRecord;
@@ -90,6 +90,13 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .and(with_state(state.clone()))
         .and(authenticated(state.clone()))
         .then(download_original);
+    let delete = warp::path!("api" / "documents" / String)
+        .and(warp::delete())
+        .and(with_state(state.clone()))
+        .and(document_writes_limited(state.clone()))
+        .then(|id, state, caller, decision| async move {
+            decorate_with_rate_limit(decision, respond(delete_document(id, state, caller).await))
+        });
     let review = warp::path!("api" / "documents" / String / "workflow")
         .and(warp::post())
         .and(with_state(state.clone()))
@@ -114,7 +121,20 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .unify()
         .or(original.map(respond))
         .unify()
+        .or(delete)
+        .unify()
         .boxed()
+}
+
+/// 403 for a write beyond the owner's storage quota (documents and statement sets alike), with
+/// the figures in `detail`: `{quota, limit, used, requested}`.
+pub(super) fn quota_exceeded(exceeded: QuotaExceeded) -> ApiError {
+    ApiError::forbidden(exceeded.to_string()).with_detail(serde_json::json!({
+        "quota": exceeded.kind.as_str(),
+        "limit": exceeded.limit,
+        "used": exceeded.used,
+        "requested": exceeded.requested,
+    }))
 }
 
 impl From<DocumentError> for ApiError {
@@ -125,12 +145,7 @@ impl From<DocumentError> for ApiError {
             DocumentError::TooLarge { max, .. } => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message)
                 .with_detail(serde_json::json!({ "field": "text", "max_bytes": max })),
             DocumentError::NotFound => ApiError::not_found(message),
-            DocumentError::QuotaExceeded(exceeded) => ApiError::forbidden(message).with_detail(serde_json::json!({
-                "quota": exceeded.kind.as_str(),
-                "limit": exceeded.limit,
-                "used": exceeded.used,
-                "requested": exceeded.requested,
-            })),
+            DocumentError::QuotaExceeded(exceeded) => quota_exceeded(exceeded),
             DocumentError::Forbidden(_) => ApiError::forbidden(message),
             DocumentError::Conflict(_) => ApiError::new(StatusCode::CONFLICT, message),
             DocumentError::Store(error) => ApiError::internal(error.into()),
@@ -422,6 +437,25 @@ pub async fn get_document(raw_id: String, state: Arc<AppState>, caller: Principa
     let amended = state.documents.amended_agreement(caller, &document).await?;
     body.workflow_data.amended_agreement = amended.as_ref().map(AmendedAgreementBody::from);
     Ok(warp::reply::json(&DocumentResponse { status: "success", document: body }))
+}
+
+/// DELETE /api/documents/{document_id}
+#[utoipa::path(delete, path = "/api/documents/{document_id}", tag = "documents",
+    params(("document_id" = i64, Path, description = "Document id")),
+    description = "Deletes the document with every version, uploaded file and review step (the owner or an \
+                   administrator). What it was stays in the audit trail (`GET /api/admin/deletions`: title, \
+                   deal, each version's SHA-256 and size, the review history, who deleted it and when), not \
+                   its text; its owner's storage quota gets back what it took. Analyses of its deal keep the \
+                   terms they stored. Counts in the document-write budget. Unknown or someone else's: 404.",
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such document", body = ErrorBody),
+        (status = 429, description = "Document-write budget exhausted", body = ErrorBody),
+    ))]
+pub async fn delete_document(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<impl Reply, ApiError> {
+    let id = parse_document_id(&raw_id)?;
+    state.documents.delete(caller, id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// GET /api/documents/{document_id}/versions/{version}/original

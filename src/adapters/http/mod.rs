@@ -42,6 +42,7 @@ use crate::domain::research::service::ResearchService;
 use crate::domain::statements::service::StatementSetService;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
+use crate::ports::deletions::DeletionTrail;
 use crate::ports::rate_limit::RateLimiter;
 use crate::ports::store::StoreHealth;
 
@@ -56,6 +57,8 @@ pub struct AppState {
     pub statement_sets: Arc<StatementSetService>,
     /// Covenant tests of a deal's agreement against its borrower's statements.
     pub deals: Arc<crate::domain::deals::service::DealService>,
+    /// The audit trail of deleted documents and statement sets, read by administrators.
+    pub deletions: Arc<dyn DeletionTrail>,
     /// Chat turns, workflow launches and sessions.
     pub chat: Arc<ChatService>,
     /// Wakes an idle research worker of this instance when a run is queued.

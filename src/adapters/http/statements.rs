@@ -148,9 +148,16 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let get = warp::path!("api" / "financial-statements" / String)
         .and(warp::get())
         .and(with_state(state.clone()))
-        .and(authenticated(state))
+        .and(authenticated(state.clone()))
         .then(get_statement_set);
-    create.or(get.map(respond)).unify().boxed()
+    let delete = warp::path!("api" / "financial-statements" / String)
+        .and(warp::delete())
+        .and(with_state(state.clone()))
+        .and(document_writes_limited(state))
+        .then(|id, state, caller, decision| async move {
+            decorate_with_rate_limit(decision, respond(delete_statement_set(id, state, caller).await))
+        });
+    create.or(get.map(respond)).unify().or(delete).unify().boxed()
 }
 
 impl From<StatementSetError> for ApiError {
@@ -166,6 +173,7 @@ impl From<StatementSetError> for ApiError {
             )
             .with_detail(json!({ "field": "file", "reason": reason })),
             StatementSetError::NotFound => ApiError::not_found("statement set not found"),
+            StatementSetError::QuotaExceeded(exceeded) => super::documents::quota_exceeded(exceeded),
             StatementSetError::Store(error) => ApiError::internal(error.into()),
         }
     }
@@ -298,6 +306,29 @@ pub async fn get_statement_set(
     let id: StatementSetId = raw_id.parse().map_err(|_| ApiError::not_found("statement set not found"))?;
     let record = state.statement_sets.get(caller, id).await?;
     Ok(warp::reply::json(&record.json()))
+}
+
+/// DELETE /api/financial-statements/{statement_set_id}
+#[utoipa::path(delete, path = "/api/financial-statements/{statement_set_id}", tag = "financial-statements",
+    params(("statement_set_id" = String, Path, description = "As returned when the set was stored")),
+    description = "Deletes the set (the owner or an administrator). What it was stays in the audit trail \
+                   (`GET /api/admin/deletions`: borrower, deal, periods, a SHA-256 of the figures, who deleted it \
+                   and when), not its figures; its owner's storage quota gets back what it took. Analyses that \
+                   read it keep the periods they stored. Counts in the document-write budget. Unknown or someone \
+                   else's: 404.",
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such set", body = ErrorBody),
+        (status = 429, description = "Document-write budget exhausted", body = ErrorBody),
+    ))]
+pub async fn delete_statement_set(
+    raw_id: String,
+    state: Arc<AppState>,
+    caller: Principal,
+) -> Result<impl Reply, ApiError> {
+    let id: StatementSetId = raw_id.parse().map_err(|_| ApiError::not_found("statement set not found"))?;
+    state.statement_sets.delete(caller, id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// The media types a statement set may be uploaded as.

@@ -1,17 +1,19 @@
-//! Documents in process memory. One lock per operation keeps every change atomic; each document
+//! Documents in process memory. One lock per operation keeps every change atomic (the owner's
+//! usage is counted in the shared [`MemoryStorageLedger`] under it); each document
 //! keeps the counts of the words of its title, parties and current text for search: exact matching
 //! for the list, Okapi BM25 for the research corpus.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use super::storage::MemoryStorageLedger;
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    CorpusDocument, CurrentAgreement, Document, DocumentId, DocumentListing, DocumentPage, DocumentQuery,
-    DocumentVersion, OriginalFile, OriginalInfo, ReviewEvent, StorageUsage, search_terms,
+    CorpusDocument, CurrentAgreement, Deletion, DeletionRecord, Document, DocumentId, DocumentListing, DocumentPage,
+    DocumentQuery, DocumentVersion, OriginalFile, OriginalInfo, ReviewEvent, StorageUsage, search_terms,
 };
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
 use crate::ports::store::StoreError;
@@ -105,27 +107,24 @@ struct State {
 #[derive(Default)]
 pub struct MemoryDocumentStore {
     state: Mutex<State>,
+    /// The owners' usage (shared with the statement sets) and the audit trail of deletions.
+    ledger: Arc<MemoryStorageLedger>,
 }
 
 impl MemoryDocumentStore {
+    /// A store with a ledger of its own.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A store that counts its owners' usage, and records deletions, in `ledger`.
+    pub fn sharing(ledger: Arc<MemoryStorageLedger>) -> Self {
+        Self { state: Mutex::default(), ledger }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
         // Every operation replaces whole entries, so a poisoned lock still holds consistent data.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// What `owner` keeps, read under the same lock as the write that checks it.
-    fn usage(state: &State, owner: UserId) -> StorageUsage {
-        state.documents.values().filter(|stored| stored.document.owner == owner).fold(
-            StorageUsage::default(),
-            |usage, stored| StorageUsage {
-                documents: usage.documents + 1,
-                bytes: usage.bytes + stored.document.versions.iter().map(DocumentVersion::stored_bytes).sum::<u64>(),
-            },
-        )
     }
 
     fn change(
@@ -140,8 +139,8 @@ impl MemoryDocumentStore {
             return Err(DocumentChangeError::StateChanged { current: document.state });
         }
         if let Some(version) = &version {
-            let usage = Self::usage(&state, document.owner);
-            version.quota.admit(usage, false, version.stored_bytes()).map_err(DocumentChangeError::QuotaExceeded)?;
+            let write = StorageUsage::new_version(version.stored_bytes());
+            self.ledger.admit(document.owner, version.quota, write).map_err(DocumentChangeError::QuotaExceeded)?;
         }
         if let Some(version) = version {
             let number = document.current_version().map_or(1, |v| v.version + 1);
@@ -179,12 +178,15 @@ fn into_version(version: NewVersion, number: i32) -> (DocumentVersion, Option<Or
 impl DocumentRepository for MemoryDocumentStore {
     async fn create(&self, new: NewDocument) -> Result<Document, DocumentChangeError> {
         let mut state = self.state();
-        let quota = new.first_version.quota;
-        let bytes = new.first_version.stored_bytes();
-        quota.admit(Self::usage(&state, new.owner), true, bytes).map_err(DocumentChangeError::QuotaExceeded)?;
-        state.last_id += 1;
-        let id =
-            DocumentId::new(state.last_id).ok_or_else(|| StoreError::Unavailable(anyhow::anyhow!("id overflow")))?;
+        // The id is found before the quota counts the write: once admitted, the write is made.
+        let id = state
+            .last_id
+            .checked_add(1)
+            .and_then(DocumentId::new)
+            .ok_or_else(|| StoreError::Unavailable(anyhow::anyhow!("id overflow")))?;
+        let write = StorageUsage::new_document(new.first_version.stored_bytes());
+        self.ledger.admit(new.owner, new.first_version.quota, write).map_err(DocumentChangeError::QuotaExceeded)?;
+        state.last_id = id.get();
         let (first_version, original) = into_version(new.first_version, 1);
         let document = Document {
             id,
@@ -219,6 +221,15 @@ impl DocumentRepository for MemoryDocumentStore {
 
     async fn record_review(&self, id: DocumentId, event: ReviewEvent) -> Result<Document, DocumentChangeError> {
         self.change(id, event, None)
+    }
+
+    async fn delete(&self, id: DocumentId, deletion: Deletion) -> Result<Option<DeletionRecord>, StoreError> {
+        let mut state = self.state();
+        let Some(stored) = state.documents.remove(&id) else { return Ok(None) };
+        state.originals.retain(|(document, _), _| *document != id);
+        let entry = DeletionRecord::of_document(&stored.document, deletion);
+        self.ledger.record_deletion(entry.clone());
+        Ok(Some(entry))
     }
 
     async fn original(&self, id: DocumentId, version: i32) -> Result<Option<(OriginalInfo, bytes::Bytes)>, StoreError> {

@@ -11,6 +11,7 @@ mod people;
 mod rate_limit;
 mod research;
 mod statement_sets;
+mod storage;
 mod store;
 
 pub use analyses::MemoryAnalysisStore;
@@ -23,6 +24,7 @@ pub use people::MemoryPeopleStore;
 pub use rate_limit::MemoryRateLimiter;
 pub use research::MemoryResearchStore;
 pub use statement_sets::MemoryStatementSetStore;
+pub use storage::MemoryStorageLedger;
 pub use store::MemoryStore;
 
 use time::OffsetDateTime;

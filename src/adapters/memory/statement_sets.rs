@@ -1,23 +1,34 @@
-//! Statement sets in process memory.
+//! Statement sets in process memory, counted in the owners' usage of the shared
+//! [`MemoryStorageLedger`] under the store's lock.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use super::storage::MemoryStorageLedger;
 use crate::domain::auth::UserId;
+use crate::domain::documents::{Deletion, DeletionRecord, DocumentQuota, StorageUsage};
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
-use crate::ports::statement_sets::StatementSetRepository;
+use crate::ports::statement_sets::{StatementSetRepository, StatementSetWriteError};
 use crate::ports::store::StoreError;
 
 #[derive(Default)]
 pub struct MemoryStatementSetStore {
     sets: Mutex<HashMap<StatementSetId, StatementSetRecord>>,
+    /// The owners' usage (shared with the documents) and the audit trail of deletions.
+    ledger: Arc<MemoryStorageLedger>,
 }
 
 impl MemoryStatementSetStore {
+    /// A store with a ledger of its own.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A store that counts its owners' usage, and records deletions, in `ledger`.
+    pub fn sharing(ledger: Arc<MemoryStorageLedger>) -> Self {
+        Self { sets: Mutex::default(), ledger }
     }
 
     fn sets(&self) -> MutexGuard<'_, HashMap<StatementSetId, StatementSetRecord>> {
@@ -28,8 +39,11 @@ impl MemoryStatementSetStore {
 
 #[async_trait]
 impl StatementSetRepository for MemoryStatementSetStore {
-    async fn create(&self, record: StatementSetRecord) -> Result<(), StoreError> {
-        self.sets().insert(record.id, record);
+    async fn create(&self, record: StatementSetRecord, quota: DocumentQuota) -> Result<(), StatementSetWriteError> {
+        let mut sets = self.sets();
+        let write = StorageUsage::new_statement_set(record.stored_bytes());
+        self.ledger.admit(record.owner, quota, write).map_err(StatementSetWriteError::QuotaExceeded)?;
+        sets.insert(record.id, record);
         Ok(())
     }
 
@@ -62,5 +76,13 @@ impl StatementSetRepository for MemoryStatementSetStore {
         listed.sort_by_key(|s| std::cmp::Reverse((s.created_at, s.id.as_uuid())));
         let total = listed.len() as u64;
         Ok((listed.into_iter().take(limit as usize).cloned().collect(), total))
+    }
+
+    async fn delete(&self, id: StatementSetId, deletion: Deletion) -> Result<Option<DeletionRecord>, StoreError> {
+        let mut sets = self.sets();
+        let Some(record) = sets.remove(&id) else { return Ok(None) };
+        let entry = record.deletion_record(deletion, record.stored_bytes());
+        self.ledger.record_deletion(entry.clone());
+        Ok(Some(entry))
     }
 }

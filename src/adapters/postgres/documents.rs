@@ -10,12 +10,13 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::listing::Listing;
+use super::storage::{Refused, admit_under_quota, record_deletion};
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{
-    AgreementSummary, CorpusDocument, CurrentAgreement, Document, DocumentId, DocumentListing, DocumentPage,
-    DocumentQuery, DocumentQuota, DocumentVersion, ExtractionRecord, Money, OriginalFile, OriginalInfo, ReviewEvent,
-    ReviewState, StorageUsage, search_terms,
+    AgreementSummary, CorpusDocument, CurrentAgreement, Deletion, DeletionRecord, Document, DocumentId,
+    DocumentListing, DocumentPage, DocumentQuery, DocumentVersion, ExtractionRecord, Money, OriginalFile, OriginalInfo,
+    ReviewEvent, ReviewState, StorageUsage, search_terms,
 };
 use crate::domain::intake::{MediaType, PageMap};
 use crate::ports::documents::{DocumentChangeError, DocumentRepository, NewDocument, NewVersion};
@@ -181,43 +182,44 @@ async fn insert_review(tx: &Transaction<'_>, id: DocumentId, event: &ReviewEvent
     Ok(())
 }
 
-impl PostgresStore {
-    /// Checks that `owner` has room for a write under `quota` and counts the write in the owner's
-    /// usage, holding the owner's usage row until the transaction ends: a concurrent write of the
-    /// same owner waits here, and then sees this one.
-    async fn admit_under_quota(
-        tx: &Transaction<'_>,
-        owner: UserId,
-        quota: DocumentQuota,
-        new_document: bool,
-        bytes: u64,
-    ) -> Result<(), DocumentChangeError> {
-        // The owner's usage row, created when missing and locked by the upsert until the end of the
-        // transaction: one owner's writes are admitted one at a time, each against the usage the
-        // one before it left.
-        let read = tx
-            .prepare_cached(
-                "INSERT INTO document_usage (owner_id) VALUES ($1) \
-                 ON CONFLICT (owner_id) DO UPDATE SET owner_id = EXCLUDED.owner_id RETURNING documents, bytes",
-            )
-            .await
-            .map_err(unavailable)?;
-        let row = tx.query_one(&read, &[&owner.as_uuid()]).await.map_err(unavailable)?;
-        let count = |name: &str| column::<i64>(&row, name).map(|n| u64::try_from(n).unwrap_or(0));
-        let usage = StorageUsage { documents: count("documents")?, bytes: count("bytes")? };
-        quota.admit(usage, new_document, bytes).map_err(DocumentChangeError::QuotaExceeded)?;
-        // Rolled back with the rest when the write fails after this.
-        let add = tx
-            .prepare_cached(
-                "UPDATE document_usage SET documents = documents + $2, bytes = bytes + $3 WHERE owner_id = $1",
-            )
-            .await
-            .map_err(unavailable)?;
-        let (documents, bytes) = (i64::from(new_document), i64::try_from(bytes).unwrap_or(i64::MAX));
-        tx.execute(&add, &[&owner.as_uuid(), &documents, &bytes]).await.map_err(unavailable)?;
-        Ok(())
-    }
+/// The document with its versions and history, read through `client` (a pooled connection, or a
+/// transaction that has locked it).
+async fn read_document(client: &impl GenericClient, id: DocumentId) -> Result<Option<Document>, StoreError> {
+    let statement = client
+        .prepare_cached(
+            "SELECT id, owner_id, title, deal_id, state, created_at, updated_at FROM documents WHERE id = $1",
+        )
+        .await
+        .map_err(unavailable)?;
+    let Some(row) = client.query_opt(&statement, &[&id.get()]).await.map_err(unavailable)? else {
+        return Ok(None);
+    };
+    let versions_sql =
+        format!("SELECT {VERSION_COLUMNS} FROM document_versions WHERE document_id = $1 ORDER BY version");
+    let versions = client.prepare_cached(&versions_sql).await.map_err(unavailable)?;
+    let versions = client.query(&versions, &[&id.get()]).await.map_err(unavailable)?;
+    let reviews = client
+        .prepare_cached(
+            "SELECT from_state, to_state, action, actor_id, at, comment FROM document_reviews \
+             WHERE document_id = $1 ORDER BY seq",
+        )
+        .await
+        .map_err(unavailable)?;
+    let reviews = client.query(&reviews, &[&id.get()]).await.map_err(unavailable)?;
+    Ok(Some(Document {
+        id,
+        owner: UserId::from_uuid(column(&row, "owner_id")?),
+        title: column(&row, "title")?,
+        deal_id: column(&row, "deal_id")?,
+        created_at: column(&row, "created_at")?,
+        updated_at: column(&row, "updated_at")?,
+        state: state_from(&column::<String>(&row, "state")?)?,
+        versions: versions.iter().map(version_from_row).collect::<Result<_, _>>()?,
+        history: reviews.iter().map(review_from_row).collect::<Result<_, _>>()?,
+    }))
+}
 
+impl PostgresStore {
     /// Locks the document and checks it is still in `event.from`; returns its title and version.
     async fn lock_for_change(
         tx: &Transaction<'_>,
@@ -247,7 +249,7 @@ impl PostgresStore {
         let tx = client.transaction().await.map_err(unavailable)?;
         let (title, current_version, owner) = Self::lock_for_change(&tx, id, &event).await?;
         if let Some(version) = &version {
-            Self::admit_under_quota(&tx, owner, version.quota, false, version.stored_bytes()).await?;
+            admit_under_quota(&tx, owner, version.quota, StorageUsage::new_version(version.stored_bytes())).await?;
         }
         insert_review(&tx, id, &event).await?;
         match &version {
@@ -286,8 +288,8 @@ impl DocumentRepository for PostgresStore {
     async fn create(&self, new: NewDocument) -> Result<Document, DocumentChangeError> {
         let mut client = self.connection().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
-        let bytes = new.first_version.stored_bytes();
-        Self::admit_under_quota(&tx, new.owner, new.first_version.quota, true, bytes).await?;
+        let write = StorageUsage::new_document(new.first_version.stored_bytes());
+        admit_under_quota(&tx, new.owner, new.first_version.quota, write).await?;
         let statement = tx
             .prepare_cached(
                 "INSERT INTO documents (owner_id, title, deal_id, state, current_version, created_at, updated_at, search) \
@@ -317,38 +319,26 @@ impl DocumentRepository for PostgresStore {
 
     async fn find(&self, id: DocumentId) -> Result<Option<Document>, StoreError> {
         let client = self.connection().await?;
-        let statement = client
-            .prepare_cached(
-                "SELECT id, owner_id, title, deal_id, state, created_at, updated_at FROM documents WHERE id = $1",
-            )
-            .await
-            .map_err(unavailable)?;
-        let Some(row) = client.query_opt(&statement, &[&id.get()]).await.map_err(unavailable)? else {
+        read_document(&client, id).await
+    }
+
+    async fn delete(&self, id: DocumentId, deletion: Deletion) -> Result<Option<DeletionRecord>, StoreError> {
+        let mut client = self.connection().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        // Locked first, as every change locks it: a version or review step under way finishes
+        // before, and is in the audit entry, or waits and then finds no document.
+        let lock = tx.prepare_cached("SELECT id FROM documents WHERE id = $1 FOR UPDATE").await.map_err(unavailable)?;
+        if tx.query_opt(&lock, &[&id.get()]).await.map_err(unavailable)?.is_none() {
             return Ok(None);
-        };
-        let versions_sql =
-            format!("SELECT {VERSION_COLUMNS} FROM document_versions WHERE document_id = $1 ORDER BY version");
-        let versions = client.prepare_cached(&versions_sql).await.map_err(unavailable)?;
-        let versions = client.query(&versions, &[&id.get()]).await.map_err(unavailable)?;
-        let reviews = client
-            .prepare_cached(
-                "SELECT from_state, to_state, action, actor_id, at, comment FROM document_reviews \
-                 WHERE document_id = $1 ORDER BY seq",
-            )
-            .await
-            .map_err(unavailable)?;
-        let reviews = client.query(&reviews, &[&id.get()]).await.map_err(unavailable)?;
-        Ok(Some(Document {
-            id,
-            owner: UserId::from_uuid(column(&row, "owner_id")?),
-            title: column(&row, "title")?,
-            deal_id: column(&row, "deal_id")?,
-            created_at: column(&row, "created_at")?,
-            updated_at: column(&row, "updated_at")?,
-            state: state_from(&column::<String>(&row, "state")?)?,
-            versions: versions.iter().map(version_from_row).collect::<Result<_, _>>()?,
-            history: reviews.iter().map(review_from_row).collect::<Result<_, _>>()?,
-        }))
+        }
+        let Some(document) = read_document(&tx, id).await? else { return Ok(None) };
+        let entry = DeletionRecord::of_document(&document, deletion);
+        // Versions, their files and the review history go with it (ON DELETE CASCADE).
+        let delete = tx.prepare_cached("DELETE FROM documents WHERE id = $1").await.map_err(unavailable)?;
+        tx.execute(&delete, &[&id.get()]).await.map_err(unavailable)?;
+        record_deletion(&tx, &entry).await?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(Some(entry))
     }
 
     async fn add_version(
@@ -509,4 +499,13 @@ fn any_term_query(terms: &[String]) -> Option<String> {
     words.sort();
     words.dedup();
     (!words.is_empty()).then(|| words.join(" | "))
+}
+
+impl From<Refused> for DocumentChangeError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Quota(exceeded) => DocumentChangeError::QuotaExceeded(exceeded),
+            Refused::Store(error) => DocumentChangeError::Store(error),
+        }
+    }
 }

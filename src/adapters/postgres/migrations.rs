@@ -55,7 +55,12 @@ const MIGRATIONS: &[Migration] = &[
         name: "user_change_announcements",
         sql: include_str!("migrations/0018_user_change_announcements.sql"),
     },
-    Migration { version: 19, name: "covenant_tests", sql: include_str!("migrations/0019_covenant_tests.sql") },
+    Migration {
+        version: 19,
+        name: "bounded_statement_sets",
+        sql: include_str!("migrations/0019_bounded_statement_sets.sql"),
+    },
+    Migration { version: 20, name: "covenant_tests", sql: include_str!("migrations/0020_covenant_tests.sql") },
 ];
 
 /// Identifies creditflow's migration lock among the database's advisory locks ("creditfl").

@@ -19,6 +19,7 @@ pub mod people;
 pub mod rate_limit;
 pub mod research;
 pub mod statement_sets;
+mod storage;
 pub mod store;
 pub mod user_cache;
 pub mod user_changes;

@@ -3,6 +3,7 @@
 //! the workflow, and where to, is decided here ([`ReviewState::apply`]); storing it is a port's job.
 
 pub mod amends;
+pub mod deletion;
 pub mod error;
 pub mod quota;
 pub mod service;
@@ -16,6 +17,7 @@ use time::{Date, OffsetDateTime};
 
 use super::auth::{Role, UserId};
 
+pub use deletion::{DeletedKind, Deletion, DeletionRecord};
 pub use error::DocumentError;
 pub use quota::{DocumentQuota, QuotaExceeded, QuotaKind, StorageUsage};
 pub use service::{AnalysedText, DocumentChange, DocumentService, ExtractedAgreement, analyse_source, analyse_text};

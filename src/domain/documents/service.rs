@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::amends::{self, AmendedAgreement};
+use super::deletion::{Deletion, DeletionRecord};
 use super::error::DocumentError;
 use super::quota::DocumentQuota;
 use super::upload::{OriginalFile, OriginalInfo, SourceFile, TextSource, read_upload};
@@ -636,6 +637,19 @@ impl DocumentService {
             .optional_item("dealId", document.deal_id),
         );
         Ok(DocumentChange { document, cdm_events: trail.events })
+    }
+
+    /// Deletes the document, when the caller may see it (its owner, administrators), with its
+    /// versions, files and review history: its entry stays in the audit trail, its owner's quota
+    /// gets back what it took, and analyses of its deal keep the terms they stored.
+    ///
+    /// # Errors
+    /// [`DocumentError::NotFound`] otherwise (also when someone deleted it meanwhile);
+    /// [`DocumentError::Store`].
+    pub async fn delete(&self, caller: Principal, id: DocumentId) -> Result<DeletionRecord, DocumentError> {
+        self.visible(caller, id).await?;
+        let deletion = Deletion { actor: caller.user_id, at: self.clock.now() };
+        self.documents.delete(id, deletion).await?.ok_or(DocumentError::NotFound)
     }
 
     /// The document, if the caller may see it (its owner and administrators).

@@ -1,5 +1,6 @@
 //! The statement-set use cases: store a borrower's checked statements (from JSON or a read
-//! spreadsheet), and read one back for its owner (and administrators).
+//! spreadsheet) under the owner's storage quota, read one back for its owner (and
+//! administrators), and delete it.
 
 use std::sync::Arc;
 
@@ -7,11 +8,12 @@ use serde_json::json;
 
 use super::set::{FinancialsInput, StatementError, StatementSet, UncheckedPeriod, check, check_input};
 use super::sheet::{Grid, SheetStatements, UnrecognisedRow, interpret};
-use super::stored::{SetOrigin, StatementSetId, StatementSetRecord};
+use super::stored::{MAX_ASSUMPTIONS, MAX_UNRECOGNISED_ROWS, SetOrigin, StatementSetId, StatementSetRecord};
 use crate::domain::auth::Principal;
+use crate::domain::documents::{Deletion, DeletionRecord, DocumentQuota, QuotaExceeded};
 use crate::domain::listing::listed_owner;
 use crate::ports::clock::Clock;
-use crate::ports::statement_sets::StatementSetRepository;
+use crate::ports::statement_sets::{StatementSetRepository, StatementSetWriteError};
 use crate::ports::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +32,9 @@ pub enum StatementSetError {
     /// No set with this id that the caller may see.
     #[error("statement set not found")]
     NotFound,
+    /// The set would take the owner beyond their storage quota; nothing was stored.
+    #[error(transparent)]
+    QuotaExceeded(QuotaExceeded),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -94,6 +99,26 @@ fn check_sheet(sheet: &SheetStatements, form_currency: Option<&str>) -> Result<S
     })
 }
 
+/// The unread rows a set keeps: at most [`MAX_UNRECOGNISED_ROWS`], those that look like an item
+/// (the likeliest to be a figure the analyst meant) before the others, listed in row order.
+fn kept_unrecognised(rows: &[UnrecognisedRow]) -> Vec<serde_json::Value> {
+    let mut kept: Vec<&UnrecognisedRow> = rows.iter().filter(|row| row.not_used.is_some()).collect();
+    kept.extend(rows.iter().filter(|row| row.not_used.is_none()));
+    kept.truncate(MAX_UNRECOGNISED_ROWS);
+    kept.sort_by_key(|row| row.row);
+    kept.into_iter().map(unrecognised_json).collect()
+}
+
+/// The assumptions a set keeps: at most [`MAX_ASSUMPTIONS`], the last saying how many more there were.
+fn kept_assumptions(mut assumptions: Vec<String>) -> Vec<String> {
+    if assumptions.len() > MAX_ASSUMPTIONS {
+        let left_out = assumptions.len() - (MAX_ASSUMPTIONS - 1);
+        assumptions.truncate(MAX_ASSUMPTIONS - 1);
+        assumptions.push(format!("{left_out} more readings of this kind are not listed"));
+    }
+    assumptions
+}
+
 /// An unread row as the set keeps it: `{row, label}`, with `not_used_as` and `reason` when the
 /// label looks like an item whose figure it is not.
 fn unrecognised_json(row: &UnrecognisedRow) -> serde_json::Value {
@@ -118,11 +143,20 @@ pub struct SetSubject {
 pub struct StatementSetService {
     sets: Arc<dyn StatementSetRepository>,
     clock: Arc<dyn Clock>,
+    /// Each owner's storage limits, shared with their documents.
+    quota: DocumentQuota,
 }
 
 impl StatementSetService {
     pub fn new(sets: Arc<dyn StatementSetRepository>, clock: Arc<dyn Clock>) -> Self {
-        Self { sets, clock }
+        Self { sets, clock, quota: DocumentQuota::UNLIMITED }
+    }
+
+    /// The same service holding each owner to `quota`.
+    #[must_use]
+    pub fn with_quota(mut self, quota: DocumentQuota) -> Self {
+        self.quota = quota;
+        self
     }
 
     /// Checks and stores a set typed as JSON.
@@ -169,8 +203,9 @@ impl StatementSetService {
                 .iter()
                 .map(|r| json!({ "row": r.row, "label": r.label, "item": r.item.name() }))
                 .collect(),
-            unrecognised: sheet.unrecognised.iter().map(unrecognised_json).collect(),
-            assumptions,
+            unrecognised: kept_unrecognised(&sheet.unrecognised).into(),
+            unrecognised_count: Some(sheet.unrecognised.len() as u64),
+            assumptions: kept_assumptions(assumptions),
         };
         self.store(caller, subject, origin, statements).await
     }
@@ -178,7 +213,8 @@ impl StatementSetService {
     /// Stores a set already checked (a spreadsheet read and checked by the caller of this use case).
     ///
     /// # Errors
-    /// [`StatementSetError::Validation`] for the subject; [`StatementSetError::Store`].
+    /// [`StatementSetError::Validation`] for the subject; [`StatementSetError::QuotaExceeded`]
+    /// (nothing stored); [`StatementSetError::Store`].
     pub async fn store(
         &self,
         caller: Principal,
@@ -205,7 +241,10 @@ impl StatementSetService {
             statements,
             created_at: self.clock.now(),
         };
-        self.sets.create(record.clone()).await?;
+        self.sets.create(record.clone(), self.quota).await.map_err(|error| match error {
+            StatementSetWriteError::QuotaExceeded(exceeded) => StatementSetError::QuotaExceeded(exceeded),
+            StatementSetWriteError::Store(error) => StatementSetError::Store(error),
+        })?;
         Ok(record)
     }
 
@@ -230,5 +269,64 @@ impl StatementSetService {
             Some(record) if caller.may_see_owned_by(record.owner) => Ok(record),
             _ => Err(StatementSetError::NotFound),
         }
+    }
+
+    /// Deletes the set, when the caller may see it (its owner, administrators): its entry stays in
+    /// the audit trail and its owner's quota gets back what it took. Analyses that read it keep
+    /// the periods they stored.
+    ///
+    /// # Errors
+    /// [`StatementSetError::NotFound`] otherwise (also when someone deleted it meanwhile);
+    /// [`StatementSetError::Store`].
+    pub async fn delete(&self, caller: Principal, id: StatementSetId) -> Result<DeletionRecord, StatementSetError> {
+        self.get(caller, id).await?;
+        let deletion = Deletion { actor: caller.user_id, at: self.clock.now() };
+        self.sets.delete(id, deletion).await?.ok_or(StatementSetError::NotFound)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::statements::StatementItem;
+    use crate::domain::statements::labels::NotUsed;
+
+    fn unread(row: u32, looks_like_an_item: bool) -> UnrecognisedRow {
+        UnrecognisedRow {
+            row,
+            label: format!("row {row}"),
+            not_used: looks_like_an_item.then(|| NotUsed {
+                resembles: StatementItem::InterestExpense,
+                reason: "net of interest income".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_set_keeps_at_most_two_hundred_unread_rows_those_like_an_item_first_in_row_order() {
+        let rows: Vec<UnrecognisedRow> = (1..=250).map(|row| unread(row, row % 50 == 0)).collect();
+
+        let kept = kept_unrecognised(&rows);
+
+        assert_eq!(kept.len(), MAX_UNRECOGNISED_ROWS);
+        let numbers: Vec<u64> = kept.iter().filter_map(|row| row["row"].as_u64()).collect();
+        assert!(numbers.windows(2).all(|pair| pair[0] < pair[1]), "in row order: {numbers:?}");
+        for like_an_item in [200, 250] {
+            assert!(numbers.contains(&like_an_item), "row {like_an_item} looks like an item and is kept");
+        }
+        assert_eq!(kept.iter().filter(|row| row.get("not_used_as").is_some()).count(), 5);
+    }
+
+    #[test]
+    fn a_set_keeps_at_most_two_hundred_assumptions_the_last_counting_the_rest() {
+        let few: Vec<String> = (0..3).map(|i| format!("assumption {i}")).collect();
+        assert_eq!(kept_assumptions(few.clone()), few);
+
+        let many: Vec<String> = (0..250).map(|i| format!("assumption {i}")).collect();
+        let kept = kept_assumptions(many);
+
+        assert_eq!(kept.len(), MAX_ASSUMPTIONS);
+        assert_eq!(kept[MAX_ASSUMPTIONS - 2], "assumption 198");
+        assert_eq!(kept[MAX_ASSUMPTIONS - 1], "51 more readings of this kind are not listed");
     }
 }

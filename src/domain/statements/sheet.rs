@@ -34,6 +34,20 @@ pub const MAX_COLUMNS: usize = 200;
 pub const MAX_PERIODS: usize = 40;
 /// The header row is looked for among the first rows only: below them is data.
 pub const HEADER_SEARCH_ROWS: usize = 15;
+/// Characters kept of a text the sheet gives (a row label, a header, a cell quoted in an
+/// assumption, the file's and the sheet's names): enough to find it in the sheet, while a stored
+/// set stays small whatever the cells hold.
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// `text` as a set keeps it: at most [`MAX_LABEL_CHARS`] characters, a cut marked with `…`.
+pub fn kept_text(text: &str) -> String {
+    if text.chars().nth(MAX_LABEL_CHARS).is_none() {
+        return text.to_owned();
+    }
+    let mut kept: String = text.chars().take(MAX_LABEL_CHARS - 1).collect();
+    kept.push('…');
+    kept
+}
 
 /// One cell as the adapter read it.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +167,8 @@ pub enum SheetError {
 /// A [`SheetError`] when the sheet is too large, has no period header, or contradicts itself.
 pub fn interpret(grid: &Grid, file: &str) -> Result<SheetStatements, SheetError> {
     check_bounds(grid)?;
-    let sheet = Sheet { grid, file };
+    // Every figure's source names the file and the sheet: each name is kept short once, here.
+    let sheet = Sheet { grid, file: kept_text(file), name: kept_text(&grid.sheet) };
     let mut assumptions = Vec::new();
     let meta = MetaRows::find(&sheet)?;
     let header = find_header(&sheet, &meta)?;
@@ -218,7 +233,10 @@ fn check_bounds(grid: &Grid) -> Result<(), SheetError> {
 /// The grid with the file it came from, read cell by cell.
 struct Sheet<'a> {
     grid: &'a Grid,
-    file: &'a str,
+    /// The file's name, as [`kept_text`] keeps it.
+    file: String,
+    /// The worksheet's name, as [`kept_text`] keeps it.
+    name: String,
 }
 
 static EMPTY: CellValue = CellValue::Empty;
@@ -253,7 +271,7 @@ impl Sheet<'_> {
     }
 
     fn cell_ref(&self, row: usize, col: usize) -> CellRef {
-        CellRef { file: self.file.to_owned(), sheet: self.grid.sheet.clone(), cell: a1(row, col) }
+        CellRef { file: self.file.clone(), sheet: self.name.clone(), cell: a1(row, col) }
     }
 
     fn cell_name(&self, row: usize, col: usize) -> String {
@@ -282,11 +300,12 @@ impl Sheet<'_> {
     }
 }
 
+/// A cell as text, for messages and assumptions, as [`kept_text`] keeps it.
 fn shown(cell: &CellValue) -> String {
     match cell {
         CellValue::Empty => String::new(),
         CellValue::Number(n) => n.to_string(),
-        CellValue::Text(text) => text.trim().to_owned(),
+        CellValue::Text(text) => kept_text(text.trim()),
         CellValue::Date(date) => date.to_string(),
     }
 }
@@ -312,6 +331,9 @@ enum MetaLabel {
 }
 
 fn meta_label(label: &str) -> Option<MetaLabel> {
+    if label.len() > labels::MAX_READ_LABEL_BYTES {
+        return None;
+    }
     match synonyms::normalise_label(label).as_str() {
         "fiscal year end"
         | "financial year end"
@@ -462,7 +484,7 @@ fn read_header_cell(
         }
         _ => return None,
     };
-    Some(HeaderColumn { col, text, reading })
+    Some(HeaderColumn { col, text: kept_text(&text), reading })
 }
 
 /// The words of the row above that head this column ("Three months ended" over two date columns,
@@ -495,7 +517,10 @@ fn find_unit_statements(sheet: &Sheet<'_>, header: &Header, meta: &MetaRows) -> 
     for row in 0..sheet.rows() {
         let columns = if row <= header.row { sheet.width(row) } else { header.first_period_col };
         for col in 0..columns {
-            let Some(text) = sheet.text(row, col) else { continue };
+            // A cell longer than any label read states no unit either (and costs nothing to pass over).
+            let Some(text) = sheet.text(row, col).filter(|text| text.len() <= labels::MAX_READ_LABEL_BYTES) else {
+                continue;
+            };
             if let Some(unit) = units::unit_in_words(&text.to_lowercase()) {
                 statements.push(UnitStatement { unit, cell: sheet.cell_name(row, col), text: text.to_owned() });
             }
@@ -731,8 +756,10 @@ fn read_rows(
         if !amounts.iter().any(Amount::is_figure) {
             continue;
         }
-        let label = sheet.label(row, header.first_period_col).unwrap_or_default().to_owned();
-        let item = match labels::read_label(&label) {
+        let whole_label = sheet.label(row, header.first_period_col).unwrap_or_default();
+        // Read whole, kept short: the reading needs every word, the set only enough to find the row.
+        let label = kept_text(whole_label);
+        let item = match labels::read_label(whole_label) {
             LabelReading::Item(item) => item,
             LabelReading::NotUsed(not_used) => {
                 unrecognised.push(UnrecognisedRow { row: one_based(row), label, not_used: Some(not_used) });
@@ -787,9 +814,13 @@ fn record_row(
                 period.period.values.push((item, value, cell));
             }
             Amount::Percent(text) => {
+                let text = kept_text(text);
                 assumptions.push(format!("{cell} ('{text}') is a percentage, not an amount: not read"));
             }
-            Amount::Words(text) => assumptions.push(format!("{cell} ('{text}') is not an amount: not read")),
+            Amount::Words(text) => {
+                let text = kept_text(text);
+                assumptions.push(format!("{cell} ('{text}') is not an amount: not read"));
+            }
             Amount::Blank => {}
         }
     }

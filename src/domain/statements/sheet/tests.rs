@@ -259,3 +259,67 @@ fn numbers_written_as_text_are_read_and_odd_ones_are_not() {
     assert_eq!(parse_number_text("abc"), None);
     assert_eq!(read_amount_text("12%"), Amount::Percent("12%".into()));
 }
+
+#[test]
+fn long_labels_names_and_quoted_cells_are_kept_to_two_hundred_characters() {
+    let long_label = format!("Revenue {}", "x".repeat(400));
+    let unknown = "é".repeat(5_000);
+    let words = format!("see note {}", "4".repeat(1_000));
+    let header_words = format!("Remarks {}", "r".repeat(1_000));
+    let mut sheet = grid(&[
+        &["", "FY2023", "FY2022", &header_words],
+        &["Revenue", "1200", "1100", ""],
+        &[&unknown, "5", "4", ""],
+        &["Total debt", "400", &words, ""],
+    ]);
+    sheet.sheet = "S".repeat(300);
+    let file = format!("{}.xlsx", "f".repeat(300));
+
+    let read = interpret(&sheet, &file).unwrap_or_else(|e| panic!("{e}"));
+
+    let kept = |text: &str| text.chars().count() <= MAX_LABEL_CHARS;
+    assert_eq!(read.unrecognised.len(), 1);
+    let label = &read.unrecognised[0].label;
+    assert!(kept(label) && label.ends_with('…') && label.starts_with("éé"), "{label}");
+    let (_, _, source) = &read.periods[0].values[0];
+    assert!(kept(&source.file) && kept(&source.sheet), "{source}");
+    // A sentence quotes at most three kept texts: the file's and sheet's names and the cell's words.
+    let longest = read.assumptions.iter().map(|a| a.chars().count()).max();
+    assert!(longest.is_some_and(|n| n < 3 * MAX_LABEL_CHARS + 100), "{:?}", read.assumptions);
+    assert!(has_assumption(&read, "('see note 444"), "{read:?}");
+    assert!(has_assumption(&read, "('Remarks rrr"), "{:?}", read.assumptions);
+
+    // Whichever way a long label reads, the row keeps it short.
+    let sheet = grid(&[&["", "FY2023"], &[&long_label, "1200"]]);
+    let read = interpret(&sheet, "s.csv").unwrap_or_else(|e| panic!("{e}"));
+    let labels = read.recognised.iter().map(|r| &r.label).chain(read.unrecognised.iter().map(|r| &r.label));
+    assert!(labels.clone().count() == 1 && labels.clone().all(|label| kept(label)), "{read:?}");
+}
+
+#[test]
+fn a_kept_text_is_cut_on_a_character_boundary_and_marked() {
+    assert_eq!(kept_text("Net sales"), "Net sales");
+    let exact = "ü".repeat(MAX_LABEL_CHARS);
+    assert_eq!(kept_text(&exact), exact);
+    let cut = kept_text(&"ü".repeat(MAX_LABEL_CHARS + 1));
+    assert_eq!((cut.chars().count(), cut.ends_with('…')), (MAX_LABEL_CHARS, true));
+}
+
+#[test]
+fn a_cell_longer_than_any_label_is_read_neither_as_an_item_nor_as_a_unit() {
+    let padded = |words: &str, tail: &str| format!("{words}{}{tail}", " ".repeat(labels::MAX_READ_LABEL_BYTES));
+    let sheet = grid(&[
+        &[&padded("Figures", "in thousands")],
+        &["", "FY2023"],
+        &[&padded("Revenue", "(net)"), "1200"],
+        &["Total assets", "1000"],
+    ]);
+
+    let read = read(&sheet);
+
+    assert_eq!((read.unit, read.unit_source.as_deref()), (1.0, None));
+    let recognised: Vec<_> = read.recognised.iter().map(|r| r.item).collect();
+    assert_eq!(recognised, vec![TotalAssets]);
+    assert_eq!(read.unrecognised.iter().map(|r| r.row).collect::<Vec<_>>(), vec![3]);
+    assert!(read.unrecognised[0].label.starts_with("Revenue"));
+}
