@@ -678,7 +678,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
     .with_quota(DocumentQuota { max_documents: config.document_quota_count, max_bytes: config.document_quota_bytes })
     .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes)));
     let documents = Arc::new(match filing_fetcher(config) {
-        Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive_url.clone()),
+        Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive.clone()),
         None => documents,
     });
     let statement_sets = Arc::new(StatementSetService::new(adapters.statement_sets.clone(), adapters.clock.clone()));

@@ -12,6 +12,7 @@ mod connections;
 mod console;
 mod corpus_accuracy;
 mod documents;
+mod edgar_import;
 mod errors;
 mod fake_llm;
 mod health;

@@ -117,6 +117,9 @@ pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// The whole answer to an import the archive did not deliver.
+const IMPORT_FAILED: &str = "the filing could not be fetched from the EDGAR archive; check the URL or retry later";
+
 impl From<DocumentError> for ApiError {
     fn from(error: DocumentError) -> Self {
         let message = error.to_string();
@@ -136,7 +139,6 @@ impl From<DocumentError> for ApiError {
             DocumentError::Store(error) => ApiError::internal(error.into()),
             DocumentError::UnsupportedMediaType { .. } => ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
                 .with_detail(serde_json::json!({ "accepted": MediaType::accepted() })),
-            DocumentError::Import(FetchError::Blocked(_)) => ApiError::invalid_field("url", message),
             DocumentError::Import(FetchError::TooLarge { limit_bytes }) => {
                 ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message)
                     .with_detail(serde_json::json!({ "field": "url", "max_bytes": limit_bytes }))
@@ -145,7 +147,11 @@ impl From<DocumentError> for ApiError {
                 ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
                     .with_detail(serde_json::json!({ "accepted": MediaType::accepted() }))
             }
-            DocumentError::Import(_) => ApiError::new(StatusCode::BAD_GATEWAY, message),
+            // Whatever went wrong on the way (a redirect out of the archive, DNS, a connection, a
+            // status), the client learns only that the archive did not deliver: the cause is logged.
+            DocumentError::Import(cause) => {
+                ApiError::bad_gateway(IMPORT_FAILED, cause.into()).with_detail(serde_json::json!({ "field": "url" }))
+            }
             DocumentError::Unreadable(ReadError::Busy) => ApiError::service_unavailable(message, 5),
             DocumentError::Unreadable(ReadError::Failed(reason)) => ApiError::internal(anyhow::anyhow!(reason)),
             DocumentError::Unreadable(error) => {
@@ -289,16 +295,18 @@ pub async fn create_document(
 /// POST /api/documents/import
 #[utoipa::path(post, path = "/api/documents/import", tag = "documents", request_body = ImportDocumentRequest,
     description = "Fetches a filing from SEC EDGAR's archive (EDGAR_ARCHIVE_URL; other URLs are refused) and stores \
-                   it as an upload of the same file would be: the original kept, its text extracted. The fetch \
-                   goes through the page fetcher's guard (public addresses only, redirects re-checked) with SEC's \
-                   User-Agent (SEC_USER_AGENT), UPLOAD_MAX_BYTES and IMPORT_TIMEOUT.",
+                   it as an upload of the same file would be: the original kept, its text extracted. The URL is \
+                   parsed first and must have the archive's scheme, host and port and a normalised path in its \
+                   folder; encoded dots, slashes, backslashes and percent signs are refused. Every redirect must \
+                   pass the same rule. The fetch goes through the page fetcher's guard (public addresses only) \
+                   with SEC's User-Agent (SEC_USER_AGENT), UPLOAD_MAX_BYTES and IMPORT_TIMEOUT.",
     responses(
         (status = 201, description = "Stored", body = DocumentChangeResponse),
         (status = 400, description = "Not an EDGAR archive URL", body = ErrorBody),
         (status = 413, description = "Filing larger than UPLOAD_MAX_BYTES", body = ErrorBody),
         (status = 415, description = "Not a document format", body = ErrorBody),
         (status = 422, description = "Unreadable file", body = ErrorBody),
-        (status = 502, description = "EDGAR unreachable or refused", body = ErrorBody),
+        (status = 502, description = "EDGAR unreachable, refused, or redirected out of the archive (the cause is logged, not sent)", body = ErrorBody),
     ))]
 pub async fn import_document(
     state: Arc<AppState>,

@@ -111,6 +111,12 @@ impl ApiError {
         Self { cause: Some(cause), ..error }
     }
 
+    /// 502: a service this one depends on failed; `cause` is logged, never sent (it can name
+    /// internal hosts, addresses and resolvers).
+    pub fn bad_gateway(message: impl Into<String>, cause: anyhow::Error) -> Self {
+        Self { cause: Some(cause), ..Self::new(StatusCode::BAD_GATEWAY, message) }
+    }
+
     pub fn with_detail(mut self, detail: Value) -> Self {
         self.detail = Some(detail);
         self
