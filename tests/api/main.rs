@@ -17,6 +17,7 @@ mod errors;
 mod fake_llm;
 mod health;
 mod helpers;
+mod hostile_text;
 mod key_rotation;
 mod metrics;
 mod openapi;

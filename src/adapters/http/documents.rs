@@ -19,6 +19,7 @@ use super::filters::{
     authenticated, decorate_with_rate_limit, document_writes_limited, rate_limited, request_id, with_state,
 };
 use super::paging::rfc3339;
+use super::unstorable::refuse_unstorable;
 use super::uploads::{body_limit, is_multipart, parse_upload_form};
 use crate::domain::auth::Principal;
 use crate::domain::documents::amends::AmendedAgreement;
@@ -169,7 +170,7 @@ impl From<DocumentError> for ApiError {
 /// A word for what is wrong with a file, for clients to branch on.
 fn unreadable_reason(error: &ReadError) -> &'static str {
     match error {
-        ReadError::Corrupt { .. } => "corrupt",
+        ReadError::Corrupt { .. } | ReadError::ParserPanicked { .. } => "corrupt",
         ReadError::Encrypted => "encrypted",
         ReadError::ImageOnly { .. } => "image_only",
         ReadError::Expands { .. } => "expands_too_far",
@@ -635,7 +636,10 @@ impl ListQuery {
             match name.as_str() {
                 "page" => query.page = Some(number("page")?),
                 "limit" => query.limit = Some(number("limit")?),
-                "search" => query.search = Some(value),
+                "search" => {
+                    refuse_unstorable("search", &value)?;
+                    query.search = Some(value);
+                }
                 other => {
                     return Err(ApiError::invalid_field(other, "unknown parameter: expected page, limit or search"));
                 }
