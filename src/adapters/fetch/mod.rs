@@ -23,6 +23,7 @@
 
 mod address_guard;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
 use std::sync::{Arc, LazyLock};
@@ -313,6 +314,9 @@ impl Readable {
     /// the HTML cannot be rendered.
     fn read(self, body: &[u8]) -> Option<(Option<String>, String)> {
         let source = String::from_utf8_lossy(body);
+        // U+0000 is no character of a page's text, and PostgreSQL cannot store the research state
+        // that would quote it: a page with one would fail every run that read it.
+        let source = if source.contains('\0') { Cow::Owned(source.replace('\0', "")) } else { source };
         match self {
             Self::Plain => Some((None, source.into_owned())),
             Self::Html => {
@@ -412,6 +416,8 @@ mod tests {
         match path {
             "/article.html" => ok("text/html; charset=utf-8", ARTICLE.to_owned()),
             "/notes.txt" => ok("text/plain", "Covenant: net leverage < 3.5x\n\n  indented line\n".to_owned()),
+            "/nul.txt" => ok("text/plain", "net\0 leverage\0".to_owned()),
+            "/nul.html" => ok("text/html", "<title>Acme\0</title><p>net\0 leverage</p>".to_owned()),
             "/report.pdf" => ok("application/pdf", "%PDF-1.7".to_owned()),
             "/untyped" => Answer::new(200, "who knows"),
             "/huge.html" => ok("text/html", "x".repeat(3 * 1024 * 1024)),
@@ -471,6 +477,18 @@ mod tests {
 
         assert_eq!(page.text, "Covenant: net leverage < 3.5x\n\n  indented line\n");
         assert_eq!((page.title, page.content_type.as_str()), (None, "text/plain"));
+    }
+
+    #[tokio::test]
+    async fn fetch_drops_nul_characters_from_page_text() {
+        let site = fake_site().await;
+        let fetcher = fetcher(local(FetchSettings::default()));
+
+        let plain = fetcher.fetch(&site.url("/nul.txt")).await.expect("plain");
+        let html = fetcher.fetch(&site.url("/nul.html")).await.expect("html");
+
+        assert_eq!(plain.text, "net leverage");
+        assert_eq!((html.title.as_deref(), html.text.as_str()), (Some("Acme"), "net leverage"));
     }
 
     #[tokio::test]
