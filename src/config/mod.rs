@@ -10,6 +10,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::domain::auth::{EmailAddress, Password, Role};
+use crate::domain::documents::archive::FilingArchive;
 use crate::domain::health::db_ssl::SslMode;
 
 mod jwt_keys;
@@ -499,9 +500,10 @@ impl Config {
                 memory_mib: u64::from(vars.positive_or("READER_MEMORY_MIB", 1024)?),
                 concurrency: vars.positive_or("READER_CONCURRENCY", 2)? as usize,
                 worker: vars.get("READER_WORKER").map(PathBuf::from),
-                edgar_archive_url: vars
-                    .get("EDGAR_ARCHIVE_URL")
-                    .unwrap_or_else(|| "https://www.sec.gov/Archives/edgar/data/".to_owned()),
+                edgar_archive: match vars.get("EDGAR_ARCHIVE_URL") {
+                    None => FilingArchive::sec_edgar(),
+                    Some(raw) => FilingArchive::new(&raw).map_err(|reason| invalid("EDGAR_ARCHIVE_URL", reason))?,
+                },
                 import_timeout: vars.duration_or("IMPORT_TIMEOUT", Duration::from_secs(60))?,
             },
             llm: vars.llm()?,
@@ -553,9 +555,9 @@ pub struct ReaderConfig {
     pub concurrency: usize,
     /// `READER_WORKER`: the executable started to read a file; default: this binary.
     pub worker: Option<PathBuf>,
-    /// `EDGAR_ARCHIVE_URL`: the only place `POST /api/documents/import` fetches from (default
-    /// `https://www.sec.gov/Archives/edgar/data/`).
-    pub edgar_archive_url: String,
+    /// `EDGAR_ARCHIVE_URL`: the only place `POST /api/documents/import` fetches from, redirects
+    /// included (default `https://www.sec.gov/Archives/edgar/data/`).
+    pub edgar_archive: FilingArchive,
     /// `IMPORT_TIMEOUT`: how long fetching one filing may take (default 60 s).
     pub import_timeout: Duration,
 }

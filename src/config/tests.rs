@@ -436,3 +436,14 @@ fn search_api_keys_are_redacted_in_debug_output() {
 fn chain_ids_are_a_comma_separated_list() {
     assert_eq!(config(&[("SIWE_CHAIN_IDS", "1, 137,8453")]).expect("valid").siwe_chain_ids, vec![1, 137, 8453]);
 }
+
+#[test]
+fn the_edgar_archive_is_an_http_folder_checked_at_start_up() {
+    assert_eq!(config(&[]).expect("defaults").reader.edgar_archive, FilingArchive::sec_edgar());
+    let mirror =
+        config(&[("EDGAR_ARCHIVE_URL", "http://edgar-mirror.internal:8080/Archives/edgar/data")]).expect("valid");
+    assert_eq!(mirror.reader.edgar_archive.to_string(), "http://edgar-mirror.internal:8080/Archives/edgar/data/");
+    for invalid in ["www.sec.gov/Archives/", "https://user:pw@www.sec.gov/Archives/", "https://www.sec.gov/%2e%2e/"] {
+        assert_eq!(config_error(&[("EDGAR_ARCHIVE_URL", invalid)]).variable, "EDGAR_ARCHIVE_URL", "{invalid}");
+    }
+}

@@ -3,6 +3,9 @@
 //! private addresses after DNS resolution); the domain only sees text or a reason.
 
 use async_trait::async_trait;
+use url::Url;
+
+use crate::domain::documents::archive::FilingArchive;
 
 /// A fetched page as readable text.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,11 +60,13 @@ pub struct FetchedFile {
 #[cfg_attr(test, mockall::automock)]
 #[async_trait]
 pub trait FileFetcher: Send + Sync + 'static {
-    /// Fetches `url` as it is served.
+    /// Fetches `url` (which `archive` admitted) as it is served, following only redirects that
+    /// [`FilingArchive::follow`] admits.
     ///
     /// # Errors
-    /// A [`FetchError`]; [`FetchError::Unsupported`] for a media type that is not a document.
-    async fn fetch_file(&self, url: &str) -> Result<FetchedFile, FetchError>;
+    /// A [`FetchError`]: [`FetchError::Blocked`] for a redirect out of `archive`;
+    /// [`FetchError::Unsupported`] for a media type that is not a document.
+    async fn fetch_file(&self, url: &Url, archive: &FilingArchive) -> Result<FetchedFile, FetchError>;
 }
 
 #[cfg_attr(test, mockall::automock)]

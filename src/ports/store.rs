@@ -19,13 +19,17 @@ pub enum StoreError {
     /// release): retrying will not help.
     #[error("stored data unreadable")]
     Corrupt(#[source] anyhow::Error),
+    /// The store refused a value it cannot hold (text with U+0000 on PostgreSQL): the request's
+    /// doing, and retrying the same value will fail the same way. Nothing was written.
+    #[error("a value the store cannot hold")]
+    Unstorable(#[source] anyhow::Error),
 }
 
 impl StoreError {
     /// What went wrong, whichever the kind.
     pub fn into_cause(self) -> anyhow::Error {
         match self {
-            Self::Unavailable(cause) | Self::Corrupt(cause) => cause,
+            Self::Unavailable(cause) | Self::Corrupt(cause) | Self::Unstorable(cause) => cause,
         }
     }
 }

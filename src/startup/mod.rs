@@ -703,7 +703,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
     .with_quota(storage_quota(config))
     .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes)));
     let documents = Arc::new(match filing_fetcher(config) {
-        Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive_url.clone()),
+        Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive.clone()),
         None => documents,
     });
     let statement_sets = Arc::new(

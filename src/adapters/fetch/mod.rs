@@ -23,6 +23,7 @@
 
 mod address_guard;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::net::IpAddr;
 use std::sync::{Arc, LazyLock};
@@ -38,6 +39,7 @@ use tokio::sync::Semaphore;
 use crate::adapters::retry::{CONNECT_TIMEOUT_CAP, error_chain};
 use crate::adapters::search::html_fragment_text;
 use crate::config::ResearchConfig;
+use crate::domain::documents::archive::FilingArchive;
 use crate::domain::intake::MediaType;
 use crate::ports::page_fetch::{FetchError, FetchedFile, FetchedPage, FileFetcher, PageFetcher};
 use address_guard::{AddressPolicy, GuardedResolver, RefusedAddress};
@@ -166,7 +168,7 @@ impl HttpPageFetcher {
 
     /// Follows redirects from `url` to a readable answer and reads its body within the cap.
     async fn download(&self, url: Url) -> Result<Download, FetchError> {
-        let (final_url, content_type, body) = self.download_as(url, ACCEPTED_TYPES, &|_| true).await?;
+        let (final_url, content_type, body) = self.download_as(url, ACCEPTED_TYPES, &|_| true, &join_location).await?;
         let kind = match content_type.as_str() {
             "text/html" | "application/xhtml+xml" => Readable::Html,
             "text/plain" => Readable::Plain,
@@ -176,13 +178,15 @@ impl HttpPageFetcher {
         Ok(Download { final_url, content_type, kind, body })
     }
 
-    /// Follows redirects from `url`, asking for `accept`, to an answer whose media type `wanted`
-    /// takes (checked before the body is read), and reads the body within the cap.
+    /// Follows redirects from `url` (each hop's `Location` read by `follow`), asking for `accept`,
+    /// to an answer whose media type `wanted` takes (checked before the body is read), and reads the
+    /// body within the cap.
     async fn download_as(
         &self,
         mut url: Url,
         accept: &str,
         wanted: &(dyn Fn(&str) -> bool + Sync),
+        follow: &(dyn Fn(&Url, &str) -> Result<Url, FetchError> + Sync),
     ) -> Result<(Url, String, Vec<u8>), FetchError> {
         let mut redirects = 0;
         loop {
@@ -197,9 +201,7 @@ impl HttpPageFetcher {
                     return Err(FetchError::Blocked(format!("more than {} redirects", self.settings.max_redirects)));
                 }
                 let location = String::from_utf8_lossy(location.as_bytes());
-                url = url
-                    .join(location.trim())
-                    .map_err(|_| FetchError::Blocked("a redirect to something that is not a URL".to_owned()))?;
+                url = follow(&url, location.trim())?;
                 redirects += 1;
                 continue;
             }
@@ -244,20 +246,29 @@ impl HttpPageFetcher {
 const DOCUMENT_TYPES: &str = "application/pdf,text/html,text/plain,\
     application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.9,*/*;q=0.1";
 
+/// A redirect's target: `location` read against the URL that answered it.
+fn join_location(from: &Url, location: &str) -> Result<Url, FetchError> {
+    from.join(location).map_err(|_| FetchError::Blocked("a redirect to something that is not a URL".to_owned()))
+}
+
 #[async_trait]
 impl FileFetcher for HttpPageFetcher {
     #[tracing::instrument(name = "fetch.file", skip_all, fields(host = tracing::field::Empty))]
-    async fn fetch_file(&self, url: &str) -> Result<FetchedFile, FetchError> {
-        let start = Url::parse(url.trim()).map_err(|_| FetchError::Blocked("not an absolute URL".to_owned()))?;
-        tracing::Span::current().record("host", start.host_str().unwrap_or_default());
-        self.vet(&start)?;
+    async fn fetch_file(&self, url: &Url, archive: &FilingArchive) -> Result<FetchedFile, FetchError> {
+        tracing::Span::current().record("host", url.host_str().unwrap_or_default());
+        self.vet(url)?;
         // EDGAR serves some exhibits as application/octet-stream; the bytes are checked later.
         let wanted = |content_type: &str| {
             MediaType::from_content_type(content_type).is_some()
                 || matches!(content_type, "application/octet-stream" | "")
         };
+        let follow = |from: &Url, location: &str| {
+            archive
+                .follow(from, location)
+                .map_err(|outside| FetchError::Blocked(format!("a redirect to {location:?}: {outside}")))
+        };
         let (final_url, content_type, body) =
-            self.within_limits(self.download_as(start, DOCUMENT_TYPES, &wanted)).await?;
+            self.within_limits(self.download_as(url.clone(), DOCUMENT_TYPES, &wanted, &follow)).await?;
         Ok(FetchedFile { final_url: final_url.into(), content_type, bytes: body.into() })
     }
 }
@@ -303,6 +314,9 @@ impl Readable {
     /// the HTML cannot be rendered.
     fn read(self, body: &[u8]) -> Option<(Option<String>, String)> {
         let source = String::from_utf8_lossy(body);
+        // U+0000 is no character of a page's text, and PostgreSQL cannot store the research state
+        // that would quote it: a page with one would fail every run that read it.
+        let source = if source.contains('\0') { Cow::Owned(source.replace('\0', "")) } else { source };
         match self {
             Self::Plain => Some((None, source.into_owned())),
             Self::Html => {
@@ -402,6 +416,8 @@ mod tests {
         match path {
             "/article.html" => ok("text/html; charset=utf-8", ARTICLE.to_owned()),
             "/notes.txt" => ok("text/plain", "Covenant: net leverage < 3.5x\n\n  indented line\n".to_owned()),
+            "/nul.txt" => ok("text/plain", "net\0 leverage\0".to_owned()),
+            "/nul.html" => ok("text/html", "<title>Acme\0</title><p>net\0 leverage</p>".to_owned()),
             "/report.pdf" => ok("application/pdf", "%PDF-1.7".to_owned()),
             "/untyped" => Answer::new(200, "who knows"),
             "/huge.html" => ok("text/html", "x".repeat(3 * 1024 * 1024)),
@@ -461,6 +477,18 @@ mod tests {
 
         assert_eq!(page.text, "Covenant: net leverage < 3.5x\n\n  indented line\n");
         assert_eq!((page.title, page.content_type.as_str()), (None, "text/plain"));
+    }
+
+    #[tokio::test]
+    async fn fetch_drops_nul_characters_from_page_text() {
+        let site = fake_site().await;
+        let fetcher = fetcher(local(FetchSettings::default()));
+
+        let plain = fetcher.fetch(&site.url("/nul.txt")).await.expect("plain");
+        let html = fetcher.fetch(&site.url("/nul.html")).await.expect("html");
+
+        assert_eq!(plain.text, "net leverage");
+        assert_eq!((html.title.as_deref(), html.text.as_str()), (Some("Acme"), "net leverage"));
     }
 
     #[tokio::test]

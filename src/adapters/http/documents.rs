@@ -19,6 +19,7 @@ use super::filters::{
     authenticated, decorate_with_rate_limit, document_writes_limited, rate_limited, request_id, with_state,
 };
 use super::paging::rfc3339;
+use super::unstorable::refuse_unstorable;
 use super::uploads::{body_limit, is_multipart, parse_upload_form};
 use crate::domain::auth::Principal;
 use crate::domain::documents::amends::AmendedAgreement;
@@ -137,6 +138,9 @@ pub(super) fn quota_exceeded(exceeded: QuotaExceeded) -> ApiError {
     }))
 }
 
+/// The whole answer to an import the archive did not deliver.
+const IMPORT_FAILED: &str = "the filing could not be fetched from the EDGAR archive; check the URL or retry later";
+
 impl From<DocumentError> for ApiError {
     fn from(error: DocumentError) -> Self {
         let message = error.to_string();
@@ -151,7 +155,6 @@ impl From<DocumentError> for ApiError {
             DocumentError::Store(error) => ApiError::internal(error.into()),
             DocumentError::UnsupportedMediaType { .. } => ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
                 .with_detail(serde_json::json!({ "accepted": MediaType::accepted() })),
-            DocumentError::Import(FetchError::Blocked(_)) => ApiError::invalid_field("url", message),
             DocumentError::Import(FetchError::TooLarge { limit_bytes }) => {
                 ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, message)
                     .with_detail(serde_json::json!({ "field": "url", "max_bytes": limit_bytes }))
@@ -160,7 +163,11 @@ impl From<DocumentError> for ApiError {
                 ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
                     .with_detail(serde_json::json!({ "accepted": MediaType::accepted() }))
             }
-            DocumentError::Import(_) => ApiError::new(StatusCode::BAD_GATEWAY, message),
+            // Whatever went wrong on the way (a redirect out of the archive, DNS, a connection, a
+            // status), the client learns only that the archive did not deliver: the cause is logged.
+            DocumentError::Import(cause) => {
+                ApiError::bad_gateway(IMPORT_FAILED, cause.into()).with_detail(serde_json::json!({ "field": "url" }))
+            }
             DocumentError::Unreadable(ReadError::Busy) => ApiError::service_unavailable(message, 5),
             DocumentError::Unreadable(ReadError::Failed(reason)) => ApiError::internal(anyhow::anyhow!(reason)),
             DocumentError::Unreadable(error) => {
@@ -178,7 +185,7 @@ impl From<DocumentError> for ApiError {
 /// A word for what is wrong with a file, for clients to branch on.
 fn unreadable_reason(error: &ReadError) -> &'static str {
     match error {
-        ReadError::Corrupt { .. } => "corrupt",
+        ReadError::Corrupt { .. } | ReadError::ParserPanicked { .. } => "corrupt",
         ReadError::Encrypted => "encrypted",
         ReadError::ImageOnly { .. } => "image_only",
         ReadError::Expands { .. } => "expands_too_far",
@@ -304,16 +311,18 @@ pub async fn create_document(
 /// POST /api/documents/import
 #[utoipa::path(post, path = "/api/documents/import", tag = "documents", request_body = ImportDocumentRequest,
     description = "Fetches a filing from SEC EDGAR's archive (EDGAR_ARCHIVE_URL; other URLs are refused) and stores \
-                   it as an upload of the same file would be: the original kept, its text extracted. The fetch \
-                   goes through the page fetcher's guard (public addresses only, redirects re-checked) with SEC's \
-                   User-Agent (SEC_USER_AGENT), UPLOAD_MAX_BYTES and IMPORT_TIMEOUT.",
+                   it as an upload of the same file would be: the original kept, its text extracted. The URL is \
+                   parsed first and must have the archive's scheme, host and port and a normalised path in its \
+                   folder; encoded dots, slashes, backslashes and percent signs are refused. Every redirect must \
+                   pass the same rule. The fetch goes through the page fetcher's guard (public addresses only) \
+                   with SEC's User-Agent (SEC_USER_AGENT), UPLOAD_MAX_BYTES and IMPORT_TIMEOUT.",
     responses(
         (status = 201, description = "Stored", body = DocumentChangeResponse),
         (status = 400, description = "Not an EDGAR archive URL", body = ErrorBody),
         (status = 413, description = "Filing larger than UPLOAD_MAX_BYTES", body = ErrorBody),
         (status = 415, description = "Not a document format", body = ErrorBody),
         (status = 422, description = "Unreadable file", body = ErrorBody),
-        (status = 502, description = "EDGAR unreachable or refused", body = ErrorBody),
+        (status = 502, description = "EDGAR unreachable, refused, or redirected out of the archive (the cause is logged, not sent)", body = ErrorBody),
     ))]
 pub async fn import_document(
     state: Arc<AppState>,
@@ -661,7 +670,10 @@ impl ListQuery {
             match name.as_str() {
                 "page" => query.page = Some(number("page")?),
                 "limit" => query.limit = Some(number("limit")?),
-                "search" => query.search = Some(value),
+                "search" => {
+                    refuse_unstorable("search", &value)?;
+                    query.search = Some(value);
+                }
                 other => {
                     return Err(ApiError::invalid_field(other, "unknown parameter: expected page, limit or search"));
                 }

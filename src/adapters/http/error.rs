@@ -14,6 +14,7 @@ use warp::http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE}
 use warp::reply::{Reply, Response};
 use warp::{Filter, Rejection};
 
+use super::unstorable::refuse_unstorable_json;
 use crate::domain::auth::AuthError;
 use crate::ports::rate_limit::RateLimitError;
 use crate::ports::store::StoreError;
@@ -98,17 +99,32 @@ impl ApiError {
     /// cannot read ([`StoreError::Corrupt`]) stays a 500: retrying will not help. Each store write is one
     /// statement or one transaction, so no record is half-written; a request that writes more than
     /// once (an analysis stored, then started) may have made its first write.
+    ///
+    /// A value the store refused to hold ([`StoreError::Unstorable`]: text with U+0000 that reached
+    /// the database without passing an input check) is a 400: the request's doing, never reported
+    /// as the database's outage.
     pub fn internal(cause: anyhow::Error) -> Self {
         let store_down = cause.chain().any(|error| {
             matches!(error.downcast_ref::<StoreError>(), Some(StoreError::Unavailable(_)))
                 || error.is::<RateLimitError>()
         });
-        let error = if store_down {
+        let unstorable =
+            cause.chain().any(|error| matches!(error.downcast_ref::<StoreError>(), Some(StoreError::Unstorable(_))));
+        let error = if unstorable {
+            Self::new(StatusCode::BAD_REQUEST, "the request holds text the database cannot store (U+0000, NUL)")
+                .with_detail(json!({ "reason": "unstorable_text" }))
+        } else if store_down {
             Self::service_unavailable("the database is not answering; retry shortly", STORE_RETRY_AFTER_SECS)
         } else {
             Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
         };
         Self { cause: Some(cause), ..error }
+    }
+
+    /// 502: a service this one depends on failed; `cause` is logged, never sent (it can name
+    /// internal hosts, addresses and resolvers).
+    pub fn bad_gateway(message: impl Into<String>, cause: anyhow::Error) -> Self {
+        Self { cause: Some(cause), ..Self::new(StatusCode::BAD_GATEWAY, message) }
     }
 
     pub fn with_detail(mut self, detail: Value) -> Self {
@@ -266,6 +282,7 @@ impl RawJson {
 }
 
 fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    refuse_unstorable_json(bytes)?;
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let inner = error.inner();

@@ -22,6 +22,7 @@ pub mod research;
 pub mod server;
 pub mod sse;
 pub mod statements;
+pub mod unstorable;
 pub mod uploads;
 
 use std::sync::Arc;

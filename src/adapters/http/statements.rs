@@ -21,6 +21,7 @@ use super::AppState;
 use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, document_writes_limited, with_state};
+use super::unstorable::refuse_unstorable;
 use super::uploads::{body_limit, deal_id_part, form_error, is_multipart, open_form};
 use crate::adapters::reader::spreadsheet::{SheetFormat, read_grid};
 use crate::domain::auth::Principal;
@@ -418,6 +419,8 @@ async fn parse_sheet_form(body: RawJson, upload_max_bytes: u64) -> Result<SheetF
     }
     let borrower_name =
         borrower_name.ok_or_else(|| ApiError::invalid_field("borrower_name", "the form has no borrower_name part"))?;
+    refuse_unstorable("borrower_name", &borrower_name)?;
+    refuse_unstorable("file", &file_name)?;
     Ok(SheetForm { format, bytes, file_name, borrower_name, deal_id, currency })
 }
 

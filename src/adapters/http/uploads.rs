@@ -10,6 +10,7 @@ use serde_json::json;
 use warp::http::StatusCode;
 
 use super::error::{ApiError, RawJson};
+use super::unstorable::refuse_unstorable;
 use crate::domain::documents::OriginalFile;
 use crate::domain::intake::MediaType;
 
@@ -74,6 +75,8 @@ pub async fn parse_upload_form(body: RawJson, upload_max_bytes: u64) -> Result<U
     if file.bytes.is_empty() {
         return Err(ApiError::invalid_field("file", "the file is empty"));
     }
+    refuse_unstorable("title", title.as_deref().unwrap_or_default())?;
+    refuse_unstorable("file", file_name.as_deref().unwrap_or_default())?;
     Ok(UploadForm { file, file_name, title, deal_id })
 }
 

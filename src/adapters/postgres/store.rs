@@ -122,8 +122,15 @@ fn pool_error(error: PoolError) -> anyhow::Error {
     }
 }
 
+/// A driver error as the ports see it: [`StoreError::Unavailable`], except a value the database
+/// refused to hold (`22021` invalid byte sequence, `22P05` untranslatable character: U+0000 in text
+/// or JSON), which is [`StoreError::Unstorable`], the request's doing and not an outage.
 pub(super) fn unavailable(error: tokio_postgres::Error) -> StoreError {
-    StoreError::Unavailable(anyhow!(describe_postgres_error(&error)))
+    let unstorable = error.code().is_some_and(|code| {
+        *code == SqlState::CHARACTER_NOT_IN_REPERTOIRE || *code == SqlState::UNTRANSLATABLE_CHARACTER
+    });
+    let cause = anyhow!(describe_postgres_error(&error));
+    if unstorable { StoreError::Unstorable(cause) } else { StoreError::Unavailable(cause) }
 }
 
 /// A row the domain refuses (edited by hand, or written by a newer release).

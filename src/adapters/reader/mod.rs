@@ -147,6 +147,11 @@ impl DocumentReader for WorkerReader {
         let Ok(Ok(_permit)) = permit else {
             return Err(ReadError::Busy);
         };
-        self.run_worker(media_type, bytes).await
+        let read = self.run_worker(media_type, bytes).await;
+        if let Err(ReadError::ParserPanicked { media_type, panic }) = &read {
+            // The client is told the file could not be read; what the parser said is for us.
+            tracing::warn!(media_type = %media_type, panic = %panic, "a document parser panicked on an upload");
+        }
+        read
     }
 }

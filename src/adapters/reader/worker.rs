@@ -99,21 +99,43 @@ fn run(args: &WorkerArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Reads in this process, a parser's panic reported as a damaged file.
+/// Reads in this process, a parser's panic reported as [`ReadError::ParserPanicked`].
 pub fn read_caught(media_type: MediaType, bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
-    catch_unwind(AssertUnwindSafe(|| read_in_process(media_type, bytes, max_text_bytes))).unwrap_or_else(|panic| {
-        let reason = panic
+    caught(media_type, || read_in_process(media_type, bytes, max_text_bytes))
+}
+
+/// Runs `read`, its panic caught as [`ReadError::ParserPanicked`] with the panic's message (which
+/// the service logs and never sends).
+fn caught(
+    media_type: MediaType,
+    read: impl FnOnce() -> Result<ReadDocument, ReadError>,
+) -> Result<ReadDocument, ReadError> {
+    catch_unwind(AssertUnwindSafe(read)).unwrap_or_else(|panic| {
+        let message = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "the parser failed".to_owned());
-        Err(ReadError::corrupt(media_type, reason))
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        Err(ReadError::ParserPanicked { media_type: media_type.extension().to_ascii_uppercase(), panic: message })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parser_panic_is_reported_with_a_fixed_reason_and_its_message_kept_for_the_log() {
+        // What pdf-extract says on some fonts it cannot read.
+        let panicking = || -> Result<ReadDocument, ReadError> { panic!("called `Option::unwrap()` on a `None` value") };
+
+        let error = caught(MediaType::Pdf, panicking).expect_err("the panic is caught");
+
+        let ReadError::ParserPanicked { media_type, panic } = &error else { panic!("{error:?}") };
+        assert_eq!(media_type, "PDF");
+        assert!(panic.contains("called `Option::unwrap()` on a `None` value"), "{panic}");
+        assert!(!error.to_string().contains("unwrap"), "{error}");
+    }
 
     #[test]
     fn arguments_round_trip() {

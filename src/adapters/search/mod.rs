@@ -215,11 +215,13 @@ fn hit(
     score: Option<f64>,
 ) -> Option<SearchHit> {
     let url = url.map(|url| url.trim().to_owned()).filter(|url| is_web_url(url))?;
-    let title = title.map(|title| collapse_whitespace(&title)).filter(|title| !title.is_empty());
+    // U+0000 is no character of a title or snippet, and PostgreSQL cannot store the research state
+    // that quotes them.
+    let title = title.map(|title| collapse_whitespace(&title.replace('\0', ""))).filter(|title| !title.is_empty());
     Some(SearchHit {
         title: title.unwrap_or_else(|| url.clone()),
         url,
-        snippet,
+        snippet: if snippet.contains('\0') { snippet.replace('\0', "") } else { snippet },
         published_at: published_at.map(|date| date.trim().to_owned()).filter(|date| !date.is_empty()),
         score: score.filter(|score| score.is_finite()),
         provider: provider.to_owned(),
@@ -379,6 +381,21 @@ mod tests {
         );
         assert_eq!(html_fragment_text("  plain   text\n"), "plain text");
         assert_eq!(html_fragment_text(""), "");
+    }
+
+    #[test]
+    fn a_hit_keeps_no_nul_character_in_its_title_or_snippet() {
+        let found = hit(
+            "brave",
+            Some("Acme\0 Corp".into()),
+            Some("https://acme.example/".into()),
+            "b\0onds".into(),
+            None,
+            None,
+        )
+        .expect("a hit");
+
+        assert_eq!((found.title.as_str(), found.snippet.as_str()), ("Acme Corp", "bonds"));
     }
 
     #[test]

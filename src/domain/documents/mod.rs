@@ -3,6 +3,7 @@
 //! the workflow, and where to, is decided here ([`ReviewState::apply`]); storing it is a port's job.
 
 pub mod amends;
+pub mod archive;
 pub mod deletion;
 pub mod error;
 pub mod quota;

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::amends::{self, AmendedAgreement};
+use super::archive::FilingArchive;
 use super::deletion::{Deletion, DeletionRecord};
 use super::error::DocumentError;
 use super::quota::DocumentQuota;
@@ -406,7 +407,7 @@ pub struct DocumentService {
     /// Reads uploaded files; `None`: only text is accepted.
     reader: Option<Arc<dyn DocumentReader>>,
     /// Fetches filings to import, and the archive they may come from.
-    importer: Option<(Arc<dyn FileFetcher>, String)>,
+    importer: Option<(Arc<dyn FileFetcher>, FilingArchive)>,
 }
 
 impl DocumentService {
@@ -425,9 +426,9 @@ impl DocumentService {
         self
     }
 
-    /// Imports filings with `fetcher`, from URLs under `archive_base` only (SEC EDGAR's archive).
-    pub fn with_importer(mut self, fetcher: Arc<dyn FileFetcher>, archive_base: String) -> Self {
-        self.importer = Some((fetcher, archive_base));
+    /// Imports filings with `fetcher`, from files in `archive` only (SEC EDGAR's archive).
+    pub fn with_importer(mut self, fetcher: Arc<dyn FileFetcher>, archive: FilingArchive) -> Self {
+        self.importer = Some((fetcher, archive));
         self
     }
 
@@ -435,21 +436,18 @@ impl DocumentService {
     ///
     /// # Errors
     /// [`DocumentError::Validation`] for a URL outside the archive; [`DocumentError::Import`] when
-    /// it cannot be fetched; [`DocumentError::UnsupportedMediaType`] when it is not a document.
+    /// it cannot be fetched (a redirect out of the archive included); [`DocumentError::UnsupportedMediaType`]
+    /// when it is not a document.
     pub async fn fetch_filing(&self, url: &str) -> Result<(OriginalFile, String), DocumentError> {
-        let Some((fetcher, archive_base)) = &self.importer else {
+        let Some((fetcher, archive)) = &self.importer else {
             return Err(DocumentError::Import(FetchError::Unreachable("imports are not configured".into())));
         };
-        let url = url.trim();
-        let inside = url.strip_prefix(archive_base.as_str()).filter(|rest| !rest.is_empty() && !rest.contains(".."));
-        if inside.is_none() {
-            return Err(DocumentError::Validation {
-                field: "url",
-                message: format!("only filings in the SEC EDGAR archive are imported: {archive_base}…"),
-            });
-        }
-        let fetched = fetcher.fetch_file(url).await.map_err(DocumentError::Import)?;
-        let file_name = url.rsplit('/').next().unwrap_or_default().to_owned();
+        let url = archive
+            .admit(url)
+            .map_err(|outside| DocumentError::Validation { field: "url", message: outside.to_string() })?;
+        let fetched = fetcher.fetch_file(&url, archive).await.map_err(DocumentError::Import)?;
+        let file_name =
+            url.path_segments().and_then(|mut segments| segments.next_back()).unwrap_or_default().to_owned();
         let media_type = MediaType::from_content_type(&fetched.content_type)
             .or_else(|| MediaType::from_file_name(&file_name))
             .ok_or_else(|| DocumentError::UnsupportedMediaType {

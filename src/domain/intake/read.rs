@@ -75,8 +75,13 @@ impl ReadDocument {
 const MIN_CHARACTERS_OF_A_TEXT_PAGE: usize = 20;
 
 /// Trailing spaces removed, runs of more than one blank line made one, blank lines at the ends
-/// dropped: the layout readers produce, with nothing but whitespace changed.
+/// dropped: the layout readers produce, with nothing but whitespace changed; and U+0000 dropped,
+/// which is no character of a document's text (a binary file's padding, a PDF's broken font map)
+/// and which PostgreSQL cannot store.
 fn tidy(text: &str) -> String {
+    if text.contains('\0') {
+        return tidy(&text.replace('\0', ""));
+    }
     let mut out = String::with_capacity(text.len());
     let mut blank_run = 0;
     for line in text.lines() {
@@ -100,6 +105,11 @@ fn tidy(text: &str) -> String {
 pub enum ReadError {
     #[error("the {media_type} file is damaged or not a valid file of its type: {reason}")]
     Corrupt { media_type: String, reason: String },
+    /// The parser panicked on the file: the file's doing, answered like a damaged file with a fixed
+    /// reason. `panic` is the parser's own words (`called Option::unwrap() on a None value`), for
+    /// the service's log only: it describes the parser, not the file, to whoever sent it.
+    #[error("the {media_type} file is damaged or not a valid file of its type: the parser could not read it")]
+    ParserPanicked { media_type: String, panic: String },
     #[error("the PDF is encrypted with a password; upload an unprotected copy")]
     Encrypted,
     #[error(
@@ -142,6 +152,17 @@ fn list_pages(pages: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nul_characters_are_dropped_from_the_text_read() {
+        assert_eq!(
+            ReadDocument::from_text("Credit\0 Agreement\n\0\0\n\nSection 1\0").text,
+            "Credit Agreement\n\nSection 1"
+        );
+        let read = ReadDocument::from_pages(vec!["\0page one\0".to_owned(), "page two".to_owned()]);
+        assert_eq!(read.text, "page one\n\npage two");
+        assert_eq!(read.pages.starts(), [0, 10]);
+    }
 
     #[test]
     fn pages_are_joined_and_each_offset_knows_its_page() {

@@ -206,7 +206,9 @@ pub(super) fn parse_response(body: &[u8], configured_model: &str) -> Result<Chat
         return Err(LlmError::InvalidResponse(format!("the answer has no choices{}", detail.unwrap_or_default())));
     };
     let answer = choice.message.ok_or_else(|| LlmError::InvalidResponse("the choice has no message".to_owned()))?;
-    let content = content_text(answer.content)?.filter(|text| !text.is_empty());
+    // U+0000 is no character of an answer (a prompt injected through a document could ask for one),
+    // and PostgreSQL cannot store the chat turn or the extraction that would quote it.
+    let content = content_text(answer.content)?.map(|text| text.replace('\0', "")).filter(|text| !text.is_empty());
     let tool_calls = answer
         .tool_calls
         .unwrap_or_default()
@@ -456,6 +458,15 @@ mod tests {
         assert_eq!(response.content.as_deref(), Some("Hello"));
         assert_eq!(response.usage, TokenUsage { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 });
         assert_eq!(response.finish_reason, None);
+    }
+
+    #[test]
+    fn an_answer_keeps_no_nul_character() {
+        let body = json!({"choices": [{"message": {"role": "assistant", "content": "Acme\0 Corp"}}]}).to_string();
+
+        let response = parse_response(body.as_bytes(), "test-model").expect("answer");
+
+        assert_eq!(response.content.as_deref(), Some("Acme Corp"));
     }
 
     #[tokio::test]
