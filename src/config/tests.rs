@@ -44,8 +44,10 @@ fn defaults_match_the_documentation() {
             linger_time: Duration::from_secs(5),
             linger_max_bytes: 64 * 1024 * 1024,
             trusted_proxies: Vec::new(),
+            http2_cleartext: false,
         }
     );
+    assert_eq!(config.event_streams_per_user, 8);
     assert_eq!(config.rate_limit_per_minute, 60);
     assert_eq!(config.log_format, LogFormat::Pretty);
 }

@@ -13,6 +13,7 @@ mod console;
 mod corpus_accuracy;
 mod documents;
 mod errors;
+mod event_streams;
 mod fake_llm;
 mod health;
 mod helpers;

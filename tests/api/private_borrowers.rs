@@ -27,7 +27,7 @@ fn interim(end: &str, months: u32, revenue: f64, ebit: f64) -> Value {
     period
 }
 
-fn financials() -> Value {
+pub(crate) fn financials() -> Value {
     json!({
         "currency": "USD",
         "unit": 1000,
