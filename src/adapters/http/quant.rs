@@ -214,8 +214,9 @@ pub enum MetricUnit {
                    rating and PD, Merton distance to default, market statistics; the latest eight quarters and, when \
                    four consecutive quarters end after the last fiscal year, trailing-twelve-month revenue, EBITDA, \
                    net income and leverage (`ttm_*` metrics). With `stream: true` the answer is \
-                   `text/event-stream`: `started`, `progress` (increasing percent), then `completed` or `error`. \
-                   Counts against the per-user workflow rate limit.",
+                   `text/event-stream`: `started`, `progress` (increasing percent), then `completed` or `error`; \
+                   an open stream counts against the caller's `EVENT_STREAMS_PER_USER` (8; 429 beyond, and \
+                   nothing runs). Counts against the per-user workflow rate limit.",
     responses(
         (status = 200, description = "Completed and stored", body = AnalysisCreated),
         (status = 400, description = "Unknown or ambiguous company (with candidates), invalid field", body = ErrorBody),

@@ -19,10 +19,10 @@ use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::{ListingParams, rfc3339};
-pub use feed::{Feeds, Pacing, Reading};
 use crate::domain::auth::{Principal, Role};
 use crate::domain::research::runs::{ResearchId, ResearchRun, ResearchStatus};
 use crate::domain::research::service::{ResearchError, ResearchReport, ResearchRequest};
+pub use feed::{Feeds, Pacing, Reading};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let query =
