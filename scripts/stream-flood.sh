@@ -10,8 +10,8 @@
 # The service runs on its embedded PostgreSQL cluster (pool of 16, as in the review), with no
 # research worker, so the flooder's runs stay pending and their streams stay open.
 #
-# Environment (all optional): ATTEMPTS=8000 SECONDS_AT_LEAST=15 CONCURRENCY=256 RUNS=8
-#   H2_CONNECTIONS=127 PORT=18150 CARGO_TARGET_DIR (default /tmp/bench-target) SKIP_BUILD=1 to reuse
+# Environment (all optional): ATTEMPTS=8000 SECONDS_AT_LEAST=15 RATE=0 (attempts a second in all;
+#   0: as fast as the connections go) CONCURRENCY=256 RUNS=8 H2_CONNECTIONS=127 PORT=18150 CARGO_TARGET_DIR (default /tmp/bench-target) SKIP_BUILD=1 to reuse
 #   the binary; EVENT_STREAMS_PER_USER and HTTP2_CLEARTEXT are passed to the service.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -19,13 +19,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ATTEMPTS="${ATTEMPTS:-8000}"
 SECONDS_AT_LEAST="${SECONDS_AT_LEAST:-15}"
+RATE="${RATE:-0}"
 CONCURRENCY="${CONCURRENCY:-256}"
 RUNS="${RUNS:-8}"
 H2_CONNECTIONS="${H2_CONNECTIONS:-127}"
 PORT="${PORT:-18150}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/bench-target}"
 BIN="$CARGO_TARGET_DIR/release/creditflow"
-for n in ATTEMPTS SECONDS_AT_LEAST CONCURRENCY RUNS H2_CONNECTIONS PORT; do
+for n in ATTEMPTS SECONDS_AT_LEAST RATE CONCURRENCY RUNS H2_CONNECTIONS PORT; do
     [[ "${!n}" =~ ^[0-9]+$ ]] || die "$n must be a whole number, not '${!n}'"
 done
 need curl python3
@@ -108,17 +109,17 @@ rm -f "$WORK/victim.on"
 wait "$VICTIM_PID"
 RSS_BEFORE="$(rss_kib "$PID")"
 
-log "flood: $ATTEMPTS stream attempts at least, $CONCURRENCY connections, for at least $SECONDS_AT_LEAST s"
+log "flood: $ATTEMPTS stream attempts at least, $CONCURRENCY connections, for at least $SECONDS_AT_LEAST s, rate ${RATE}/s (0: unpaced)"
 touch "$WORK/victim.on"
 python3 "$WORK/victim.py" "$PORT" "$VICTIM" "$WORK/victim.on" "$WORK/during.txt" &
 VICTIM_PID=$!
-python3 - "$PORT" "$FLOODER" "$ATTEMPTS" "$SECONDS_AT_LEAST" "$CONCURRENCY" "$H2_CONNECTIONS" "$RUN_IDS" <<'PY'
+python3 - "$PORT" "$FLOODER" "$ATTEMPTS" "$SECONDS_AT_LEAST" "$CONCURRENCY" "$H2_CONNECTIONS" "$RUN_IDS" "$RATE" <<'PY'
 import asyncio, collections, random, sys, time
 port, token, attempts, at_least, concurrency, h2_connections = (
     int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
-runs = sys.argv[7].split()
+runs, rate = sys.argv[7].split(), float(sys.argv[8])
 sources = [f"127.0.1.{n}" for n in range(1, 5)]
-statuses, held, made = collections.Counter(), [], [0]
+statuses, held, made, scheduled = collections.Counter(), [], [0], [0]
 started = time.monotonic()
 
 def done():
@@ -134,6 +135,10 @@ async def attacker(source):
             continue
         try:
             while not done():
+                if rate > 0:
+                    # Attempt n goes at n / RATE seconds after the start.
+                    scheduled[0] += 1
+                    await asyncio.sleep(max(0.0, started + scheduled[0] / rate - time.monotonic()))
                 run = random.choice(runs)
                 writer.write(f"GET /api/deep-research/results/{run}/events HTTP/1.1\r\nHost: flood\r\n"
                              f"Authorization: Bearer {token}\r\n\r\n".encode())
@@ -142,8 +147,8 @@ async def attacker(source):
                 status = head.split(b" ", 2)[1].decode()
                 statuses[status] += 1
                 if status == "200":
-                    held.append(writer)  # kept open until the end
-                    return
+                    held.append(writer)  # kept open until the end; the next attempt on a new connection
+                    break
                 fields = dict(line.split(b":", 1) for line in head.split(b"\r\n")[1:] if b":" in line)
                 await reader.readexactly(int(fields.get(b"content-length", b"0")))
                 if b"close" in fields.get(b"connection", b"").lower():
