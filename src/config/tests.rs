@@ -85,6 +85,14 @@ fn an_invalid_value_names_the_variable_and_the_allowed_values() {
 }
 
 #[test]
+fn the_event_stream_cap_and_cleartext_http2_are_read_and_checked() {
+    let chosen = config(&[("EVENT_STREAMS_PER_USER", "3"), ("HTTP2_CLEARTEXT", "true")]).expect("valid");
+    assert_eq!((chosen.event_streams_per_user, chosen.http.http2_cleartext), (3, true));
+    assert_eq!(config(&[("EVENT_STREAMS_PER_USER", "0")]).unwrap_err().variable, "EVENT_STREAMS_PER_USER");
+    assert_eq!(config(&[("HTTP2_CLEARTEXT", "h2c")]).unwrap_err().variable, "HTTP2_CLEARTEXT");
+}
+
+#[test]
 fn a_short_jwt_secret_is_refused_without_echoing_it() {
     let error = config(&[("JWT_SECRET", "hunter2hunter2")]).unwrap_err();
     assert_eq!(error.variable, "JWT_SECRET");
