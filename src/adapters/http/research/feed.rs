@@ -78,7 +78,8 @@ where
     }
 
     /// Runs being polled now.
-    pub fn polled(&self) -> usize {
+    #[cfg(test)]
+    fn polled(&self) -> usize {
         self.polled.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 

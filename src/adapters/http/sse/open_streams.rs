@@ -61,7 +61,8 @@ impl OpenStreams {
     }
 
     /// Streams `user` holds open now.
-    pub fn held_by(&self, user: UserId) -> usize {
+    #[cfg(test)]
+    fn held_by(&self, user: UserId) -> usize {
         self.open.lock().unwrap_or_else(PoisonError::into_inner).get(&user).copied().unwrap_or(0)
     }
 }
