@@ -247,6 +247,10 @@ pub struct HttpServerConfig {
     /// `TRUSTED_PROXIES` (default none): comma-separated addresses or CIDR networks of reverse
     /// proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// `HTTP2_CLEARTEXT` (default `false`): whether the listener also speaks HTTP/2 without TLS
+    /// (prior knowledge). Off, a client can open only as many requests at once as it has
+    /// connections, which the per-client cap counts; on, each connection carries up to 64.
+    pub http2_cleartext: bool,
 }
 
 /// Users kept in process by a PostgreSQL store, so that an authenticated request reads no row;
@@ -338,6 +342,9 @@ pub struct Config {
     pub instance_stale_after: Duration,
     /// Connection timeouts and caps (`HTTP_*`, `TRUSTED_PROXIES`).
     pub http: HttpServerConfig,
+    /// `EVENT_STREAMS_PER_USER` (default 8): Server-Sent Event streams one user may hold open at
+    /// once on this instance; beyond, 429.
+    pub event_streams_per_user: usize,
     pub log_format: LogFormat,
     pub log_filter: String,
 }
@@ -517,6 +524,7 @@ impl Config {
                 stale_after => stale_after,
             },
             http: vars.http_server()?,
+            event_streams_per_user: vars.positive_or("EVENT_STREAMS_PER_USER", 8)? as usize,
             log_format: vars.choice(
                 "LOG_FORMAT",
                 &[("pretty", LogFormat::Pretty), ("json", LogFormat::Json)],
@@ -808,6 +816,7 @@ impl Vars<'_> {
             linger_time: self.duration_or("HTTP_LINGER_TIME", Duration::from_secs(5))?,
             linger_max_bytes: u64::from(self.positive_or("HTTP_LINGER_MAX_BYTES", 64 * 1024 * 1024)?),
             trusted_proxies,
+            http2_cleartext: self.boolean_or("HTTP2_CLEARTEXT", false)?,
         })
     }
 

@@ -45,8 +45,10 @@ fn defaults_match_the_documentation() {
             linger_time: Duration::from_secs(5),
             linger_max_bytes: 64 * 1024 * 1024,
             trusted_proxies: Vec::new(),
+            http2_cleartext: false,
         }
     );
+    assert_eq!(config.event_streams_per_user, 8);
     assert_eq!(config.rate_limit_per_minute, 60);
     assert_eq!(config.log_format, LogFormat::Pretty);
 }
@@ -81,6 +83,14 @@ fn an_invalid_value_names_the_variable_and_the_allowed_values() {
     let proxies = config(&[("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1,::1")]).expect("valid").http.trusted_proxies;
     assert_eq!(proxies.len(), 3);
     assert!(proxies[1].contains(&"192.0.2.1".parse::<std::net::IpAddr>().expect("ip")));
+}
+
+#[test]
+fn the_event_stream_cap_and_cleartext_http2_are_read_and_checked() {
+    let chosen = config(&[("EVENT_STREAMS_PER_USER", "3"), ("HTTP2_CLEARTEXT", "true")]).expect("valid");
+    assert_eq!((chosen.event_streams_per_user, chosen.http.http2_cleartext), (3, true));
+    assert_eq!(config(&[("EVENT_STREAMS_PER_USER", "0")]).unwrap_err().variable, "EVENT_STREAMS_PER_USER");
+    assert_eq!(config(&[("HTTP2_CLEARTEXT", "h2c")]).unwrap_err().variable, "HTTP2_CLEARTEXT");
 }
 
 #[test]

@@ -14,6 +14,8 @@ use warp::reply::Response;
 use crate::adapters::argon2_hasher::Argon2Hasher;
 use crate::adapters::clock::SystemClock;
 use crate::adapters::fetch::{FetchSettings, HttpPageFetcher};
+use crate::adapters::http::research::{FOLLOW_PACING, ResearchFeeds};
+use crate::adapters::http::sse::OpenStreams;
 use crate::adapters::http::{self, AppState, DatabaseHealth};
 use crate::adapters::jwt::JwtIssuer;
 use crate::adapters::llm::OpenAiCompatible;
@@ -789,5 +791,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         max_body_bytes: config.max_body_bytes,
         database: adapters.database.clone(),
         metrics: None,
+        event_streams: OpenStreams::new(config.event_streams_per_user),
+        research_feeds: ResearchFeeds::new(FOLLOW_PACING),
     }
 }

@@ -16,6 +16,7 @@ mod deals;
 mod documents;
 mod edgar_import;
 mod errors;
+mod event_streams;
 mod fake_llm;
 mod health;
 mod helpers;

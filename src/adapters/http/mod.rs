@@ -79,6 +79,10 @@ pub struct AppState {
     pub database: Option<DatabaseHealth>,
     /// `None`: metrics are off (no `METRICS_ADDR`).
     pub metrics: Option<Arc<ServiceMetrics>>,
+    /// Each user's open event streams, under `EVENT_STREAMS_PER_USER`.
+    pub event_streams: Arc<sse::OpenStreams>,
+    /// The research runs followed as events, one store poller each.
+    pub research_feeds: Arc<research::ResearchFeeds>,
 }
 
 /// What `/health/database/ssl` inspects, and what the configuration expects of it.

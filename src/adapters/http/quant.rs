@@ -214,8 +214,9 @@ pub enum MetricUnit {
                    rating and PD, Merton distance to default, market statistics; the latest eight quarters and, when \
                    four consecutive quarters end after the last fiscal year, trailing-twelve-month revenue, EBITDA, \
                    net income and leverage (`ttm_*` metrics). With `stream: true` the answer is \
-                   `text/event-stream`: `started`, `progress` (increasing percent), then `completed` or `error`. \
-                   Counts against the per-user workflow rate limit.",
+                   `text/event-stream`: `started`, `progress` (increasing percent), then `completed` or `error`; \
+                   an open stream counts against the caller's `EVENT_STREAMS_PER_USER` (8; 429 beyond, and \
+                   nothing runs). Counts against the per-user workflow rate limit.",
     responses(
         (status = 200, description = "Completed and stored", body = AnalysisCreated),
         (status = 400, description = "Unknown or ambiguous company (with candidates), invalid field", body = ErrorBody),
@@ -244,7 +245,7 @@ pub async fn company(state: Arc<AppState>, caller: Principal, request_id: String
         },
     };
     let prepared = state.quant.prepare_company(caller, request).await.map(PreparedAnalysis::Company);
-    analysis_response(state, stream, prepared, request_id).await
+    analysis_response(state, caller, stream, prepared, request_id).await
 }
 
 #[derive(Clone, Copy, Deserialize, ToSchema)]
@@ -357,7 +358,7 @@ pub async fn market(state: Arc<AppState>, caller: Principal, request_id: String,
     };
     let market = MarketRequest { query: request.query, time_range, deal_id: request.deal_id };
     let prepared = state.quant.prepare_market(caller, market).await.map(PreparedAnalysis::Market);
-    analysis_response(state, request.stream, prepared, request_id).await
+    analysis_response(state, caller, request.stream, prepared, request_id).await
 }
 
 /// POST /api/quantitative-analysis/loan-application
@@ -396,13 +397,15 @@ pub async fn loan_application(state: Arc<AppState>, caller: Principal, request_i
         },
     };
     let prepared = state.quant.prepare_loan(caller, application).await.map(PreparedAnalysis::Loan);
-    analysis_response(state, request.stream, prepared, request_id).await
+    analysis_response(state, caller, request.stream, prepared, request_id).await
 }
 
 /// Runs a prepared analysis and answers with its result, or streams its progress as Server-Sent
-/// Events (`started`, `progress`…, then `completed` or `error`, each with `event:` and a sequential `id:`).
+/// Events (`started`, `progress`…, then `completed` or `error`, each with `event:` and a sequential
+/// `id:`), within the caller's cap on open event streams (429 beyond, and nothing is run).
 async fn analysis_response(
     state: Arc<AppState>,
+    caller: Principal,
     stream: bool,
     prepared: Result<PreparedAnalysis, QuantError>,
     request_id: String,
@@ -423,6 +426,10 @@ async fn analysis_response(
             }
         };
     }
+    let place = match state.event_streams.take(caller.user_id) {
+        Ok(place) => place,
+        Err(refused) => return refused.into_response(),
+    };
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<super::sse::Frame>();
     tokio::spawn(async move {
         let progress_sender = sender.clone();
@@ -449,7 +456,7 @@ async fn analysis_response(
         };
         let _ = sender.send(last);
     });
-    super::sse::reply(receiver)
+    super::sse::reply(receiver, place)
 }
 
 fn created(record: &AnalysisRecord) -> impl Reply + use<> {

@@ -1,5 +1,7 @@
 //! `/api/deep-research/*`: queue a research run, read it back while it runs and once it is done,
-//! list the caller's runs.
+//! follow it as events, list the caller's runs.
+
+mod feed;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,9 +19,10 @@ use super::auth::respond;
 use super::error::{ApiError, ErrorBody, RawJson};
 use super::filters::{authenticated, with_state, workflow_post};
 use super::paging::{ListingParams, rfc3339};
-use crate::domain::auth::Principal;
+use crate::domain::auth::{Principal, Role};
 use crate::domain::research::runs::{ResearchId, ResearchRun, ResearchStatus};
 use crate::domain::research::service::{ResearchError, ResearchReport, ResearchRequest};
+pub use feed::{Feeds, Pacing, Reading};
 
 pub fn routes(state: Arc<AppState>) -> BoxedFilter<(Response,)> {
     let query =
@@ -187,11 +190,50 @@ pub async fn list_results(state: Arc<AppState>, caller: Principal, query: String
 }
 
 /// How often a followed run is read again from the store (which every instance writes to, so a
-/// run is followed whichever instance's worker runs it).
-const FOLLOW_EVERY: Duration = Duration::from_millis(500);
+/// run is followed whichever instance's worker runs it): twice a second after a change, and half
+/// as often after each reading that changed nothing, down to once every 3 s.
+pub const FOLLOW_PACING: Pacing = Pacing { first: Duration::from_millis(500), longest: Duration::from_secs(3) };
 /// How long one stream follows a run; then it ends with `timeout`, and the client reconnects or
 /// reads the result.
 const FOLLOW_AT_MOST: Duration = Duration::from_secs(600);
+
+/// The followed runs of this instance, each read by one poller for all its streams.
+pub type ResearchFeeds = Feeds<ResearchId, RunReading>;
+
+/// What the followers of a run are shown of one reading of it (shared: hence the `Arc`s).
+#[derive(Clone, PartialEq)]
+pub enum RunReading {
+    /// The run's progress, and when it has ended its last event (`completed` or `failed`, with the
+    /// whole run).
+    Run { progress: Arc<Value>, ended: Option<(&'static str, Arc<Value>)> },
+    /// The run could not be read: the `error` event, and the streams end.
+    Unreadable(Arc<Value>),
+}
+
+impl Reading for RunReading {
+    fn is_last(&self) -> bool {
+        !matches!(self, RunReading::Run { ended: None, .. })
+    }
+}
+
+impl RunReading {
+    fn of(run: &ResearchRun) -> Self {
+        let body = research_body(run);
+        let progress = Arc::new(progress_of(&body));
+        let ended = match run.status {
+            ResearchStatus::Completed | ResearchStatus::Failed => Some((run.status.as_str(), Arc::new(body))),
+            ResearchStatus::Pending | ResearchStatus::Running => None,
+        };
+        RunReading::Run { progress, ended }
+    }
+
+    fn unreadable(error: ResearchError) -> Self {
+        let error = ApiError::from(error);
+        RunReading::Unreadable(Arc::new(
+            json!({ "status": "error", "message": error.message(), "code": error.status().as_u16() }),
+        ))
+    }
+}
 
 /// What a follower is told changed: status and how far the loop has got.
 fn progress_of(body: &Value) -> Value {
@@ -213,59 +255,70 @@ fn progress_of(body: &Value) -> Value {
                    `event:` and a sequential `id:`: `progress` when the run's status or progress changes (`status`, \
                    `iterations`, `max_iterations`, `knowledge_items` and `sources` counts, `attempts`; the first at \
                    once), then `completed` or `failed` with the whole run as in GET …/results/{research_id}, and \
-                   the stream ends. The run is read from the store twice a second, so it is followed whichever \
-                   instance runs it. After 10 minutes the stream ends with `timeout`: reconnect or read the \
-                   result. Unknown or someone else's run: 404 in the error shape, before any event.",
+                   the stream ends. The run is read from the store (so it is followed whichever instance runs it) \
+                   twice a second after a change, less often while nothing changes (at least every 3 s), once for \
+                   all the streams that follow it. After 10 minutes the stream ends with `timeout`: reconnect or \
+                   read the result. A user may hold `EVENT_STREAMS_PER_USER` (8) event streams open at once: one \
+                   more is 429 with `Retry-After`. Unknown or someone else's run: 404 in the error shape, before \
+                   any event.",
     responses(
         (status = 200, description = "The run's events", content_type = "text/event-stream", body = String),
         (status = 404, description = "No such research run", body = ErrorBody),
+        (status = 429, description = "The caller already holds as many open event streams as allowed", body = ErrorBody),
     ))]
 pub async fn follow(raw_id: String, state: Arc<AppState>, caller: Principal) -> Result<Response, ApiError> {
     let id: ResearchId = raw_id.parse().map_err(|_| ApiError::not_found("research not found"))?;
+    // The place first: a request over the cap costs no read.
+    let place = state.event_streams.take(caller.user_id)?;
     let first = state.research.get(caller, id).await?;
+    // The poller reads as the run's owner: every follower was checked to see the run as it joined.
+    let owner = Principal { user_id: first.owner, role: Role::Viewer };
+    let research = state.research.clone();
+    let mut feed = state.research_feeds.follow(id, RunReading::of(&first), move || {
+        let research = research.clone();
+        async move { research.get(owner, id).await.map_or_else(RunReading::unreadable, |run| RunReading::of(&run)) }
+    });
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<super::sse::Frame>();
-    // The following is a task of its own, which stops when the client goes (its events can no
-    // longer be sent) or when the run ends.
+    // The follower is a task of its own, which stops when the client goes (its events can no longer
+    // be sent), when the run ends, or after `FOLLOW_AT_MOST`.
     tokio::spawn(async move {
-        let deadline = tokio::time::Instant::now() + FOLLOW_AT_MOST;
-        let mut run = first;
-        let mut sent = Value::Null;
+        let deadline = tokio::time::sleep(FOLLOW_AT_MOST);
+        tokio::pin!(deadline);
+        let mut sent: Option<Arc<Value>> = None;
         loop {
-            let body = research_body(&run);
-            let progress = progress_of(&body);
-            if progress != sent {
-                if sender.send(("progress", progress.clone())).is_err() {
+            let reading = feed.borrow_and_update().clone();
+            match reading {
+                RunReading::Run { progress, ended } => {
+                    if sent.as_ref() != Some(&progress) {
+                        if sender.send(("progress", Value::clone(&progress))).is_err() {
+                            return;
+                        }
+                        sent = Some(progress);
+                    }
+                    if let Some((kind, body)) = ended {
+                        let _ = sender.send((kind, Value::clone(&body)));
+                        return;
+                    }
+                }
+                RunReading::Unreadable(error) => {
+                    let _ = sender.send(("error", Value::clone(&error)));
                     return;
                 }
-                sent = progress;
             }
-            match run.status {
-                ResearchStatus::Completed | ResearchStatus::Failed => {
-                    let _ = sender.send((run.status.as_str(), body));
+            tokio::select! {
+                changed = feed.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                }
+                () = sender.closed() => return,
+                () = &mut deadline => {
+                    let data = json!({ "message": "followed for 10 minutes; reconnect or read the result" });
+                    let _ = sender.send(("timeout", data));
                     return;
                 }
-                ResearchStatus::Pending | ResearchStatus::Running => {}
             }
-            if tokio::time::Instant::now() >= deadline {
-                let data = json!({ "message": "followed for 10 minutes; reconnect or read the result" });
-                let _ = sender.send(("timeout", data));
-                return;
-            }
-            tokio::time::sleep(FOLLOW_EVERY).await;
-            if sender.is_closed() {
-                return;
-            }
-            run = match state.research.get(caller, id).await {
-                Ok(run) => run,
-                Err(error) => {
-                    let error = ApiError::from(error);
-                    let data =
-                        json!({ "status": "error", "message": error.message(), "code": error.status().as_u16() });
-                    let _ = sender.send(("error", data));
-                    return;
-                }
-            };
         }
     });
-    Ok(super::sse::reply(receiver))
+    Ok(super::sse::reply(receiver, place))
 }

@@ -101,7 +101,7 @@ pub async fn serve(
             }
         });
         let (io, mut socket_back) = MonitoredIo::new(stream, held.activity.clone());
-        let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service).into_owned();
+        let connection = builder.serve_connection(TokioIo::new(io), service).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let hyper_closed = tokio::select! {
@@ -117,8 +117,8 @@ pub async fn serve(
                     false
                 }
             };
-            // hyper ended the connection after answering, and has handed its socket back (unless
-            // it was upgraded): the server closes first unless the client already has.
+            // hyper ended the connection after answering, and has handed its socket back: the
+            // server closes first unless the client already has.
             if hyper_closed
                 && let Ok(returned) = socket_back.try_recv()
                 && !returned.client_done
@@ -135,8 +135,16 @@ pub async fn serve(
     }
 }
 
+/// HTTP/1.1, and HTTP/2 with prior knowledge only when `HTTP2_CLEARTEXT` says so: HTTP/2 runs up to
+/// [`MAX_CONCURRENT_STREAMS`] requests on one connection, which the per-client connection cap does
+/// not see, so by default the HTTP/2 preface is read as a malformed HTTP/1 request and the connection
+/// is closed. (No upgrades: no route switches protocols, and hyper-util forces the version only on
+/// connections served without them.)
 fn connection_builder(registry: &ConnectionRegistry) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
+    if !registry.settings().http2_cleartext {
+        builder = builder.http1_only();
+    }
     // Header and idle deadlines are the registry's (they also cover the protocol-detection read,
     // which hyper's own header timer does not).
     builder.http1().timer(TokioTimer::new()).header_read_timeout(None).max_buf_size(MAX_READ_BUFFER);

@@ -444,6 +444,7 @@ mod tests {
             linger_time,
             linger_max_bytes: 1024 * 1024,
             trusted_proxies: vec!["10.0.0.1/32".parse().expect("net")],
+            http2_cleartext: false,
         })
     }
 
