@@ -135,6 +135,16 @@ fn listed(record: &CovenantTestRecord) -> serde_json::Value {
         "period_end": record.period_end.to_string(),
         "compliance": record.compliance,
         "summary": record.body["summary"],
+        // Enough of each covenant to draw its history against its schedule without reading every test.
+        "covenants": record.body["covenants"].as_array().map(|covenants| covenants.iter().map(|c| json!({
+            "name": c["name"],
+            "kind": c["kind"],
+            "operator": c["operator"],
+            "threshold": c["threshold"],
+            "actual": c["actual"],
+            "status": c["status"],
+            "headroom_pct": c["headroom_pct"],
+        })).collect::<Vec<_>>()),
         "created_at": record.body["created_at"],
     })
 }
@@ -143,7 +153,7 @@ fn listed(record: &CovenantTestRecord) -> serde_json::Value {
 #[utoipa::path(get, path = "/api/deals/{deal_id}/covenant-tests", tag = "deals",
     params(("deal_id" = i64, Path, description = "The deal")),
     description = "The deal's covenant tests you may see (yours; all for administrators), newest first: the latest 100 \
-                   with `total`.",
+                   with `total`, each with its covenants' threshold, actual, status and headroom (their history).",
     responses(
         (status = 200, description = "{deal_id, total, covenant_tests: [{test_id, period_end, compliance, summary, …}]}", body = Object),
         (status = 400, description = "A deal id that is not a positive integer", body = ErrorBody),
