@@ -11,6 +11,10 @@ the sorted list of incoming documents, so anyone can repeat it:
 
     scripts/corpus-split.py --seed 20261127            # prints the draw
     scripts/corpus-split.py --seed 20261127 --move     # and moves the files
+
+`--seen ID` (repeatable) names an incoming document that someone who writes extraction rules has
+read part of: it is never drawn into the held-out part (it goes to development), and its borrower's
+other documents with it.
 """
 import argparse
 import json
@@ -44,6 +48,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--move", action="store_true")
+    parser.add_argument("--seen", action="append", default=[], help="an incoming id a rule writer has read")
     args = parser.parse_args()
     development = documents(ROOT / "edgar")
     incoming = documents(ROOT / "incoming")
@@ -51,8 +56,13 @@ def main():
     total = len(development) + len(incoming) + len(heldout_now)
     wanted = -(-total // 3) - len(heldout_now)  # a third of the whole corpus, rounded up
     groups = {}
+    unknown = [doc_id for doc_id in args.seen if doc_id not in incoming]
+    if unknown:
+        parser.error(f"--seen names documents not in incoming/: {', '.join(unknown)}")
+    seen_groups = {group_key(incoming[doc_id][0]) for doc_id in args.seen}
     for doc_id, (borrower, _) in incoming.items():
-        groups.setdefault(group_key(borrower), []).append(doc_id)
+        if group_key(borrower) not in seen_groups:
+            groups.setdefault(group_key(borrower), []).append(doc_id)
     order = sorted(groups)
     random.Random(args.seed).shuffle(order)
     drawn = []
@@ -61,7 +71,8 @@ def main():
             break
         drawn.extend(sorted(groups[key]))
     print(f"corpus: {total} documents ({len(development)} development, {len(incoming)} incoming, "
-          f"{len(heldout_now)} held out already); drawing {wanted} with seed {args.seed}")
+          f"{len(heldout_now)} held out already); drawing {wanted} with seed {args.seed}"
+          + (f"; seen by a rule writer, so development: {', '.join(sorted(args.seen))}" if args.seen else ""))
     for doc_id in sorted(incoming):
         print(f"  {'HELD OUT ' if doc_id in drawn else 'development'}  {doc_id}")
     if not args.move:

@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use tokio_postgres::Row;
 
+use super::listing::RunTable;
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
 use crate::domain::deals::stored::{CovenantTestId, CovenantTestRecord};
@@ -31,6 +32,9 @@ fn record_from_row(row: &Row) -> Result<CovenantTestRecord, StoreError> {
         body: column(row, "body")?,
     })
 }
+
+/// The table as a deal's listing reads it.
+const TESTS: RunTable<CovenantTestRecord> = RunTable { name: "covenant_tests", columns: COLUMNS, map: record_from_row };
 
 #[async_trait]
 impl CovenantTestRepository for PostgresStore {
@@ -80,23 +84,6 @@ impl CovenantTestRepository for PostgresStore {
         limit: u32,
     ) -> Result<(Vec<CovenantTestRecord>, u64), StoreError> {
         let client = self.connection().await?;
-        let owner = owner.map(|o| o.as_uuid());
-        let rows_statement = client
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM covenant_tests WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2) \
-                 ORDER BY created_at DESC, id DESC LIMIT $3"
-            ))
-            .await
-            .map_err(unavailable)?;
-        let count_statement = client
-            .prepare_cached(
-                "SELECT count(*) FROM covenant_tests WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2)",
-            )
-            .await
-            .map_err(unavailable)?;
-        let rows = client.query(&rows_statement, &[&deal_id, &owner, &i64::from(limit)]).await.map_err(unavailable)?;
-        let total: i64 = client.query_one(&count_statement, &[&deal_id, &owner]).await.map_err(unavailable)?.get(0);
-        let tests = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
-        Ok((tests, u64::try_from(total).unwrap_or(0)))
+        TESTS.page(&client, owner.map(|o| o.as_uuid()), Some(deal_id), limit, 0).await
     }
 }

@@ -55,7 +55,8 @@ impl<'a> Listing<'a> {
     }
 }
 
-/// A table of workflow runs (analyses, research runs, people results): a uuid `id`, an `owner_id`,
+/// A table of workflow runs (analyses, research runs, people results) or of a deal's records
+/// (statement sets, covenant tests): a uuid `id`, an `owner_id`,
 /// an optional `deal_id` and `created_at`; rows are read as `columns` and mapped by `map`.
 pub(super) struct RunTable<T> {
     pub(super) name: &'static str,

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_postgres::Row;
 
+use super::listing::RunTable;
 use super::storage::{Refused, admit_under_quota, record_deletion};
 use super::store::{PostgresStore, column, unavailable};
 use crate::domain::auth::UserId;
@@ -34,6 +35,9 @@ fn record_from_row(row: &Row) -> Result<StatementSetRecord, StoreError> {
         created_at: column(row, "created_at")?,
     })
 }
+
+/// The table as a deal's listing reads it.
+const SETS: RunTable<StatementSetRecord> = RunTable { name: "statement_sets", columns: COLUMNS, map: record_from_row };
 
 #[async_trait]
 impl StatementSetRepository for PostgresStore {
@@ -129,23 +133,6 @@ impl StatementSetRepository for PostgresStore {
         limit: u32,
     ) -> Result<(Vec<StatementSetRecord>, u64), StoreError> {
         let client = self.connection().await?;
-        let owner = owner.map(|o| o.as_uuid());
-        let rows_statement = client
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM statement_sets WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2) \
-                 ORDER BY created_at DESC, id DESC LIMIT $3"
-            ))
-            .await
-            .map_err(unavailable)?;
-        let count_statement = client
-            .prepare_cached(
-                "SELECT count(*) FROM statement_sets WHERE deal_id = $1 AND ($2::uuid IS NULL OR owner_id = $2)",
-            )
-            .await
-            .map_err(unavailable)?;
-        let rows = client.query(&rows_statement, &[&deal_id, &owner, &i64::from(limit)]).await.map_err(unavailable)?;
-        let total: i64 = client.query_one(&count_statement, &[&deal_id, &owner]).await.map_err(unavailable)?.get(0);
-        let sets = rows.iter().map(record_from_row).collect::<Result<Vec<_>, _>>()?;
-        Ok((sets, u64::try_from(total).unwrap_or(0)))
+        SETS.page(&client, owner.map(|o| o.as_uuid()), Some(deal_id), limit, 0).await
     }
 }
