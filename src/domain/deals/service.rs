@@ -6,7 +6,8 @@
 //! covenant apply from their own dates. The statements are a stored set or a `financials` object,
 //! tested at `period_end` or their latest period. Nothing is stored unless the whole test ran.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use time::format_description::well_known::Rfc3339;
@@ -15,7 +16,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::covenant_test::{self, AgreementCovenant, CovenantToTest, covenants_of};
-use super::definitions;
+use super::definitions::{self, RatioDefinition};
 use super::schedule::StatedLevel;
 use super::stored::{CovenantTestId, CovenantTestRecord};
 use crate::domain::auth::Principal;
@@ -94,6 +95,8 @@ pub struct DealService {
     people: Arc<dyn PeopleRepository>,
     conversations: Arc<dyn ConversationRepository>,
     clock: Arc<dyn Clock>,
+    /// Definitions read per agreement version ([`Self::definitions`]).
+    definitions: Mutex<HashMap<(DocumentId, i32), Definitions>>,
 }
 
 impl DealService {
@@ -107,6 +110,7 @@ impl DealService {
             people: stores.people,
             conversations: stores.conversations,
             clock,
+            definitions: Mutex::new(HashMap::new()),
         }
     }
 
@@ -251,67 +255,57 @@ impl DealService {
             .transpose()?;
         let owner = listed_owner(caller);
         let deal_documents = self.documents.current_agreements(deal_id, owner, DEAL_DOCUMENTS).await?;
-        let agreement = match document_id {
-            Some(id) => {
-                let document = self
-                    .documents
-                    .find(id)
-                    .await?
-                    .filter(|d| caller.may_see_owned_by(d.owner))
-                    .ok_or(DealError::NotFound("document"))?;
-                if document.deal_id != Some(deal_id) {
+        let current = match document_id {
+            // A document of the deal that the caller may see is in the deal's listing; any other is
+            // unknown to the caller (404) or of another deal (400).
+            Some(id) => match deal_documents.iter().find(|d| d.id == id) {
+                Some(current) => current,
+                None => {
+                    let document = self
+                        .documents
+                        .find(id)
+                        .await?
+                        .filter(|d| caller.may_see_owned_by(d.owner))
+                        .ok_or(DealError::NotFound("document"))?;
                     return Err(invalid(
                         "document_id",
-                        format!("document {} is not linked to deal {deal_id}", id.get()),
+                        match document.deal_id {
+                            Some(other) if other != deal_id => {
+                                format!("document {} is linked to deal {other}, not to deal {deal_id}", id.get())
+                            }
+                            _ => format!("document {} is not linked to deal {deal_id}", id.get()),
+                        },
                     ));
                 }
-                let version = document.current_version().ok_or(DealError::NotFound("document"))?;
-                Agreement {
-                    id,
-                    title: document.title.clone(),
-                    version: version.version,
-                    agreement: version.extraction.agreement.clone(),
-                    text: version.text.clone(),
-                }
-            }
-            None => {
-                let current = deal_documents
-                    .iter()
-                    .find(|d| d.agreement.get("amendment").is_none() && !covenants_of(&d.agreement).is_empty())
-                    .ok_or_else(|| {
-                        DealError::NoCovenants(format!(
-                            "no document of deal {deal_id} that you may see states financial covenants"
-                        ))
-                    })?;
-                let document = self.documents.find(current.id).await?.ok_or(DealError::NotFound("document"))?;
-                let version = document.current_version().ok_or(DealError::NotFound("document"))?;
-                Agreement {
-                    id: current.id,
-                    title: document.title.clone(),
-                    version: version.version,
-                    agreement: version.extraction.agreement.clone(),
-                    text: version.text.clone(),
-                }
-            }
+            },
+            None => deal_documents
+                .iter()
+                .find(|d| d.agreement.get("amendment").is_none() && !covenants_of(&d.agreement).is_empty())
+                .ok_or_else(|| {
+                    DealError::NoCovenants(format!(
+                        "no document of deal {deal_id} that you may see states financial covenants"
+                    ))
+                })?,
         };
-        let covenants = covenants_of(&agreement.agreement);
+        let covenants = covenants_of(&current.agreement);
         if covenants.is_empty() {
             return Err(DealError::NoCovenants(format!(
                 "document {} (\"{}\") states no financial covenants to test",
-                agreement.id.get(),
-                agreement.title
+                current.id.get(),
+                current.title
             )));
         }
-        let structure = Structure::scan(&agreement.text);
-        let amendments = amendments_of(&deal_documents, agreement.id, &agreement.agreement);
+        let definitions = self.definitions(current, &covenants).await?;
+        let amendments = amendments_of(&deal_documents, current.id, &current.agreement);
         let to_test: Vec<CovenantToTest> = covenants
             .into_iter()
             .map(|covenant| {
-                let definition = definitions::read(&agreement.text, &structure, &covenant.name);
+                let definition = definitions.get(&covenant.name).cloned().unwrap_or_default();
                 let restated = restated_levels(&amendments, &covenant);
                 CovenantToTest { covenant, definition, restated }
             })
             .collect();
+        let agreement = Agreement { id: current.id, title: current.title.clone(), version: current.version };
         let outcome = covenant_test::run(&to_test, &statements, period_end);
         let id = CovenantTestId::new_random();
         let now = self.clock.now();
@@ -454,6 +448,41 @@ impl DealService {
         Ok(deals)
     }
 
+    /// How the agreement defines each covenant: read from the version's text once, then kept
+    /// (a version's text never changes), so a test reads the text only the first time.
+    async fn definitions(
+        &self,
+        current: &CurrentAgreement,
+        covenants: &[AgreementCovenant],
+    ) -> Result<Definitions, DealError> {
+        let key = (current.id, current.version);
+        if let Some(found) = self.cached_definitions().get(&key) {
+            return Ok(found.clone());
+        }
+        let document = self.documents.find(current.id).await?.ok_or(DealError::NotFound("document"))?;
+        let text = document
+            .versions
+            .iter()
+            .find(|v| v.version == current.version)
+            .map(|v| v.text.as_str())
+            .ok_or(DealError::NotFound("document"))?;
+        let structure = Structure::scan(text);
+        let read: Definitions = Arc::new(
+            covenants.iter().map(|c| (c.name.clone(), definitions::read(text, &structure, &c.name))).collect(),
+        );
+        let mut cache = self.cached_definitions();
+        if cache.len() >= CACHED_VERSIONS {
+            cache.clear();
+        }
+        cache.insert(key, read.clone());
+        Ok(read)
+    }
+
+    fn cached_definitions(&self) -> std::sync::MutexGuard<'_, HashMap<(DocumentId, i32), Definitions>> {
+        // Entries are inserted whole, so a poisoned lock still holds consistent data.
+        self.definitions.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     async fn statements(
         &self,
         caller: Principal,
@@ -487,9 +516,13 @@ struct Agreement {
     id: DocumentId,
     title: String,
     version: i32,
-    agreement: Value,
-    text: String,
 }
+
+/// The definitions of each covenant of one version of an agreement, by the covenant's name.
+type Definitions = Arc<HashMap<String, RatioDefinition>>;
+
+/// Most agreement versions whose definitions are kept; beyond it the cache starts again.
+const CACHED_VERSIONS: usize = 256;
 
 /// An amendment of the deal's agreement, from the date it takes effect.
 struct AmendmentInForce {

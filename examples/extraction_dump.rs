@@ -1,0 +1,54 @@
+//! What the engine states for each document of a folder, one JSON line per file (the agreement
+//! without its provenance, the status and the warnings' count), for comparing two builds over
+//! documents nobody labelled:
+//!
+//!     cargo run --example extraction_dump -- DIR > after.jsonl
+//!
+//! Files ending in .htm/.html are read as HTML, .pdf as PDF, anything else as plain text.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use creditflow::adapters::reader::read_in_process;
+use creditflow::domain::extraction::extract_credit_agreement;
+use creditflow::domain::intake::MediaType;
+use serde_json::json;
+
+fn main() -> ExitCode {
+    let Some(dir) = std::env::args().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: extraction_dump DIR");
+        return ExitCode::from(2);
+    };
+    let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect(),
+        Err(error) => {
+            eprintln!("cannot read {}: {error}", dir.display());
+            return ExitCode::from(2);
+        }
+    };
+    paths.sort();
+    for path in paths {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let media_type = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("htm" | "html") => MediaType::Html,
+            Some("pdf") => MediaType::Pdf,
+            _ => MediaType::Text,
+        };
+        let line = match std::fs::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| read_in_process(media_type, &bytes, usize::MAX).map_err(|e| e.to_string()))
+        {
+            Ok(read) => {
+                let extraction = extract_credit_agreement(&read.text);
+                let mut agreement = serde_json::to_value(&extraction.agreement).unwrap_or_default();
+                if let Some(object) = agreement.as_object_mut() {
+                    object.remove("provenance");
+                }
+                json!({ "file": name, "status": format!("{:?}", extraction.status), "agreement": agreement })
+            }
+            Err(error) => json!({ "file": name, "unreadable": error }),
+        };
+        println!("{line}");
+    }
+    ExitCode::SUCCESS
+}
