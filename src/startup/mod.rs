@@ -669,6 +669,8 @@ async fn shutdown_signal() {
 
 /// The use cases over the adapters, as the HTTP layer shares them.
 pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService) -> AppState {
+    // One pool of readers for documents and statement spreadsheets: one cap, one fair turn.
+    let readers = Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes));
     let documents = DocumentService::new(
         adapters.documents.clone(),
         adapters.analyses.clone(),
@@ -676,7 +678,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         adapters.llm.clone(),
     )
     .with_quota(DocumentQuota { max_documents: config.document_quota_count, max_bytes: config.document_quota_bytes })
-    .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes)));
+    .with_reader(readers.clone());
     let documents = Arc::new(match filing_fetcher(config) {
         Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive_url.clone()),
         None => documents,
@@ -736,6 +738,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         research,
         people,
         statement_sets,
+        sheets: readers,
         chat,
         research_wake,
         rate_limiter: adapters.workflow_rate_limiter.clone(),

@@ -42,6 +42,7 @@ use crate::domain::statements::service::StatementSetService;
 use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
 use crate::ports::rate_limit::RateLimiter;
+use crate::ports::reader::SheetReader;
 use crate::ports::store::StoreHealth;
 
 /// What the handlers share: the use cases and the few ports the HTTP layer uses itself.
@@ -53,6 +54,8 @@ pub struct AppState {
     pub people: Arc<PeopleService>,
     /// Supplied statement sets of private borrowers.
     pub statement_sets: Arc<StatementSetService>,
+    /// Reads statement spreadsheets (the document readers, shared with uploads).
+    pub sheets: Arc<dyn SheetReader>,
     /// Chat turns, workflow launches and sessions.
     pub chat: Arc<ChatService>,
     /// Wakes an idle research worker of this instance when a run is queued.

@@ -35,8 +35,25 @@ pub const MAX_PERIODS: usize = 40;
 /// The header row is looked for among the first rows only: below them is data.
 pub const HEADER_SEARCH_ROWS: usize = 15;
 
+/// The spreadsheet formats statements are read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SheetFormat {
+    Xlsx,
+    Csv,
+}
+
+impl SheetFormat {
+    /// As messages name it: `XLSX`, `CSV`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SheetFormat::Xlsx => "XLSX",
+            SheetFormat::Csv => "CSV",
+        }
+    }
+}
+
 /// One cell as the adapter read it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum CellValue {
     Empty,
     Number(f64),
@@ -45,7 +62,7 @@ pub enum CellValue {
 }
 
 /// One worksheet: `rows[r][c]`, both 0-based; rows may differ in length.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Grid {
     pub sheet: String,
     pub rows: Vec<Vec<CellValue>>,
