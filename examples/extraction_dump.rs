@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use creditflow::adapters::reader::read_in_process;
+use creditflow::adapters::reader::{UNBOUNDED_READ, read_in_process};
 use creditflow::domain::extraction::extract_credit_agreement;
 use creditflow::domain::intake::MediaType;
 use serde_json::json;
@@ -34,10 +34,9 @@ fn main() -> ExitCode {
             Some("pdf") => MediaType::Pdf,
             _ => MediaType::Text,
         };
-        let line = match std::fs::read(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| read_in_process(media_type, &bytes, usize::MAX).map_err(|e| e.to_string()))
-        {
+        let line = match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|bytes| {
+            read_in_process(media_type, &bytes, usize::MAX, UNBOUNDED_READ).map_err(|e| e.to_string())
+        }) {
             Ok(read) => {
                 let extraction = extract_credit_agreement(&read.text);
                 let mut agreement = serde_json::to_value(&extraction.agreement).unwrap_or_default();

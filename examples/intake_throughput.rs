@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use creditflow::adapters::reader::read_in_process;
+use creditflow::adapters::reader::{UNBOUNDED_READ, read_in_process};
 use creditflow::domain::extraction::extract_credit_agreement;
 use creditflow::domain::intake::MediaType;
 
@@ -102,7 +102,7 @@ fn main() {
         let (mut pages, mut text_len, mut status) = (0, 0, String::new());
         for _ in 0..runs {
             let started = Instant::now();
-            let read = match read_in_process(media, &bytes, usize::MAX) {
+            let read = match read_in_process(media, &bytes, usize::MAX, UNBOUNDED_READ) {
                 Ok(read) => read,
                 Err(e) => {
                     println!("{}: unreadable: {e}", path.display());

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::adapters::reader::read_in_process;
+use crate::adapters::reader::{UNBOUNDED_READ, read_in_process};
 use crate::domain::extraction::{
     AmendmentType, Extraction, ExtractionStatus, Facility, PartyRole, extract_credit_agreement,
 };
@@ -139,7 +139,7 @@ pub fn score_corpus(dir: &Path) -> anyhow::Result<Vec<DocumentScore>> {
 /// Reads `bytes` as an upload would be read, extracts, and scores against `fields`.
 pub fn score_document(id: &str, media_type: MediaType, bytes: &[u8], fields: &Value) -> DocumentScore {
     let mut score = DocumentScore { id: id.to_owned(), media_type, fields: Vec::new(), unreadable: None };
-    match read_in_process(media_type, bytes, usize::MAX) {
+    match read_in_process(media_type, bytes, usize::MAX, UNBOUNDED_READ) {
         Ok(read) => score.fields = score_fields(&extract_credit_agreement(&read.text), fields),
         Err(error) => {
             score.unreadable = Some(error.to_string());
@@ -642,7 +642,7 @@ mod tests {
         assert!(outcomes.contains(&("agreement_date", Outcome::Missing)));
         let html =
             std::fs::read(format!("{}/tests/fixtures/intake/agreement.htm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let text = read_in_process(MediaType::Html, &html, usize::MAX).unwrap().text;
+        let text = read_in_process(MediaType::Html, &html, usize::MAX, UNBOUNDED_READ).unwrap().text;
         let stated = score_fields(&extract_credit_agreement(&text), &fields);
         let law = stated.iter().find(|s| s.field == "governing_law").unwrap();
         assert_eq!((law.outcome, law.found.as_str()), (Outcome::Wrong, "USNY"));

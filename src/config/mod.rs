@@ -506,6 +506,7 @@ impl Config {
                 timeout: vars.duration_or("READER_TIMEOUT", Duration::from_secs(30))?,
                 memory_mib: u64::from(vars.positive_or("READER_MEMORY_MIB", 1024)?),
                 concurrency: vars.positive_or("READER_CONCURRENCY", 2)? as usize,
+                per_user: vars.positive_or("READER_PER_USER", 1)? as usize,
                 worker: vars.get("READER_WORKER").map(PathBuf::from),
                 edgar_archive: match vars.get("EDGAR_ARCHIVE_URL") {
                     None => FilingArchive::sec_edgar(),
@@ -559,8 +560,12 @@ pub struct ReaderConfig {
     pub timeout: Duration,
     /// `READER_MEMORY_MIB`: the address space a reader process may use (default 1024).
     pub memory_mib: u64,
-    /// `READER_CONCURRENCY`: files read at once (default 2); more wait briefly, then 503.
+    /// `READER_CONCURRENCY`: files (documents and statement spreadsheets) read at once (default
+    /// 2); more wait briefly, then 503.
     pub concurrency: usize,
+    /// `READER_PER_USER`: files of one user read at once (default 1); their others wait in turn
+    /// behind other users' files.
+    pub per_user: usize,
     /// `READER_WORKER`: the executable started to read a file; default: this binary.
     pub worker: Option<PathBuf>,
     /// `EDGAR_ARCHIVE_URL`: the only place `POST /api/documents/import` fetches from, redirects

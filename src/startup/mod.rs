@@ -696,6 +696,8 @@ fn storage_quota(config: &Config) -> DocumentQuota {
 
 /// The use cases over the adapters, as the HTTP layer shares them.
 pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService) -> AppState {
+    // One pool of readers for documents and statement spreadsheets: one cap, one fair turn.
+    let readers = Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes));
     let documents = DocumentService::new(
         adapters.documents.clone(),
         adapters.analyses.clone(),
@@ -703,7 +705,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         adapters.llm.clone(),
     )
     .with_quota(storage_quota(config))
-    .with_reader(Arc::new(WorkerReader::from_config(&config.reader, config.extract_max_bytes)));
+    .with_reader(readers.clone());
     let documents = Arc::new(match filing_fetcher(config) {
         Some(fetcher) => documents.with_importer(fetcher, config.reader.edgar_archive.clone()),
         None => documents,
@@ -781,6 +783,7 @@ pub(crate) fn use_cases(config: &Config, adapters: &Adapters, auth: AuthService)
         statement_sets,
         deals,
         deletions: adapters.deletions.clone(),
+        sheets: readers,
         chat,
         research_wake,
         rate_limiter: adapters.workflow_rate_limiter.clone(),

@@ -29,6 +29,7 @@ mod people;
 mod postgres;
 mod private_borrowers;
 mod quant;
+mod readers;
 mod research;
 mod startup;
 mod store_contract;

@@ -191,14 +191,15 @@ fn unreadable_reason(error: &ReadError) -> &'static str {
         ReadError::Expands { .. } => "expands_too_far",
         ReadError::TextTooLong { .. } => "text_too_long",
         ReadError::TimedOut { .. } => "timed_out",
+        ReadError::TooCostly { .. } => "too_costly",
         ReadError::OutOfMemory { .. } => "reader_limit",
         ReadError::Busy | ReadError::Failed(_) => "unavailable",
     }
 }
 
-/// Reads an uploaded file and extracts its text, off the async workers like [`analyse`].
-async fn analyse_file(state: &AppState, file: OriginalFile) -> Result<AnalysedText, ApiError> {
-    let source = state.documents.read_upload(file).await?;
+/// Reads a file `caller` sent and extracts its text, off the async workers like [`analyse`].
+async fn analyse_file(state: &AppState, caller: Principal, file: OriginalFile) -> Result<AnalysedText, ApiError> {
+    let source = state.documents.read_upload(caller, file).await?;
     let max = state.extract_max_bytes;
     let analysed = tokio::task::spawn_blocking(move || analyse_source(source, max))
         .await
@@ -253,13 +254,13 @@ async fn extract_route(
     ))]
 pub async fn extract(
     state: Arc<AppState>,
-    _caller: Principal,
+    caller: Principal,
     request_id: String,
     body: RawJson,
 ) -> Result<impl Reply, ApiError> {
     let analysed = if is_multipart(&body) {
         let form = parse_upload_form(body, state.upload_max_bytes).await?;
-        analyse_file(&state, form.file).await?
+        analyse_file(&state, caller, form.file).await?
     } else {
         let request: ExtractRequest = body.parse()?;
         analyse(&state, request.text).await?
@@ -296,7 +297,7 @@ pub async fn create_document(
         let title = title.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
             ApiError::invalid_field("title", "must not be empty (send a title part, or a file with a name)")
         })?;
-        (title, form.deal_id, analyse_file(&state, form.file).await?)
+        (title, form.deal_id, analyse_file(&state, caller, form.file).await?)
     } else {
         let request: CreateDocumentRequest = body.parse()?;
         if request.title.trim().is_empty() {
@@ -338,7 +339,7 @@ pub async fn import_document(
     }
     let (file, file_name) = state.documents.fetch_filing(&request.url).await?;
     let title = request.title.filter(|t| !t.trim().is_empty()).unwrap_or(file_name);
-    let analysed = analyse_file(&state, file).await?;
+    let analysed = analyse_file(&state, caller, file).await?;
     let change = state.documents.create(caller, &title, request.deal_id, analysed, &request_id).await?;
     Ok(change_reply(change, StatusCode::CREATED))
 }
@@ -364,7 +365,7 @@ pub async fn add_version(
     let id = parse_document_id(&raw_id)?;
     let analysed = if is_multipart(&body) {
         let form = parse_upload_form(body, state.upload_max_bytes).await?;
-        analyse_file(&state, form.file).await?
+        analyse_file(&state, caller, form.file).await?
     } else {
         let request: AddVersionRequest = body.parse()?;
         analyse(&state, request.text).await?

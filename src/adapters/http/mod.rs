@@ -45,6 +45,7 @@ use crate::ports::clock::Clock;
 use crate::ports::db_ssl::DbSslInspector;
 use crate::ports::deletions::DeletionTrail;
 use crate::ports::rate_limit::RateLimiter;
+use crate::ports::reader::SheetReader;
 use crate::ports::store::StoreHealth;
 
 /// What the handlers share: the use cases and the few ports the HTTP layer uses itself.
@@ -60,6 +61,8 @@ pub struct AppState {
     pub deals: Arc<crate::domain::deals::service::DealService>,
     /// The audit trail of deleted documents and statement sets, read by administrators.
     pub deletions: Arc<dyn DeletionTrail>,
+    /// Reads statement spreadsheets (the document readers, shared with uploads).
+    pub sheets: Arc<dyn SheetReader>,
     /// Chat turns, workflow launches and sessions.
     pub chat: Arc<ChatService>,
     /// Wakes an idle research worker of this instance when a run is queued.

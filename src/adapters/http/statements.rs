@@ -4,7 +4,6 @@
 //! documented fields, units and signs cannot drift from what is accepted.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use serde::Deserialize;
@@ -23,8 +22,9 @@ use super::error::{ApiError, ErrorBody, RawJson, raw_json_body};
 use super::filters::{authenticated, decorate_with_rate_limit, document_writes_limited, with_state};
 use super::unstorable::refuse_unstorable;
 use super::uploads::{body_limit, deal_id_part, form_error, is_multipart, open_form};
-use crate::adapters::reader::spreadsheet::{SheetFormat, read_grid};
+use crate::adapters::reader::spreadsheet::SheetFormat;
 use crate::domain::auth::Principal;
+use crate::domain::intake::ReadError;
 use crate::domain::statements::service::{SetSubject, SheetUpload, StatementSetError};
 use crate::domain::statements::sheet::{Grid, UnrecognisedRow};
 use crate::domain::statements::stored::StatementSetId;
@@ -270,7 +270,7 @@ pub async fn create_statement_set(
 ) -> Result<impl Reply, ApiError> {
     if is_multipart(&body) {
         let form = parse_sheet_form(body, state.upload_max_bytes).await?;
-        let grid = read_sheet(form.format, form.bytes).await?;
+        let grid = read_sheet(&state, caller, form.format, form.bytes).await?;
         let subject = SetSubject { borrower_name: form.borrower_name, deal_id: form.deal_id };
         let upload = SheetUpload {
             grid: &grid,
@@ -334,9 +334,6 @@ pub async fn delete_statement_set(
 
 /// The media types a statement set may be uploaded as.
 const ACCEPTED_SHEETS: [&str; 2] = ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "text/csv"];
-
-/// The longest a spreadsheet may take to read.
-const SHEET_READ_LIMIT: Duration = Duration::from_secs(20);
 
 /// A statement spreadsheet sent as `multipart/form-data`.
 struct SheetForm {
@@ -424,17 +421,19 @@ async fn parse_sheet_form(body: RawJson, upload_max_bytes: u64) -> Result<SheetF
     Ok(SheetForm { format, bytes, file_name, borrower_name, deal_id, currency })
 }
 
-/// Reads the cells off the async runtime, within [`SHEET_READ_LIMIT`]; an unreadable file is a 422.
-async fn read_sheet(format: SheetFormat, bytes: Bytes) -> Result<Grid, ApiError> {
-    let reading = tokio::task::spawn_blocking(move || read_grid(format, &bytes));
-    let unreadable = |reason: String| {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, format!("the spreadsheet cannot be read: {reason}"))
-            .with_detail(json!({ "field": "file", "reason": reason }))
-    };
-    match tokio::time::timeout(SHEET_READ_LIMIT, reading).await {
-        Ok(Ok(Ok(grid))) => Ok(grid),
-        Ok(Ok(Err(error))) => Err(unreadable(error.to_string())),
-        Ok(Err(join)) => Err(ApiError::internal(anyhow::anyhow!("the spreadsheet reader failed: {join}"))),
-        Err(_) => Err(unreadable(format!("reading took longer than {} s", SHEET_READ_LIMIT.as_secs()))),
+/// Reads the cells in a document reader (a worker process within the readers' time and memory
+/// limits, in the caller's turn); an unreadable file is a 422, no free reader a 503.
+async fn read_sheet(state: &AppState, caller: Principal, format: SheetFormat, bytes: Bytes) -> Result<Grid, ApiError> {
+    match state.sheets.read_sheet(caller.user_id, format, bytes).await {
+        Ok(grid) => Ok(grid),
+        Err(ReadError::Busy) => Err(ApiError::service_unavailable(ReadError::Busy.to_string(), 5)),
+        Err(ReadError::Failed(reason)) => {
+            Err(ApiError::internal(anyhow::anyhow!("the spreadsheet reader failed: {reason}")))
+        }
+        Err(error) => {
+            let reason = error.to_string();
+            Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, format!("the spreadsheet cannot be read: {reason}"))
+                .with_detail(json!({ "field": "file", "reason": reason })))
+        }
     }
 }

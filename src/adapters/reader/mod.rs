@@ -1,12 +1,14 @@
-//! [`WorkerReader`]: the [`DocumentReader`] port, reading each file in a worker process (see
-//! [`worker`]) with a wall-clock limit, a memory limit and a cap on how many files are read at
-//! once; and the format readers themselves ([`read_in_process`]), one module per format, all
+//! [`WorkerReader`]: the [`DocumentReader`] and [`SheetReader`] ports, reading each file in a
+//! worker process (see [`worker`]) with a wall-clock limit, a memory limit and a cap on how many
+//! files are read at once, handed out fairly among users ([`queue`]); and the format readers
+//! themselves ([`read_in_process`], [`spreadsheet`]), one module per format, the documents all
 //! writing the same layout ([`layout`]).
 
 mod docx;
 mod html;
 mod layout;
 mod pdf;
+pub mod queue;
 pub mod spreadsheet;
 mod text;
 pub mod worker;
@@ -20,7 +22,6 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
-use tokio::sync::Semaphore;
 
 pub use docx::read_docx;
 pub use html::read_html;
@@ -28,17 +29,30 @@ pub use pdf::read_pdf;
 pub use text::{decode, read_text};
 
 use crate::config::ReaderConfig;
+use crate::domain::auth::UserId;
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
-use crate::ports::reader::DocumentReader;
-use worker::WorkerArgs;
+use crate::domain::statements::sheet::{Grid, SheetFormat};
+use crate::ports::reader::{DocumentReader, SheetReader};
+use queue::FairQueue;
+use worker::{Job, WorkerArgs};
+
+/// How long a file may take to read when the caller gives no budget (tests, the evaluation).
+pub const UNBOUNDED_READ: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Reads a file of `media_type` here, in this process: what the worker runs, and what tests call.
+/// `budget` is the time the file may take: a reader that can tell early that a file will take
+/// longer refuses it then ([`ReadError::TooCostly`]) rather than at the limit.
 ///
 /// # Errors
 /// The format reader's [`ReadError`].
-pub fn read_in_process(media_type: MediaType, bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
+pub fn read_in_process(
+    media_type: MediaType,
+    bytes: &[u8],
+    max_text_bytes: usize,
+    budget: Duration,
+) -> Result<ReadDocument, ReadError> {
     match media_type {
-        MediaType::Pdf => read_pdf(bytes, max_text_bytes),
+        MediaType::Pdf => read_pdf(bytes, max_text_bytes, budget),
         MediaType::Html => read_html(bytes, max_text_bytes),
         MediaType::Docx => read_docx(bytes, max_text_bytes),
         MediaType::Text => read_text(bytes, max_text_bytes),
@@ -56,6 +70,8 @@ pub struct ReaderLimits {
     pub memory_mib: u64,
     /// Files read at once; more wait up to `queue_wait`, then [`ReadError::Busy`].
     pub concurrency: usize,
+    /// Files of one user read at once; their others wait in turn (see [`queue`]).
+    pub per_user: usize,
     pub queue_wait: Duration,
 }
 
@@ -64,7 +80,7 @@ const QUEUE_WAIT: Duration = Duration::from_secs(10);
 
 pub struct WorkerReader {
     limits: ReaderLimits,
-    permits: Arc<Semaphore>,
+    readers: Arc<FairQueue<UserId>>,
 }
 
 impl WorkerReader {
@@ -82,19 +98,33 @@ impl WorkerReader {
             timeout: config.timeout,
             memory_mib: config.memory_mib,
             concurrency: config.concurrency,
+            per_user: config.per_user,
             queue_wait: QUEUE_WAIT,
         })
     }
 
     pub fn new(limits: ReaderLimits) -> Self {
-        let permits = Arc::new(Semaphore::new(limits.concurrency.max(1)));
-        Self { limits, permits }
+        let readers = FairQueue::new(limits.concurrency, limits.per_user);
+        Self { limits, readers }
     }
 
-    async fn run_worker(&self, media_type: MediaType, bytes: Bytes) -> Result<ReadDocument, ReadError> {
+    /// Reads `bytes` as `job` in a worker, in `user`'s turn.
+    async fn read_in_turn<T: serde::de::DeserializeOwned>(
+        &self,
+        user: UserId,
+        job: Job,
+        bytes: Bytes,
+    ) -> Result<T, ReadError> {
+        let Some(_reader) = self.readers.acquire(user, self.limits.queue_wait).await else {
+            return Err(ReadError::Busy);
+        };
+        self.run_worker(job, bytes).await
+    }
+
+    async fn run_worker<T: serde::de::DeserializeOwned>(&self, job: Job, bytes: Bytes) -> Result<T, ReadError> {
         let limits = &self.limits;
         let args = WorkerArgs {
-            media_type,
+            job,
             max_input_bytes: limits.max_input_bytes,
             max_text_bytes: limits.max_text_bytes,
             memory_mib: limits.memory_mib,
@@ -135,22 +165,29 @@ impl WorkerReader {
             // Killed by its memory or CPU limit, or crashed in a parser: the file did that.
             return Err(ReadError::OutOfMemory { limit_mib: limits.memory_mib });
         }
-        serde_json::from_slice::<Result<ReadDocument, ReadError>>(&output)
+        serde_json::from_slice::<Result<T, ReadError>>(&output)
             .map_err(|e| ReadError::Failed(format!("the reader's answer is not readable: {e}")))?
     }
 }
 
 #[async_trait]
 impl DocumentReader for WorkerReader {
-    async fn read(&self, media_type: MediaType, bytes: Bytes) -> Result<ReadDocument, ReadError> {
-        let permit = tokio::time::timeout(self.limits.queue_wait, self.permits.clone().acquire_owned()).await;
-        let Ok(Ok(_permit)) = permit else {
-            return Err(ReadError::Busy);
-        };
-        let read = self.run_worker(media_type, bytes).await;
+    async fn read(&self, reader: UserId, media_type: MediaType, bytes: Bytes) -> Result<ReadDocument, ReadError> {
+        let read = self.read_in_turn(reader, Job::Document(media_type), bytes).await;
         if let Err(ReadError::ParserPanicked { media_type, panic }) = &read {
             // The client is told the file could not be read; what the parser said is for us.
             tracing::warn!(media_type = %media_type, panic = %panic, "a document parser panicked on an upload");
+        }
+        read
+    }
+}
+
+#[async_trait]
+impl SheetReader for WorkerReader {
+    async fn read_sheet(&self, reader: UserId, format: SheetFormat, bytes: Bytes) -> Result<Grid, ReadError> {
+        let read = self.read_in_turn(reader, Job::Sheet(format), bytes).await;
+        if let Err(ReadError::ParserPanicked { media_type, panic }) = &read {
+            tracing::warn!(media_type = %media_type, panic = %panic, "a spreadsheet parser panicked on an upload");
         }
         read
     }

@@ -8,24 +8,55 @@
 //! Parsing untrusted PDFs can exhaust memory or panic deep inside the parser: this runs in the
 //! reader's worker process (see [`super::worker`]), which is killed at its limits.
 //!
+//! A page's cost is the content-stream operations it runs, and pdf-extract runs them again on
+//! every page that shares a stream (and every time a page draws a form): 4,999 pages sharing one
+//! stream made a 788 KB file take 30 s, holding a reader all that time (found by an outside review). Before reading,
+//! [`ReadCost`] counts the operations each page asks for, each stream decoded once, and a file
+//! that asks for more than the budget allows is refused ([`ReadError::TooCostly`]); while reading,
+//! a file whose first pages show it will not finish in time is refused then, not at the limit.
+//!
 //! pdf-extract 0.12 misreads the glyph widths of composite (CID) fonts given as ranges
 //! (`c_first c_last w` in `/W`): those glyphs get the font's default width, so the gap it sees
 //! before the next glyph is wrong and it writes spaces inside words (`U tah`, `EX ECU TED`, every
 //! letter of a Chromium-printed monospace text apart) or glues words. [`cid_widths_listed`]
 //! rewrites every such range as the list form it does read before any page is read.
 
-use pdf_extract::{Document, MediaBox, Object, OutputDev, OutputError, Transform, output_doc_page};
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use pdf_extract::content::Content;
+use pdf_extract::{
+    Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform, output_doc_page,
+};
 
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
 
 /// More pages than any credit agreement with its exhibits; beyond it a file is refused.
 pub const MAX_PAGES: usize = 5_000;
 
-/// Reads a PDF.
+/// Content-stream operations pdf-extract runs in a second in the reader's worker: measured on
+/// this service's release build on a loaded 2-vCPU machine (docs/BENCHMARKS.md, "Security
+/// floods") at 370,000–640,000 for pages of text lines and 810,000 for a real 600,000-operation
+/// agreement.
+pub const OPERATIONS_PER_SECOND: u64 = 500_000;
+
+/// The share of the budget the operations a file asks for may take by the estimate: the rest is
+/// for loading the file and the per-page work not counted (fonts, glyphs). A file the estimate
+/// lets through that still reads slower is caught by its progress ([`PROJECTION_AFTER`]).
+const BUDGET_SHARE: f64 = 0.75;
+
+/// How much of the budget is spent reading before the pages read so far are taken to tell how
+/// long the rest will take.
+const PROJECTION_AFTER: f64 = 0.1;
+
+/// Reads a PDF within `budget`.
 ///
 /// # Errors
-/// [`ReadError::Encrypted`], [`ReadError::Corrupt`], [`ReadError::TextTooLong`].
-pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
+/// [`ReadError::Encrypted`], [`ReadError::Corrupt`], [`ReadError::TextTooLong`],
+/// [`ReadError::TooCostly`] when the file asks for more work than the budget allows, or its first
+/// pages show that it cannot finish within it.
+pub fn read_pdf(bytes: &[u8], max_text_bytes: usize, budget: Duration) -> Result<ReadDocument, ReadError> {
+    let started = Instant::now();
     let corrupt = |reason: String| ReadError::corrupt(MediaType::Pdf, reason);
     let mut document = Document::load_mem(bytes).map_err(|e| corrupt(e.to_string()))?;
     if document.is_encrypted() && document.decrypt("").is_err() {
@@ -39,8 +70,18 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
     if count > MAX_PAGES {
         return Err(corrupt(format!("it has {count} pages; at most {MAX_PAGES} are read")));
     }
+    let too_costly = |reason: String| ReadError::TooCostly { limit_seconds: budget.as_secs(), reason };
+    let operations = ReadCost::new(&document).of_document();
+    let affordable = (OPERATIONS_PER_SECOND as f64 * budget.as_secs_f64() * BUDGET_SHARE) as u64;
+    if operations > affordable {
+        return Err(too_costly(format!(
+            "its {count} pages run {operations} content-stream operations (shared streams counted on every page \
+             that runs them), more than the {affordable} that can be read in that time"
+        )));
+    }
     let mut pages = Vec::with_capacity(count);
     let mut total = 0;
+    let reading = Instant::now();
     for number in 1..=count as u32 {
         let mut page = PageText::default();
         output_doc_page(&document, &mut page, number)
@@ -51,8 +92,98 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
             return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
         }
         pages.push(page);
+        let read = pages.len() as u32;
+        if started.elapsed() >= budget.mul_f64(PROJECTION_AFTER) && (read as usize) < count {
+            let projected =
+                reading.elapsed().mul_f64(f64::from(u32::try_from(count).unwrap_or(u32::MAX)) / f64::from(read));
+            if reading.duration_since(started) + projected > budget {
+                return Err(too_costly(format!(
+                    "its first {read} of {count} pages took {:.1} s to read",
+                    reading.elapsed().as_secs_f64()
+                )));
+            }
+        }
     }
     Ok(ReadDocument::from_pages(pages))
+}
+
+/// The content-stream operations reading a document runs: every page's streams, and the forms
+/// they draw (`Do`), each stream decoded once and its count reused wherever it is run again.
+struct ReadCost<'a> {
+    document: &'a Document,
+    /// Operations a stream runs, the forms it draws included.
+    streams: HashMap<ObjectId, u64>,
+    /// Streams being counted: a form that draws itself is counted once (pdf-extract would recurse
+    /// until its stack ran out; the worker's end, not this estimate's).
+    counting: HashSet<ObjectId>,
+}
+
+impl<'a> ReadCost<'a> {
+    fn new(document: &'a Document) -> Self {
+        Self { document, streams: HashMap::new(), counting: HashSet::new() }
+    }
+
+    fn of_document(&mut self) -> u64 {
+        let pages = self.document.get_pages();
+        pages.values().fold(0_u64, |total, &page| total.saturating_add(self.of_page(page)))
+    }
+
+    fn of_page(&mut self, page: ObjectId) -> u64 {
+        let resources = self.inherited_resources(page);
+        let streams = self.document.get_page_contents(page);
+        // A page with no operations still costs one: pdf-extract looks its page up every time.
+        streams.into_iter().fold(1_u64, |total, stream| total.saturating_add(self.of_stream(stream, resources)))
+    }
+
+    /// The page's `Resources`, or the nearest ancestor's, as pdf-extract looks them up.
+    fn inherited_resources(&self, page: ObjectId) -> Option<&'a Dictionary> {
+        let mut node = self.document.get_dictionary(page).ok()?;
+        // The page tree's depth is bounded by pdf-extract's own walk; a cycle is cut here.
+        for _ in 0..64 {
+            if let Some(resources) = self.dictionary(node.get(b"Resources").ok()) {
+                return Some(resources);
+            }
+            let parent = node.get(b"Parent").and_then(Object::as_reference).ok()?;
+            node = self.document.get_dictionary(parent).ok()?;
+        }
+        None
+    }
+
+    fn dictionary(&self, object: Option<&'a Object>) -> Option<&'a Dictionary> {
+        let (_, object) = self.document.dereference(object?).ok()?;
+        object.as_dict().ok()
+    }
+
+    fn of_stream(&mut self, id: ObjectId, resources: Option<&'a Dictionary>) -> u64 {
+        if let Some(&cost) = self.streams.get(&id) {
+            return cost;
+        }
+        if !self.counting.insert(id) {
+            return 0;
+        }
+        let Ok(stream) = self.document.get_object(id).and_then(Object::as_stream) else {
+            return 0;
+        };
+        // Decoded as pdf-extract decodes it (an undecodable filter leaves the raw bytes).
+        let data = stream.decompressed_content().unwrap_or_else(|_| stream.content.clone());
+        let operations = Content::decode(&data).map(|content| content.operations).unwrap_or_default();
+        let resources = self.dictionary(stream.dict.get(b"Resources").ok()).or(resources);
+        let xobjects = resources.and_then(|resources| self.dictionary(resources.get(b"XObject").ok()));
+        let mut cost = operations.len() as u64;
+        for operation in operations.iter().filter(|operation| operation.operator == "Do") {
+            let form = operation
+                .operands
+                .first()
+                .and_then(|name| name.as_name().ok())
+                .and_then(|name| xobjects?.get(name).and_then(Object::as_reference).ok());
+            if let Some(form) = form {
+                cost = cost.saturating_add(self.of_stream(form, resources));
+            }
+        }
+        self.counting.remove(&id);
+        self.streams.insert(id, cost);
+        cost
+    }
 }
 
 /// A gap this many times the font size between two glyphs of a line, with nothing but spaces in
@@ -246,6 +377,7 @@ fn cells_apart(page: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adapters::reader::UNBOUNDED_READ;
 
     #[test]
     fn wide_gaps_are_cells_and_indentation_stays() {
@@ -261,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_printed_agreement_is_read_page_by_page_with_its_grid_rows_whole() {
-        let read = read_pdf(&fixture("agreement.pdf"), 1 << 20).unwrap();
+        let read = read_pdf(&fixture("agreement.pdf"), 1 << 20, UNBOUNDED_READ).unwrap();
         assert_eq!(read.pages.starts().len(), 3);
         assert!(read.pages_without_text.is_empty());
         // Printed by Chromium cell by cell, with no space glyph between the cells.
@@ -274,11 +406,14 @@ mod tests {
 
     #[test]
     fn an_encrypted_a_truncated_and_an_image_only_pdf_are_told_apart() {
-        assert_eq!(read_pdf(&fixture("encrypted.pdf"), 1 << 20), Err(ReadError::Encrypted));
+        assert_eq!(read_pdf(&fixture("encrypted.pdf"), 1 << 20, UNBOUNDED_READ), Err(ReadError::Encrypted));
         let whole = fixture("agreement.pdf");
-        assert!(matches!(read_pdf(&whole[..whole.len() / 2], 1 << 20), Err(ReadError::Corrupt { .. })));
-        assert_eq!(read_pdf(&fixture("image-only.pdf"), 1 << 20).unwrap().pages_without_text, vec![1, 2]);
-        assert!(matches!(read_pdf(&whole, 100), Err(ReadError::TextTooLong { .. })));
+        assert!(matches!(read_pdf(&whole[..whole.len() / 2], 1 << 20, UNBOUNDED_READ), Err(ReadError::Corrupt { .. })));
+        assert_eq!(
+            read_pdf(&fixture("image-only.pdf"), 1 << 20, UNBOUNDED_READ).unwrap().pages_without_text,
+            vec![1, 2]
+        );
+        assert!(matches!(read_pdf(&whole, 100, UNBOUNDED_READ), Err(ReadError::TextTooLong { .. })));
     }
 
     #[test]
@@ -306,19 +441,97 @@ mod tests {
         // Chromium prints monospace text with one range for every glyph (`/W [0 93 600]`, `/DW 0`)
         // and proportional text with some (`56 60 722`: U to Y): read as the default width,
         // every letter of the first stood apart, and `Utah` read `U tah`.
-        let mono = read_pdf(&fixture("monospace.pdf"), 1 << 20).unwrap();
+        let mono = read_pdf(&fixture("monospace.pdf"), 1 << 20, UNBOUNDED_READ).unwrap();
         assert!(mono.text.contains("CREDIT AGREEMENT"), "{}", &mono.text[..200]);
         assert!(mono.text.contains("Dated as of August 17, 2005"));
         let corpus = |name: &str| {
             std::fs::read(format!("{}/tests/corpus/edgar/{name}", env!("CARGO_MANIFEST_DIR"))).expect(name)
         };
-        let tronco = read_pdf(&corpus("tronco-2023-amend1.pdf"), 1 << 20).unwrap().text;
+        let tronco = read_pdf(&corpus("tronco-2023-amend1.pdf"), 1 << 20, UNBOUNDED_READ).unwrap().text;
         // Justified: a space glyph and a jump right make one space.
         assert!(tronco.contains("Inc., a Utah corporation or its") && tronco.contains("EXECUTED AS OF"), "{tronco}");
     }
 
     #[test]
     fn what_is_not_a_pdf_is_corrupt() {
-        assert!(matches!(read_pdf(b"%PDF-1.4\nnot really", 1 << 20), Err(ReadError::Corrupt { .. })));
+        assert!(matches!(read_pdf(b"%PDF-1.4\nnot really", 1 << 20, UNBOUNDED_READ), Err(ReadError::Corrupt { .. })));
+    }
+
+    /// A PDF of `pages` pages that all run one content stream: `lines` lines of text, each line
+    /// `repeat` copies of a sentence.
+    fn shared_stream_pdf(pages: usize, lines: usize, repeat: usize) -> Vec<u8> {
+        use pdf_extract::{Stream, dictionary};
+        let mut document = Document::with_version("1.5");
+        let tree = document.new_object_id();
+        let font = document.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Courier" });
+        let mut content = String::new();
+        for line in 0..lines {
+            let y = 720 - (line % 60) * 10;
+            let text = "The Borrower shall repay the Loans. ".repeat(repeat);
+            content.push_str(&format!("BT /F1 10 Tf 72 {y} Td ({text}) Tj ET\n"));
+        }
+        let stream = document.add_object(Stream::new(dictionary! {}, content.into_bytes()));
+        let kids: Vec<Object> = (0..pages)
+            .map(|_| {
+                let page = dictionary! {
+                    "Type" => "Page",
+                    "Parent" => tree,
+                    "Contents" => stream,
+                    "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                };
+                Object::Reference(document.add_object(page))
+            })
+            .collect();
+        let resources = dictionary! { "Font" => dictionary! { "F1" => font } };
+        let count = i64::try_from(pages).unwrap();
+        document.objects.insert(
+            tree,
+            Object::Dictionary(
+                dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count, "Resources" => resources },
+            ),
+        );
+        let catalog = document.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
+        document.trailer.set("Root", catalog);
+        let mut bytes = Vec::new();
+        document.save_to(&mut bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_pdf_of_thousands_of_pages_sharing_one_content_stream_is_refused_before_its_pages_are_read() {
+        // The review's file: 4,999 pages, one stream. Here 1,000 operations a page and a budget of
+        // 4 s, for 5 million operations against the 2 million that fit: refused on the estimate,
+        // before a page is read (loading the file is most of the time taken).
+        let pdf = shared_stream_pdf(4_999, 200, 1);
+        assert!(pdf.len() < 1_000_000, "{} bytes", pdf.len());
+        let budget = Duration::from_secs(4);
+        let started = Instant::now();
+        let error = read_pdf(&pdf, usize::MAX, budget).unwrap_err();
+        let ReadError::TooCostly { limit_seconds: 4, reason } = &error else { panic!("{error:?}") };
+        assert!(reason.starts_with("its 4999 pages run 5003999 content-stream operations"), "{reason}");
+        assert!(started.elapsed() < budget, "refused after {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_pdf_whose_first_pages_show_it_cannot_finish_in_time_is_refused_then() {
+        // Few operations (one line a page), many glyphs: the estimate lets it through, the pages
+        // read in the first tenth of the budget do not.
+        let pdf = shared_stream_pdf(2_000, 1, 500);
+        let budget = Duration::from_secs(4);
+        assert!(ReadCost::new(&Document::load_mem(&pdf).unwrap()).of_document() < 20_000);
+        let started = Instant::now();
+        let error = read_pdf(&pdf, usize::MAX, budget).unwrap_err();
+        let ReadError::TooCostly { reason, .. } = &error else { panic!("{error:?}") };
+        assert!(reason.starts_with("its first "), "{reason}");
+        assert!(started.elapsed() < budget, "refused after {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_long_real_agreement_is_well_within_the_estimate() {
+        let corpus = format!("{}/tests/corpus/edgar/amazon-2023-tla.pdf", env!("CARGO_MANIFEST_DIR"));
+        let document = Document::load_mem(&std::fs::read(corpus).unwrap()).unwrap();
+        let operations = ReadCost::new(&document).of_document();
+        let affordable_in_30_s = (OPERATIONS_PER_SECOND as f64 * 30.0 * BUDGET_SHARE) as u64;
+        assert!(operations * 10 < affordable_in_30_s, "{operations} operations");
     }
 }

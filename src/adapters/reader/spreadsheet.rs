@@ -3,39 +3,34 @@
 //!
 //! - An XLSX workbook is a ZIP package. Before `calamine` sees it, every part is inflated once up
 //!   to [`MAX_UNPACKED_BYTES`] in total ([`check_zip_expansion`]): a zip bomb, or a part whose
-//!   header lies about its size, is refused having inflated no more than the cap. The cells are
-//!   then streamed (never a whole-sheet `Range`, which a single cell at XFD1048576 would make 17
-//!   billion cells wide) and only the first [`MAX_ROWS`] × [`MAX_COLUMNS`] kept, plus one row and
-//!   column beyond so that the interpreter can say the sheet is too large.
+//!   header lies about its size, is refused having inflated no more than the cap. The shared
+//!   strings are then counted as their part streams by ([`check_shared_strings`]), whether or not
+//!   the table declares a `uniqueCount`: `calamine` keeps every one in memory, and 64 MiB of
+//!   `<si/>` is 13 million of them. The cells are then streamed (never a whole-sheet `Range`,
+//!   which a single cell at XFD1048576 would make 17 billion cells wide) and only the first
+//!   [`MAX_ROWS`] × [`MAX_COLUMNS`] kept, plus one row and column beyond so that the interpreter
+//!   can say the sheet is too large.
 //! - A CSV file is decoded as the text reader decodes (UTF-8 with or without a BOM, UTF-16 with a
 //!   BOM, else Windows-1252), its delimiter told from its lines (`;` and tab as European and
-//!   spreadsheet exports write them, else `,`), and read with the `csv` crate.
+//!   spreadsheet exports write them, else `,`), its records' shape checked field by field
+//!   ([`check_csv_shape`]: at most [`MAX_CSV_FIELDS`] fields of [`MAX_CSV_FIELD_CHARS`]
+//!   characters, Excel's own limits) so that no record is ever held whole past them, and read with
+//!   the `csv` crate.
 //!
-//! The byte size of the upload is capped by the caller.
+//! The text kept in the grid is capped (the readers' text limit), and so is the byte size of the
+//! upload, by the caller. Reading runs in the reader's worker process (see [`super::worker`]),
+//! within its memory, CPU and wall-clock limits.
 
-use std::io::{Cursor, Read};
+use std::io::{BufReader, Cursor, Read};
 
 use calamine::{DataRef, Reader, Xlsx, XlsxError};
+use quick_xml::events::Event;
 
 use super::decode;
 use crate::domain::intake::ReadError;
 use crate::domain::statements::sheet::{CellValue, Grid, MAX_COLUMNS, MAX_ROWS};
 
-/// The spreadsheet formats read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SheetFormat {
-    Xlsx,
-    Csv,
-}
-
-impl SheetFormat {
-    fn name(self) -> &'static str {
-        match self {
-            SheetFormat::Xlsx => "XLSX",
-            SheetFormat::Csv => "CSV",
-        }
-    }
-}
+pub use crate::domain::statements::sheet::SheetFormat;
 
 /// The most an XLSX package may unpack to, all parts together: a workbook of 2,000 rows is well
 /// under 5 MiB of XML.
@@ -52,16 +47,18 @@ const COMPOUND_FILE_SIGNATURE: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x
 pub const CSV_SHEET_NAME: &str = "Sheet1";
 
 /// Reads a spreadsheet's cells: the XLSX workbook's sheet named like "statements" or "financials",
-/// else its first sheet with data; or the CSV file.
+/// else its first sheet with data; or the CSV file. The text of the cells kept is at most
+/// `max_text_bytes`.
 ///
 /// # Errors
 /// [`ReadError::Corrupt`] for a file that is not a readable spreadsheet of its format (with the
-/// reason: a password-protected or legacy `.xls` workbook says so), [`ReadError::Expands`] for a
-/// package that unpacks past [`MAX_UNPACKED_BYTES`].
-pub fn read_grid(format: SheetFormat, bytes: &[u8]) -> Result<Grid, ReadError> {
+/// reason: a password-protected or legacy `.xls` workbook, too many shared strings, a CSV record
+/// past Excel's limits say so), [`ReadError::Expands`] for a package that unpacks past
+/// [`MAX_UNPACKED_BYTES`], [`ReadError::TextTooLong`].
+pub fn read_grid(format: SheetFormat, bytes: &[u8], max_text_bytes: usize) -> Result<Grid, ReadError> {
     match format {
-        SheetFormat::Xlsx => read_xlsx(bytes, MAX_UNPACKED_BYTES),
-        SheetFormat::Csv => read_csv(bytes),
+        SheetFormat::Xlsx => read_xlsx(bytes, MAX_UNPACKED_BYTES, max_text_bytes),
+        SheetFormat::Csv => read_csv(bytes, max_text_bytes),
     }
 }
 
@@ -69,16 +66,16 @@ fn corrupt(format: SheetFormat, reason: impl Into<String>) -> ReadError {
     ReadError::Corrupt { media_type: format.name().to_owned(), reason: reason.into() }
 }
 
-fn read_xlsx(bytes: &[u8], max_unpacked: u64) -> Result<Grid, ReadError> {
+fn read_xlsx(bytes: &[u8], max_unpacked: u64, max_text_bytes: usize) -> Result<Grid, ReadError> {
     let corrupt = |reason: String| corrupt(SheetFormat::Xlsx, reason);
     if bytes.starts_with(&COMPOUND_FILE_SIGNATURE) {
         return Err(corrupt("password-protected or legacy .xls workbook: save as .xlsx".into()));
     }
     check_zip_expansion(bytes, max_unpacked, "XLSX")?;
-    check_shared_string_counts(bytes)?;
+    check_shared_strings(bytes, MAX_SHARED_STRINGS)?;
     let mut workbook = Xlsx::new(Cursor::new(bytes)).map_err(|e| corrupt(format!("not a readable workbook: {e}")))?;
     for name in sheets_in_reading_order(workbook.sheet_names()) {
-        let Some(rows) = read_worksheet(&mut workbook, &name)? else { continue };
+        let Some(rows) = read_worksheet(&mut workbook, &name, max_text_bytes)? else { continue };
         if rows.iter().any(|row| !row.is_empty()) {
             return Ok(Grid { sheet: name, rows });
         }
@@ -97,39 +94,67 @@ fn sheets_in_reading_order(names: Vec<String>) -> Vec<String> {
 }
 
 /// The cells of one worksheet, within the bounds; `None` for a chart sheet or dialog sheet.
-fn read_worksheet(workbook: &mut Xlsx<Cursor<&[u8]>>, name: &str) -> Result<Option<Vec<Vec<CellValue>>>, ReadError> {
+fn read_worksheet(
+    workbook: &mut Xlsx<Cursor<&[u8]>>,
+    name: &str,
+    max_text_bytes: usize,
+) -> Result<Option<Vec<Vec<CellValue>>>, ReadError> {
     let corrupt = |e: XlsxError| corrupt(SheetFormat::Xlsx, format!("worksheet '{name}' cannot be read: {e}"));
     let mut cells = match workbook.worksheet_cells_reader(name) {
         Ok(cells) => cells,
         Err(XlsxError::NotAWorksheet(_)) => return Ok(None),
         Err(e) => return Err(corrupt(e)),
     };
-    let mut rows: Vec<Vec<CellValue>> = Vec::new();
+    let mut grid = BoundedRows::new(max_text_bytes);
     while let Some(cell) = cells.next_cell().map_err(corrupt)? {
         let (row, col) = cell.get_position();
         let (row, col) = (row as usize, col as usize);
         let value = cell_value(cell.get_value());
         if value != CellValue::Empty {
-            put_within_bounds(&mut rows, row, col, value);
+            grid.put(row, col, value)?;
         }
     }
-    Ok(Some(rows))
+    Ok(Some(grid.rows))
 }
 
-/// Puts a cell in the grid. A cell past the bounds is put one row or column past them (where that
-/// slot is still empty) and no further: the interpreter refuses the sheet as too large, naming the
-/// bound, and the grid never grows past (`MAX_ROWS` + 1) × (`MAX_COLUMNS` + 1).
-fn put_within_bounds(rows: &mut Vec<Vec<CellValue>>, row: usize, col: usize, value: CellValue) {
-    let (row, col) = (row.min(MAX_ROWS), col.min(MAX_COLUMNS));
-    if rows.len() <= row {
-        rows.resize_with(row + 1, Vec::new);
+/// The rows of a grid as they are read, within its bounds and its text limit.
+struct BoundedRows {
+    rows: Vec<Vec<CellValue>>,
+    text_bytes: usize,
+    max_text_bytes: usize,
+}
+
+impl BoundedRows {
+    fn new(max_text_bytes: usize) -> Self {
+        Self { rows: Vec::new(), text_bytes: 0, max_text_bytes }
     }
-    let cells = &mut rows[row];
-    if cells.len() <= col {
-        cells.resize(col + 1, CellValue::Empty);
-    }
-    if cells[col] == CellValue::Empty {
+
+    /// Puts a cell in the grid. A cell past the bounds is put one row or column past them (where
+    /// that slot is still empty) and no further: the interpreter refuses the sheet as too large,
+    /// naming the bound, and the grid never grows past (`MAX_ROWS` + 1) × (`MAX_COLUMNS` + 1).
+    ///
+    /// # Errors
+    /// [`ReadError::TextTooLong`] when the text kept passes the limit.
+    fn put(&mut self, row: usize, col: usize, value: CellValue) -> Result<(), ReadError> {
+        let (row, col) = (row.min(MAX_ROWS), col.min(MAX_COLUMNS));
+        if self.rows.len() <= row {
+            self.rows.resize_with(row + 1, Vec::new);
+        }
+        let cells = &mut self.rows[row];
+        if cells.len() <= col {
+            cells.resize(col + 1, CellValue::Empty);
+        }
+        if cells[col] != CellValue::Empty {
+            return Ok(());
+        }
+        if let CellValue::Text(text) = &value {
+            self.text_bytes = self.text_bytes.saturating_add(text.len());
+            if self.text_bytes > self.max_text_bytes {
+                return Err(ReadError::TextTooLong { limit_bytes: self.max_text_bytes as u64 });
+            }
+        }
         cells[col] = value;
+        Ok(())
     }
 }
 
@@ -196,55 +221,134 @@ pub fn check_zip_expansion(bytes: &[u8], limit: u64, media_type: &str) -> Result
     Ok(())
 }
 
-/// Shared strings a workbook may declare: far above a statements workbook's few thousand.
+/// Shared strings a workbook may hold: far above a statements workbook's few thousand, and few
+/// enough that `calamine`'s table of them stays tens of MiB.
 const MAX_SHARED_STRINGS: u64 = 1_000_000;
 
-/// How far into a part its declared string count is looked for: it is on the root element.
-const PART_HEAD_BYTES: u64 = 4 * 1024;
-
-/// Refuses a workbook whose shared-string table declares more strings than it could hold:
-/// `calamine` reserves room for the declared `uniqueCount` before reading a string, so a count
-/// that lies would allocate without bound (and an allocation failure aborts the process rather
-/// than panicking). Each string takes at least five bytes (`<si/>`).
-fn check_shared_string_counts(bytes: &[u8]) -> Result<(), ReadError> {
+/// Refuses a workbook whose shared-string table holds, or declares, more than `limit` strings,
+/// counting the `<si>` elements of every shared-string part as it inflates (the part is already
+/// known to unpack within the cap). `calamine` keeps every string, and reserves room for the
+/// declared `uniqueCount` before reading one, so a count that lies would allocate without bound
+/// too (an allocation failure aborts the process rather than panicking); each string takes at
+/// least five bytes (`<si/>`).
+fn check_shared_strings(bytes: &[u8], limit: u64) -> Result<(), ReadError> {
     let corrupt = |reason: String| corrupt(SheetFormat::Xlsx, reason);
     let mut archive =
         zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| corrupt(format!("not a readable ZIP package: {e}")))?;
     for index in 0..archive.len() {
         let entry = archive.by_index(index).map_err(|e| corrupt(format!("part {index}: {e}")))?;
+        // calamine reads `<workbook dir>/sharedStrings.xml`, matching names without case.
+        let is_shared_strings = entry.name().is_ok_and(|name| {
+            name.rsplit('/').next().is_some_and(|file| file.eq_ignore_ascii_case("sharedStrings.xml"))
+        });
+        if !is_shared_strings {
+            continue;
+        }
         let size = entry.size();
-        let mut head = Vec::new();
-        entry.take(PART_HEAD_BYTES).read_to_end(&mut head).map_err(|e| corrupt(format!("part {index}: {e}")))?;
-        let Some(declared) = declared_unique_count(&head) else { continue };
-        if declared > MAX_SHARED_STRINGS || declared.saturating_mul(5) > size {
-            return Err(corrupt(format!(
-                "the shared-string table declares {declared} strings in {size} bytes (at most {MAX_SHARED_STRINGS} are read)"
-            )));
+        let too_many = |count: String| {
+            corrupt(format!("the shared-string table {count} strings (at most {limit} are read) in {size} bytes"))
+        };
+        let mut xml = quick_xml::Reader::from_reader(BufReader::new(entry));
+        let config = xml.config_mut();
+        config.check_end_names = false;
+        config.check_comments = false;
+        let mut buffer = Vec::new();
+        let mut strings: u64 = 0;
+        loop {
+            buffer.clear();
+            match xml.read_event_into(&mut buffer) {
+                Ok(Event::Start(element) | Event::Empty(element)) => match element.local_name().as_ref() {
+                    "sst" => {
+                        let declared = element
+                            .try_get_attribute("uniqueCount")
+                            .ok()
+                            .flatten()
+                            .map(|count| count.value.trim().parse::<u64>().unwrap_or(u64::MAX));
+                        if let Some(declared) = declared
+                            && (declared > limit || declared.saturating_mul(5) > size)
+                        {
+                            return Err(too_many(format!("declares {declared}")));
+                        }
+                    }
+                    "si" => {
+                        strings += 1;
+                        if strings > limit {
+                            return Err(too_many(format!("holds more than {limit}")));
+                        }
+                    }
+                    _ => {}
+                },
+                Ok(Event::Eof) => break,
+                Ok(_) => {}
+                Err(e) => return Err(corrupt(format!("the shared-string table cannot be read: {e}"))),
+            }
         }
     }
     Ok(())
 }
 
-/// The `uniqueCount` (or, when too long to parse, `u64::MAX`) a part's `<sst>` element declares.
-fn declared_unique_count(head: &[u8]) -> Option<u64> {
-    let head = String::from_utf8_lossy(head);
-    let sst = head.find("<sst")?;
-    let after = &head[sst..];
-    let value = after.find("uniqueCount=").map(|at| &after[at + "uniqueCount=".len()..])?;
-    let digits: String = value.trim_start_matches(['"', '\'']).chars().take_while(char::is_ascii_digit).collect();
-    Some(digits.parse().unwrap_or(u64::MAX))
+/// Fields a CSV record may have: Excel's column limit (XFD), so no spreadsheet's export has more.
+pub const MAX_CSV_FIELDS: usize = 16_384;
+
+/// Characters a CSV field may have: Excel's limit for a cell.
+pub const MAX_CSV_FIELD_CHARS: usize = 32_767;
+
+/// Refuses a CSV text with a record of more than [`MAX_CSV_FIELDS`] fields or a field of more
+/// than [`MAX_CSV_FIELD_CHARS`] characters, reading it field by field with the parser the `csv`
+/// crate is built on, configured as [`read_csv`] configures it (so both see the same fields),
+/// through a fixed buffer: a 25 MB line of 12 million fields costs nothing here, where the `csv`
+/// crate would hold the whole record (hundreds of MiB).
+fn check_csv_shape(text: &[u8], delimiter: u8) -> Result<(), ReadError> {
+    use csv_core::ReadFieldResult;
+    let mut reader = csv_core::ReaderBuilder::new().delimiter(delimiter).build();
+    let mut input = text;
+    let mut output = [0_u8; 8 * 1024];
+    let (mut record, mut fields, mut field_chars) = (1_u64, 0_usize, 0_usize);
+    loop {
+        let (result, read, written) = reader.read_field(input, &mut output);
+        input = &input[read..];
+        // Characters, not bytes: the text is UTF-8, and continuation bytes start with 0b10.
+        field_chars += output[..written].iter().filter(|byte| (**byte & 0xC0) != 0x80).count();
+        if field_chars > MAX_CSV_FIELD_CHARS {
+            return Err(corrupt(
+                SheetFormat::Csv,
+                format!(
+                    "record {record} has a field longer than {MAX_CSV_FIELD_CHARS} characters (Excel's cell limit)"
+                ),
+            ));
+        }
+        match result {
+            ReadFieldResult::InputEmpty | ReadFieldResult::OutputFull => {}
+            ReadFieldResult::Field { record_end } => {
+                fields += 1;
+                field_chars = 0;
+                if fields > MAX_CSV_FIELDS {
+                    return Err(corrupt(
+                        SheetFormat::Csv,
+                        format!("record {record} has more than {MAX_CSV_FIELDS} fields (Excel's column limit)"),
+                    ));
+                }
+                if record_end {
+                    record += 1;
+                    fields = 0;
+                }
+            }
+            ReadFieldResult::End => return Ok(()),
+        }
+    }
 }
 
-fn read_csv(bytes: &[u8]) -> Result<Grid, ReadError> {
+fn read_csv(bytes: &[u8], max_text_bytes: usize) -> Result<Grid, ReadError> {
     let corrupt = |reason: String| corrupt(SheetFormat::Csv, reason);
     let text = decode(bytes);
     if let Some(at) = text.find(|c: char| c.is_control() && !matches!(c, '\t' | '\r' | '\n')) {
         return Err(corrupt(format!("a binary file, not text (control character at byte {at})")));
     }
     let delimiter = detect_delimiter(&text);
+    check_csv_shape(text.as_bytes(), delimiter)?;
     let mut reader =
         csv::ReaderBuilder::new().has_headers(false).flexible(true).delimiter(delimiter).from_reader(text.as_bytes());
-    let mut rows: Vec<Vec<CellValue>> = Vec::new();
+    let mut grid = BoundedRows::new(max_text_bytes);
     // Line breaks inside quoted fields so far: the record's line less these is its row, as a
     // spreadsheet shows the file (blank lines are rows there, and the csv crate skips them).
     let mut breaks_in_fields: u64 = 0;
@@ -261,14 +365,14 @@ fn read_csv(bytes: &[u8]) -> Result<Grid, ReadError> {
         for (col, field) in record.iter().enumerate() {
             let value = csv_cell(field, delimiter);
             if value != CellValue::Empty {
-                put_within_bounds(&mut rows, row, col, value);
+                grid.put(row, col, value)?;
             }
         }
-        if row >= MAX_ROWS && rows.len() > MAX_ROWS {
+        if row >= MAX_ROWS && grid.rows.len() > MAX_ROWS {
             break;
         }
     }
-    Ok(Grid { sheet: CSV_SHEET_NAME.to_owned(), rows })
+    Ok(Grid { sheet: CSV_SHEET_NAME.to_owned(), rows: grid.rows })
 }
 
 /// The line a record starts on: the csv crate positions a record after blank lines at the first
@@ -346,6 +450,9 @@ mod tests {
     use crate::domain::statements::StatementItem;
     use crate::domain::statements::sheet::{SheetError, interpret};
 
+    /// The text limit, where a test is not about it.
+    const TEXT: usize = 1 << 20;
+
     /// A workbook as an analyst sends it: a cover sheet without data first, then the statements
     /// on a sheet named for them, in thousands, with a date-formatted header row.
     fn statements_workbook() -> Vec<u8> {
@@ -377,7 +484,7 @@ mod tests {
 
     #[test]
     fn an_xlsx_workbook_is_read_from_its_statements_sheet_with_dates() {
-        let grid = read_grid(SheetFormat::Xlsx, &statements_workbook()).unwrap();
+        let grid = read_grid(SheetFormat::Xlsx, &statements_workbook(), TEXT).unwrap();
         assert_eq!(grid.sheet, "Financial statements");
         assert_eq!(grid.rows[2][1], CellValue::Date(date!(2023 - 12 - 31)));
 
@@ -403,7 +510,7 @@ mod tests {
     #[test]
     fn a_semicolon_csv_with_european_numbers_and_a_bom() {
         let csv = "\u{feff}Line item;Dec 31, 2023;Dec 31, 2022\nUnits;1000\n\nRevenue;1.234,5;1.100\nNet income;(12,5);-3\nNotes;\"two\nlines\";x\nCash;7;8\n";
-        let grid = read_grid(SheetFormat::Csv, csv.as_bytes()).unwrap();
+        let grid = read_grid(SheetFormat::Csv, csv.as_bytes(), TEXT).unwrap();
         assert_eq!(grid.sheet, CSV_SHEET_NAME);
         assert_eq!(grid.rows[3][1], CellValue::Number(1_234.5));
         assert_eq!(grid.rows[3][2], CellValue::Number(1_100.0));
@@ -420,7 +527,7 @@ mod tests {
     #[test]
     fn a_comma_csv_keeps_formatted_numbers_as_text_and_windows_1252_is_decoded() {
         let csv = b"Item,FY2023,FY2022\nRevenue,\"1,234\",900\nNet income,(5),\x80 3\n";
-        let grid = read_grid(SheetFormat::Csv, csv).unwrap();
+        let grid = read_grid(SheetFormat::Csv, csv, TEXT).unwrap();
         assert_eq!(grid.rows[1][1], CellValue::Text("1,234".into()));
         assert_eq!(grid.rows[1][2], CellValue::Number(900.0));
         assert_eq!(grid.rows[2][2], CellValue::Text("€ 3".into()));
@@ -437,24 +544,47 @@ mod tests {
         zip.write_all(&vec![b'0'; 8 << 20]).unwrap();
         let bomb = zip.finish().unwrap().into_inner();
         assert!(bomb.len() < 100 * 1024, "bomb is {} bytes", bomb.len());
-        assert_eq!(read_xlsx(&bomb, 1 << 20), Err(ReadError::Expands { limit_bytes: 1 << 20 }));
+        assert_eq!(read_xlsx(&bomb, 1 << 20, TEXT), Err(ReadError::Expands { limit_bytes: 1 << 20 }));
         assert_eq!(check_zip_expansion(&bomb, 1 << 20, "XLSX"), Err(ReadError::Expands { limit_bytes: 1 << 20 }));
         assert_eq!(check_zip_expansion(&bomb, 16 << 20, "XLSX"), Ok(()));
     }
 
+    /// A workbook's package with one part, deflated.
+    fn package(part: &str, content: &[u8]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file(part, options).unwrap();
+        zip.write_all(content).unwrap();
+        zip.finish().unwrap().into_inner()
+    }
+
     #[test]
     fn a_shared_string_table_that_declares_more_strings_than_it_holds_is_refused() {
-        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-        zip.start_file("xl/sharedStrings.xml", SimpleFileOptions::default()).unwrap();
-        zip.write_all(
+        let lying = package(
+            "xl/sharedStrings.xml",
             br#"<?xml version="1.0"?><sst xmlns="x" count="1" uniqueCount="4000000000000"><si><t>a</t></si></sst>"#,
-        )
-        .unwrap();
-        let lying = zip.finish().unwrap().into_inner();
-        let error = read_grid(SheetFormat::Xlsx, &lying).unwrap_err();
-        assert!(error.to_string().contains("declares 4000000000000 strings"), "{error}");
-        assert_eq!(declared_unique_count(br#"<sst count="3" uniqueCount="2">"#), Some(2));
-        assert_eq!(declared_unique_count(b"<worksheet>"), None);
+        );
+        let error = read_grid(SheetFormat::Xlsx, &lying, TEXT).unwrap_err();
+        assert!(error.to_string().contains("declares 4000000000000"), "{error}");
+    }
+
+    #[test]
+    fn shared_strings_without_a_unique_count_are_counted_as_they_stream_and_refused_past_the_limit() {
+        // The review's bomb: no uniqueCount, millions of empty strings deflated to a few KB, which
+        // calamine would hold at 24 bytes and more each.
+        let mut table = String::from(
+            r#"<?xml version="1.0"?><x:sst xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main">"#,
+        );
+        table.push_str(&"<x:si/>".repeat(MAX_SHARED_STRINGS as usize + 1));
+        table.push_str("</x:sst>");
+        let bomb = package("xl/SharedStrings.xml", table.as_bytes());
+        assert!(bomb.len() < 200 * 1024, "bomb is {} bytes", bomb.len());
+        let error = read_grid(SheetFormat::Xlsx, &bomb, TEXT).unwrap_err();
+        assert!(error.to_string().contains(&format!("holds more than {MAX_SHARED_STRINGS} strings")), "{error}");
+
+        let within = package("xl/sharedStrings.xml", b"<sst><si><t>Revenue</t></si><si/></sst>");
+        assert_eq!(check_shared_strings(&within, 2), Ok(()));
+        assert!(check_shared_strings(&within, 1).is_err());
     }
 
     #[test]
@@ -464,11 +594,11 @@ mod tests {
             Err(ReadError::Corrupt { reason, .. }) => reason,
             other => panic!("{other:?}"),
         };
-        corrupt(read_grid(SheetFormat::Xlsx, &whole[..whole.len() / 2]));
-        corrupt(read_grid(SheetFormat::Xlsx, &whole[..whole.len() - 10]));
+        corrupt(read_grid(SheetFormat::Xlsx, &whole[..whole.len() / 2], TEXT));
+        corrupt(read_grid(SheetFormat::Xlsx, &whole[..whole.len() - 10], TEXT));
         let mut legacy = COMPOUND_FILE_SIGNATURE.to_vec();
         legacy.extend([0; 504]);
-        assert!(corrupt(read_grid(SheetFormat::Xlsx, &legacy)).contains("password-protected or legacy .xls"));
+        assert!(corrupt(read_grid(SheetFormat::Xlsx, &legacy, TEXT)).contains("password-protected or legacy .xls"));
 
         // A fixed pseudo-random sequence, so a failure is reproducible.
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -480,8 +610,8 @@ mod tests {
                 state.to_le_bytes()[0]
             })
             .collect();
-        corrupt(read_grid(SheetFormat::Xlsx, &random));
-        corrupt(read_grid(SheetFormat::Csv, &random));
+        corrupt(read_grid(SheetFormat::Xlsx, &random, TEXT));
+        corrupt(read_grid(SheetFormat::Csv, &random, TEXT));
     }
 
     #[test]
@@ -491,15 +621,44 @@ mod tests {
         sheet.write_string(0, 1, "FY2023").unwrap();
         sheet.write_number(5_000, 0, 1.0).unwrap();
         sheet.write_number(0, 16_000, 1.0).unwrap();
-        let grid = read_grid(SheetFormat::Xlsx, &workbook.save_to_buffer().unwrap()).unwrap();
+        let grid = read_grid(SheetFormat::Xlsx, &workbook.save_to_buffer().unwrap(), TEXT).unwrap();
         assert_eq!(grid.rows.len(), MAX_ROWS + 1);
         assert_eq!(grid.rows[0].len(), MAX_COLUMNS + 1);
         assert!(matches!(interpret(&grid, "f.xlsx"), Err(SheetError::TooManyRows { .. })));
 
         let mut csv = String::from("Item,FY2023\n");
         csv.push_str(&"Revenue,1\n".repeat(MAX_ROWS + 50));
-        let grid = read_grid(SheetFormat::Csv, csv.as_bytes()).unwrap();
+        let grid = read_grid(SheetFormat::Csv, csv.as_bytes(), TEXT).unwrap();
         assert_eq!(grid.rows.len(), MAX_ROWS + 1);
         assert!(matches!(interpret(&grid, "f.csv"), Err(SheetError::TooManyRows { .. })));
+    }
+
+    #[test]
+    fn a_csv_record_past_excels_column_limit_or_a_field_past_its_cell_limit_is_refused() {
+        let reason = |csv: &str| match read_grid(SheetFormat::Csv, csv.as_bytes(), usize::MAX) {
+            Err(ReadError::Corrupt { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        // The review's shape: one line of commas.
+        let wide = format!("Item,FY2023\nRevenue{}\n", ",1".repeat(MAX_CSV_FIELDS));
+        assert_eq!(reason(&wide), format!("record 2 has more than {MAX_CSV_FIELDS} fields (Excel's column limit)"));
+        let long = format!("Item,FY2023\n\"{}\",1\n", "é".repeat(MAX_CSV_FIELD_CHARS + 1));
+        assert!(reason(&long).starts_with("record 2 has a field longer than"), "{}", reason(&long));
+
+        // At the limits, a file is read: an Excel export of a full-width row, a cell of 32,767.
+        let widest =
+            format!("Item{}\nRevenue,\"{}\"\n", ",".repeat(MAX_CSV_FIELDS - 1), "é".repeat(MAX_CSV_FIELD_CHARS));
+        let grid = read_grid(SheetFormat::Csv, widest.as_bytes(), usize::MAX).unwrap();
+        assert_eq!(grid.rows[1][1], CellValue::Text("é".repeat(MAX_CSV_FIELD_CHARS)));
+    }
+
+    #[test]
+    fn the_text_kept_from_a_sheet_is_capped() {
+        let csv = format!("Item,FY2023\n{}", "A long unrecognised label,1\n".repeat(100));
+        assert_eq!(
+            read_grid(SheetFormat::Csv, csv.as_bytes(), 1_000),
+            Err(ReadError::TextTooLong { limit_bytes: 1_000 })
+        );
+        assert!(read_grid(SheetFormat::Csv, csv.as_bytes(), 10_000).is_ok());
     }
 }

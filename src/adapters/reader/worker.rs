@@ -1,5 +1,6 @@
 //! The reader's worker process: the same binary started as `creditflow read-document`, reading
-//! one file from stdin and writing what it read as JSON to stdout.
+//! one file (a document, or a statements spreadsheet) from stdin and writing what it read as JSON
+//! to stdout.
 //!
 //! Parsers of untrusted files can be made to allocate gigabytes, overflow their stack, loop, or
 //! panic; the measurements behind this design (docs/INTAKE-CRATES.md) saw five crates abort the
@@ -12,22 +13,61 @@
 use std::io::{Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use rlimit::Resource;
 
 use super::read_in_process;
+use super::spreadsheet::read_grid;
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
+use crate::domain::statements::sheet::SheetFormat;
 
 /// The first argument that makes the binary a worker.
 pub const SUBCOMMAND: &str = "read-document";
 
+/// What the worker reads the file as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// A document, into its text ([`ReadDocument`]).
+    Document(MediaType),
+    /// A statements spreadsheet, into its cells ([`crate::domain::statements::sheet::Grid`]).
+    Sheet(SheetFormat),
+}
+
+impl Job {
+    /// On the command line: a document's media type, or `sheet/xlsx`, `sheet/csv`.
+    fn to_arg(self) -> String {
+        match self {
+            Job::Document(media_type) => media_type.mime().to_owned(),
+            Job::Sheet(format) => format!("sheet/{}", format.name().to_ascii_lowercase()),
+        }
+    }
+
+    fn parse(arg: &str) -> Option<Self> {
+        match arg {
+            "sheet/xlsx" => Some(Job::Sheet(SheetFormat::Xlsx)),
+            "sheet/csv" => Some(Job::Sheet(SheetFormat::Csv)),
+            media => MediaType::from_mime(media).map(Job::Document),
+        }
+    }
+
+    /// The format named in a parser failure's message.
+    fn format_name(self) -> String {
+        match self {
+            Job::Document(media_type) => media_type.extension().to_ascii_uppercase(),
+            Job::Sheet(format) => format.name().to_owned(),
+        }
+    }
+}
+
 /// What the worker is told on its command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerArgs {
-    pub media_type: MediaType,
+    pub job: Job,
     pub max_input_bytes: u64,
     pub max_text_bytes: usize,
     pub memory_mib: u64,
+    /// Its CPU limit, and the read budget a reader plans against (the service's wall-clock limit).
     pub cpu_seconds: u64,
 }
 
@@ -35,7 +75,7 @@ impl WorkerArgs {
     pub fn to_args(&self) -> Vec<String> {
         vec![
             SUBCOMMAND.to_owned(),
-            self.media_type.mime().to_owned(),
+            self.job.to_arg(),
             self.max_input_bytes.to_string(),
             self.max_text_bytes.to_string(),
             self.memory_mib.to_string(),
@@ -45,8 +85,8 @@ impl WorkerArgs {
 
     fn parse(args: &[String]) -> Option<Self> {
         match args {
-            [_, media, input, text, memory, cpu] => Some(WorkerArgs {
-                media_type: MediaType::from_mime(media)?,
+            [_, job, input, text, memory, cpu] => Some(WorkerArgs {
+                job: Job::parse(job)?,
                 max_input_bytes: input.parse().ok()?,
                 max_text_bytes: text.parse().ok()?,
                 memory_mib: memory.parse().ok()?,
@@ -65,7 +105,7 @@ pub fn run_if_requested() -> Option<ExitCode> {
         return None;
     }
     let Some(args) = WorkerArgs::parse(&args) else {
-        eprintln!("usage: creditflow {SUBCOMMAND} MEDIA_TYPE MAX_INPUT MAX_TEXT MEMORY_MIB CPU_SECONDS");
+        eprintln!("usage: creditflow {SUBCOMMAND} MEDIA_TYPE|sheet/FORMAT MAX_INPUT MAX_TEXT MEMORY_MIB CPU_SECONDS");
         return Some(ExitCode::from(2));
     };
     Some(run(&args))
@@ -88,8 +128,12 @@ fn run(args: &WorkerArgs) -> ExitCode {
         eprintln!("creditflow {SUBCOMMAND}: input missing or over its limit");
         return ExitCode::from(4);
     }
-    let result = read_caught(args.media_type, &input, args.max_text_bytes);
-    let Ok(json) = serde_json::to_vec(&result) else {
+    let budget = Duration::from_secs(args.cpu_seconds);
+    let json = match args.job {
+        Job::Document(media_type) => serde_json::to_vec(&read_caught(media_type, &input, args.max_text_bytes, budget)),
+        Job::Sheet(format) => serde_json::to_vec(&caught(args.job, || read_grid(format, &input, args.max_text_bytes))),
+    };
+    let Ok(json) = json else {
         return ExitCode::from(5);
     };
     let mut stdout = std::io::stdout().lock();
@@ -100,23 +144,25 @@ fn run(args: &WorkerArgs) -> ExitCode {
 }
 
 /// Reads in this process, a parser's panic reported as [`ReadError::ParserPanicked`].
-pub fn read_caught(media_type: MediaType, bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
-    caught(media_type, || read_in_process(media_type, bytes, max_text_bytes))
+pub fn read_caught(
+    media_type: MediaType,
+    bytes: &[u8],
+    max_text_bytes: usize,
+    budget: Duration,
+) -> Result<ReadDocument, ReadError> {
+    caught(Job::Document(media_type), || read_in_process(media_type, bytes, max_text_bytes, budget))
 }
 
-/// Runs `read`, its panic caught as [`ReadError::ParserPanicked`] with the panic's message (which
+/// Runs a reader, its panic caught as [`ReadError::ParserPanicked`] with the panic's message (which
 /// the service logs and never sends).
-fn caught(
-    media_type: MediaType,
-    read: impl FnOnce() -> Result<ReadDocument, ReadError>,
-) -> Result<ReadDocument, ReadError> {
+fn caught<T>(job: Job, read: impl FnOnce() -> Result<T, ReadError>) -> Result<T, ReadError> {
     catch_unwind(AssertUnwindSafe(read)).unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_owned());
-        Err(ReadError::ParserPanicked { media_type: media_type.extension().to_ascii_uppercase(), panic: message })
+        Err(ReadError::ParserPanicked { media_type: job.format_name(), panic: message })
     })
 }
 
@@ -129,7 +175,7 @@ mod tests {
         // What pdf-extract says on some fonts it cannot read.
         let panicking = || -> Result<ReadDocument, ReadError> { panic!("called `Option::unwrap()` on a `None` value") };
 
-        let error = caught(MediaType::Pdf, panicking).expect_err("the panic is caught");
+        let error = caught(Job::Document(MediaType::Pdf), panicking).expect_err("the panic is caught");
 
         let ReadError::ParserPanicked { media_type, panic } = &error else { panic!("{error:?}") };
         assert_eq!(media_type, "PDF");
@@ -139,17 +185,19 @@ mod tests {
 
     #[test]
     fn arguments_round_trip() {
-        let args = WorkerArgs {
-            media_type: MediaType::Docx,
-            max_input_bytes: 25 << 20,
-            max_text_bytes: 5 << 20,
-            memory_mib: 1024,
-            cpu_seconds: 30,
-        };
-        let mut argv = args.to_args();
-        assert_eq!(argv[0], SUBCOMMAND);
-        assert_eq!(WorkerArgs::parse(&argv), Some(args));
-        argv.pop();
-        assert_eq!(WorkerArgs::parse(&argv), None);
+        for job in [Job::Document(MediaType::Docx), Job::Sheet(SheetFormat::Xlsx), Job::Sheet(SheetFormat::Csv)] {
+            let args = WorkerArgs {
+                job,
+                max_input_bytes: 25 << 20,
+                max_text_bytes: 5 << 20,
+                memory_mib: 1024,
+                cpu_seconds: 30,
+            };
+            let mut argv = args.to_args();
+            assert_eq!(argv[0], SUBCOMMAND);
+            assert_eq!(WorkerArgs::parse(&argv), Some(args));
+            argv.pop();
+            assert_eq!(WorkerArgs::parse(&argv), None);
+        }
     }
 }

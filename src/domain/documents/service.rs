@@ -456,15 +456,15 @@ impl DocumentService {
         Ok((OriginalFile::new(media_type, fetched.bytes), file_name))
     }
 
-    /// Checks an uploaded file against its declared type and reads its text.
+    /// Checks a file `caller` sent against its declared type and reads its text.
     ///
     /// # Errors
     /// See [`read_upload`]; [`DocumentError::Unreadable`] when no reader is configured.
-    pub async fn read_upload(&self, original: OriginalFile) -> Result<SourceFile, DocumentError> {
+    pub async fn read_upload(&self, caller: Principal, original: OriginalFile) -> Result<SourceFile, DocumentError> {
         let Some(reader) = &self.reader else {
             return Err(DocumentError::Unreadable(ReadError::Failed("no document reader is configured".into())));
         };
-        read_upload(reader.as_ref(), original).await
+        read_upload(reader.as_ref(), caller.user_id, original).await
     }
 
     /// The file version `version` of a document the caller may see was read from.

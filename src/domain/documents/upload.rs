@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::error::DocumentError;
+use crate::domain::auth::UserId;
 use crate::domain::intake::{MediaType, PageMap, ReadDocument, ReadError};
 use crate::ports::reader::DocumentReader;
 
@@ -51,19 +52,24 @@ pub struct SourceFile {
     pub read: ReadDocument,
 }
 
-/// Checks `original` and reads it with `reader`.
+/// Checks `original` and reads it with `reader`, in `caller`'s turn.
 ///
 /// # Errors
 /// [`DocumentError::UnsupportedMediaType`] when the bytes are not what was declared;
 /// [`DocumentError::Unreadable`] when the file cannot be read, or is a scan: a PDF where more than
 /// half the pages, or all of them, have no text layer is refused naming them (the service does no
 /// OCR; a few such pages, e.g. a scanned signature page, are listed with the extraction instead).
-pub async fn read_upload(reader: &dyn DocumentReader, original: OriginalFile) -> Result<SourceFile, DocumentError> {
+pub async fn read_upload(
+    reader: &dyn DocumentReader,
+    caller: UserId,
+    original: OriginalFile,
+) -> Result<SourceFile, DocumentError> {
     original
         .media_type
         .check(&original.bytes)
         .map_err(|mismatch| DocumentError::UnsupportedMediaType { message: mismatch.to_string() })?;
-    let read = reader.read(original.media_type, original.bytes.clone()).await.map_err(DocumentError::Unreadable)?;
+    let read =
+        reader.read(caller, original.media_type, original.bytes.clone()).await.map_err(DocumentError::Unreadable)?;
     let pages = read.pages.starts().len();
     let blank = read.pages_without_text.len();
     if pages > 0 && (blank == pages || blank * 2 > pages) {
@@ -124,7 +130,7 @@ mod tests {
 
     fn reader_returning(result: Result<ReadDocument, ReadError>) -> Arc<MockDocumentReader> {
         let mut reader = MockDocumentReader::new();
-        reader.expect_read().returning(move |_, _| result.clone());
+        reader.expect_read().returning(move |_, _, _| result.clone());
         Arc::new(reader)
     }
 
@@ -143,27 +149,27 @@ mod tests {
         let mut reader = MockDocumentReader::new();
         reader.expect_read().never();
         let docx_bytes = OriginalFile::new(MediaType::Docx, Bytes::from_static(b"%PDF-1.7"));
-        let error = read_upload(&reader, docx_bytes).await.unwrap_err();
+        let error = read_upload(&reader, UserId::new_random(), docx_bytes).await.unwrap_err();
         assert!(matches!(error, DocumentError::UnsupportedMediaType { .. }), "{error}");
     }
 
     #[tokio::test]
     async fn a_scan_is_refused_naming_its_pages_and_a_scanned_signature_page_is_not() {
         let scan = reader_returning(Ok(pages(&["", " 2 ", WORDS])));
-        let error = read_upload(scan.as_ref(), pdf()).await.unwrap_err();
+        let error = read_upload(scan.as_ref(), UserId::new_random(), pdf()).await.unwrap_err();
         assert!(
             matches!(&error, DocumentError::Unreadable(ReadError::ImageOnly { pages, total: 3 }) if pages == &[1, 2])
         );
 
         let signed = reader_returning(Ok(pages(&[WORDS, WORDS, ""])));
-        let source = read_upload(signed.as_ref(), pdf()).await.unwrap();
+        let source = read_upload(signed.as_ref(), UserId::new_random(), pdf()).await.unwrap();
         assert_eq!(source.read.pages_without_text, vec![3]);
     }
 
     #[tokio::test]
     async fn what_the_reader_refuses_is_reported_as_is() {
         let encrypted = reader_returning(Err(ReadError::Encrypted));
-        let error = read_upload(encrypted.as_ref(), pdf()).await.unwrap_err();
+        let error = read_upload(encrypted.as_ref(), UserId::new_random(), pdf()).await.unwrap_err();
         assert!(matches!(error, DocumentError::Unreadable(ReadError::Encrypted)));
     }
 

@@ -123,6 +123,10 @@ pub enum ReadError {
     TextTooLong { limit_bytes: u64 },
     #[error("reading the file took longer than {seconds} s")]
     TimedOut { seconds: u64 },
+    /// Found before the budget was spent: by the work the file asks for, or by how fast its
+    /// first part was read.
+    #[error("the file cannot be read within the {limit_seconds} s a file may take: {reason}")]
+    TooCostly { limit_seconds: u64, reason: String },
     #[error("reading the file ran past the reader's memory limit of {limit_mib} MiB, or crashed the parser")]
     OutOfMemory { limit_mib: u64 },
     #[error("every document reader is busy; try again shortly")]

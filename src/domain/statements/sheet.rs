@@ -49,8 +49,25 @@ pub fn kept_text(text: &str) -> String {
     kept
 }
 
+/// The spreadsheet formats statements are read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SheetFormat {
+    Xlsx,
+    Csv,
+}
+
+impl SheetFormat {
+    /// As messages name it: `XLSX`, `CSV`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SheetFormat::Xlsx => "XLSX",
+            SheetFormat::Csv => "CSV",
+        }
+    }
+}
+
 /// One cell as the adapter read it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum CellValue {
     Empty,
     Number(f64),
@@ -59,7 +76,7 @@ pub enum CellValue {
 }
 
 /// One worksheet: `rows[r][c]`, both 0-based; rows may differ in length.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Grid {
     pub sheet: String,
     pub rows: Vec<Vec<CellValue>>,
