@@ -774,6 +774,7 @@ async fn a_deal_shows_its_covenants_against_their_schedule_runs_a_test_and_print
         browser.run("return document.querySelector('table.kind-documents a').getAttribute('href');", vec![]).await;
     assert_eq!(document_link, json!(format!("#/documents/{document_id}")));
     browser.screenshot("latest-test").await;
+    browser.screenshot_at(800, "latest-test-800px").await;
     browser.run("document.getElementById('history-heading').scrollIntoView();", vec![]).await;
     browser.screenshot("history").await;
 
@@ -831,6 +832,15 @@ async fn a_deal_shows_its_covenants_against_their_schedule_runs_a_test_and_print
     assert_eq!(printed, json!(["none", "none", "none"]), "printed, the summary stands alone");
     browser.screenshot("summary-printed").await;
     browser.emulate_media("").await;
+
+    // A deal with nothing the analyst may see: the API's refusal, and the form to try another.
+    browser.go("#/deals/999").await;
+    browser.wait_for_text("#view .error", "eal not found").await;
+    browser.wait_for("form.open-deal input[name=deal_id]").await;
+    // A test that is not the deal's: refused where the covenants go; the rest of the deal is shown.
+    browser.go("#/deals/42/tests/00000000-0000-4000-8000-000000000000").await;
+    browser.wait_for_text("#view .card .error", "ovenant test not found").await;
+    browser.wait_for("#records-heading").await;
 
     // The agreement's screen links to its deal.
     browser.go(&format!("#/documents/{document_id}")).await;

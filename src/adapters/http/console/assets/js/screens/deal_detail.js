@@ -19,27 +19,38 @@ export async function show(view, [dealId, testId], context) {
 /** Reads the workspace, the tests and the test to show (the one named, else the latest), then draws them. */
 async function load(slot, dealId, testId, context, shown = null) {
   const base = `/api/deals/${encodeURIComponent(dealId)}`;
+  let workspace;
+  let list;
   try {
-    const [workspace, list] = await Promise.all([
-      getJson(base, { signal: context.signal }),
-      getJson(`${base}/covenant-tests`, { signal: context.signal }),
-    ]);
-    const chosen = testId ?? list.covenant_tests[0]?.test_id ?? null;
-    const test = shown ?? (chosen ? await getJson(`${base}/covenant-tests/${encodeURIComponent(chosen)}`, { signal: context.signal }) : null);
-    render(slot, dealId, workspace, list, test, context);
+    [workspace, list] = await Promise.all([getJson(base, { signal: context.signal }), getJson(`${base}/covenant-tests`, { signal: context.signal })]);
+  } catch (error) {
+    // A deal the analyst may see nothing of is a 404: offer to open another.
+    if (error.name !== 'AbortError') replace(slot, errorBox(error), error.status === 404 ? openDealForm(context, dealId) : null);
+    return;
+  }
+  const chosen = testId ?? list.covenant_tests[0]?.test_id ?? null;
+  let test = shown;
+  try {
+    if (!test && chosen) test = await getJson(`${base}/covenant-tests/${encodeURIComponent(chosen)}`, { signal: context.signal });
   } catch (error) {
     if (error.name === 'AbortError') return;
-    replace(slot, errorBox(error), error.status === 404 ? openDealForm(context, dealId) : null);
+    test = { error };
   }
+  render(slot, dealId, workspace, list, test, context);
 }
 
 function render(slot, dealId, workspace, list, test, context) {
   const latest = list.covenant_tests[0]?.test_id ?? null;
+  const covenants = !test
+    ? h('section', { class: 'card' }, h('h2', {}, 'Covenants'), h('p', { class: 'muted' }, 'No covenant test of this deal yet: run one below.'))
+    : test.error
+      ? h('section', { class: 'card' }, h('h2', {}, 'Covenants'), errorBox(test.error))
+      : covenantsCard(dealId, test, test.test_id === latest);
   replace(
     slot,
-    test ? covenantsCard(dealId, test, test.test_id === latest) : h('section', { class: 'card' }, h('h2', {}, 'Covenants'), h('p', { class: 'muted' }, 'No covenant test of this deal yet: run one below.')),
+    covenants,
     runForm(slot, dealId, workspace, context),
-    list.total > 0 ? historyCard(dealId, list, test) : null,
+    list.total > 0 ? historyCard(dealId, list, test?.error ? null : test) : null,
     recordsCard(dealId, workspace),
   );
 }
@@ -73,7 +84,7 @@ function runForm(slot, dealId, workspace, context) {
   );
   const periodEnd = h('input', { type: 'date', name: 'period_end' });
   const documents = workspace.documents?.items ?? [];
-  const document = h(
+  const agreement = h(
     'select',
     { name: 'document_id' },
     h('option', { value: '' }, 'The latest agreement stating financial covenants'),
@@ -84,7 +95,7 @@ function runForm(slot, dealId, workspace, context) {
   const form = h(
     'form',
     { class: 'run-test', 'aria-labelledby': 'run-heading' },
-    h('div', { class: 'inline-fields' }, field('Statements', set), field('Test date (optional)', periodEnd, "Defaults to the statements' latest period."), field('Agreement (optional)', document)),
+    h('div', { class: 'inline-fields' }, field('Statements', set), field('Test date (optional)', periodEnd, "Defaults to the statements' latest period."), field('Agreement (optional)', agreement)),
     submit,
     status,
   );
@@ -92,7 +103,7 @@ function runForm(slot, dealId, workspace, context) {
     event.preventDefault();
     const request = { statement_set_id: set.value };
     if (periodEnd.value) request.period_end = periodEnd.value;
-    if (document.value) request.document_id = Number(document.value);
+    if (agreement.value) request.document_id = Number(agreement.value);
     submit.disabled = true;
     replace(status, progress('Testing the covenants…'));
     try {
