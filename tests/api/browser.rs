@@ -280,11 +280,36 @@ impl Browser {
         .await;
     }
 
+    /// Lays the page out for `media` (`"print"`, or `""` for the screen again) through the
+    /// DevTools protocol, as the browser does when it prints, so that a screenshot shows the page
+    /// as printed.
+    pub async fn emulate_media(&self, media: &str) {
+        let command = DevTools { cmd: "Emulation.setEmulatedMedia", params: json!({ "media": media }) };
+        self.client.issue_cmd(command).await.unwrap_or_else(|e| panic!("emulate {media:?} media: {e}"));
+    }
+
     /// As [`Self::screenshot`], with the window `width` px wide (then back to 1280).
     pub async fn screenshot_at(&self, width: u32, screen: &str) {
         self.resize(width).await;
         self.screenshot(screen).await;
         self.resize(1280).await;
+    }
+}
+
+/// A DevTools protocol command sent through chromedriver's `goog/cdp/execute` extension.
+#[derive(Debug)]
+struct DevTools {
+    cmd: &'static str,
+    params: Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
+    fn endpoint(&self, base_url: &url::Url, session_id: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/goog/cdp/execute", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(json!({ "cmd": self.cmd, "params": self.params }).to_string()))
     }
 }
 

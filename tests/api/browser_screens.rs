@@ -693,3 +693,158 @@ async fn a_title_made_of_markup_is_shown_as_its_characters_and_each_version_as_i
     browser.screenshot("versions").await;
     browser.close().await;
 }
+
+/// Reads the covenants' table of the deal screen: per covenant its level, actual, headroom and status.
+const COVENANT_ROWS: &str = "return Object.fromEntries([...document.querySelectorAll('table.covenants tbody tr')].map((row) => \
+     [row.dataset.covenant, { level: row.querySelector('.threshold').textContent, actual: row.querySelector('.actual').textContent, \
+     headroom: row.querySelector('.headroom-cell .figure').textContent, status: row.querySelector('.status').textContent }]));";
+
+const LEVERAGE: &str = "Consolidated Total Net Leverage Ratio";
+
+#[tokio::test]
+async fn a_deal_shows_its_covenants_against_their_schedule_runs_a_test_and_prints_its_summary() {
+    let app = spawn_app().await;
+    let email = create_user(&app, "analyst").await;
+    let token = access_token(&app.sign_in(&email, PASSWORD).await);
+    let agreement = json!({
+        "title": "Northwind credit agreement",
+        "deal_id": 42,
+        "text": include_str!("../../examples/deals/northwind-credit-agreement.txt"),
+    });
+    let created = app.post("/api/documents", Some(&token), &agreement).await;
+    assert_eq!(created.status(), 201);
+    let document_id = created.json::<Value>().await.expect("json")["document"]["document_id"].as_i64().expect("id");
+    let statements: Value =
+        serde_json::from_str(include_str!("../../examples/deals/northwind-statements.json")).expect("example");
+    let stored = app.post("/api/financial-statements", Some(&token), &statements).await;
+    assert_eq!(stored.status(), 201);
+    let set = stored.json::<Value>().await.expect("json")["statement_set_id"].as_str().expect("set").to_owned();
+    let tested = app.post("/api/deals/42/covenant-tests", Some(&token), &json!({ "statement_set_id": set })).await;
+    assert_eq!(tested.status(), 201);
+    let first_test = tested.json::<Value>().await.expect("json")["test_id"].as_str().expect("test id").to_owned();
+
+    // Opened by its number from the Deals screen: the latest test's covenants, as the API judged them.
+    let browser = Browser::open(&app, "deal").await;
+    browser.sign_in(&email, PASSWORD).await;
+    browser.click("#nav a[data-screen=deals]").await;
+    browser.type_into("input[name=deal_id]", "42").await;
+    browser.click_labelled("Open the deal").await;
+    browser.wait_for_text("#view h1", "Deal 42").await;
+    browser.wait_for("table.covenants").await;
+    let rows = browser.run(COVENANT_ROWS, vec![]).await;
+    assert_eq!(
+        rows[LEVERAGE],
+        json!({ "level": "at most 4.50×", "actual": "1.23×", "headroom": "72.7%", "status": "pass" }),
+        "{rows}"
+    );
+    assert_eq!(rows["Consolidated Interest Coverage Ratio"]["level"], "at least 3.00×", "{rows}");
+    assert_eq!(browser.text(".compliance .badge").await, "pass");
+
+    // The leverage's history: its actual against the schedule's 4.50 then 4.00, drawn as steps,
+    // with the numbers as text.
+    let chart = browser
+        .run(
+            "const figure = [...document.querySelectorAll('figure')].find((f) => f.querySelector('figcaption').textContent.startsWith(arguments[0])); \
+             return { steps: figure.querySelector('.step polyline').getAttribute('points').split(' ').length, \
+             actuals: figure.querySelectorAll('[data-series=Actual] circle').length, \
+             described: figure.querySelector('svg desc').textContent, \
+             table: [...figure.querySelectorAll('tbody tr')].map((row) => [...row.cells].map((cell) => cell.textContent)) };",
+            vec![json!(LEVERAGE)],
+        )
+        .await;
+    assert_eq!(chart["actuals"], 1, "{chart}");
+    assert!(chart["steps"].as_u64() >= Some(4), "a level, then a step down: {chart}");
+    let described = chart["described"].as_str().unwrap_or_default();
+    assert!(
+        described.contains("1.23× at 2024-09-30") && described.contains("4.00× from 2025-06-30 onwards"),
+        "{chart}"
+    );
+    assert_eq!(chart["table"][1], json!(["2024-09-30", "1.23×", "4.50×"]), "{chart}");
+    // A flat minimum, with no dates, holds across the whole chart.
+    let flat = browser
+        .run(
+            "return [...document.querySelectorAll('figure')].find((f) => f.querySelector('figcaption').textContent.startsWith('Consolidated Interest')) \
+             .querySelector('.step polyline').getAttribute('points').split(' ').length;",
+            vec![],
+        )
+        .await;
+    assert_eq!(flat, json!(3), "from the left edge through the test date to the right edge");
+    // Everything filed under the deal, linked to its screen.
+    let document_link =
+        browser.run("return document.querySelector('table.kind-documents a').getAttribute('href');", vec![]).await;
+    assert_eq!(document_link, json!(format!("#/documents/{document_id}")));
+    browser.screenshot("latest-test").await;
+    browser.screenshot_at(800, "latest-test-800px").await;
+    browser.run("document.getElementById('history-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("history").await;
+
+    // A test run from the screen at an earlier date: before the leverage covenant's first test
+    // date it is not testable; the result is shown and listed.
+    browser.run("document.querySelector('input[name=period_end]').value = '2023-12-31';", vec![]).await;
+    browser.click_labelled("Run the test").await;
+    browser.wait_for_text("#notice", "Covenants tested for the period ending 2023-12-31").await;
+    browser.wait_for_text("table.covenants caption", "2023-12-31").await;
+    let rows = browser.run(COVENANT_ROWS, vec![]).await;
+    assert_eq!(rows[LEVERAGE]["status"], "not testable", "{rows}");
+    assert_eq!(rows[LEVERAGE]["actual"], "—", "{rows}");
+    let why = browser.text(&format!("tr[data-covenant='{LEVERAGE}'] .why")).await;
+    assert!(why.contains("first tested for the period ending 2024-06-30"), "the API's reason is shown: {why}");
+    assert_eq!(browser.run("return document.querySelectorAll('table.tests tbody tr').length;", vec![]).await, json!(2));
+    let address = browser.run("return location.hash;", vec![]).await;
+    assert!(address.as_str().is_some_and(|hash| hash.starts_with("#/deals/42/tests/") && !hash.contains(&first_test)));
+    browser.screenshot("ran").await;
+
+    // The first test again, and its compliance summary: per covenant the calculation, with the
+    // agreement's words for the level and its schedule; the Print button prints it.
+    browser.click_labelled("2024-09-30").await;
+    browser.wait_for_text("table.covenants caption", "2024-09-30").await;
+    browser.click_labelled("Print summary").await;
+    browser.wait_for(".compliance-summary").await;
+    let leverage = browser
+        .run(
+            "return document.querySelector(`.calculation[data-covenant='${arguments[0]}']`).textContent;",
+            vec![json!(LEVERAGE)],
+        )
+        .await;
+    let leverage = leverage.as_str().unwrap_or_default();
+    for expected in [
+        "the agreement's definition",
+        "total_debt",
+        "USD 3,500,000",
+        "Cash netted",
+        "up to USD 1,000,000",
+        "4.50:1.00",
+        "June 30, 2025 and thereafter",
+        "Consolidated EBITDA",
+    ] {
+        assert!(leverage.contains(expected), "{expected} in {leverage}");
+    }
+    browser.run("window.__printed = 0; window.print = () => { window.__printed += 1; };", vec![]).await;
+    browser.click_labelled("Print").await;
+    assert_eq!(browser.run("return window.__printed;", vec![]).await, json!(1));
+    browser.screenshot("summary").await;
+    browser.run("document.querySelector('.calculation').scrollIntoView();", vec![]).await;
+    browser.screenshot("summary-calculation").await;
+    browser.emulate_media("print").await;
+    let printed = browser
+        .run("return ['header.top', 'button', '.no-print'].map((css) => getComputedStyle(document.querySelector(css)).display);", vec![])
+        .await;
+    assert_eq!(printed, json!(["none", "none", "none"]), "printed, the summary stands alone");
+    browser.screenshot("summary-printed").await;
+    browser.emulate_media("").await;
+
+    // A deal with nothing the analyst may see: the API's refusal, and the form to try another.
+    browser.go("#/deals/999").await;
+    browser.wait_for_text("#view .error", "eal not found").await;
+    browser.wait_for("form.open-deal input[name=deal_id]").await;
+    // A test that is not the deal's: refused where the covenants go; the rest of the deal is shown.
+    browser.go("#/deals/42/tests/00000000-0000-4000-8000-000000000000").await;
+    browser.wait_for_text("#view .card .error", "ovenant test not found").await;
+    browser.wait_for("#records-heading").await;
+
+    // The agreement's screen links to its deal.
+    browser.go(&format!("#/documents/{document_id}")).await;
+    browser.click_labelled("Deal 42").await;
+    browser.wait_for("table.covenants").await;
+    browser.close().await;
+}

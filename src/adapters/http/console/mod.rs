@@ -58,6 +58,7 @@ const ASSETS: &[Asset] = &[
     asset!("js/render.js", JS),
     asset!("js/charts.js", JS),
     asset!("js/format.js", JS),
+    asset!("js/covenants.js", JS),
     asset!("js/wallet.js", JS),
     asset!("js/device.js", JS),
     asset!("js/screens/signin.js", JS),
@@ -67,6 +68,8 @@ const ASSETS: &[Asset] = &[
     asset!("js/screens/research.js", JS),
     asset!("js/screens/documents.js", JS),
     asset!("js/screens/document_detail.js", JS),
+    asset!("js/screens/deals.js", JS),
+    asset!("js/screens/deal_detail.js", JS),
     asset!("js/screens/admin.js", JS),
 ];
 

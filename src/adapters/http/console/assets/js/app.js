@@ -8,6 +8,8 @@ import * as admin from './screens/admin.js';
 import * as analyses from './screens/analyses.js';
 import * as analysisDetail from './screens/analysis_detail.js';
 import * as chat from './screens/chat.js';
+import * as dealDetail from './screens/deal_detail.js';
+import * as deals from './screens/deals.js';
 import * as documentDetail from './screens/document_detail.js';
 import * as documents from './screens/documents.js';
 import * as research from './screens/research.js';
@@ -21,6 +23,9 @@ const ROUTES = [
   [/^#\/research(?:\/([\w-]+))?$/, research, 'research'],
   [/^#\/documents$/, documents, 'documents'],
   [/^#\/documents\/(\d+)$/, documentDetail, 'documents'],
+  [/^#\/deals$/, deals, 'deals'],
+  [/^#\/deals\/(\d+)(?:\/tests\/([\w-]+))?$/, dealDetail, 'deals'],
+  [/^#\/deals\/(\d+)\/tests\/([\w-]+)\/summary$/, { show: dealDetail.showSummary }, 'deals'],
   [/^#\/admin$/, admin, 'admin'],
 ];
 const HOME = '#/chat';

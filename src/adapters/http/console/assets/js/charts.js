@@ -1,4 +1,5 @@
-// SVG charts drawn from numbers: a line chart over ordered periods and a grouped bar chart.
+// SVG charts drawn from numbers: a line chart over ordered periods (with levels drawn as steps), a
+// grouped bar chart and a proportion bar.
 // Elements are made with createElementNS and every label is a text node; colours come from the
 // style sheet's `series-N` classes (the Content-Security-Policy allows no inline style).
 
@@ -100,8 +101,36 @@ function dataTable(title, labels, series, format) {
 }
 
 /**
+ * A level that holds until the next label, drawn as steps: each value runs flat to the next
+ * label and then jumps. A label without a value ends a run; every run is one polyline's points.
+ * A level open at the start (or end) runs from the plot's left edge (or to its right edge).
+ */
+function staircases(item, x, y) {
+  const { values } = item;
+  const [left, right] = [MARGIN.left, WIDTH - MARGIN.right];
+  const point = (px, value) => `${px.toFixed(1)},${y(value).toFixed(1)}`;
+  const runs = [];
+  let run = [];
+  values.forEach((value, i) => {
+    if (!Number.isFinite(value)) {
+      if (run.length > 0) runs.push(run);
+      run = [];
+      return;
+    }
+    if (run.length > 0) run.push(point(x(i), values[i - 1]));
+    else if (i === 0 && item.openStart) run.push(point(left, value));
+    run.push(point(x(i), value));
+    if (i === values.length - 1 && item.openEnd) run.push(point(right, value));
+  });
+  if (run.length > 0) runs.push(run);
+  return runs.filter((points) => points.length > 1).map((points) => points.join(' '));
+}
+
+/**
  * A line chart: `labels` are the x positions in order (periods, dates), each series has one value
- * per label (null where it has none).
+ * per label (null where it has none); a series with `step: true` is a level that holds until the
+ * next label (a schedule), drawn as steps, from the left edge with `openStart` and to the right
+ * edge with `openEnd` (a level with no first or last date).
  */
 export function lineChart({ title, description, labels, series, format = String }) {
   const values = series.flatMap((item) => item.values).filter((v) => Number.isFinite(v));
@@ -122,8 +151,10 @@ export function lineChart({ title, description, labels, series, format = String 
   xLabels(svg, labels, x);
   series.forEach((item, index) => {
     const points = item.values.map((value, i) => (Number.isFinite(value) ? [x(i), y(value), value, i] : null)).filter(Boolean);
-    const group = s('g', { class: `series series-${index % 6}`, 'data-series': item.name });
-    if (points.length > 1) {
+    const group = s('g', { class: `series series-${index % 6}${item.step ? ' step' : ''}`, 'data-series': item.name });
+    if (item.step) {
+      for (const run of staircases(item, x, y)) group.append(s('polyline', { points: run, fill: 'none' }));
+    } else if (points.length > 1) {
       group.append(s('polyline', { points: points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' '), fill: 'none' }));
     }
     // A dense series (daily closes) is a line; its points are in the table below the chart.
@@ -175,4 +206,20 @@ export function barChart({ title, description, labels, series, format = String }
   });
   figure.append(svg, legend(series), dataTable(title, labels, series, format));
   return figure;
+}
+
+/**
+ * A horizontal bar filled to `fraction` of its length (clamped to 0–1), for a share such as a
+ * covenant's headroom; `className` colours the fill. Its label is its text alternative.
+ */
+export function proportionBar(fraction, label, className = '') {
+  const width = 120;
+  const filled = Number.isFinite(fraction) ? Math.max(0, Math.min(1, fraction)) * width : 0;
+  return s(
+    'svg',
+    { viewBox: `0 0 ${width} 10`, width, height: 10, role: 'img', 'aria-label': label, class: `proportion ${className}`.trim(), focusable: 'false' },
+    s('title', {}, label),
+    s('rect', { class: 'track', x: 0, y: 0, width, height: 10, rx: 2 }),
+    s('rect', { class: 'fill', x: 0, y: 0, width: filled.toFixed(1), height: 10, rx: 2 }),
+  );
 }

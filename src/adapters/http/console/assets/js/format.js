@@ -76,6 +76,18 @@ export function amount(value, currency = null) {
   return prefix + signed(n, grouped(roundTo(magnitude, 2), 2));
 }
 
+/**
+ * An amount to the unit, as a calculation schedule shows it: 3 500 000 in USD → "USD 3,500,000";
+ * cents only when it has them ("USD 1,234.56").
+ */
+export function exactAmount(value, currency = null) {
+  const n = Number(value);
+  if (value === null || value === undefined || value === '' || !Number.isFinite(n)) return '—';
+  const prefix = currency ? `${currency} ` : '';
+  const cents = Math.round(Math.abs(n) * 100) % 100 !== 0;
+  return prefix + signed(n, grouped(roundTo(Math.abs(n), cents ? 2 : 0), cents ? 2 : 0));
+}
+
 /** Three significant figures, at most two decimals: 0.88, 29.8, 1,235. */
 function threeFigures(value) {
   const magnitude = Math.abs(value);

@@ -34,14 +34,14 @@ function render(slot, document, versionNumber, context) {
     ['Total commitment', document.total_commitment ? agreementValue(document.total_commitment) : null],
     ['Governing law', document.governing_law],
     ['Agreement date', document.agreement_date],
-    ['Deal', document.deal_id],
+    ['Deal', document.deal_id ? h('a', { href: `#/deals/${document.deal_id}` }, `Deal ${document.deal_id}`) : null],
     ['Updated', dateTime(document.updated_at)],
   ].filter(([, value]) => value !== null && value !== undefined);
   replace(
     slot,
     heading(document.title),
     h('p', { class: 'doc-state' }, 'Review state: ', badge(document.workflow_state), ` · version ${document.current_version}`),
-    h('dl', { class: 'summary' }, summary.map(([term, value]) => [h('dt', {}, term), h('dd', {}, String(value))])),
+    h('dl', { class: 'summary' }, summary.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value instanceof Node ? value : String(value))])),
     reviewPanel(slot, document, context),
     versionPanel(slot, document, version, context),
     extractionView(document, version),
