@@ -210,7 +210,8 @@ fn body<'t>(text: &'t str, definition: &Definition) -> &'t str {
 fn quoted(text: &str, definition: &Definition) -> DefinitionRead {
     let body = body(text, definition);
     let end = floor_char_boundary(body, QUOTE_CHARS.min(body.len()));
-    let quote = body[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+    // The body starts right after "means": a comma or colon there is the sentence's, not the quote's.
+    let quote = body[..end].trim_start_matches([',', ':', ';']).split_whitespace().collect::<Vec<_>>().join(" ");
     DefinitionRead { term: text[definition.term.clone()].to_owned(), quote }
 }
 
