@@ -39,10 +39,13 @@ pub const HEADER_SEARCH_ROWS: usize = 15;
 /// set stays small whatever the cells hold.
 pub const MAX_LABEL_CHARS: usize = 200;
 
-/// `text` as a set keeps it: at most [`MAX_LABEL_CHARS`] characters, a cut marked with `…`.
+/// `text` as a set keeps it: at most [`MAX_LABEL_CHARS`] characters, a cut marked with `…`, and
+/// without U+0000, which PostgreSQL cannot store (a cell holding one would otherwise be kept by the
+/// memory store and refused by PostgreSQL).
 pub fn kept_text(text: &str) -> String {
+    let text: std::borrow::Cow<'_, str> = if text.contains('\0') { text.replace('\0', "").into() } else { text.into() };
     if text.chars().nth(MAX_LABEL_CHARS).is_none() {
-        return text.to_owned();
+        return text.into_owned();
     }
     let mut kept: String = text.chars().take(MAX_LABEL_CHARS - 1).collect();
     kept.push('…');

@@ -297,6 +297,11 @@ fn long_labels_names_and_quoted_cells_are_kept_to_two_hundred_characters() {
 }
 
 #[test]
+fn a_kept_text_holds_no_nul_that_postgres_could_not_store() {
+    assert_eq!(kept_text("Net\0 sales"), "Net sales");
+}
+
+#[test]
 fn a_kept_text_is_cut_on_a_character_boundary_and_marked() {
     assert_eq!(kept_text("Net sales"), "Net sales");
     let exact = "ü".repeat(MAX_LABEL_CHARS);
