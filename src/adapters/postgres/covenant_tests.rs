@@ -69,12 +69,7 @@ impl CovenantTestRepository for PostgresStore {
 
     async fn find(&self, id: CovenantTestId) -> Result<Option<CovenantTestRecord>, StoreError> {
         let client = self.connection().await?;
-        let statement = client
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM covenant_tests WHERE id = $1"))
-            .await
-            .map_err(unavailable)?;
-        let row = client.query_opt(&statement, &[&id.as_uuid()]).await.map_err(unavailable)?;
-        row.as_ref().map(record_from_row).transpose()
+        TESTS.find(&client, id.as_uuid()).await
     }
 
     async fn list_for_deal(

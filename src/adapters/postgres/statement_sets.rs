@@ -100,12 +100,7 @@ impl StatementSetRepository for PostgresStore {
 
     async fn find(&self, id: StatementSetId) -> Result<Option<StatementSetRecord>, StoreError> {
         let client = self.connection().await?;
-        let statement = client
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM statement_sets WHERE id = $1"))
-            .await
-            .map_err(unavailable)?;
-        let row = client.query_opt(&statement, &[&id.as_uuid()]).await.map_err(unavailable)?;
-        row.as_ref().map(record_from_row).transpose()
+        SETS.find(&client, id.as_uuid()).await
     }
 
     async fn latest_for_deal(
