@@ -6,6 +6,7 @@
 mod docx;
 mod html;
 mod layout;
+mod page_layout;
 mod pdf;
 pub mod spreadsheet;
 mod text;

@@ -16,6 +16,7 @@
 
 use pdf_extract::{Document, MediaBox, Object, OutputDev, OutputError, Transform, output_doc_page};
 
+use super::page_layout::{Line, PRINTED, Word, write_lines};
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
 
 /// More pages than any credit agreement with its exhibits; beyond it a file is refused.
@@ -45,7 +46,9 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
         let mut page = PageText::default();
         output_doc_page(&document, &mut page, number)
             .map_err(|e| corrupt(format!("page {number} cannot be read: {e}")))?;
-        let page = cells_apart(&page.text);
+        let mut text = String::new();
+        write_lines(&page.lines(), PRINTED, &mut text);
+        let page = text;
         total += page.len();
         if total > max_text_bytes {
             return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
@@ -55,30 +58,88 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Rea
     Ok(ReadDocument::from_pages(pages))
 }
 
-/// A gap this many times the font size between two glyphs of a line, with nothing but spaces in
-/// it, separates two table cells (or other columns): written as a run of spaces, which
-/// [`cells_apart`] turns into ` | `.
-const CELL_GAP: f64 = 2.0;
+/// A gap this many times the font size between two glyphs of a line separates two table cells
+/// (or other columns), as [`PRINTED`] reads gaps.
+const CELL_GAP: f64 = PRINTED.cell_gap;
 
-/// One page's text from pdf-extract's glyphs. Lines and paragraphs are found as pdf-extract's
-/// own `PlainTextOutput` finds them (a line ends where the text moves down and back to the left;
-/// a jump of more than 1.5 lines leaves a blank line), and a space is written where the text
-/// jumps right by more than a tenth of the font size, as there. Two differences: space glyphs
-/// after the first word of a line and such jumps together make one space, not one each (justified
-/// text came out `the  entry  by`), and a gap of [`CELL_GAP`] font sizes or more between two
-/// glyphs of a line is written as a cell gap: a browser prints a table row cell by cell with no
-/// space glyph between the cells, which pdf-extract's output ran together with one space.
+/// One page's text from pdf-extract's glyphs, laid out by [`write_lines`]: the glyphs are read
+/// into runs as pdf-extract's own `PlainTextOutput` reads them into lines (a run ends where a
+/// text-showing operator starts half a line or more above or below the last glyph; a space is
+/// where the text jumps right by more than a tenth of the font size, or a space glyph), and the
+/// runs are put on lines by their baselines. Space glyphs after the first word of a run and such
+/// jumps together make one space, not one each (justified text came out `the  entry  by`); a gap
+/// of [`CELL_GAP`] font sizes or more between two glyphs starts a word even with no space glyph
+/// (a browser prints a table row cell by cell, with none between the cells). Glyphs are put on
+/// lines by position, not by the order they are drawn in: a browser draws each wrapped cell's
+/// lines before the next cell's first.
 #[derive(Default)]
 struct PageText {
-    text: String,
+    runs: Vec<Run>,
     started: bool,
     /// A text-showing operator began: gaps are looked at on its first glyph, as pdf-extract does.
     word_start: bool,
     last_x_end: f64,
     last_y: f64,
-    /// Where the last glyph other than a space ended, when the current line has one.
+    /// Where the last glyph other than a space ended, when the current run has one.
     ink_end: Option<f64>,
     space_due: bool,
+}
+
+/// Glyphs drawn one after the other on one baseline: its words, and the spaces before the first.
+struct Run {
+    y: f64,
+    indent: usize,
+    words: Vec<Word>,
+}
+
+/// Baselines closer than this many font sizes are one line.
+const SAME_BASELINE: f64 = 0.35;
+
+impl PageText {
+    fn new_run(&mut self, y: f64) {
+        self.runs.push(Run { y, indent: 0, words: Vec::new() });
+        self.ink_end = None;
+        self.space_due = false;
+    }
+
+    /// The page's lines, top to bottom, each run's words after those of the runs left of it.
+    fn lines(mut self) -> Vec<Line> {
+        self.runs.retain(|run| !run.words.is_empty());
+        // Down the page (PDF's y grows upwards); the drawn order kept among runs of one baseline.
+        self.runs.sort_by(|a, b| b.y.total_cmp(&a.y));
+        let mut lines: Vec<(f64, f64, Vec<Run>)> = Vec::new();
+        for run in self.runs {
+            let size = run.words[0].size;
+            match lines.last_mut() {
+                Some((y, line_size, runs)) if (*y - run.y).abs() <= SAME_BASELINE * line_size.max(size) => {
+                    runs.push(run)
+                }
+                _ => lines.push((run.y, size, vec![run])),
+            }
+        }
+        lines.into_iter().map(|(y, _, runs)| line_of_runs(-y, runs)).collect()
+    }
+}
+
+/// One line from the runs on its baseline, left to right: a run that starts where the one
+/// before it ends (a word drawn by two operators) continues its last word.
+fn line_of_runs(y: f64, mut runs: Vec<Run>) -> Line {
+    runs.sort_by(|a, b| a.words[0].x0.total_cmp(&b.words[0].x0));
+    let indent = runs.first().map_or(0, |run| run.indent);
+    let mut words: Vec<Word> = Vec::new();
+    for run in runs {
+        let mut run_words = run.words.into_iter();
+        let Some(first) = run_words.next() else { continue };
+        match words.last_mut() {
+            Some(last) if (first.x0 - last.x1).abs() <= 0.1 * first.size => {
+                last.text.push_str(&first.text);
+                last.x1 = first.x1;
+            }
+            _ => words.push(first),
+        }
+        words.extend(run_words);
+    }
+    Line { y, indent, words }
 }
 
 impl OutputDev for PageText {
@@ -100,43 +161,39 @@ impl OutputDev for PageText {
     ) -> Result<(), OutputError> {
         let (x, y) = (trm.m31, trm.m32);
         let size = font_size * (trm.m11 * trm.m22 - trm.m12 * trm.m21).abs().sqrt();
-        if self.started && self.word_start {
-            let dy = (y - self.last_y).abs();
-            let down = dy > size * 1.5;
-            let back = x < self.last_x_end && dy > size * 0.5;
-            if down {
-                self.text.push('\n');
-            }
-            if back {
-                self.text.push('\n');
-            }
-            if down || back {
-                self.ink_end = None;
-                self.space_due = false;
+        if !self.started {
+            self.new_run(y);
+        } else if self.word_start {
+            if (y - self.last_y).abs() > size * 0.5 {
+                self.new_run(y);
             } else if x > self.last_x_end + size * 0.1 {
                 self.space_due = true;
             }
         }
-        if glyph.chars().all(char::is_whitespace) {
-            match self.ink_end {
-                // Indentation: kept as it was printed.
-                None => self.text.extend(glyph.chars().map(|_| ' ')),
-                Some(_) => self.space_due = true,
+        let end = x + width * size;
+        if let Some(run) = self.runs.last_mut() {
+            if glyph.chars().all(char::is_whitespace) {
+                match self.ink_end {
+                    // Indentation: kept as it was printed.
+                    None => run.indent += glyph.chars().count(),
+                    Some(_) => self.space_due = true,
+                }
+            } else {
+                match (run.words.last_mut(), self.ink_end) {
+                    (Some(word), Some(ink_end)) if !self.space_due && x - ink_end < CELL_GAP * size => {
+                        word.text.push_str(glyph);
+                        word.x1 = end;
+                    }
+                    _ => run.words.push(Word { x0: x, x1: end, size, text: glyph.to_owned() }),
+                }
+                self.ink_end = Some(end);
+                self.space_due = false;
             }
-        } else {
-            match self.ink_end {
-                Some(end) if x - end >= CELL_GAP * size => self.text.push_str("   "),
-                _ if self.space_due => self.text.push(' '),
-                _ => {}
-            }
-            self.text.push_str(glyph);
-            self.ink_end = Some(x + width * size);
-            self.space_due = false;
         }
         self.started = true;
         self.word_start = false;
         self.last_y = y;
-        self.last_x_end = x + width * size;
+        self.last_x_end = end;
         Ok(())
     }
 
@@ -229,31 +286,9 @@ fn listed_widths(document: &Document, entries: &[Object]) -> Vec<Object> {
     out
 }
 
-/// `pdf-extract` puts runs of spaces between the cells of a table row; written as ` | ` the row
-/// reads as the other formats' rows do. Leading indentation stays.
-fn cells_apart(page: &str) -> String {
-    let mut out = String::with_capacity(page.len());
-    for line in page.lines() {
-        let indent = line.len() - line.trim_start().len();
-        out.push_str(&line[..indent]);
-        let cells: Vec<&str> = line[indent..].split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
-        out.push_str(&cells.join(" | "));
-        out.push('\n');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wide_gaps_are_cells_and_indentation_stays() {
-        assert_eq!(
-            cells_apart("I    > 3.50:1.00    2.50%    1.50%\n  Section 2.01 Loans.  The"),
-            "I | > 3.50:1.00 | 2.50% | 1.50%\n  Section 2.01 Loans.  The\n"
-        );
-    }
 
     fn fixture(name: &str) -> Vec<u8> {
         std::fs::read(format!("{}/tests/fixtures/intake/{name}", env!("CARGO_MANIFEST_DIR"))).expect(name)
