@@ -167,6 +167,9 @@ fn table_from(
             break;
         }
         if cells[end].len() >= 2 {
+            if !columns.fits_row(line, &cells[end]) {
+                break;
+            }
             columns.add(line, &cells[end]);
         } else if !columns.holds(line) {
             break;
@@ -216,6 +219,16 @@ impl Columns {
             }
         }
         self.spans = merged;
+    }
+
+    /// Whether a row line's cells line up with the columns: none spans two (a numbered
+    /// paragraph's first line after a table has its number apart, and its text across them).
+    fn fits_row(&self, line: &Line, cells: &[Range<usize>]) -> bool {
+        cells.iter().all(|cell| {
+            let words = &line.words[cell.clone()];
+            let (x0, x1) = (words[0].x0, words.iter().map(|w| w.x1).fold(f64::MIN, f64::max));
+            self.spans.iter().filter(|(a, b)| x0 < *b && x1 > *a).count() <= 1
+        })
     }
 
     /// Whether a line lies within the columns: it overlaps one of them (and no other), or lies
@@ -432,6 +445,85 @@ mod tests {
         let mut out = String::new();
         write_lines(lines, PRINTED, &mut out);
         out
+    }
+
+    #[test]
+    fn a_grid_whose_rows_are_set_apart_joins_each_rows_wrapped_cells() {
+        // Cells aligned to their top; 12 points between the lines of a cell, 16 between rows.
+        let lines = [
+            line(0.0, &[(50.0, "Level"), (100.0, "Leverage Ratio"), (250.0, "Term SOFR"), (330.0, "Base Rate")]),
+            line(12.0, &[(250.0, "Margin"), (330.0, "Margin")]),
+            line(28.0, &[(50.0, "I"), (100.0, "Less than 1.50:1.00"), (250.0, "1.375%"), (330.0, "0.375%")]),
+            line(44.0, &[(50.0, "II"), (100.0, "Greater than or"), (250.0, "1.625%"), (330.0, "0.625%")]),
+            line(56.0, &[(100.0, "equal to 1.50:1.00")]),
+            line(68.0, &[(100.0, "but less than 2.25")]),
+            line(84.0, &[(50.0, "III"), (100.0, "2.25:1.00 or more"), (250.0, "1.875%"), (330.0, "0.875%")]),
+        ];
+        assert_eq!(
+            written(&lines),
+            "Level | Leverage Ratio | Term SOFR Margin | Base Rate Margin\n\
+             I | Less than 1.50:1.00 | 1.375% | 0.375%\n\
+             II | Greater than or equal to 1.50:1.00 but less than 2.25 | 1.625% | 0.625%\n\
+             III | 2.25:1.00 or more | 1.875% | 0.875%\n"
+        );
+    }
+
+    #[test]
+    fn rows_a_line_apart_start_at_the_first_column_and_a_bottom_aligned_header_is_one_row() {
+        // No space between rows: the header's cells are aligned to their bottom, the rows' to
+        // their top, and the first cell of a row wraps once.
+        let lines = [
+            line(0.0, &[(250.0, "Applicable")]),
+            line(12.0, &[(50.0, "Level"), (100.0, "Average Usage"), (250.0, "Fee Rate")]),
+            line(24.0, &[(50.0, "I"), (100.0, "Less than 35% of the"), (250.0, "0.250%")]),
+            line(36.0, &[(100.0, "Maximum Amount")]),
+            line(48.0, &[(50.0, "II"), (100.0, "35% or more"), (250.0, "0.375%")]),
+            line(90.0, &[(50.0, "Lender"), (250.0, "Commitment")]),
+            line(102.0, &[(50.0, "Bank with a long"), (250.0, "$60,000,000")]),
+            line(114.0, &[(50.0, "name")]),
+            line(126.0, &[(50.0, "Total"), (250.0, "$60,000,000")]),
+        ];
+        assert_eq!(
+            written(&lines),
+            "Level | Average Usage | Applicable Fee Rate\n\
+             I | Less than 35% of the Maximum Amount | 0.250%\n\
+             II | 35% or more | 0.375%\n\n\
+             Lender | Commitment\nBank with a long name | $60,000,000\nTotal | $60,000,000\n"
+        );
+    }
+
+    #[test]
+    fn a_one_line_cell_printed_between_the_lines_of_a_two_line_cell_is_in_their_row() {
+        // Cells aligned to their middle: the one-line cells sit half a line below the first line.
+        let lines = [
+            line(0.0, &[(100.0, "Greater than 2.00:1.00")]),
+            line(6.0, &[(50.0, "II"), (250.0, "1.50%")]),
+            line(12.0, &[(100.0, "but less than 3.00:1.00")]),
+            line(28.0, &[(50.0, "III"), (100.0, "3.00:1.00 or more"), (250.0, "1.75%")]),
+        ];
+        assert_eq!(
+            written(&lines),
+            "II | Greater than 2.00:1.00 but less than 3.00:1.00 | 1.50%\nIII | 3.00:1.00 or more | 1.75%\n"
+        );
+    }
+
+    #[test]
+    fn prose_stays_as_printed_around_a_table_and_a_numbered_paragraph() {
+        let lines = [
+            line(0.0, &[(30.0, "the Applicable Rate set forth below, based upon the ratio as follows:")]),
+            line(24.0, &[(50.0, "I"), (100.0, "Less than 1.50:1.00"), (250.0, "1.375%")]),
+            line(36.0, &[(50.0, "II"), (100.0, "1.50:1.00 or more"), (250.0, "1.625%")]),
+            line(60.0, &[(30.0, "(f)"), (80.0, "Fixed Charge Coverage Ratio. Permit, for any Test Period, the")]),
+            line(72.0, &[(30.0, "ratio of Total Adjusted EBITDA to Total Debt Service to be less than")]),
+            line(84.0, &[(30.0, "1.50 to 1.00.")]),
+        ];
+        assert_eq!(
+            written(&lines),
+            "the Applicable Rate set forth below, based upon the ratio as follows:\n\n\
+             I | Less than 1.50:1.00 | 1.375%\nII | 1.50:1.00 or more | 1.625%\n\n\
+             (f) | Fixed Charge Coverage Ratio. Permit, for any Test Period, the\n\
+             ratio of Total Adjusted EBITDA to Total Debt Service to be less than\n1.50 to 1.00.\n"
+        );
     }
 
     #[test]

@@ -308,6 +308,52 @@ mod tests {
     }
 
     #[test]
+    fn a_printed_grid_and_commitment_schedule_whose_cells_wrap_read_row_by_row_like_their_html() {
+        // wrapped-grid.pdf is wrapped-grid.htm printed by headless Chromium: the pricing grid's
+        // conditions and headers and the schedule's lender names wrap onto two to four lines.
+        let pdf = read_pdf(&fixture("wrapped-grid.pdf"), 1 << 20).unwrap().text;
+        let html = super::super::read_html(&fixture("wrapped-grid.htm"), 1 << 20).unwrap().text;
+        let rows = |text: &str| text.lines().filter(|line| line.contains(" | ")).map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(rows(&pdf), rows(&html));
+        assert_eq!(rows(&pdf).len(), 10);
+        assert!(
+            pdf.contains("II | Greater than or equal to 1.50:1.00 but less than 2.25:1.00 | 1.625% | 0.625% | 0.200%")
+        );
+        // The prose around the tables stays as printed, a line per printed line.
+        assert!(pdf.contains("Administrative Agent:\n\nPricing Level | "));
+        assert!(pdf.contains("shall\nbecome effective"));
+    }
+
+    /// Draws `text` from `x` on baseline `y` in 10-point type, each glyph 5 points wide, as one
+    /// text-showing operator.
+    fn draw(page: &mut PageText, x: f64, y: f64, text: &str) {
+        page.begin_word().unwrap();
+        for (i, c) in text.chars().enumerate() {
+            let at = Transform::create_translation(x + 5.0 * i as f64, y);
+            page.output_character(&at, 0.5, 0.0, 10.0, &c.to_string()).unwrap();
+        }
+        page.end_word().unwrap();
+    }
+
+    #[test]
+    fn glyphs_drawn_cell_by_cell_are_put_on_lines_by_their_baselines() {
+        // A browser draws the first cell with its wrapped line, then the next cells back up on
+        // the first baseline, and the last word of a line in two operators.
+        let mut page = PageText::default();
+        draw(&mut page, 50.0, 700.0, "II");
+        draw(&mut page, 100.0, 700.0, "Greater than");
+        draw(&mut page, 100.0, 688.0, "3.00:1.00");
+        draw(&mut page, 250.0, 700.0, "1.62");
+        draw(&mut page, 270.0, 700.0, "5%");
+        let lines = page.lines();
+        let texts: Vec<Vec<&str>> = lines.iter().map(|l| l.words.iter().map(|w| w.text.as_str()).collect()).collect();
+        assert_eq!(texts, [vec!["II", "Greater", "than", "1.625%"], vec!["3.00:1.00"]]);
+        let mut text = String::new();
+        write_lines(&lines, PRINTED, &mut text);
+        assert_eq!(text, "II | Greater than 3.00:1.00 | 1.625%\n");
+    }
+
+    #[test]
     fn an_encrypted_a_truncated_and_an_image_only_pdf_are_told_apart() {
         assert_eq!(read_pdf(&fixture("encrypted.pdf"), 1 << 20), Err(ReadError::Encrypted));
         let whole = fixture("agreement.pdf");
