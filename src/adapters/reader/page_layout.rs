@@ -246,12 +246,13 @@ impl Columns {
 
 /// Writes a table: its columns found from its row lines, each line's words put in the column
 /// they are under, and the lines of each row joined cell by cell.
-fn write_table(lines: &[Line], cells: &[Vec<Range<usize>>], geometry: Geometry, out: &mut String) {
+/// Returns whether a row had more than one line.
+fn write_table(lines: &[Line], cells: &[Vec<Range<usize>>], geometry: Geometry, out: &mut String) -> bool {
     let Some(spans) = column_spans(lines, cells) else {
         for (line, cells) in lines.iter().zip(cells) {
             write_line(line, cells, out);
         }
-        return;
+        return false;
     };
     let placed: Vec<Vec<(usize, &[Word])>> =
         lines.iter().zip(cells).map(|(line, cells)| place(line, cells, &spans)).collect();
@@ -280,6 +281,23 @@ fn write_table(lines: &[Line], cells: &[Vec<Range<usize>>], geometry: Geometry, 
         out.push_str(&row.join(" | "));
         out.push('\n');
     }
+    starts.len() < lines.len()
+}
+
+/// The tables among the lines that have `min_columns` columns or more and a row printed on more
+/// than one line, each with its lines and its rows written a row per line.
+pub(super) fn wrapped_tables(lines: &[Line], geometry: Geometry, min_columns: usize) -> Vec<(Range<usize>, String)> {
+    let cells: Vec<Vec<Range<usize>>> = lines.iter().map(|line| cells_of(line, geometry)).collect();
+    tables(lines, &cells, geometry)
+        .into_iter()
+        .filter(|table| {
+            column_spans(&lines[table.clone()], &cells[table.clone()]).is_some_and(|s| s.len() >= min_columns)
+        })
+        .filter_map(|table| {
+            let mut text = String::new();
+            write_table(&lines[table.clone()], &cells[table.clone()], geometry, &mut text).then_some((table, text))
+        })
+        .collect()
 }
 
 /// The table's columns, from the row lines with the most common number of cells (the most of
@@ -375,8 +393,8 @@ fn nearest(spans: &[(f64, f64)], x0: f64, x1: f64) -> usize {
 /// The first line of each row. Lines closer together than a line of type (cells aligned to their
 /// middle print a one-line cell between the lines of a two-line one) are one row. A gap wider
 /// than the lines of a cell in the same type starts a row. When the rows are set apart like that
-/// (at least two gaps say so, and more than the lines starting a new row in the first column
-/// without such a gap), nothing else does; otherwise a line with text in the first column starts
+/// (at least two gaps say so, and more than twice as many as the lines with text in the first
+/// column without such a gap), nothing else does; otherwise a line with text in the first column starts
 /// a row once the row has had such a line, unless it has text in no other column and the row
 /// has (the first cell wrapping onto a second line).
 fn row_starts(lines: &[Line], geometry: Geometry, columns_of: &dyn Fn(usize) -> Vec<usize>) -> Vec<usize> {
@@ -396,7 +414,7 @@ fn row_starts(lines: &[Line], geometry: Geometry, columns_of: &dyn Fn(usize) -> 
     let set_apart = (1..lines.len()).filter(|&k| loose(k)).count();
     let first_column_only =
         (1..lines.len()).filter(|&k| !loose(k) && gap(k) >= same_line && in_first_column(k)).count();
-    let by_spacing = set_apart >= 2 && set_apart > first_column_only;
+    let by_spacing = set_apart >= 2 && set_apart > 2 * first_column_only;
     let mut starts = vec![0];
     let mut row_columns = columns_of(0);
     for k in 1..lines.len() {
