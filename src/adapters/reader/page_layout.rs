@@ -401,14 +401,19 @@ fn row_starts(lines: &[Line], geometry: Geometry, columns_of: &dyn Fn(usize) -> 
     let pair_size = |k: usize| lines[k].size().max(lines[k - 1].size());
     let gap = |k: usize| (lines[k].y - lines[k - 1].y) / pair_size(k);
     let same_line = 0.8;
-    // The lines of a cell in each size of type: the tightest gap between lines of that size.
-    let tightest = |size: f64| {
-        (1..lines.len())
-            .filter(|&k| (pair_size(k) - size).abs() <= 0.05 * size)
-            .map(gap)
-            .filter(|&g| g >= same_line)
-            .fold(f64::MAX, f64::min)
-    };
+    // The lines of a cell in each size of type: the tightest gap between lines of that size
+    // (a table has few sizes, so each is found once).
+    let mut tightest_by_size: Vec<(f64, f64)> = Vec::new();
+    for k in 1..lines.len() {
+        let (size, g) = (pair_size(k), gap(k));
+        match tightest_by_size.iter_mut().find(|(s, _)| (size - s).abs() <= 0.05 * s) {
+            Some((_, tightest)) if g >= same_line => *tightest = tightest.min(g),
+            Some(_) => {}
+            None => tightest_by_size.push((size, if g >= same_line { g } else { f64::MAX })),
+        }
+    }
+    let tightest =
+        |size: f64| tightest_by_size.iter().find(|(s, _)| (size - s).abs() <= 0.05 * s).map_or(f64::MAX, |(_, t)| *t);
     let loose = |k: usize| gap(k) >= same_line && gap(k) > tightest(pair_size(k)) + geometry.row_gap;
     let in_first_column = |k: usize| columns_of(k).contains(&0);
     let set_apart = (1..lines.len()).filter(|&k| loose(k)).count();

@@ -74,11 +74,37 @@ fn wrapped_rows_joined(text: &str) -> String {
     let mut start = 0;
     while start < typed.len() {
         let end = (start..typed.len()).find(|&k| is_rule_or_markup(typed[k])).unwrap_or(typed.len());
-        write_joined(&typed[start..end], &mut out);
+        // Only the lines around one of three cells or more can be in such a table: the rest is
+        // copied without being measured (most of a filing is prose).
+        let mut k = start;
+        while k < end {
+            let Some(first) = (k..end).find(|&j| has_three_cells(typed[j])) else {
+                out.extend(typed[k..end].iter().map(|line| (*line).to_owned()));
+                break;
+            };
+            let from = first.saturating_sub(TYPED_REACH).max(k);
+            let mut to = first + 1;
+            while to < end && (to..(to + TYPED_REACH).min(end)).any(|j| has_three_cells(typed[j])) {
+                to += 1;
+            }
+            let to = (to + TYPED_REACH).min(end);
+            out.extend(typed[k..from].iter().map(|line| (*line).to_owned()));
+            write_joined(&typed[from..to], &mut out);
+            k = to;
+        }
         out.extend(typed.get(end).map(|line| (*line).to_owned()));
         start = end + 1;
     }
     out.join("\n")
+}
+
+/// How many lines a typed table's header may run above, or a wrapped cell below, its lines of
+/// three cells.
+const TYPED_REACH: usize = 4;
+
+/// Whether a typed line has three cells or more: two runs of two spaces or more between words.
+fn has_three_cells(line: &str) -> bool {
+    line.trim().split("  ").filter(|part| !part.trim().is_empty()).nth(2).is_some()
 }
 
 /// Lines with no markup or rules among them, as typed but for their wrapped tables' rows.
