@@ -116,15 +116,7 @@ impl Layout {
             self.in_row = true;
         }
         let cell = std::mem::take(&mut self.cell);
-        let cell = cell.trim();
-        if cell.is_empty() {
-            return;
-        }
-        match self.row.last_mut() {
-            Some(previous) if cell == "%" || cell.starts_with('%') && cell.len() <= 3 => previous.push_str(cell),
-            Some(previous) if is_currency_sign(previous) => previous.push_str(cell),
-            _ => self.row.push(cell.to_owned()),
-        }
+        add_cell(&mut self.row, &cell);
     }
 
     pub(super) fn end_row(&mut self) {
@@ -143,6 +135,20 @@ impl Layout {
         self.end_row();
         self.end_line();
         self.text
+    }
+}
+
+/// Adds a cell to a row, as every reader's rows are written: an empty cell is dropped, a `%` cell
+/// joins the cell before it and a cell after a currency sign joins the sign.
+pub(super) fn add_cell(row: &mut Vec<String>, cell: &str) {
+    let cell = cell.trim();
+    if cell.is_empty() {
+        return;
+    }
+    match row.last_mut() {
+        Some(previous) if cell == "%" || cell.starts_with('%') && cell.len() <= 3 => previous.push_str(cell),
+        Some(previous) if is_currency_sign(previous) => previous.push_str(cell),
+        _ => row.push(cell.to_owned()),
     }
 }
 

@@ -7,6 +7,7 @@
 mod docx;
 mod html;
 mod layout;
+mod page_layout;
 mod pdf;
 pub mod queue;
 pub mod spreadsheet;

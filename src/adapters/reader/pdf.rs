@@ -29,6 +29,7 @@ use pdf_extract::{
     Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform, output_doc_page,
 };
 
+use super::page_layout::{Line, PRINTED, Word, write_lines};
 use crate::domain::intake::{MediaType, ReadDocument, ReadError};
 
 /// More pages than any credit agreement with its exhibits; beyond it a file is refused.
@@ -86,7 +87,9 @@ pub fn read_pdf(bytes: &[u8], max_text_bytes: usize, budget: Duration) -> Result
         let mut page = PageText::default();
         output_doc_page(&document, &mut page, number)
             .map_err(|e| corrupt(format!("page {number} cannot be read: {e}")))?;
-        let page = cells_apart(&page.text);
+        let mut text = String::new();
+        write_lines(&page.lines(), PRINTED, &mut text);
+        let page = text;
         total += page.len();
         if total > max_text_bytes {
             return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
@@ -186,30 +189,88 @@ impl<'a> ReadCost<'a> {
     }
 }
 
-/// A gap this many times the font size between two glyphs of a line, with nothing but spaces in
-/// it, separates two table cells (or other columns): written as a run of spaces, which
-/// [`cells_apart`] turns into ` | `.
-const CELL_GAP: f64 = 2.0;
+/// A gap this many times the font size between two glyphs of a line separates two table cells
+/// (or other columns), as [`PRINTED`] reads gaps.
+const CELL_GAP: f64 = PRINTED.cell_gap;
 
-/// One page's text from pdf-extract's glyphs. Lines and paragraphs are found as pdf-extract's
-/// own `PlainTextOutput` finds them (a line ends where the text moves down and back to the left;
-/// a jump of more than 1.5 lines leaves a blank line), and a space is written where the text
-/// jumps right by more than a tenth of the font size, as there. Two differences: space glyphs
-/// after the first word of a line and such jumps together make one space, not one each (justified
-/// text came out `the  entry  by`), and a gap of [`CELL_GAP`] font sizes or more between two
-/// glyphs of a line is written as a cell gap: a browser prints a table row cell by cell with no
-/// space glyph between the cells, which pdf-extract's output ran together with one space.
+/// One page's text from pdf-extract's glyphs, laid out by [`write_lines`]: the glyphs are read
+/// into runs as pdf-extract's own `PlainTextOutput` reads them into lines (a run ends where a
+/// text-showing operator starts half a line or more above or below the last glyph; a space is
+/// where the text jumps right by more than a tenth of the font size, or a space glyph), and the
+/// runs are put on lines by their baselines. Space glyphs after the first word of a run and such
+/// jumps together make one space, not one each (justified text came out `the  entry  by`); a gap
+/// of [`CELL_GAP`] font sizes or more between two glyphs starts a word even with no space glyph
+/// (a browser prints a table row cell by cell, with none between the cells). Glyphs are put on
+/// lines by position, not by the order they are drawn in: a browser draws each wrapped cell's
+/// lines before the next cell's first.
 #[derive(Default)]
 struct PageText {
-    text: String,
+    runs: Vec<Run>,
     started: bool,
     /// A text-showing operator began: gaps are looked at on its first glyph, as pdf-extract does.
     word_start: bool,
     last_x_end: f64,
     last_y: f64,
-    /// Where the last glyph other than a space ended, when the current line has one.
+    /// Where the last glyph other than a space ended, when the current run has one.
     ink_end: Option<f64>,
     space_due: bool,
+}
+
+/// Glyphs drawn one after the other on one baseline: its words, and the spaces before the first.
+struct Run {
+    y: f64,
+    indent: usize,
+    words: Vec<Word>,
+}
+
+/// Baselines closer than this many font sizes are one line.
+const SAME_BASELINE: f64 = 0.35;
+
+impl PageText {
+    fn new_run(&mut self, y: f64) {
+        self.runs.push(Run { y, indent: 0, words: Vec::new() });
+        self.ink_end = None;
+        self.space_due = false;
+    }
+
+    /// The page's lines, top to bottom, each run's words after those of the runs left of it.
+    fn lines(mut self) -> Vec<Line> {
+        self.runs.retain(|run| !run.words.is_empty());
+        // Down the page (PDF's y grows upwards); the drawn order kept among runs of one baseline.
+        self.runs.sort_by(|a, b| b.y.total_cmp(&a.y));
+        let mut lines: Vec<(f64, f64, Vec<Run>)> = Vec::new();
+        for run in self.runs {
+            let size = run.words[0].size;
+            match lines.last_mut() {
+                Some((y, line_size, runs)) if (*y - run.y).abs() <= SAME_BASELINE * line_size.max(size) => {
+                    runs.push(run)
+                }
+                _ => lines.push((run.y, size, vec![run])),
+            }
+        }
+        lines.into_iter().map(|(y, _, runs)| line_of_runs(-y, runs)).collect()
+    }
+}
+
+/// One line from the runs on its baseline, left to right: a run that starts where the one
+/// before it ends (a word drawn by two operators) continues its last word.
+fn line_of_runs(y: f64, mut runs: Vec<Run>) -> Line {
+    runs.sort_by(|a, b| a.words[0].x0.total_cmp(&b.words[0].x0));
+    let indent = runs.first().map_or(0, |run| run.indent);
+    let mut words: Vec<Word> = Vec::new();
+    for run in runs {
+        let mut run_words = run.words.into_iter();
+        let Some(first) = run_words.next() else { continue };
+        match words.last_mut() {
+            Some(last) if (first.x0 - last.x1).abs() <= 0.1 * first.size => {
+                last.text.push_str(&first.text);
+                last.x1 = first.x1;
+            }
+            _ => words.push(first),
+        }
+        words.extend(run_words);
+    }
+    Line { y, indent, words }
 }
 
 impl OutputDev for PageText {
@@ -231,43 +292,39 @@ impl OutputDev for PageText {
     ) -> Result<(), OutputError> {
         let (x, y) = (trm.m31, trm.m32);
         let size = font_size * (trm.m11 * trm.m22 - trm.m12 * trm.m21).abs().sqrt();
-        if self.started && self.word_start {
-            let dy = (y - self.last_y).abs();
-            let down = dy > size * 1.5;
-            let back = x < self.last_x_end && dy > size * 0.5;
-            if down {
-                self.text.push('\n');
-            }
-            if back {
-                self.text.push('\n');
-            }
-            if down || back {
-                self.ink_end = None;
-                self.space_due = false;
+        if !self.started {
+            self.new_run(y);
+        } else if self.word_start {
+            if (y - self.last_y).abs() > size * 0.5 {
+                self.new_run(y);
             } else if x > self.last_x_end + size * 0.1 {
                 self.space_due = true;
             }
         }
-        if glyph.chars().all(char::is_whitespace) {
-            match self.ink_end {
-                // Indentation: kept as it was printed.
-                None => self.text.extend(glyph.chars().map(|_| ' ')),
-                Some(_) => self.space_due = true,
+        let end = x + width * size;
+        if let Some(run) = self.runs.last_mut() {
+            if glyph.chars().all(char::is_whitespace) {
+                match self.ink_end {
+                    // Indentation: kept as it was printed.
+                    None => run.indent += glyph.chars().count(),
+                    Some(_) => self.space_due = true,
+                }
+            } else {
+                match (run.words.last_mut(), self.ink_end) {
+                    (Some(word), Some(ink_end)) if !self.space_due && x - ink_end < CELL_GAP * size => {
+                        word.text.push_str(glyph);
+                        word.x1 = end;
+                    }
+                    _ => run.words.push(Word { x0: x, x1: end, size, text: glyph.to_owned() }),
+                }
+                self.ink_end = Some(end);
+                self.space_due = false;
             }
-        } else {
-            match self.ink_end {
-                Some(end) if x - end >= CELL_GAP * size => self.text.push_str("   "),
-                _ if self.space_due => self.text.push(' '),
-                _ => {}
-            }
-            self.text.push_str(glyph);
-            self.ink_end = Some(x + width * size);
-            self.space_due = false;
         }
         self.started = true;
         self.word_start = false;
         self.last_y = y;
-        self.last_x_end = x + width * size;
+        self.last_x_end = end;
         Ok(())
     }
 
@@ -360,32 +417,10 @@ fn listed_widths(document: &Document, entries: &[Object]) -> Vec<Object> {
     out
 }
 
-/// `pdf-extract` puts runs of spaces between the cells of a table row; written as ` | ` the row
-/// reads as the other formats' rows do. Leading indentation stays.
-fn cells_apart(page: &str) -> String {
-    let mut out = String::with_capacity(page.len());
-    for line in page.lines() {
-        let indent = line.len() - line.trim_start().len();
-        out.push_str(&line[..indent]);
-        let cells: Vec<&str> = line[indent..].split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
-        out.push_str(&cells.join(" | "));
-        out.push('\n');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::adapters::reader::UNBOUNDED_READ;
-
-    #[test]
-    fn wide_gaps_are_cells_and_indentation_stays() {
-        assert_eq!(
-            cells_apart("I    > 3.50:1.00    2.50%    1.50%\n  Section 2.01 Loans.  The"),
-            "I | > 3.50:1.00 | 2.50% | 1.50%\n  Section 2.01 Loans.  The\n"
-        );
-    }
 
     fn fixture(name: &str) -> Vec<u8> {
         std::fs::read(format!("{}/tests/fixtures/intake/{name}", env!("CARGO_MANIFEST_DIR"))).expect(name)
@@ -402,6 +437,52 @@ mod tests {
         assert!(read.text.contains("(the “Borrower”)"));
         let law = read.text.find("GOVERNED BY").unwrap();
         assert_eq!(read.pages.page_of(law), Some(3));
+    }
+
+    #[test]
+    fn a_printed_grid_and_commitment_schedule_whose_cells_wrap_read_row_by_row_like_their_html() {
+        // wrapped-grid.pdf is wrapped-grid.htm printed by headless Chromium: the pricing grid's
+        // conditions and headers and the schedule's lender names wrap onto two to four lines.
+        let pdf = read_pdf(&fixture("wrapped-grid.pdf"), 1 << 20, UNBOUNDED_READ).unwrap().text;
+        let html = super::super::read_html(&fixture("wrapped-grid.htm"), 1 << 20).unwrap().text;
+        let rows = |text: &str| text.lines().filter(|line| line.contains(" | ")).map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(rows(&pdf), rows(&html));
+        assert_eq!(rows(&pdf).len(), 10);
+        assert!(
+            pdf.contains("II | Greater than or equal to 1.50:1.00 but less than 2.25:1.00 | 1.625% | 0.625% | 0.200%")
+        );
+        // The prose around the tables stays as printed, a line per printed line.
+        assert!(pdf.contains("Administrative Agent:\n\nPricing Level | "));
+        assert!(pdf.contains("shall\nbecome effective"));
+    }
+
+    /// Draws `text` from `x` on baseline `y` in 10-point type, each glyph 5 points wide, as one
+    /// text-showing operator.
+    fn draw(page: &mut PageText, x: f64, y: f64, text: &str) {
+        page.begin_word().unwrap();
+        for (i, c) in text.chars().enumerate() {
+            let at = Transform::create_translation(x + 5.0 * i as f64, y);
+            page.output_character(&at, 0.5, 0.0, 10.0, &c.to_string()).unwrap();
+        }
+        page.end_word().unwrap();
+    }
+
+    #[test]
+    fn glyphs_drawn_cell_by_cell_are_put_on_lines_by_their_baselines() {
+        // A browser draws the first cell with its wrapped line, then the next cells back up on
+        // the first baseline, and the last word of a line in two operators.
+        let mut page = PageText::default();
+        draw(&mut page, 50.0, 700.0, "II");
+        draw(&mut page, 100.0, 700.0, "Greater than");
+        draw(&mut page, 100.0, 688.0, "3.00:1.00");
+        draw(&mut page, 250.0, 700.0, "1.62");
+        draw(&mut page, 270.0, 700.0, "5%");
+        let lines = page.lines();
+        let texts: Vec<Vec<&str>> = lines.iter().map(|l| l.words.iter().map(|w| w.text.as_str()).collect()).collect();
+        assert_eq!(texts, [vec!["II", "Greater", "than", "1.625%"], vec!["3.00:1.00"]]);
+        let mut text = String::new();
+        write_lines(&lines, PRINTED, &mut text);
+        assert_eq!(text, "II | Greater than 3.00:1.00 | 1.625%\n");
     }
 
     #[test]

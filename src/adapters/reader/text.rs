@@ -4,6 +4,8 @@
 
 use encoding_rs::{UTF_16BE, UTF_16LE, WINDOWS_1252};
 
+use super::page_layout::{Geometry, Line, Word, wrapped_tables};
+
 use crate::domain::intake::{ReadDocument, ReadError};
 
 /// Decodes the bytes of a text or HTML file.
@@ -30,6 +32,7 @@ pub fn decode(bytes: &[u8]) -> String {
 /// [`ReadError::TextTooLong`] past `max_text_bytes`.
 pub fn read_text(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
     let text = decode(bytes).replace("\r\n", "\n").replace(['\r', '\u{0c}'], "\n");
+    let text = wrapped_rows_joined(&text);
     if text.len() > max_text_bytes {
         return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
     }
@@ -53,6 +56,131 @@ pub fn read_text(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, Re
     Ok(read)
 }
 
+/// A typed table as [`wrapped_tables`] reads it: a character is one unit of width and a line one
+/// of height, so two spaces between words are a cell gap and a blank line sets rows apart.
+const TYPED: Geometry = Geometry { cell_gap: 2.0, blank_gap: 1.5, table_gap: 2.0, wrap_gap: 1.0, row_gap: 0.5 };
+
+/// Fewer columns than this are a numbered paragraph's hanging indent (`(a)   The Borrower …`), not
+/// a table: its lines stay as typed.
+const MIN_TYPED_COLUMNS: usize = 3;
+
+/// The text with each typed table of figures whose rows wrap (`II      Greater than or equal
+/// 1.50%` then `        to 2.00:1.00`) written a row per line, cells ` | `-separated as the other
+/// readers write them; every other line as typed. A table is looked for between EDGAR's markup
+/// and rule lines (`<TABLE>`, `<S>  <C>`, `-----   -----`), which stay.
+fn wrapped_rows_joined(text: &str) -> String {
+    let typed: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<String> = Vec::with_capacity(typed.len());
+    let mut start = 0;
+    while start < typed.len() {
+        let end = (start..typed.len()).find(|&k| is_rule_or_markup(typed[k])).unwrap_or(typed.len());
+        // Only the lines around one of three cells or more can be in such a table: the rest is
+        // copied without being measured (most of a filing is prose).
+        let mut k = start;
+        while k < end {
+            let Some(first) = (k..end).find(|&j| has_three_cells(typed[j])) else {
+                out.extend(typed[k..end].iter().map(|line| (*line).to_owned()));
+                break;
+            };
+            let from = first.saturating_sub(TYPED_REACH).max(k);
+            let mut to = first + 1;
+            while to < end && (to..(to + TYPED_REACH).min(end)).any(|j| has_three_cells(typed[j])) {
+                to += 1;
+            }
+            let to = (to + TYPED_REACH).min(end);
+            out.extend(typed[k..from].iter().map(|line| (*line).to_owned()));
+            write_joined(&typed[from..to], &mut out);
+            k = to;
+        }
+        out.extend(typed.get(end).map(|line| (*line).to_owned()));
+        start = end + 1;
+    }
+    out.join("\n")
+}
+
+/// How many lines a typed table's header may run above, or a wrapped cell below, its lines of
+/// three cells.
+const TYPED_REACH: usize = 4;
+
+/// Whether a typed line has three cells or more: two runs of two spaces or more between words.
+fn has_three_cells(line: &str) -> bool {
+    line.trim().split("  ").filter(|part| !part.trim().is_empty()).nth(2).is_some()
+}
+
+/// Lines with no markup or rules among them, as typed but for their wrapped tables' rows.
+fn write_joined(typed: &[&str], out: &mut Vec<String>) {
+    let (numbers, lines): (Vec<usize>, Vec<Line>) =
+        typed.iter().enumerate().filter(|(_, t)| !t.trim().is_empty()).map(|(k, t)| (k, typed_line(k, t))).unzip();
+    let mut tables = wrapped_tables(&lines, TYPED, MIN_TYPED_COLUMNS)
+        .into_iter()
+        .filter(|(_, rows)| is_table_of_figures(rows))
+        .peekable();
+    let mut k = 0;
+    while k < typed.len() {
+        match tables.next_if(|(range, _)| numbers[range.start] == k) {
+            Some((range, rows)) => {
+                out.push(rows.trim_end_matches('\n').to_owned());
+                k = numbers[range.end - 1] + 1;
+            }
+            None => {
+                out.push(typed[k].to_owned());
+                k += 1;
+            }
+        }
+    }
+}
+
+/// Whether joined rows are a table of figures (a grid, a schedule of commitments): two rows or
+/// more with a figure after their first cell, and no cell as long as a line of prose. Typed
+/// prose has runs of spaces too (justified lines, two spaces after a sentence, a signature block
+/// beside a column of amounts), and only a table is worth rewriting.
+fn is_table_of_figures(rows: &str) -> bool {
+    let is_figure = |cell: &str| {
+        let cell = cell.trim_start_matches(['$', '(', '<', '>', '=', ' ']);
+        cell.starts_with(|c: char| c.is_ascii_digit() || c == '.') && cell.len() <= 20
+    };
+    let with_figures = rows.lines().filter(|row| row.split(" | ").skip(1).any(is_figure)).count();
+    with_figures >= 2 && rows.lines().all(|row| row.split(" | ").all(|cell| cell.len() <= MAX_TYPED_CELL))
+}
+
+/// Longer than this, a cell of a typed table is prose run together by the reading.
+const MAX_TYPED_CELL: usize = 80;
+
+/// A typed line's words, each at the column it starts in (a tab moves to the next multiple of 8).
+fn typed_line(number: usize, typed: &str) -> Line {
+    let mut words: Vec<Word> = Vec::new();
+    let mut column = 0usize;
+    let mut in_word = false;
+    for c in typed.chars() {
+        if c.is_whitespace() {
+            column = if c == '\t' { (column / 8 + 1) * 8 } else { column + 1 };
+            in_word = false;
+            continue;
+        }
+        match words.last_mut() {
+            Some(word) if in_word => {
+                word.text.push(c);
+                word.x1 += 1.0;
+            }
+            _ => words.push(Word { x0: column as f64, x1: column as f64 + 1.0, size: 1.0, text: c.to_string() }),
+        }
+        in_word = true;
+        column += 1;
+    }
+    let indent = words.first().map_or(0, |w| w.x0 as usize);
+    Line { y: number as f64, indent, words }
+}
+
+/// EDGAR's table and page markup (`<TABLE>`, `<S>  <C>`, `<PAGE>`) and rules (`-----   ----`,
+/// `=====`): layout, kept as typed, which no table row is joined across.
+fn is_rule_or_markup(line: &str) -> bool {
+    let trimmed = line.trim();
+    !trimmed.is_empty()
+        && (trimmed.chars().all(|c| matches!(c, '-' | '=' | '_' | ' ' | '\t'))
+            || trimmed.split_whitespace().all(|token| token.starts_with('<') && token.ends_with('>'))
+            || trimmed.to_ascii_uppercase().starts_with("<PAGE>"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +191,40 @@ mod tests {
         assert_eq!(decode(b"Lender\x92s \x93Commitment\x94"), "Lender’s “Commitment”");
         assert_eq!(decode(b"\xEF\xBB\xBFCREDIT"), "CREDIT");
         assert_eq!(decode(b"\xFF\xFEC\x00A\x00"), "CA");
+    }
+
+    #[test]
+    fn a_typed_grid_whose_rows_wrap_is_written_a_row_per_line_and_prose_stays_as_typed() {
+        let filing = "the Applicable Margin shall be as follows:  the margin\n\
+                      \n\
+                      <TABLE>\n\
+                      <S>           <C>                       <C>          <C>\n\
+                      \x20             Leverage                  Eurodollar   Commitment\n\
+                      Level         Ratio                     Margin       Fee\n\
+                      -----         --------                  ----------   ----------\n\
+                      I             Less than 2.00 to 1.00    1.25%        .25%\n\
+                      II            Greater than or equal     1.50%        .30%\n\
+                      \x20             to 2.00 to 1.00\n\
+                      III           3.00 to 1.00 or more      1.75%        .375%\n\
+                      </TABLE>\n\
+                      \n\
+                      (a)   The Borrower shall pay to each Lender a fee\n\
+                      \x20     on the average daily unused amount.\n";
+        let read = read_text(filing.as_bytes(), 1 << 20).unwrap().text;
+        assert_eq!(
+            read,
+            "the Applicable Margin shall be as follows:  the margin\n\n\
+             <TABLE>\n\
+             <S>           <C>                       <C>          <C>\n\
+             \x20             Leverage                  Eurodollar   Commitment\n\
+             Level         Ratio                     Margin       Fee\n\
+             -----         --------                  ----------   ----------\n\
+             I | Less than 2.00 to 1.00 | 1.25% | .25%\n\
+             II | Greater than or equal to 2.00 to 1.00 | 1.50% | .30%\n\
+             III | 3.00 to 1.00 or more | 1.75% | .375%\n\
+             </TABLE>\n\n\
+             (a)   The Borrower shall pay to each Lender a fee\n      on the average daily unused amount."
+        );
     }
 
     #[test]
