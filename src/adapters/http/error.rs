@@ -14,7 +14,7 @@ use warp::http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE}
 use warp::reply::{Reply, Response};
 use warp::{Filter, Rejection};
 
-use super::unstorable::refuse_unstorable_json;
+use super::unstorable::{REASON as UNSTORABLE, Unstorable, refuse_unstorable_json};
 use crate::domain::auth::AuthError;
 use crate::ports::rate_limit::RateLimitError;
 use crate::ports::store::StoreError;
@@ -281,6 +281,12 @@ impl RawJson {
     }
 }
 
+impl From<Unstorable> for ApiError {
+    fn from(unstorable: Unstorable) -> Self {
+        ApiError::invalid_field(&unstorable.field, UNSTORABLE)
+    }
+}
+
 fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     refuse_unstorable_json(bytes)?;
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
@@ -310,6 +316,19 @@ fn syntax_error(error: &serde_json::Error) -> ApiError {
 
 fn missing_field_name(reason: &str) -> Option<&str> {
     reason.strip_prefix("missing field `")?.split('`').next()
+}
+
+#[cfg(test)]
+mod unstorable_tests {
+    use super::*;
+
+    #[test]
+    fn an_unstorable_field_is_a_400_naming_it_and_the_character() {
+        let error = ApiError::from(Unstorable { field: "messages[1].content".to_owned() });
+        assert_eq!(error.status(), StatusCode::BAD_REQUEST);
+        assert!(error.message().starts_with("invalid messages[1].content:"), "{}", error.message());
+        assert!(error.message().contains("U+0000"), "{}", error.message());
+    }
 }
 
 #[cfg(test)]
