@@ -7,9 +7,8 @@
 # alone.
 #
 # AGREEMENT=<file> (default examples/deals/northwind-credit-agreement.txt, 1.5 KB) names the
-# agreement's text; a long real agreement shows what reading its definitions costs, e.g.
-# AGREEMENT=tests/corpus/edgar/skywater-2022-lsa.htm (its text as the HTML reader gives it is sent
-# as `text`, so use a .txt agreement, or one of the corpus' .txt files).
+# agreement's plain text, sent as the document's `text`; a long real agreement shows what reading
+# its definitions costs, e.g. AGREEMENT=tests/corpus/edgar/acco-2005-ca.txt (603 KB).
 #
 # Environment (optional): STORE=embedded|memory DURATION=10 WARMUP=3 CONNECTIONS=8 THREADS=2
 #   PORT=18130 SKIP_BUILD=1 CARGO_TARGET_DIR (default /tmp/bench-target)

@@ -236,6 +236,15 @@ async fn covenants_are_tested_with_the_agreements_own_definitions(app: &TestApp)
         .expect("json");
     assert!(reply["response"].as_str().is_some_and(|r| r.starts_with("Covenant test of deal 42")), "{reply}");
     assert_eq!(reply["metadata"]["intent"], "covenant_test");
+
+    // A covenant question sent into someone else's session is refused before any test runs.
+    let theirs = json!({ "message": "hello", "session_id": "someone-elses-session" });
+    assert!(app.post("/api/digitizer-chatbot/chat", Some(&other), &theirs).await.status().is_success());
+    let tests_before: Value = app.get(&path, Some(&analyst)).await.json().await.expect("json");
+    let intruding = json!({ "message": "test the covenants with the new statements", "session_id": "someone-elses-session", "deal_id": DEAL });
+    assert_error(app.post("/api/digitizer-chatbot/chat", Some(&analyst), &intruding).await, 404).await;
+    let tests_after: Value = app.get(&path, Some(&analyst)).await.json().await.expect("json");
+    assert_eq!(tests_after["total"], tests_before["total"], "nothing ran for the refused turn");
 }
 
 #[tokio::test]

@@ -77,6 +77,8 @@ impl From<DealError> for ApiError {
             DealError::NoCovenants(message) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message.clone())
                 .with_detail(json!({ "reason": "no_financial_covenants", "message": message })),
             DealError::NotFound(what) => ApiError::not_found(format!("{what} not found")),
+            error @ DealError::NoStatements => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, error.to_string())
+                .with_detail(json!({ "reason": "no_statement_set" })),
             DealError::Store(error) => ApiError::internal(error.into()),
         }
     }

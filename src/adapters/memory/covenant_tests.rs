@@ -5,6 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use super::{RunKey, page_of_runs};
 use crate::domain::auth::UserId;
 use crate::domain::deals::stored::{CovenantTestId, CovenantTestRecord};
 use crate::ports::covenant_tests::CovenantTestRepository;
@@ -43,11 +44,12 @@ impl CovenantTestRepository for MemoryCovenantTestStore {
         owner: Option<UserId>,
         limit: u32,
     ) -> Result<(Vec<CovenantTestRecord>, u64), StoreError> {
-        let tests = self.tests();
-        let mut listed: Vec<&CovenantTestRecord> =
-            tests.values().filter(|t| t.deal_id == deal_id && owner.is_none_or(|o| t.owner == o)).collect();
-        listed.sort_by_key(|t| std::cmp::Reverse((t.created_at, t.id.as_uuid())));
-        let total = listed.len() as u64;
-        Ok((listed.into_iter().take(limit as usize).cloned().collect(), total))
+        let key = |t: &CovenantTestRecord| RunKey {
+            owner: t.owner,
+            deal_id: Some(t.deal_id),
+            created_at: t.created_at,
+            id: t.id.as_uuid(),
+        };
+        Ok(page_of_runs(self.tests().values(), key, (owner, Some(deal_id)), (0, limit)))
     }
 }

@@ -32,7 +32,8 @@ use uuid::Uuid;
 
 use crate::domain::auth::UserId;
 
-/// What a listing needs of a stored workflow run (analysis, research run, people result).
+/// What a listing needs of a stored workflow run (analysis, research run, people result) or of a
+/// deal's record (statement set, covenant test).
 struct RunKey {
     owner: UserId,
     deal_id: Option<i64>,

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::storage::MemoryStorageLedger;
+use super::{RunKey, page_of_runs};
 use crate::domain::auth::UserId;
 use crate::domain::documents::{Deletion, DeletionRecord, DocumentQuota, StorageUsage};
 use crate::domain::statements::stored::{StatementSetId, StatementSetRecord};
@@ -70,12 +71,13 @@ impl StatementSetRepository for MemoryStatementSetStore {
         owner: Option<UserId>,
         limit: u32,
     ) -> Result<(Vec<StatementSetRecord>, u64), StoreError> {
-        let sets = self.sets();
-        let mut listed: Vec<&StatementSetRecord> =
-            sets.values().filter(|s| s.deal_id == Some(deal_id) && owner.is_none_or(|o| s.owner == o)).collect();
-        listed.sort_by_key(|s| std::cmp::Reverse((s.created_at, s.id.as_uuid())));
-        let total = listed.len() as u64;
-        Ok((listed.into_iter().take(limit as usize).cloned().collect(), total))
+        let key = |t: &StatementSetRecord| RunKey {
+            owner: t.owner,
+            deal_id: t.deal_id,
+            created_at: t.created_at,
+            id: t.id.as_uuid(),
+        };
+        Ok(page_of_runs(self.sets().values(), key, (owner, Some(deal_id)), (0, limit)))
     }
 
     async fn delete(&self, id: StatementSetId, deletion: Deletion) -> Result<Option<DeletionRecord>, StoreError> {

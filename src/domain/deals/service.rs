@@ -54,6 +54,9 @@ pub enum DealError {
     /// The agreement states no financial covenant to test.
     #[error("{0}")]
     NoCovenants(String),
+    /// The deal has no statement set the caller may use (a test asked for without naming one).
+    #[error("no statement set is stored for the deal")]
+    NoStatements,
     /// Something named that the caller may not see, or that does not exist: `what` says which.
     #[error("{0} not found")]
     NotFound(&'static str),
@@ -405,18 +408,15 @@ impl DealService {
     /// Runs a test of the deal on the newest statement set stored for it that the caller may use.
     ///
     /// # Errors
-    /// [`DealError::NotFound`] (`"statement set"`) when the deal has none; else as [`Self::run_test`].
+    /// [`DealError::NoStatements`] when the deal has none; else as [`Self::run_test`].
     pub async fn test_with_newest_statements(
         &self,
         caller: Principal,
         deal_id: i64,
         request_id: &str,
     ) -> Result<CovenantTestRecord, DealError> {
-        let set = self
-            .statement_sets
-            .latest_for_deal(deal_id, listed_owner(caller))
-            .await?
-            .ok_or(DealError::NotFound("statement set"))?;
+        let set =
+            self.statement_sets.latest_for_deal(deal_id, listed_owner(caller)).await?.ok_or(DealError::NoStatements)?;
         let request = CovenantTestRequest {
             document_id: None,
             statement_set_id: Some(set.id.to_string()),

@@ -385,6 +385,9 @@ impl ChatService {
         // A covenant question is answered from stored tests whatever the engine: its figures must be
         // the test's, never a model's.
         if let (Some(deals), Some(question)) = (&self.deals, recognise_covenant_question(&turn.message)) {
+            // The session is checked before anything runs: a test run for a turn that is then
+            // refused would be stored for nothing.
+            self.usable_session(caller, &turn.session_id, turn.starts_session, 0).await?;
             let answer = self.answer_covenant_question(deals, caller, &turn, &question, request_id).await?;
             return self.finish_turn(caller, &turn, answer, None, request_id).await;
         }
@@ -587,7 +590,7 @@ impl ChatService {
                 answer.metadata.insert("covenant_test_id".into(), json!(test.id.to_string()));
             }
             Err(DealError::Store(error)) => return Err(ChatError::Store(error)),
-            Err(DealError::NotFound("statement set")) => {
+            Err(DealError::NoStatements) => {
                 answer.response = format!(
                     "Deal {deal} has no statement set to test the covenants with: store the borrower's statements with POST /api/financial-statements (deal_id {deal}) and ask again."
                 );
