@@ -439,12 +439,14 @@ fn score_changes(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
 /// leverage, interest coverage, fixed charge coverage or debt service coverage ratio, each with
 /// its levels in order. A covenant found with exactly those levels is correct; one not found, or
 /// found with only some of them (in order), is missing; one found with a level the labels do not
-/// have is wrong, and so is a covenant found that the labels do not list.
+/// have is wrong, and so is a covenant found that the labels do not list. Covenants on amounts
+/// (liquidity, net worth, capital expenditures) are not labelled, so they are not scored here.
 fn score_covenants(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
     let found: Vec<(String, String, Vec<Decimal>)> = extraction
         .agreement
         .financial_covenants
         .iter()
+        .filter(|c| c.currency.is_none())
         .map(|c| {
             let levels = c.levels.iter().map(|l| *l.threshold.value()).collect();
             (c.covenant_type.value().as_str().to_owned(), c.metric.value().clone(), levels)

@@ -247,6 +247,58 @@ async fn covenants_are_tested_with_the_agreements_own_definitions(app: &TestApp)
     assert_eq!(tests_after["total"], tests_before["total"], "nothing ran for the refused turn");
 }
 
+/// An agreement whose covenants are on amounts: liquidity defined as cash alone, net worth, and a
+/// yearly limit on capital expenditures.
+const AMOUNTS_AGREEMENT: &str = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT, dated as of March 15, 2024, among ACME PUMPS INC., a Delaware corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and BIG BANK, N.A., as Administrative Agent.\n\nARTICLE I\nDEFINITIONS\n\n\u{201c}Liquidity\u{201d} means unrestricted cash and Cash Equivalents of the Borrower.\n\n\u{201c}Consolidated Net Worth\u{201d} means the total shareholders\u{2019} equity of the Borrower and its Subsidiaries.\n\nSection 2.01 Revolving Loans. Each Lender agrees to make revolving loans to the Borrower in an aggregate amount not exceeding $5,000,000.\n\nSection 7.11 Financial Covenants.\n\n(a) Minimum Liquidity. The Borrower shall not permit Liquidity, as of the last day of any fiscal quarter, to be less than $1,000,000.\n\n(b) Minimum Consolidated Net Worth. The Borrower shall maintain Consolidated Net Worth of not less than $3,000,000 at all times.\n\n(c) Capital Expenditures. The Borrower shall not make Capital Expenditures in any fiscal year in excess of $450,000.\n\nSection 7.12 Liens. The Borrower shall not create any Lien.\n\nSection 9.01 Governing Law. This Agreement shall be governed by the laws of the State of New York.\n";
+
+async fn covenants_on_amounts_are_tested_in_their_currency(app: &TestApp) {
+    let analyst = app.token_for("analyst").await;
+    let deal = 43;
+    create_document(app, &analyst, "Acme credit agreement", AMOUNTS_AGREEMENT, deal).await;
+    let path = format!("/api/deals/{deal}/covenant-tests");
+    let response =
+        app.post(&path, Some(&analyst), &json!({ "financials": financials(), "period_end": "2023-12-31" })).await;
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.expect("json");
+    cdm_events::record(&body);
+    // Cash 800,000 against a minimum of 1,000,000, liquidity being cash alone: a breach.
+    let liquidity = covenant(&body, "Liquidity");
+    assert_eq!((&liquidity["kind"], &liquidity["currency"]), (&json!("min_liquidity"), &json!("USD")), "{liquidity}");
+    assert_eq!(liquidity["threshold"], 1_000_000.0);
+    assert_eq!(liquidity["actual"], 800_000.0);
+    assert_eq!(liquidity["status"], "breach");
+    // Equity 4,000,000 against 3,000,000: a third of headroom.
+    let net_worth = covenant(&body, "Consolidated Net Worth");
+    assert_eq!(net_worth["kind"], "min_net_worth");
+    assert_eq!(net_worth["status"], "pass");
+    assert!(close(&net_worth["headroom_pct"], 1.0 / 3.0), "{net_worth}");
+    assert!(net_worth["formula"].as_str().is_some_and(|f| f.contains("the agreement's definition")), "{net_worth}");
+    // 500,000 spent in FY2023 against a limit of 450,000.
+    let capex = covenant(&body, "Capital Expenditures");
+    assert_eq!(
+        (&capex["kind"], &capex["operator"], &capex["status"]),
+        (&json!("max_capex"), &json!("max"), &json!("breach"))
+    );
+    assert_eq!(body["summary"]["compliance"], "breach");
+    let findings = body["findings"].to_string();
+    assert!(findings.contains("USD"), "levels said in their currency: {findings}");
+    let listed: Value = app.get(&path, Some(&analyst)).await.json().await.expect("json");
+    assert_eq!(listed["covenant_tests"][0]["covenants"][0]["currency"], "USD", "{listed}");
+}
+
+#[tokio::test]
+async fn covenants_on_amounts_are_tested_on_the_memory_store() {
+    let app = spawn_app_with(&[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;
+    covenants_on_amounts_are_tested_in_their_currency(&app).await;
+}
+
+#[tokio::test]
+async fn covenants_on_amounts_are_tested_on_postgres() {
+    let cluster = test_cluster::shared().await;
+    let app = spawn_app_around(cluster.fresh_adapters().await, &[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;
+    covenants_on_amounts_are_tested_in_their_currency(&app).await;
+}
+
 #[tokio::test]
 async fn covenants_are_tested_against_stored_statements_on_the_memory_store() {
     let app = spawn_app_with(&[("RATE_LIMIT_PER_MINUTE", "1000")], |_| {}).await;

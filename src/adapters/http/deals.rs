@@ -105,7 +105,9 @@ fn deal_id(raw: &str) -> Result<i64, ApiError> {
                    secured debt, EBITDA add-backs, the test period) and the market-standard ones otherwise, each \
                    covenant's `formula` saying which. Each covenant: `name`, `kind`, `operator`, `threshold` in force \
                    with its `quote` and the step-down `schedule`, `actual` with `formula` and `inputs` (each with its \
-                   source), `status` (pass, breach, not_testable), `headroom_pct`, `ebitda_cushion`, `missing_inputs`. \
+                   source), `status` (pass, breach, not_testable), `headroom_pct`, `ebitda_cushion`, `missing_inputs`; \
+                   a covenant on an amount (`min_liquidity`, `min_net_worth`, `max_capex`) has `currency`, the unit of \
+                   its `threshold` and `actual` (ratios have none). \
                    Amendments of the deal that restate a covenant apply from their own dates. Stored and listed.",
     responses(
         (status = 201, description = "Tested and stored: {status, test_id, deal_id, document_id, document_version, period_end, covenants, summary, findings, cdm_events}", body = Object),
@@ -142,6 +144,7 @@ fn listed(record: &CovenantTestRecord) -> serde_json::Value {
             "name": c["name"],
             "kind": c["kind"],
             "operator": c["operator"],
+            "currency": c.get("currency"),
             "threshold": c["threshold"],
             "actual": c["actual"],
             "status": c["status"],

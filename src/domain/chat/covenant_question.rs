@@ -12,6 +12,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::domain::quant::display::amount;
+
 /// What a covenant question asks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CovenantQuestion {
@@ -90,7 +92,11 @@ pub fn describe_test(test: &Value) -> String {
                     .as_f64()
                     .map(|h| format!(", headroom {:.1}%", h * 100.0))
                     .unwrap_or_default();
-                format!("- {name}: {actual:.2}x against a {limit} of {threshold:.2}x — {status}{headroom}")
+                let figure = |value: f64| match covenant["currency"].as_str() {
+                    Some(currency) => amount(value, Some(currency)),
+                    None => format!("{value:.2}x"),
+                };
+                format!("- {name}: {} against a {limit} of {} — {status}{headroom}", figure(actual), figure(threshold))
             }
             (Some(status), _, _) if status != "not_testable" => {
                 format!(

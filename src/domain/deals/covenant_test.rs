@@ -36,6 +36,16 @@ pub struct AgreementCovenant {
     /// The extraction's covenant type (`MaximumLeverageRatio`, …).
     pub covenant_type: String,
     pub levels: Vec<StatedLevel>,
+    /// The currency of the levels when they are amounts (liquidity, net worth, capital
+    /// expenditures); `None` for ratios.
+    pub currency: Option<String>,
+}
+
+impl AgreementCovenant {
+    /// Whether the levels are amounts of money rather than ratios.
+    pub fn on_amounts(&self) -> bool {
+        self.currency.is_some()
+    }
 }
 
 /// The financial covenants of a stored agreement (its CDM-named JSON), with the quote of each level.
@@ -67,6 +77,7 @@ pub fn covenants_of(agreement: &Value) -> Vec<AgreementCovenant> {
                 name: covenant["metric"].as_str()?.to_owned(),
                 covenant_type: covenant["covenantType"].as_str()?.to_owned(),
                 levels,
+                currency: covenant["currency"].as_str().map(str::to_owned),
             })
         })
         .collect()
@@ -132,6 +143,10 @@ pub struct CovenantResult {
     pub name: String,
     pub kind: CovenantKind,
     pub operator: Operator,
+    /// The currency of `threshold` and `actual` when the covenant is on an amount (liquidity, net
+    /// worth, capital expenditures); absent for ratios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
     /// The level in force at the test date.
     pub threshold: Option<f64>,
     /// The agreement's words for that level.
@@ -289,6 +304,9 @@ fn kind_of(covenant: &AgreementCovenant, definition: &RatioDefinition) -> (Coven
         "MaximumLeverageRatio" => (CovenantKind::MaxLeverage, Operator::Max),
         "MinimumInterestCoverageRatio" => (CovenantKind::MinInterestCoverage, Operator::Min),
         "MinimumFixedChargeCoverageRatio" => (CovenantKind::MinFixedChargeCoverage, Operator::Min),
+        "MinimumLiquidity" => (CovenantKind::MinLiquidity, Operator::Min),
+        "MinimumNetWorth" | "MinimumTangibleNetWorth" => (CovenantKind::MinNetWorth, Operator::Min),
+        "MaximumCapitalExpenditures" => (CovenantKind::MaxCapex, Operator::Max),
         name if name.starts_with("Maximum") => (CovenantKind::Other, Operator::Max),
         _ => (CovenantKind::Other, Operator::Min),
     }
@@ -326,10 +344,12 @@ fn test_one(
         levels.unread.extend(steps.unread);
         levels.conditional.extend(steps.conditional);
     }
+    let level_text = |value: f64| level_text(value, covenant.currency.as_deref());
     let mut result = CovenantResult {
         name: covenant.name.clone(),
         kind,
         operator,
+        currency: covenant.currency.clone(),
         threshold: None,
         quote: None,
         schedule: levels.steps.clone(),
@@ -347,7 +367,7 @@ fn test_one(
             .map(|(threshold, condition)| {
                 format!(
                     "a level of {} applies {condition}: not applied, the statements cannot show it",
-                    multiple(*threshold)
+                    level_text(*threshold)
                 )
             })
             .collect(),
@@ -376,6 +396,13 @@ fn test_one(
             return result;
         }
     };
+    if covenant.on_amounts() {
+        match measure_amount(covenant, definition, figures, currency) {
+            Ok(measure) => judge_amount(&mut result, measure, step.threshold),
+            Err(missing) => result.missing_inputs = missing,
+        }
+        return result;
+    }
     let ratio = match kind {
         CovenantKind::MaxLeverage | CovenantKind::MaxNetLeverage => leverage(figures, definition, currency),
         CovenantKind::MinInterestCoverage => interest_coverage(figures, definition),
@@ -609,10 +636,124 @@ fn debt_service_coverage(figures: &Figures<'_>) -> Result<Ratio, Vec<String>> {
     })
 }
 
+/// A level or actual as read: an amount in its currency, or a multiple.
+fn level_text(value: f64, currency: Option<&str>) -> String {
+    match currency {
+        Some(code) => amount(value, Some(code)),
+        None => multiple(value),
+    }
+}
+
+/// What an amount covenant measures, once its inputs are read.
+struct Measure {
+    actual: f64,
+    formula: String,
+    inputs: Vec<Input>,
+    notes: Vec<String>,
+    /// The actual counts only part of what the agreement's measure counts (liquidity without the
+    /// undrawn commitments): it can only be higher, so a minimum it meets is met, and one it misses
+    /// is not known to be missed.
+    lower_bound: bool,
+}
+
+/// Reads an amount covenant's measure from the statements: liquidity as cash (and, where the
+/// agreement counts them, undrawn commitments, which statements do not carry), net worth as total
+/// equity, capital expenditures over a fiscal year.
+fn measure_amount(
+    covenant: &AgreementCovenant,
+    definition: &RatioDefinition,
+    figures: &Figures<'_>,
+    currency: &str,
+) -> Result<Measure, Vec<String>> {
+    if let Some(stated) = covenant.currency.as_deref().filter(|code| *code != currency) {
+        return Err(vec![format!(
+            "statements in {stated} (the covenant's levels are in {stated}; the statements are in {currency})"
+        )]);
+    }
+    let basis = if definition.read.is_empty() {
+        "market standard: the agreement's definition was not found"
+    } else {
+        "the agreement's definition"
+    };
+    match covenant.covenant_type.as_str() {
+        "MinimumLiquidity" => {
+            let cash = figures.balance(StatementItem::Cash).map_err(|missing| vec![missing])?;
+            // Unless the agreement's definition counts cash alone, liquidity also counts undrawn
+            // commitments, which the statements do not carry.
+            let cash_only = definition.counts_availability == Some(false);
+            let (formula, notes) = if cash_only {
+                (format!("cash at the test date ({basis}: cash and cash equivalents)"), Vec::new())
+            } else {
+                (
+                    format!("cash at the test date, a lower bound of liquidity ({basis}: cash plus undrawn commitments)"),
+                    vec!["liquidity also counts availability under the commitments, which the statements do not carry: cash alone is a lower bound".to_owned()],
+                )
+            };
+            Ok(Measure { actual: cash.value, formula, inputs: vec![cash], notes, lower_bound: !cash_only })
+        }
+        "MinimumNetWorth" if definition.deducts_intangibles != Some(true) => {
+            let equity = figures.balance(StatementItem::TotalEquity).map_err(|missing| vec![missing])?;
+            Ok(Measure {
+                actual: equity.value,
+                formula: format!("total_equity at the test date ({basis}: shareholders' equity)"),
+                inputs: vec![equity],
+                notes: Vec::new(),
+                lower_bound: false,
+            })
+        }
+        "MinimumNetWorth" | "MinimumTangibleNetWorth" => Err(vec![
+            "intangible_assets (tangible net worth deducts goodwill and other intangibles; the statements do not carry them)"
+                .to_owned(),
+        ]),
+        "MaximumCapitalExpenditures" => {
+            if !figures.composition.is_fiscal_year() {
+                return Err(vec![format!(
+                    "capital_expenditure for a fiscal year (the limit is per fiscal year; the period ending {} is not a fiscal year end)",
+                    figures.balances.period_end
+                )]);
+            }
+            let capex = figures.item(StatementItem::CapitalExpenditure).map_err(|missing| vec![missing])?;
+            Ok(Measure {
+                actual: capex.value,
+                formula: format!("capital_expenditure over the fiscal year ({basis})"),
+                inputs: vec![capex],
+                notes: Vec::new(),
+                lower_bound: false,
+            })
+        }
+        other => Err(vec![format!("{other} is not a measure tested here")]),
+    }
+}
+
+/// Sets actual, status and headroom from an amount measure.
+fn judge_amount(result: &mut CovenantResult, measure: Measure, threshold: f64) {
+    result.formula = measure.formula;
+    result.inputs = measure.inputs;
+    result.notes.extend(measure.notes);
+    if !(threshold.is_finite() && threshold > 0.0) {
+        result.notes.push("the level is not a positive amount".to_owned());
+        return;
+    }
+    let actual = measure.actual;
+    let headroom = match result.operator {
+        Operator::Max => (threshold - actual) / threshold,
+        Operator::Min => (actual - threshold) / threshold,
+    };
+    if measure.lower_bound && headroom < 0.0 {
+        // A lower bound below a minimum says nothing: the part not carried may make it up.
+        result.missing_inputs.push("undrawn_commitments (cash alone is below the minimum)".to_owned());
+        return;
+    }
+    result.actual = Some(actual);
+    result.headroom_pct = Some(headroom);
+    result.status = if headroom >= 0.0 { Status::Pass } else { Status::Breach };
+}
+
 fn findings(results: &[CovenantResult], currency: &str) -> Vec<CovenantFinding> {
     let mut findings = Vec::new();
     for result in results {
-        let threshold = result.threshold.map(multiple).unwrap_or_default();
+        let figure = |value: f64| level_text(value, result.currency.as_deref());
+        let threshold = result.threshold.map(figure).unwrap_or_default();
         let limit = if result.operator == Operator::Max { "maximum" } else { "minimum" };
         match (result.status, result.actual, result.headroom_pct) {
             (Status::Breach, actual, _) => findings.push(CovenantFinding {
@@ -620,7 +761,7 @@ fn findings(results: &[CovenantResult], currency: &str) -> Vec<CovenantFinding> 
                 covenant: result.name.clone(),
                 statement: match actual {
                     Some(actual) => {
-                        format!("{} is breached: {} against a {limit} of {threshold}", result.name, multiple(actual))
+                        format!("{} is breached: {} against a {limit} of {threshold}", result.name, figure(actual))
                     }
                     None => {
                         format!("{} is breached: {}", result.name, result.notes.last().cloned().unwrap_or_default())
@@ -646,7 +787,7 @@ fn findings(results: &[CovenantResult], currency: &str) -> Vec<CovenantFinding> 
                         "{} passes with {} headroom: {} against a {limit} of {threshold}{cushion}",
                         result.name,
                         percent(headroom),
-                        multiple(actual)
+                        figure(actual)
                     ),
                 });
             }

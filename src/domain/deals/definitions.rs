@@ -63,6 +63,12 @@ pub struct RatioDefinition {
     pub ebitda_addbacks: Vec<String>,
     /// Months of the test period ("four consecutive fiscal quarters" is 12).
     pub test_period_months: Option<u32>,
+    /// For liquidity: whether it counts availability under the commitments besides cash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts_availability: Option<bool>,
+    /// For net worth: whether it deducts goodwill and other intangible assets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deducts_intangibles: Option<bool>,
     /// Every definition read, in the order read.
     pub read: Vec<DefinitionRead>,
 }
@@ -188,6 +194,31 @@ pub(crate) fn read(text: &str, structure: &Structure, metric: &str) -> RatioDefi
     found
 }
 
+static AVAILABILITY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:availability|excess[ \t\r\n]+availability|unused[ \t\r\n]+(?:portion[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+)?(?:revolving[ \t\r\n]+)?commitments?|undrawn|available[ \t\r\n]+to[ \t\r\n]+be[ \t\r\n]+borrowed|amount[ \t\r\n]+available)\b",
+    )
+});
+static INTANGIBLES: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\b(?:intangible|goodwill)"));
+static CASH: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bcash\b"));
+
+/// Reads the definition of a measure an amount covenant tests (`"Liquidity" means …`, `"Consolidated
+/// Net Worth" means …`): whether liquidity counts availability besides cash, and whether net worth
+/// deducts intangibles. What is not stated stays `None`.
+pub(crate) fn read_amount(text: &str, structure: &Structure, measure: &str) -> RatioDefinition {
+    let mut found = RatioDefinition::default();
+    let Some(definition) = find(structure, &normalise_label(measure)) else { return found };
+    let body = body(text, definition);
+    found.read.push(quoted(text, definition));
+    if AVAILABILITY.is_match(body) {
+        found.counts_availability = Some(true);
+    } else if CASH.is_match(body) {
+        found.counts_availability = Some(false);
+    }
+    found.deducts_intangibles = Some(INTANGIBLES.is_match(body));
+    found
+}
+
 /// The definition of the ratio named `name` (normalised): the exact term, else the term without
 /// "consolidated" (agreements name the covenant "Total Leverage Ratio" and define "Consolidated
 /// Total Leverage Ratio", or the other way round).
@@ -292,6 +323,24 @@ mod tests {
         let netting = read_from(text, "Net Leverage Ratio").net_of_cash.expect("netting");
         assert_eq!(netting.cap, Some(25_000_000.0));
         assert!(netting.cap_is_lower_bound);
+    }
+
+    #[test]
+    fn liquidity_counts_availability_only_when_its_definition_says_so() {
+        let both =
+            "\"Liquidity\" means the sum of unrestricted cash of the Borrower and the unused Revolving Commitments.\n";
+        assert_eq!(read_amount(both, &Structure::scan(both), "Liquidity").counts_availability, Some(true));
+        let cash = "\"Liquidity\" means unrestricted cash and Cash Equivalents of the Loan Parties.\n";
+        assert_eq!(read_amount(cash, &Structure::scan(cash), "Minimum Liquidity").counts_availability, Some(false));
+        let none = "\"Borrower\" means Acme.\n";
+        let found = read_amount(none, &Structure::scan(none), "Liquidity");
+        assert_eq!((found.counts_availability, found.read.len()), (None, 0));
+        let tangible =
+            "\"Consolidated Net Worth\" means shareholders' equity less goodwill and other intangible assets.\n";
+        assert_eq!(
+            read_amount(tangible, &Structure::scan(tangible), "Consolidated Net Worth").deducts_intangibles,
+            Some(true)
+        );
     }
 
     #[test]

@@ -468,7 +468,17 @@ impl DealService {
             .ok_or(DealError::NotFound("document"))?;
         let structure = Structure::scan(text);
         let read: Definitions = Arc::new(
-            covenants.iter().map(|c| (c.name.clone(), definitions::read(text, &structure, &c.name))).collect(),
+            covenants
+                .iter()
+                .map(|c| {
+                    let definition = if c.on_amounts() {
+                        definitions::read_amount(text, &structure, &c.name)
+                    } else {
+                        definitions::read(text, &structure, &c.name)
+                    };
+                    (c.name.clone(), definition)
+                })
+                .collect(),
         );
         let mut cache = self.cached_definitions();
         if cache.len() >= CACHED_VERSIONS {

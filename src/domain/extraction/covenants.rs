@@ -1,5 +1,6 @@
 //! Financial maintenance covenants: maximum leverage, minimum interest cover, fixed charge and
-//! debt service cover, with every level of a step-down schedule and what starts a level.
+//! debt service cover, with every level of a step-down schedule and what starts a level; the
+//! covenants on amounts (liquidity, net worth, capital expenditures) are read by [`amounts`].
 //!
 //! Ratios are read inside the financial covenant section (or a term sheet's `Financial
 //! Covenants:` line), where a ratio is a covenant level. Elsewhere ratios are pricing-grid
@@ -16,6 +17,8 @@
 //! or from the words after it ("for the fiscal quarters ending on or before June 30, 2025"); the
 //! words that make it conditional ("in the event that … Major Acquisitions", "following the
 //! Delayed Draw Funding Date") are its condition.
+
+mod amounts;
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -228,10 +231,19 @@ fn metrics_in(text: &str, offset: usize) -> Vec<Range<usize>> {
     metrics.into_iter().map(|m| offset + m.start..offset + m.end).collect()
 }
 
-/// The financial covenants, one per metric as named, levels in the order stated.
+/// The financial covenants, one per metric as named, levels in the order stated: the ratios, then
+/// the covenants on amounts.
 pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
+    let regions = covenant_regions(doc);
+    let mut covenants = ratio_covenants(doc, &regions);
+    covenants.extend(amounts::extract(doc, &regions));
+    covenants
+}
+
+/// The covenants on ratios found in `regions`.
+fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<FinancialCovenant> {
     let mut covenants: Vec<FinancialCovenant> = Vec::new();
-    for region in covenant_regions(doc) {
+    for region in regions.iter().cloned() {
         let region_text = doc.slice(region.clone());
         let metrics = metrics_in(region_text, region.start);
         for ratio in doc.ratios_in(region.clone()) {
@@ -271,7 +283,7 @@ pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
                     else {
                         continue;
                     };
-                    covenants.push(FinancialCovenant { covenant_type, metric, levels: vec![level] });
+                    covenants.push(FinancialCovenant { covenant_type, metric, levels: vec![level], currency: None });
                 }
             }
         }

@@ -364,6 +364,15 @@ named_values! {
         MinimumFixedChargeCoverageRatio => "MinimumFixedChargeCoverageRatio",
         /// Debt service cover must not fall below the level.
         MinimumDebtServiceCoverageRatio => "MinimumDebtServiceCoverageRatio",
+        /// Liquidity (cash, and availability where the agreement counts it) must not fall below
+        /// an amount.
+        MinimumLiquidity => "MinimumLiquidity",
+        /// Net worth (shareholders' equity) must not fall below an amount.
+        MinimumNetWorth => "MinimumNetWorth",
+        /// Tangible net worth (equity less intangible assets) must not fall below an amount.
+        MinimumTangibleNetWorth => "MinimumTangibleNetWorth",
+        /// Capital expenditures over a period must not exceed an amount.
+        MaximumCapitalExpenditures => "MaximumCapitalExpenditures",
     }
 }
 
@@ -525,7 +534,8 @@ pub struct Facility {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CovenantLevel {
-    /// The ratio's first term: 4.50 for "4.50:1.00".
+    /// The ratio's first term: 4.50 for "4.50:1.00"; for a covenant on an amount, the amount in
+    /// units of the covenant's `currency`.
     pub threshold: Sourced<Decimal>,
     /// The test period the level applies to, when the covenant steps ("June 30, 2025 and
     /// thereafter").
@@ -548,6 +558,10 @@ pub struct FinancialCovenant {
     pub metric: Sourced<String>,
     /// The levels, in the order stated.
     pub levels: Vec<CovenantLevel>,
+    /// The currency of the levels when they are amounts (liquidity, net worth, capital
+    /// expenditures); absent for ratios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub currency: Option<Sourced<CurrencyCode>>,
 }
 
 /// Sustainability-linked loan features.
@@ -697,6 +711,7 @@ impl CreditAgreement {
             let base = format!("/financialCovenants/{i}");
             map.add(&format!("{base}/covenantType"), &covenant.covenant_type);
             map.add(&format!("{base}/metric"), &covenant.metric);
+            map.optional(&format!("{base}/currency"), &covenant.currency);
             for (j, level) in covenant.levels.iter().enumerate() {
                 map.add(&format!("{base}/levels/{j}/threshold"), &level.threshold);
                 map.optional(&format!("{base}/levels/{j}/period"), &level.period);

@@ -10,7 +10,9 @@ mod spans;
 mod structure;
 mod tables;
 
-pub(crate) use clauses::{clause_around, clause_start, sentence_around, sentence_end_after, sentence_start_before};
+pub(crate) use clauses::{
+    clause_around, clause_end, clause_start, sentence_around, sentence_end_after, sentence_start_before,
+};
 pub(crate) use matching::{any_word, capitalisable, contains_any_ci, contains_ci, matches_outside_date_names, pattern};
 pub(crate) use spans::{
     Located, Regions, after, before, ceil_boundary, floor_boundary, line_around, lines_in, slice, trim_range,

@@ -92,6 +92,13 @@ pub(crate) struct Composition<'s> {
     pub(crate) formula: &'static str,
 }
 
+impl Composition<'_> {
+    /// Whether the twelve months are one fiscal year as reported, not composed from parts.
+    pub(crate) fn is_fiscal_year(&self) -> bool {
+        matches!(self.parts.as_slice(), [(sign, period)] if *sign > 0.0 && period.months == 12)
+    }
+}
+
 /// The twelve months to `period_end` as the set can build them: the fiscal year ending then, or
 /// the trailing twelve months composed as [`trailing_twelve_months`] composes them; `Err` says why
 /// they cannot be built (no period ends then, a period a year earlier is missing).

@@ -22,7 +22,7 @@ fn period(end: Date, months: u32, figures: &[(StatementItem, f64)]) -> Statement
 
 use StatementItem::{
     CapitalExpenditure, Cash, DepreciationAmortization, Ebitda, IncomeTax, InterestExpense, OperatingIncome,
-    ScheduledPrincipal, TotalDebt,
+    ScheduledPrincipal, TotalDebt, TotalEquity,
 };
 
 /// FY2024 and the half years to June 2024 and 2025: TTM EBITDA to June 2025 = 100 + 60 - 50 = 110.
@@ -61,7 +61,7 @@ fn level(threshold: f64, period: Option<&str>) -> StatedLevel {
 
 fn covenant(kind: &str, name: &str, levels: Vec<StatedLevel>, definition: RatioDefinition) -> CovenantToTest {
     CovenantToTest {
-        covenant: AgreementCovenant { name: name.to_owned(), covenant_type: kind.to_owned(), levels },
+        covenant: AgreementCovenant { name: name.to_owned(), covenant_type: kind.to_owned(), levels, currency: None },
         definition,
         restated: Vec::new(),
     }
@@ -210,6 +210,123 @@ fn a_definition_read_from_the_agreement_changes_the_actual() {
     let result = &run(&[test], &statements(), date!(2024 - 12 - 31)).covenants[0];
     assert_eq!(result.actual, Some(4.5), "(500 - 50) / 100: {:?}", result.formula);
     assert!(result.formula.contains("the agreement's definition"));
+}
+
+/// A covenant on an amount in `currency`.
+fn on_amount(kind: &str, name: &str, threshold: f64, currency: &str, definition: RatioDefinition) -> CovenantToTest {
+    let mut test = covenant(kind, name, vec![level(threshold, None)], definition);
+    test.covenant.currency = Some(currency.to_owned());
+    test
+}
+
+/// FY2024 with equity and capital expenditure, besides the figures of [`statements`].
+fn statements_with_equity() -> StatementSet {
+    let mut set = statements();
+    for period in &mut set.periods {
+        if period.months == 12 {
+            period.figures.insert(TotalEquity, Figure { value: 300.0, source: "sheet!B20".to_owned() });
+            period.figures.insert(CapitalExpenditure, Figure { value: 45.0, source: "sheet!B31".to_owned() });
+        }
+    }
+    set
+}
+
+#[test]
+fn net_worth_is_total_equity_and_capital_expenditure_the_fiscal_years_spend() {
+    let tests = [
+        on_amount("MinimumNetWorth", "Consolidated Net Worth", 250.0, "USD", RatioDefinition::default()),
+        on_amount("MaximumCapitalExpenditures", "Capital Expenditures", 40.0, "USD", RatioDefinition::default()),
+    ];
+    let outcome = run(&tests, &statements_with_equity(), date!(2024 - 12 - 31));
+    let [net_worth, capex] = [&outcome.covenants[0], &outcome.covenants[1]];
+    assert_eq!((net_worth.kind, net_worth.operator), (CovenantKind::MinNetWorth, Operator::Min));
+    assert_eq!((net_worth.actual, net_worth.status), (Some(300.0), Status::Pass));
+    assert!((net_worth.headroom_pct.expect("headroom") - 0.2).abs() < 1e-12);
+    assert_eq!(net_worth.inputs[0].name, "total_equity");
+    assert!(net_worth.inputs[0].source.contains("sheet!B20"));
+    assert_eq!(net_worth.currency.as_deref(), Some("USD"));
+    assert_eq!(net_worth.ebitda_cushion, None);
+    // 45 spent against a limit of 40: breached, and said in the currency, not as a multiple.
+    assert_eq!((capex.kind, capex.operator, capex.status), (CovenantKind::MaxCapex, Operator::Max, Status::Breach));
+    assert_eq!(outcome.findings[0].severity, Severity::Concern);
+    assert!(outcome.findings[0].statement.contains("USD"), "{}", outcome.findings[0].statement);
+    assert!(!outcome.findings[0].statement.contains('×'), "{}", outcome.findings[0].statement);
+}
+
+#[test]
+fn capital_expenditure_limits_are_tested_on_a_fiscal_year_only() {
+    let test = on_amount("MaximumCapitalExpenditures", "Capital Expenditures", 40.0, "USD", RatioDefinition::default());
+    let result = &run(&[test], &statements_with_equity(), date!(2025 - 06 - 30)).covenants[0];
+    assert_eq!(result.status, Status::NotTestable);
+    assert!(result.missing_inputs[0].contains("not a fiscal year end"), "{:?}", result.missing_inputs);
+}
+
+#[test]
+fn liquidity_on_cash_alone_is_a_lower_bound_unless_the_agreement_counts_cash_only() {
+    // Cash 70 at FY2024. Liquidity counting undrawn commitments too: 70 meets 60 whatever is undrawn…
+    let met = on_amount("MinimumLiquidity", "Liquidity", 60.0, "USD", RatioDefinition::default());
+    let result = &run(&[met], &statements(), date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!((result.status, result.actual), (Status::Pass, Some(70.0)));
+    assert!(result.formula.contains("lower bound"), "{}", result.formula);
+    // … but 70 below 100 says nothing: the undrawn commitments may make up the difference.
+    let short = on_amount("MinimumLiquidity", "Liquidity", 100.0, "USD", RatioDefinition::default());
+    let result = &run(&[short], &statements(), date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!((result.status, result.actual, result.headroom_pct), (Status::NotTestable, None, None));
+    assert!(result.missing_inputs[0].starts_with("undrawn_commitments"), "{:?}", result.missing_inputs);
+    // When the agreement's liquidity is cash alone, 70 below 100 is a breach.
+    let cash_only = RatioDefinition { counts_availability: Some(false), ..RatioDefinition::default() };
+    let strict = on_amount("MinimumLiquidity", "Liquidity", 100.0, "USD", cash_only);
+    let result = &run(&[strict], &statements(), date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!((result.status, result.actual), (Status::Breach, Some(70.0)));
+}
+
+#[test]
+fn tangible_net_worth_and_levels_in_another_currency_are_not_testable() {
+    let tangible = on_amount("MinimumTangibleNetWorth", "Tangible Net Worth", 100.0, "USD", RatioDefinition::default());
+    let in_euros = on_amount("MinimumNetWorth", "Net Worth", 100.0, "EUR", RatioDefinition::default());
+    let outcome = run(&[tangible, in_euros], &statements_with_equity(), date!(2024 - 12 - 31));
+    assert!(outcome.covenants.iter().all(|c| c.status == Status::NotTestable));
+    assert!(outcome.covenants[0].missing_inputs[0].starts_with("intangible_assets"));
+    assert!(outcome.covenants[1].missing_inputs[0].contains("EUR"), "{:?}", outcome.covenants[1].missing_inputs);
+}
+
+#[test]
+fn stored_amount_covenants_keep_their_currency() {
+    let agreement = json!({
+        "financialCovenants": [{
+            "covenantType": "MinimumLiquidity", "metric": "Liquidity", "currency": "USD",
+            "levels": [{"threshold": "25000000"}]
+        }]
+    });
+    let read = covenants_of(&agreement);
+    assert_eq!(read[0].currency.as_deref(), Some("USD"));
+    assert!(read[0].on_amounts());
+}
+
+proptest! {
+    /// Whatever the figures and level of a covenant on an amount, `status` and `headroom_pct` agree.
+    #[test]
+    fn status_and_headroom_agree_for_amounts(
+        cash in -1e6f64..1e9,
+        equity in -1e9f64..1e9,
+        capex in 0f64..1e9,
+        threshold in 1f64..1e9,
+        which in 0usize..3,
+        cash_only in any::<bool>(),
+    ) {
+        let set = StatementSet {
+            currency: "USD".to_owned(),
+            periods: vec![period(date!(2024 - 12 - 31), 12, &[(Cash, cash), (TotalEquity, equity), (CapitalExpenditure, capex)])],
+        };
+        let kind = ["MinimumLiquidity", "MinimumNetWorth", "MaximumCapitalExpenditures"][which];
+        let definition = RatioDefinition { counts_availability: Some(!cash_only), ..RatioDefinition::default() };
+        let result = &run(&[on_amount(kind, "Measure", threshold, "USD", definition)], &set, date!(2024 - 12 - 31)).covenants[0];
+        match (result.actual, result.headroom_pct) {
+            (Some(_), Some(headroom)) => prop_assert_eq!(result.status == Status::Pass, headroom >= 0.0),
+            (None, None) => prop_assert_eq!(result.status, Status::NotTestable),
+            other => prop_assert!(false, "actual and headroom disagree: {:?}", other),
+        }
+    }
 }
 
 proptest! {

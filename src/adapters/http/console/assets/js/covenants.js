@@ -9,10 +9,15 @@ import { lineChart, proportionBar } from './charts.js';
 import { amount, dateTime, exactAmount, multiple, percent, words } from './format.js';
 import { badge, h, table } from './render.js';
 
+/** A covenant's level or actual as read: an amount in its currency ("USD 25.0 m"), else a multiple. */
+function figure(covenant, value) {
+  return covenant.currency ? amount(value, covenant.currency) : multiple(value);
+}
+
 /** How a covenant's level reads: "at most 4.50×" (a maximum) or "at least 3.00×" (a minimum). */
 export function limit(covenant) {
   if (covenant.threshold === null || covenant.threshold === undefined) return '—';
-  return `${covenant.operator === 'min' ? 'at least' : 'at most'} ${multiple(covenant.threshold)}`;
+  return `${covenant.operator === 'min' ? 'at least' : 'at most'} ${figure(covenant, covenant.threshold)}`;
 }
 
 /** The severity of the finding the API made about a covenant, if any (`concern`, `watch`). */
@@ -43,7 +48,7 @@ export function covenantTable(test) {
       { dataset: { covenant: covenant.name } },
       h('th', { scope: 'row' }, covenant.name, h('small', { class: 'kind' }, words(covenant.kind)), untested(covenant)),
       h('td', { class: 'number threshold' }, limit(covenant)),
-      h('td', { class: 'number actual' }, multiple(covenant.actual)),
+      h('td', { class: 'number actual' }, figure(covenant, covenant.actual)),
       h('td', { class: 'headroom-cell' }, headroom(test, covenant)),
       h('td', { class: 'status' }, badge(covenant.status)),
     ),
@@ -113,17 +118,17 @@ export function historyCharts(tests, latest) {
     ];
     const tested = [...actuals.entries()].sort(([a], [b]) => a.localeCompare(b));
     const description =
-      `${covenant.name}: ${tested.map(([date, value]) => `${multiple(value)} at ${date}`).join(', ') || 'no actual'}; ` +
-      `schedule: ${schedule.map(stepWords).join('; ') || `${limit(covenant)} throughout`}.`;
-    return lineChart({ title: `${covenant.name} against its schedule`, description, labels, series, format: multiple });
+      `${covenant.name}: ${tested.map(([date, value]) => `${figure(covenant, value)} at ${date}`).join(', ') || 'no actual'}; ` +
+      `schedule: ${schedule.map((step) => stepWords(covenant, step)).join('; ') || `${limit(covenant)} throughout`}.`;
+    return lineChart({ title: `${covenant.name} against its schedule`, description, labels, series, format: (value) => figure(covenant, value) });
   });
 }
 
 /** A schedule step in words: "4.50× from 2024-06-30 to 2025-03-31". */
-function stepWords(step) {
+function stepWords(covenant, step) {
   const from = step.from ? `from ${step.from}` : 'from the start';
   const to = step.to ? ` to ${step.to}` : ' onwards';
-  return `${multiple(step.threshold)} ${from}${to}`;
+  return `${figure(covenant, step.threshold)} ${from}${to}`;
 }
 
 /** A schedule as a table: each level with the dates it covers and the agreement's words. */
@@ -133,7 +138,7 @@ function scheduleTable(covenant) {
   return table(
     'Schedule',
     ['From', 'To', 'Level', "The agreement's words"],
-    schedule.map((step) => [step.from ?? 'the start', step.to ?? 'onwards', multiple(step.threshold), h('q', {}, step.quote)]),
+    schedule.map((step) => [step.from ?? 'the start', step.to ?? 'onwards', figure(covenant, step.threshold), h('q', {}, step.quote)]),
     { className: 'schedule' },
   );
 }
@@ -158,7 +163,7 @@ function calculation(test, covenant) {
   const facts = [
     ['Status', badge(covenant.status)],
     ['Level in force', [limit(covenant), covenant.quote ? [' — ', h('q', {}, covenant.quote)] : null]],
-    ['Actual', multiple(covenant.actual)],
+    ['Actual', figure(covenant, covenant.actual)],
     ['Headroom', percent(covenant.headroom_pct)],
     cushion ? ['EBITDA cushion', `${amount(cushion.amount, currency)} (${percent(cushion.pct)}) above a breakeven of ${amount(cushion.breakeven, currency)}`] : null,
     (covenant.missing_inputs ?? []).length > 0 ? ['Missing inputs', covenant.missing_inputs.join('; ')] : null,
