@@ -17,6 +17,7 @@ use super::values::{
     format_ratio, role_words, text_of,
 };
 use super::{AgreementField, DocumentAnswer, answer_from_sentences, sentences_per};
+use crate::domain::quant::display::stated_amount;
 
 struct PartyRef {
     name: String,
@@ -368,7 +369,13 @@ pub(super) fn answer_agreement(field: AgreementField, agreement: &Value, base: &
                 // when something happens is said with its condition, never as a next step.
                 let (mut levels, mut conditional) = (Vec::new(), Vec::new());
                 for level in covenant.get("levels").and_then(Value::as_array).into_iter().flatten() {
-                    let Some(threshold) = level.get("threshold").and_then(decimal_of).map(format_ratio) else {
+                    // A covenant on an amount states its levels in its currency; a ratio as "4.50:1.00".
+                    let currency = covenant.get("currency").and_then(text_of);
+                    let figure = |value: Decimal| match &currency {
+                        Some(code) => stated_amount(value, Some(code)),
+                        None => format_ratio(value),
+                    };
+                    let Some(threshold) = level.get("threshold").and_then(decimal_of).map(figure) else {
                         continue;
                     };
                     match (level.get("condition").and_then(text_of), level.get("period").and_then(text_of)) {

@@ -113,6 +113,13 @@ fn amounts_dates_law_and_covenants_are_written_for_people() {
          Acquisition).",
         "a conditional level is not the next step of a schedule"
     );
+    let on_amounts = json!({ "financialCovenants": [ { "covenantType": "MinimumLiquidity", "metric": "Liquidity",
+        "currency": "USD", "levels": [ { "threshold": "25000000" } ] } ] });
+    assert_eq!(
+        answer_from_agreement(AgreementField::Covenants, &on_amounts).text,
+        "Liquidity must be at least USD 25 m.",
+        "a covenant on an amount states it in its currency, not as a ratio"
+    );
     assert_eq!(answer(AgreementField::Floor).text, "Term Loan B: the benchmark is floored at 0.5% (50 bps).");
     assert_eq!(answer(AgreementField::FloatingRateIndex).cited_fields[1], "facilities[0].indexTenor");
     assert!(answer(AgreementField::Currency).text.contains("USD, also available in EUR and GBP"));
