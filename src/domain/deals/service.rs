@@ -129,19 +129,26 @@ impl DealService {
         }
         let owner = listed_owner(caller);
         let runs = RunQuery { owner, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS };
-        let documents = self
-            .documents
-            .list(&DocumentQuery { owner, search: None, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS })
-            .await?;
-        let (analyses, analyses_total) = self.analyses.list(&runs).await?;
-        let (research, research_total) = self.research.list(&runs).await?;
-        let (people, people_total) = self.people.list(&runs).await?;
-        let (sets, sets_total) = self.statement_sets.list_for_deal(deal_id, owner, WORKSPACE_ITEMS).await?;
-        let (tests, tests_total) = self.tests.list_for_deal(deal_id, owner, WORKSPACE_ITEMS).await?;
-        let (sessions, sessions_total) = self
-            .conversations
-            .list(&SessionQuery { owner, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS })
-            .await?;
+        // The seven listings are independent: read them at once, not one after another.
+        let document_query =
+            DocumentQuery { owner, search: None, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS };
+        let session_query = SessionQuery { owner, deal_id: Some(deal_id), page: 1, limit: WORKSPACE_ITEMS };
+        let (documents, analyses, research, people, sets, tests, sessions) = futures_util::join!(
+            self.documents.list(&document_query),
+            self.analyses.list(&runs),
+            self.research.list(&runs),
+            self.people.list(&runs),
+            self.statement_sets.list_for_deal(deal_id, owner, WORKSPACE_ITEMS),
+            self.tests.list_for_deal(deal_id, owner, WORKSPACE_ITEMS),
+            self.conversations.list(&session_query),
+        );
+        let documents = documents?;
+        let (analyses, analyses_total) = analyses?;
+        let (research, research_total) = research?;
+        let (people, people_total) = people?;
+        let (sets, sets_total) = sets?;
+        let (tests, tests_total) = tests?;
+        let (sessions, sessions_total) = sessions?;
         let everything = documents.total
             + analyses_total
             + research_total
