@@ -404,7 +404,9 @@ fn test_one(
         return result;
     }
     let ratio = match kind {
-        CovenantKind::MaxLeverage | CovenantKind::MaxNetLeverage => leverage(figures, definition, currency),
+        CovenantKind::MaxLeverage | CovenantKind::MaxNetLeverage => {
+            leverage(figures, definition, currency, step.threshold)
+        }
         CovenantKind::MinInterestCoverage => interest_coverage(figures, definition),
         CovenantKind::MinFixedChargeCoverage => fixed_charge_coverage(figures),
         _ if covenant.covenant_type == "MinimumDebtServiceCoverageRatio" => debt_service_coverage(figures),
@@ -502,7 +504,23 @@ fn earnings(figures: &Figures<'_>, definition: &RatioDefinition) -> Result<(Inpu
     }
 }
 
-fn leverage(figures: &Figures<'_>, definition: &RatioDefinition, currency: &str) -> Result<Ratio, Vec<String>> {
+fn leverage(
+    figures: &Figures<'_>,
+    definition: &RatioDefinition,
+    currency: &str,
+    threshold: f64,
+) -> Result<Ratio, Vec<String>> {
+    if let Some(base) = &definition.divides_by {
+        return Err(vec![format!("{base} (the agreement's leverage divides debt by it, not by earnings)")]);
+    }
+    // A maximum below 1.00 is a ratio of debt to assets or capital, not a multiple of earnings:
+    // without a definition that says what it divides by, it is not computed as one.
+    if threshold < 1.0 && definition.earnings.is_none() {
+        return Err(vec![
+            "the ratio's base (a maximum below 1.00 is not debt to earnings, and the agreement's definition was not read)"
+                .to_owned(),
+        ]);
+    }
     match definition.debt_scope {
         Some(DebtScope::Secured) => return Err(vec!["secured_debt (the statements carry total debt only)".to_owned()]),
         Some(DebtScope::Senior) => return Err(vec!["senior_debt (the statements carry total debt only)".to_owned()]),

@@ -63,6 +63,10 @@ pub struct RatioDefinition {
     pub ebitda_addbacks: Vec<String>,
     /// Months of the test period ("four consecutive fiscal quarters" is 12).
     pub test_period_months: Option<u32>,
+    /// What a leverage ratio divides debt by when that is not earnings ("Total Capitalization",
+    /// "Gross Asset Value"), as the definition names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divides_by: Option<String>,
     /// For liquidity: whether it counts availability under the commitments besides cash.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts_availability: Option<bool>,
@@ -88,6 +92,15 @@ static CASH_CAP: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:not[ \t\r\n]+to[ \t\r\n]+exceed|not[ \t\r\n]+in[ \t\r\n]+excess[ \t\r\n]+of|up[ \t\r\n]+to|no[ \t\r\n]+more[ \t\r\n]+than|not[ \t\r\n]+(?:greater|more)[ \t\r\n]+than|(?:a|the)[ \t\r\n]+maximum[ \t\r\n]+(?:aggregate[ \t\r\n]+)?(?:amount[ \t\r\n]+)?of|capped[ \t\r\n]+at)[ \t\r\n]+(?P<greater>the[ \t\r\n]+greater[ \t\r\n]+of[ \t\r\n]+(?:\([a-z0-9]+\)[ \t\r\n]+)?)?(?:U\.S\.[ \t]*)?\$[ \t]?(?P<amount>[0-9][0-9,]*(?:\.[0-9]+)?)(?:[ \t\r\n]+(?P<scale>million|billion))?",
     )
 });
+/// A base other than earnings that a leverage ratio may divide debt by.
+static NON_EARNINGS_BASE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?:gross|total)[ \t\r\n]+asset[ \t\r\n]+value|asset[ \t\r\n]+value|total[ \t\r\n]+assets|(?:total[ \t\r\n]+)?capitali[sz]ation|total[ \t\r\n]+capital|(?:tangible[ \t\r\n]+)?net[ \t\r\n]+worth|(?:share|stock)holders[’']?[ \t\r\n]+equity)\b",
+    )
+});
+/// An earnings measure named in a ratio's definition.
+static EARNINGS_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:ebitda[a-z]*|ebit|earnings|cash[ \t\r\n]+flow|net[ \t\r\n]+income)\b"));
 static SECURED: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\b(?:secured|first[ \t\r\n-]+lien)\b"));
 static SENIOR: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bsenior\b"));
 static FOUR_QUARTERS: LazyLock<Regex> = LazyLock::new(|| {
@@ -132,6 +145,14 @@ pub(crate) fn read(text: &str, structure: &Structure, metric: &str) -> RatioDefi
     let Some(ratio) = find(structure, &name) else { return found };
     let body = body(text, ratio);
     found.read.push(quoted(text, ratio));
+    // A ratio of debt to asset value or capitalization, with no earnings in its definition, is
+    // not a multiple of earnings.
+    let own_words = &body[..floor_char_boundary(body, QUOTE_CHARS.min(body.len()))];
+    if !EARNINGS_WORDS.is_match(own_words)
+        && let Some(base) = NON_EARNINGS_BASE.find(own_words)
+    {
+        found.divides_by = Some(base.as_str().split_whitespace().collect::<Vec<_>>().join(" "));
+    }
     // The definitions the ratio's definition refers to, each once, in the order they appear.
     let words = normalise_label(body);
     let mut referred: Vec<(usize, &Definition)> = structure
@@ -323,6 +344,13 @@ mod tests {
         let netting = read_from(text, "Net Leverage Ratio").net_of_cash.expect("netting");
         assert_eq!(netting.cap, Some(25_000_000.0));
         assert!(netting.cap_is_lower_bound);
+    }
+
+    #[test]
+    fn a_leverage_ratio_of_debt_to_capitalization_says_what_it_divides_by() {
+        let text = "\"Leverage Ratio\" means the ratio of Consolidated Debt divided by Total Capitalization.\n\n\"Total Capitalization\" means Tangible Net Worth plus Consolidated Debt.\n";
+        assert_eq!(read_from(text, "Leverage Ratio").divides_by.as_deref(), Some("Total Capitalization"));
+        assert_eq!(read_from(AGREEMENT, "Consolidated Total Net Leverage Ratio").divides_by, None);
     }
 
     #[test]

@@ -159,6 +159,25 @@ fn secured_leverage_is_not_testable_on_statements_that_carry_total_debt_only() {
 }
 
 #[test]
+fn leverage_on_capitalization_or_below_one_is_never_computed_as_debt_to_earnings() {
+    let text = "\"Leverage Ratio\" means Consolidated Debt divided by Total Capitalization.\n";
+    let definition = definitions::read(text, &Structure::scan(text), "Leverage Ratio");
+    let on_capital = covenant("MaximumLeverageRatio", "Leverage Ratio", vec![level(0.65, None)], definition);
+    let undefined = covenant(
+        "MaximumLeverageRatio",
+        "Total Indebtedness Ratio",
+        vec![level(0.60, None)],
+        RatioDefinition::default(),
+    );
+    let outcome = run(&[on_capital, undefined], &statements(), date!(2024 - 12 - 31));
+    for result in &outcome.covenants {
+        assert_eq!((result.status, result.actual), (Status::NotTestable, None), "{result:?}");
+    }
+    assert!(outcome.covenants[0].missing_inputs[0].starts_with("Total Capitalization"));
+    assert!(outcome.findings.is_empty(), "no breach is claimed: {:?}", outcome.findings);
+}
+
+#[test]
 fn interest_coverage_is_earnings_over_interest_with_its_cushion() {
     let test = covenant(
         "MinimumInterestCoverageRatio",
