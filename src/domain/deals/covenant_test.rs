@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use time::Date;
 
-use super::definitions::{CARRIED_ADDBACKS, DebtScope, Earnings, RatioDefinition};
+use super::definitions::{CARRIED_ADDBACKS, CoverageTerms, DebtScope, Earnings, RatioDefinition};
 use super::schedule::{self, InForce, StatedLevel, Step};
 use crate::domain::quant::display::{amount, multiple, percent};
 use crate::domain::quant::findings::Severity;
@@ -323,6 +323,9 @@ struct Ratio {
     formula: String,
     inputs: Vec<Input>,
     notes: Vec<String>,
+    /// The ratio can only be higher than computed (a deduction made in full that the agreement
+    /// makes in part): a minimum it meets is met; one it misses is not known to be missed.
+    lower_bound: bool,
 }
 
 fn test_one(
@@ -408,8 +411,8 @@ fn test_one(
             leverage(figures, definition, currency, step.threshold)
         }
         CovenantKind::MinInterestCoverage => interest_coverage(figures, definition),
-        CovenantKind::MinFixedChargeCoverage => fixed_charge_coverage(figures),
-        _ if covenant.covenant_type == "MinimumDebtServiceCoverageRatio" => debt_service_coverage(figures),
+        CovenantKind::MinFixedChargeCoverage => coverage(figures, definition, true),
+        _ if covenant.covenant_type == "MinimumDebtServiceCoverageRatio" => coverage(figures, definition, false),
         _ => Err(vec![format!("{} is not a ratio tested here", covenant.covenant_type)]),
     };
     let ratio = match ratio {
@@ -428,6 +431,7 @@ fn judge(result: &mut CovenantResult, ratio: Ratio, threshold: f64) {
     result.formula = ratio.formula;
     result.inputs = ratio.inputs;
     result.notes.extend(ratio.notes);
+    let lower_bound = ratio.lower_bound;
     if !(threshold.is_finite() && threshold > 0.0) {
         result.notes.push("the level is not a positive ratio".to_owned());
         return;
@@ -460,6 +464,13 @@ fn judge(result: &mut CovenantResult, ratio: Ratio, threshold: f64) {
                 return;
             }
             let actual = ratio.numerator / ratio.denominator;
+            if lower_bound && actual < threshold {
+                result.missing_inputs.push(
+                    "financed_capital_expenditure (the ratio with all capital expenditure deducted is below the minimum)"
+                        .to_owned(),
+                );
+                return;
+            }
             result.actual = Some(actual);
             result.headroom_pct = Some((actual - threshold) / threshold);
             result.status = if actual >= threshold { Status::Pass } else { Status::Breach };
@@ -588,6 +599,7 @@ fn leverage(
         formula,
         inputs,
         notes,
+        lower_bound: false,
     })
 }
 
@@ -609,48 +621,79 @@ fn interest_coverage(figures: &Figures<'_>, definition: &RatioDefinition) -> Res
         formula: format!("{label} / interest_expense over the test period ({basis})"),
         inputs,
         notes,
+        lower_bound: false,
     })
 }
 
-fn fixed_charge_coverage(figures: &Figures<'_>) -> Result<Ratio, Vec<String>> {
-    let inputs = gather(vec![
-        figures.ebitda(),
-        figures.item(StatementItem::CapitalExpenditure),
-        figures.item(StatementItem::IncomeTax),
-        figures.item(StatementItem::InterestExpense),
-        figures.balance(StatementItem::ScheduledPrincipal),
-    ])?;
-    let [ebitda, capex, tax, interest, principal] = [0, 1, 2, 3, 4].map(|i| inputs[i].value);
-    let deductions = capex + tax.max(0.0);
+/// A fixed-charge or debt-service coverage: as the agreement's definition reads it when its terms
+/// were read ([`CoverageTerms`]), else the market standard (`fixed_charges` says whether capital
+/// expenditure is deducted). Charges or deductions the statements do not carry (rent,
+/// distributions) make it not testable; a deduction of unfinanced capital expenditure is made with
+/// all of it, which can only lower the ratio, so a breach found that way is not claimed.
+fn coverage(figures: &Figures<'_>, definition: &RatioDefinition, fixed_charges: bool) -> Result<Ratio, Vec<String>> {
+    let market = CoverageTerms {
+        deducts_capex: fixed_charges,
+        deducts_taxes: true,
+        charges_interest: true,
+        charges_principal: true,
+        ..CoverageTerms::default()
+    };
+    let (terms, basis) = match &definition.coverage {
+        Some(terms) => (terms.clone(), "the agreement's definition"),
+        None => (market, "market standard"),
+    };
+    let mut missing = Vec::new();
+    if terms.charges_rent {
+        missing.push("rent_expense (the agreement's charges count rent)".to_owned());
+    }
+    if terms.charges_distributions || terms.deducts_distributions {
+        missing.push("distributions (the agreement's ratio counts dividends or other distributions)".to_owned());
+    }
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    let mut reads = vec![figures.ebitda()];
+    let mut numerator = vec!["EBITDA"];
+    let mut denominator = Vec::new();
+    if terms.deducts_capex {
+        reads.push(figures.item(StatementItem::CapitalExpenditure));
+        numerator.push("capital_expenditure");
+    }
+    if terms.deducts_taxes {
+        reads.push(figures.item(StatementItem::IncomeTax));
+        numerator.push("income_tax");
+    }
+    if terms.charges_interest {
+        reads.push(figures.item(StatementItem::InterestExpense));
+        denominator.push("interest_expense");
+    }
+    if terms.charges_principal {
+        reads.push(figures.balance(StatementItem::ScheduledPrincipal));
+        denominator.push("scheduled_principal");
+    }
+    let inputs = gather(reads)?;
+    let value = |name: &str| {
+        inputs.iter().find(|i| i.name == name || i.name == format!("{name}_test_period")).map_or(0.0, |i| i.value)
+    };
+    let ebitda = value("ebitda");
+    let deductions = value("capital_expenditure") + value("income_tax").max(0.0);
+    let charges = value("interest_expense") + value("scheduled_principal");
+    let mut notes = Vec::new();
+    if terms.capex_unfinanced {
+        notes.push("the agreement deducts only unfinanced capital expenditure; all of it is deducted here, which can only lower the ratio".to_owned());
+    }
+    if terms.charges_principal {
+        notes.push("scheduled principal as the statements carry it: due over the next twelve months".to_owned());
+    }
     Ok(Ratio {
         numerator: ebitda - deductions,
-        denominator: interest + principal,
+        denominator: charges,
         earnings: ebitda,
         earnings_deductions: deductions,
-        formula: "(EBITDA - capital_expenditure - income_tax) / (interest_expense + scheduled_principal) over the test period (market standard; scheduled principal as the statements carry it, due over the next twelve months)".to_owned(),
+        formula: format!("({}) / ({}) over the test period ({basis})", numerator.join(" - "), denominator.join(" + ")),
         inputs,
-        notes: Vec::new(),
-    })
-}
-
-fn debt_service_coverage(figures: &Figures<'_>) -> Result<Ratio, Vec<String>> {
-    let inputs = gather(vec![
-        figures.ebitda(),
-        figures.item(StatementItem::IncomeTax),
-        figures.item(StatementItem::InterestExpense),
-        figures.balance(StatementItem::ScheduledPrincipal),
-    ])?;
-    let [ebitda, tax, interest, principal] = [0, 1, 2, 3].map(|i| inputs[i].value);
-    Ok(Ratio {
-        numerator: ebitda - tax.max(0.0),
-        denominator: interest + principal,
-        earnings: ebitda,
-        earnings_deductions: tax.max(0.0),
-        formula:
-            "(EBITDA - income_tax) / (interest_expense + scheduled_principal) over the test period (market standard)"
-                .to_owned(),
-        inputs,
-        notes: Vec::new(),
+        notes,
+        lower_bound: terms.capex_unfinanced,
     })
 }
 

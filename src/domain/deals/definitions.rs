@@ -46,6 +46,23 @@ pub struct CashNetting {
     pub quote: String,
 }
 
+/// What a fixed-charge or debt-service coverage ratio's definition deducts from earnings and
+/// counts as charges, read from the ratio's definition (split at "to (b)" or "divided by") and the
+/// definition its charges refer to ("Fixed Charges" means …).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CoverageTerms {
+    pub deducts_capex: bool,
+    /// Only capital expenditures not financed by debt are deducted: the statements' total capital
+    /// expenditure overstates the deduction.
+    pub capex_unfinanced: bool,
+    pub deducts_taxes: bool,
+    pub deducts_distributions: bool,
+    pub charges_interest: bool,
+    pub charges_principal: bool,
+    pub charges_rent: bool,
+    pub charges_distributions: bool,
+}
+
 /// One definition read, with its words.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DefinitionRead {
@@ -67,6 +84,10 @@ pub struct RatioDefinition {
     /// "Gross Asset Value"), as the definition names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divides_by: Option<String>,
+    /// For a fixed-charge or debt-service coverage ratio: its terms, when its definition splits into
+    /// earnings and charges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<CoverageTerms>,
     /// For liquidity: whether it counts availability under the commitments besides cash.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts_availability: Option<bool>,
@@ -101,6 +122,22 @@ static NON_EARNINGS_BASE: LazyLock<Regex> = LazyLock::new(|| {
 /// An earnings measure named in a ratio's definition.
 static EARNINGS_WORDS: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:ebitda[a-z]*|ebit|earnings|cash[ \t\r\n]+flow|net[ \t\r\n]+income)\b"));
+/// Where a ratio's definition turns from what is divided to what it is divided by.
+static DIVIDED_BY: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\bto[ \t\r\n]*\([ \t]*(?:b|ii|y|2)[ \t]*\)|\bdivided[ \t\r\n]+by\b"));
+static CAPEX: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bcapital[ \t\r\n]+expenditures?\b"));
+static UNFINANCED: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:unfinanced|non-?financed|not[ \t\r\n]+financed)\b"));
+static TAXES: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\btax(?:es)?\b"));
+static DISTRIBUTIONS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:dividends?|distributions?|restricted[ \t\r\n]+payments?)\b"));
+static INTEREST: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\binterest\b"));
+static PRINCIPAL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:principal|scheduled[ \t\r\n]+(?:payments|repayments|amortization)|debt[ \t\r\n]+service)\b")
+});
+static RENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:rent(?:al)?s?|(?:operating[ \t\r\n]+)?lease[ \t\r\n]+(?:payments|expense|obligations))\b")
+});
 static SECURED: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\b(?:secured|first[ \t\r\n-]+lien)\b"));
 static SENIOR: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bsenior\b"));
 static FOUR_QUARTERS: LazyLock<Regex> = LazyLock::new(|| {
@@ -205,6 +242,10 @@ pub(crate) fn read(text: &str, structure: &Structure, metric: &str) -> RatioDefi
             .map(|(_, words)| (*words).to_owned())
             .collect();
     }
+    let name_words = normalise_label(metric);
+    if name_words.contains("fixed charge") || name_words.contains("debt service") {
+        found.coverage = coverage_terms(text, structure, body);
+    }
     let period_text = period.map(|d| self::body(text, d)).unwrap_or(body);
     if FOUR_QUARTERS.is_match(period_text) || FOUR_QUARTERS.is_match(body) {
         found.test_period_months = Some(12);
@@ -238,6 +279,38 @@ pub(crate) fn read_amount(text: &str, structure: &Structure, measure: &str) -> R
     }
     found.deducts_intangibles = Some(INTANGIBLES.is_match(body));
     found
+}
+
+/// The terms of a coverage ratio whose definition `body` splits into earnings and charges; the
+/// charges' own definition ("Fixed Charges", "Debt Service") is read when the charges name one.
+fn coverage_terms(text: &str, structure: &Structure, body: &str) -> Option<CoverageTerms> {
+    // The ratio's own sentence: up to the end of its first paragraph.
+    let own = body.split("\n\n").next().unwrap_or(body);
+    let split = DIVIDED_BY.find(own)?;
+    let (earnings, charges) = (&own[..split.start()], &own[split.end()..]);
+    let charges_words = normalise_label(charges);
+    let mut charges_text = charges.to_owned();
+    if let Some(defined) = structure
+        .definitions
+        .iter()
+        .filter(|d| d.key.contains("charges") || d.key.contains("debt service"))
+        .find(|d| find_word(&charges_words, &d.key).is_some())
+    {
+        charges_text.push(' ');
+        charges_text.push_str(self::body(text, defined).split("\n\n").next().unwrap_or(""));
+    }
+    let terms = CoverageTerms {
+        deducts_capex: CAPEX.is_match(earnings),
+        capex_unfinanced: UNFINANCED.is_match(earnings),
+        deducts_taxes: TAXES.is_match(earnings),
+        deducts_distributions: DISTRIBUTIONS.is_match(earnings),
+        charges_interest: INTEREST.is_match(&charges_text),
+        charges_principal: PRINCIPAL.is_match(&charges_text),
+        charges_rent: RENT.is_match(&charges_text),
+        charges_distributions: DISTRIBUTIONS.is_match(&charges_text),
+    };
+    // Charges that name neither interest nor principal were not read.
+    (terms.charges_interest || terms.charges_principal).then_some(terms)
 }
 
 /// The definition of the ratio named `name` (normalised): the exact term, else the term without
@@ -351,6 +424,31 @@ mod tests {
         let text = "\"Leverage Ratio\" means the ratio of Consolidated Debt divided by Total Capitalization.\n\n\"Total Capitalization\" means Tangible Net Worth plus Consolidated Debt.\n";
         assert_eq!(read_from(text, "Leverage Ratio").divides_by.as_deref(), Some("Total Capitalization"));
         assert_eq!(read_from(AGREEMENT, "Consolidated Total Net Leverage Ratio").divides_by, None);
+    }
+
+    #[test]
+    fn a_fixed_charge_ratio_says_what_it_deducts_and_what_its_charges_count() {
+        let text = "\"Fixed Charge Coverage Ratio\" means the ratio of (a) Consolidated EBITDA minus Unfinanced Capital Expenditures minus cash taxes paid to (b) Fixed Charges, for the four fiscal quarters then ended.\n\n\"Fixed Charges\" means the sum of cash Interest Expense and scheduled principal payments of Indebtedness.\n";
+        let terms = read_from(text, "Fixed Charge Coverage Ratio").coverage.expect("terms");
+        assert_eq!(
+            terms,
+            CoverageTerms {
+                deducts_capex: true,
+                capex_unfinanced: true,
+                deducts_taxes: true,
+                charges_interest: true,
+                charges_principal: true,
+                ..CoverageTerms::default()
+            }
+        );
+        let simple = "\"Debt Service Coverage Ratio\" means EBITDA divided by the sum of interest expense and rent payable under operating leases.\n";
+        let terms = read_from(simple, "Debt Service Coverage Ratio").coverage.expect("terms");
+        assert!(
+            !terms.deducts_capex && !terms.deducts_taxes && terms.charges_interest && terms.charges_rent,
+            "{terms:?}"
+        );
+        let unsplit = "\"Fixed Charge Coverage Ratio\" has the meaning given in the Guaranty.\n";
+        assert_eq!(read_from(unsplit, "Fixed Charge Coverage Ratio").coverage, None);
     }
 
     #[test]

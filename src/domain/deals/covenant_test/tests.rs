@@ -150,6 +150,45 @@ fn a_covenant_missing_an_input_is_not_testable_and_names_it() {
 }
 
 #[test]
+fn a_fixed_charge_coverage_is_computed_as_the_agreement_defines_it() {
+    // FY2024 with capex 45, tax 10, interest 20, principal 30: EBITDA 100.
+    let mut set = statements_with_equity();
+    for period in &mut set.periods {
+        if period.months == 12 {
+            period.figures.insert(IncomeTax, Figure { value: 10.0, source: "sheet!B12".to_owned() });
+            period.figures.insert(ScheduledPrincipal, Figure { value: 30.0, source: "sheet!B40".to_owned() });
+        }
+    }
+    let read = |text: &str| definitions::read(text, &Structure::scan(text), "Fixed Charge Coverage Ratio");
+    let fccr = |definition| {
+        covenant("MinimumFixedChargeCoverageRatio", "Fixed Charge Coverage Ratio", vec![level(1.25, None)], definition)
+    };
+    // No capital expenditure in the agreement's ratio: (100 - 10) / (20 + 30) = 1.80, where the
+    // market standard would deduct capex too: (100 - 45 - 10) / 50 = 0.90, a breach that is not one.
+    let own = read(
+        "\"Fixed Charge Coverage Ratio\" means the ratio of (a) EBITDA less income taxes paid to (b) the sum of Interest Expense and scheduled principal payments.\n",
+    );
+    let result = &run(&[fccr(own)], &set, date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!((result.status, result.actual), (Status::Pass, Some(1.8)), "{result:?}");
+    assert!(result.formula.contains("the agreement's definition"), "{}", result.formula);
+    let standard = &run(&[fccr(RatioDefinition::default())], &set, date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!((standard.status, standard.actual), (Status::Breach, Some(0.9)));
+    // Unfinanced capex deducted in full gives 0.90 < 1.25: not known to be a breach.
+    let unfinanced = read(
+        "\"Fixed Charge Coverage Ratio\" means the ratio of (a) EBITDA minus Unfinanced Capital Expenditures minus taxes to (b) Interest Expense plus scheduled principal payments.\n",
+    );
+    let result = &run(&[fccr(unfinanced)], &set, date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!((result.status, result.actual), (Status::NotTestable, None));
+    assert!(result.missing_inputs[0].starts_with("financed_capital_expenditure"));
+    // Rent among the charges: the statements carry none.
+    let rent =
+        read("\"Fixed Charge Coverage Ratio\" means EBITDA divided by the sum of Interest Expense and rent expense.\n");
+    let result = &run(&[fccr(rent)], &set, date!(2024 - 12 - 31)).covenants[0];
+    assert_eq!(result.status, Status::NotTestable);
+    assert!(result.missing_inputs[0].starts_with("rent_expense"));
+}
+
+#[test]
 fn secured_leverage_is_not_testable_on_statements_that_carry_total_debt_only() {
     let definition = RatioDefinition { debt_scope: Some(DebtScope::Secured), ..RatioDefinition::default() };
     let test = covenant("MaximumLeverageRatio", "Senior Secured Leverage Ratio", vec![level(3.0, None)], definition);
