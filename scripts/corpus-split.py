@@ -31,9 +31,10 @@ def documents(folder):
     for labels_path in sorted(folder.glob("*.labels.json")):
         labels = json.loads(labels_path.read_text())
         files = [labels_path, folder / labels["file"]]
-        pdf = (labels.get("pdf") or {}).get("file")
-        if pdf:
-            files.append(folder / pdf)
+        for twin in ("pdf", "docx"):
+            twin_file = (labels.get(twin) or {}).get("file")
+            if twin_file:
+                files.append(folder / twin_file)
         found[labels["id"]] = (labels["borrower_group"], files)
     return found
 
