@@ -459,7 +459,10 @@ fn score_covenants(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
     let mut scored = Vec::new();
     for (i, label) in labelled.iter().enumerate() {
         let kind = label["type"].as_str().unwrap_or_default();
+        // Readers may describe the metric after its name ("Interest Coverage Ratio (EBITDA to
+        // Interest Expense, four quarters)"): the name is what the agreement calls it.
         let metric = label["metric"].as_str().unwrap_or_default();
+        let metric = metric.split_once(" (").map_or(metric, |(name, _)| name).trim();
         let expected: Vec<Decimal> =
             label["levels"].as_array().into_iter().flatten().filter_map(|l| l.as_str()?.parse().ok()).collect();
         let hit =

@@ -287,7 +287,14 @@ static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
 
 static AMENDMENT_KIND: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,5}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+(?:no\.?|number|\#)[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
+        r"(?i)\b(?:amended[ \t\r\n]+and[ \t\r\n]+restated[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,5}?(?:credit|facility|facilities|loan)(?:[ \t\r\n]+and[ \t\r\n]+(?:security|guaranty|guarantee))?[ \t\r\n]+agreement|amendment[ \t\r\n]+and[ \t\r\n]+restatement(?:[ \t\r\n]+agreement)?|amends[ \t\r\n]+and[ \t\r\n]+restates[ \t\r\n]+(?:the|that)|(?:first|second|third|fourth|fifth|incremental)[ \t\r\n]+amendment|amendment[ \t\r\n]+(?:no\.?|number|\#)[ \t]*[0-9]+|amendment[ \t\r\n]+agreement)\b",
+    )
+});
+
+/// "This Agreement amends and restates the Existing Financing Agreement in its entirety".
+static RESTATES_EXISTING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:this[ \t\r\n]+agreement|hereby)[ \t\r\n]+amends[ \t\r\n]+and[ \t\r\n]+restates\b[^.;]{0,200}?\bin[ \t\r\n]+(?:its|their)[ \t\r\n]+entirety\b",
     )
 });
 
@@ -392,6 +399,14 @@ pub(crate) fn amendment(
         })
         .or_else(|| {
             AMENDMENT_KIND.find(doc.slice(search.clone())).map(|m| search.start + m.start()..search.start + m.end())
+        })
+        .or_else(|| {
+            // A document titled as an original agreement that says, in its recitals, that it
+            // amends and restates the existing one in its entirety is a restatement.
+            let opening = doc.parts.opening(doc.text);
+            RESTATES_EXISTING
+                .find(doc.slice(opening.clone()))
+                .map(|m| opening.start + m.start()..opening.start + m.end())
         })?;
     let restated = contains_ci(doc.slice(kind_span.clone()), "restate");
     let kind = if restated { AmendmentType::AmendmentAndRestatement } else { AmendmentType::Amendment };
@@ -429,6 +444,21 @@ mod tests {
         let title = title(&doc).expect("title");
         assert_eq!(title.value(), "$500,000,000 CREDIT AGREEMENT");
         assert_eq!(&text[title.span().range()], title.quote());
+    }
+
+    #[test]
+    fn a_restated_loan_and_security_agreement_and_one_whose_recitals_restate_are_restatements() {
+        let titled = "THIRD AMENDED AND RESTATED LOAN AND SECURITY AGREEMENT\n\nTHIS THIRD AMENDED AND RESTATED LOAN AND SECURITY AGREEMENT dated as of May 1, 2021 between RIVER BANK (\"Bank\") and ACME LABS, INC. (\"Borrower\") provides the terms on which Bank shall lend to Borrower. Conditions: delivery of the Second Amendment to the Pledge Agreement.\n";
+        let doc = scan(titled);
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut Report::default()).expect("restatement");
+        assert_eq!(*found.amendment_type.value(), AmendmentType::AmendmentAndRestatement);
+        let recited = "CREDIT AND SECURITY AGREEMENT\n\nThis Credit and Security Agreement is entered into as of June 2, 2021 by and between ACME LABS, INC. (\"Borrower\") and RIVER BANK (\"Lender\").\n\nRECITALS\n\n(a) Borrower and Lender are parties to the Existing Agreement dated as of March 1, 2019.\n\n(b) This Agreement amends and restates the Existing Agreement in its entirety.\n";
+        let doc = scan(recited);
+        let found = amendment(&doc, title(&doc).as_ref(), None, &mut Report::default()).expect("restatement");
+        assert_eq!(*found.amendment_type.value(), AmendmentType::AmendmentAndRestatement);
+        let original = "CREDIT AGREEMENT\n\nThis Credit Agreement is entered into as of June 2, 2021 between ACME LABS, INC. and RIVER BANK. The Borrower may amend and restate its charter.\n";
+        let doc = scan(original);
+        assert!(amendment(&doc, title(&doc).as_ref(), None, &mut Report::default()).is_none());
     }
 
     #[test]

@@ -35,6 +35,28 @@ fn a_libor_agreement_whose_fallback_provisions_name_term_sofr_bears_libor() {
 }
 
 #[test]
+fn a_libor_agreement_that_defines_sofr_terms_only_for_a_replacement_bears_libor() {
+    // The risk-free terms are defined in the definitions section, outside any replacement
+    // section, and no interest provision uses them; one definition is qualified before its
+    // "means" ("with respect to any day").
+    let text = "CREDIT AGREEMENT\n\n\
+This CREDIT AGREEMENT is dated as of July 9, 2020, among LANTERN FOODS, INC., a Delaware corporation (the \
+\"Borrower\"), the Lenders party hereto and DOCK BANK, N.A., as Administrative Agent.\n\n\
+\u{201c}Benchmark Replacement\u{201d} means an alternate rate (which may be a SOFR-Linked Rate) chosen by the Administrative Agent.\n\n\
+\u{201c}Commitments\u{201d} means $75,000,000.\n\n\
+\u{201c}Interbank Rate\u{201d} means, for any Interest Period, the London interbank offered rate for dollar deposits.\n\n\
+\u{201c}Maturity Date\u{201d} means July 9, 2025.\n\n\
+\u{201c}SOFR\u{201d} with respect to any day means the secured overnight financing rate published for that day.\n\n\
+\u{201c}SOFR-Linked Rate\u{201d} means SOFR or Term SOFR.\n\n\
+\u{201c}Term SOFR\u{201d} means the forward-looking term rate based on SOFR.\n\n\
+Section 2.06. Interest. Each Advance bears interest for each Interest Period at the rate the Administrative Agent \
+determines under Schedule 2, which is not part of this extract.\n\n\
+Section 9.09. Governing Law. This Agreement is governed by the law of the State of New York.\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(index_of(&extraction, 0), Some(FloatingRateIndex::UsdLibor), "{:?}", extraction.agreement.facilities);
+}
+
+#[test]
 fn a_libor_agreement_whose_successor_may_be_a_sofr_based_rate_bears_libor() {
     let text = "CREDIT AGREEMENT\n\n\
 This CREDIT AGREEMENT is entered into as of June 1, 2019, among ORCHARD MILLS CORP., a Delaware corporation (the \

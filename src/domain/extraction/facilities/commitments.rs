@@ -193,6 +193,10 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         if struck.iter().any(|r| r.contains(&found.span.start)) {
             continue;
         }
+        // No facility is sized at nothing: "the Commitments are $0" says they have ended.
+        if found.money.value.is_zero() {
+            continue;
+        }
         if let Some(words) = &found.words_disagree {
             report.warnings.push(format!(
                 "conflict: an amount is stated in words as {} and in figures as {}; the statement is not used",

@@ -36,7 +36,7 @@ pub(crate) struct Label {
 /// (`"'Final Maturity Date' means …"`).
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“](?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"”]{1,120})["”])[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
+        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]{1,2}(?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"“”]{1,120})["”]{1,2})[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:,?[ \t]*(?:with[ \t]+respect[ \t]+to|in[ \t]+relation[ \t]+to|as[ \t]+to|for)\b[^.;:"”\n]{0,60}?,?[ \t]+)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
     )
 });
 
@@ -223,6 +223,20 @@ mod tests {
         assert_eq!(bodies, ["0.00%.", "March 15, 2029."]);
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Floor", "Maturity Date"]);
+    }
+
+    #[test]
+    fn a_term_qualified_before_its_means_is_defined() {
+        let text = "\u{201c}Overnight Rate\u{201d} with respect to any day means the rate published for that day.\n\n\u{201c}Eurodollar Rate\u{201d} for any Interest Period means the offered rate.\n\n\u{201c}Lender\u{201d} shall include its successors. The Agent means well.\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Overnight Rate", "Eurodollar Rate"]);
+        // A conformed copy that doubles the quotes of a definition it inserts still defines it.
+        let doubled = "\"\u{201c}Forward Rate\"\u{201d}: the rate for the tenor.\n";
+        let terms: Vec<String> =
+            Structure::scan(doubled).definitions.iter().map(|d| doubled[d.term.clone()].to_owned()).collect();
+        assert_eq!(terms, ["Forward Rate"]);
+        assert!(text[structure.definitions[0].body.clone()].starts_with("the rate published"));
     }
 
     #[test]
