@@ -21,7 +21,7 @@ use regex::Regex;
 
 use crate::domain::extraction::document::{Document, quoted};
 use crate::domain::extraction::model::{Party, PartyRole};
-use crate::domain::extraction::parties::names::{PREAMBLE_NAME, is_role_word_name, name_key};
+use crate::domain::extraction::parties::names::{PREAMBLE_NAME, described_names, is_role_word_name, name_key};
 use crate::domain::extraction::parties::roles::{ROLE_LIST, is_plural, roles_of};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{before, ceil_boundary, floor_boundary, pattern};
@@ -261,7 +261,7 @@ fn names_in(doc: &Document<'_>, block: Range<usize>) -> Vec<Range<usize>> {
             _ => {}
         }
     }
-    PREAMBLE_NAME
+    let mut names: Vec<Range<usize>> = PREAMBLE_NAME
         .find_iter(text)
         .filter(|m| depth_at.get(m.start()).is_some_and(|&d| d == 0))
         .filter(|m| !is_role_word_name(m.as_str()) || DIVISION_OF.is_match(m.as_str()))
@@ -271,6 +271,15 @@ fn names_in(doc: &Document<'_>, block: Range<usize>) -> Vec<Range<usize>> {
             let last = lead.rsplit(char::is_whitespace).next().unwrap_or(lead);
             !matches!(last, "a" | "an")
         })
-        .map(|m| block.start + m.start()..block.start + m.end())
-        .collect()
+        .map(|m| m.range())
+        .collect();
+    // "AMERCO, a Nevada corporation": a name without a legal form, described as an entity.
+    for name in described_names(text) {
+        let known = names.iter().any(|n| n.start < name.end && name.start < n.end);
+        if !known && depth_at.get(name.start).is_some_and(|&d| d == 0) && !is_role_word_name(&text[name.clone()]) {
+            names.push(name);
+        }
+    }
+    names.sort_by_key(|n| n.start);
+    names.into_iter().map(|n| block.start + n.start..block.start + n.end).collect()
 }

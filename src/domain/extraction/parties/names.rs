@@ -36,6 +36,20 @@ pub(crate) static NAME: LazyLock<Regex> = LazyLock::new(|| pattern(&name_pattern
 pub(crate) static PREAMBLE_NAME: LazyLock<Regex> =
     LazyLock::new(|| pattern(&name_pattern(r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)")));
 
+/// An upper-case name followed by its description as an entity: "AMERCO, a Nevada corporation",
+/// "PHILLIPS 66, a Delaware corporation". Only upper-case names: a title-case phrase before "a
+/// Delaware corporation" is too often a role ("the Borrower").
+static DESCRIBED_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?P<name>\b[\p{Lu}][\p{Lu}0-9&.'’\-]*(?:[ \t]+[\p{Lu}0-9][\p{Lu}0-9&.'’\-]*){0,4}),[ \t\r\n]+an?[ \t\r\n]+(?:[\p{Lu}][\p{L}]+[ \t\r\n]+){1,3}(?:corporation|limited[ \t\r\n]+liability[ \t\r\n]+company|limited[ \t\r\n]+partnership|general[ \t\r\n]+partnership|company|business[ \t\r\n]+trust|statutory[ \t\r\n]+trust)\b",
+    )
+});
+
+/// The names in `text` that have no legal form but are described as an entity right after.
+pub(crate) fn described_names(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    DESCRIBED_NAME.captures_iter(text).filter_map(|c| c.name("name")).map(|name| name.range())
+}
+
 /// Words that describe a capacity or a class rather than name anyone: "Issuing Bank", "Agent Bank",
 /// "Each Bank" and "Capital Corporation" cut from "AT&T Capital Corporation" are not names.
 const ROLE_WORDS: &[&str] = &[

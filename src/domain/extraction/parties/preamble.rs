@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drafts::Drafts;
-use super::names::{NAME, PREAMBLE_NAME, is_role_word_name};
+use super::names::{NAME, PREAMBLE_NAME, described_names, is_role_word_name};
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
@@ -148,11 +148,20 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
         let index = parens.partition_point(|p| p.start <= pos);
         index > 0 && parens.get(index - 1).is_some_and(|p| p.contains(&pos))
     };
-    let names: Vec<Range<usize>> = PREAMBLE_NAME
+    let mut names: Vec<Range<usize>> = PREAMBLE_NAME
         .find_iter(text)
         .map(|m| with_division_name(text, m.range()))
         .filter(|name| !inside(name.start) && !is_role_word_name(&text[name.clone()]) && opens_name(text, name.start))
         .collect();
+    // A name without a legal form ("AMERCO", "PHILLIPS 66") is a name when the preamble describes
+    // it as an entity right after it ("…, a Nevada corporation").
+    for name in described_names(text) {
+        let known = names.iter().any(|n| n.start < name.end && name.start < n.end);
+        if !known && !inside(name.start) && !is_role_word_name(&text[name.clone()]) && opens_name(text, name.start) {
+            names.push(name);
+        }
+    }
+    names.sort_by_key(|n| n.start);
 
     let mut markers: Vec<Marker> = Vec::new();
     for list in ROLE_LIST.find_iter(text) {
@@ -553,6 +562,18 @@ mod tests {
         let found = parties(text);
         assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["MORGAN GUARANTY TRUST COMPANY OF NEW YORK"]);
         assert!(with_role(&found, PartyRole::Borrower).is_empty(), "the preamble names no borrower");
+    }
+
+    #[test]
+    fn a_name_without_a_legal_form_is_a_name_when_the_preamble_describes_it_as_an_entity() {
+        let text = "This TERM LOAN AGREEMENT is entered into as of June 1, 2021, by and among ZENTRO, a Nevada corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and FIRST HARBOR BANK, N.A., as administrative agent.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["ZENTRO"]);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["FIRST HARBOR BANK, N.A."]);
+        // A role word before the description is no name.
+        let role =
+            "This AGREEMENT is made among the BORROWER, a Nevada corporation, and FIRST HARBOR BANK, N.A., as agent.\n";
+        assert!(with_role(&parties(role), PartyRole::Borrower).is_empty());
     }
 
     #[test]
