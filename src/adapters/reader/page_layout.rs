@@ -335,15 +335,18 @@ fn split_at_gutters(span: (f64, f64), rows: &[&Line]) -> Vec<(f64, f64)> {
     let mut spans = vec![span];
     let mut reach = span.0;
     for &(x0, x1, size) in &inked {
-        let both_sides = rows
-            .iter()
-            .filter(|line| {
-                let within = |w: &&Word| w.x0 >= span.0 && w.x1 <= span.1;
-                line.words.iter().filter(within).any(|w| w.x1 <= reach)
-                    && line.words.iter().filter(within).any(|w| w.x0 >= x0)
-            })
-            .count();
-        if reach > span.0 && x0 - reach >= GUTTER * size && both_sides >= 2 {
+        // Counted only at a gap wide enough: counting at every word is quadratic in the
+        // table's words.
+        let both_sides = || {
+            rows.iter()
+                .filter(|line| {
+                    let within = |w: &&Word| w.x0 >= span.0 && w.x1 <= span.1;
+                    line.words.iter().filter(within).any(|w| w.x1 <= reach)
+                        && line.words.iter().filter(within).any(|w| w.x0 >= x0)
+                })
+                .count()
+        };
+        if reach > span.0 && x0 - reach >= GUTTER * size && both_sides() >= 2 {
             if let Some(last) = spans.last_mut() {
                 last.1 = reach;
             }

@@ -2,6 +2,8 @@
 //! (a byte-order mark dropped), UTF-16 with a byte-order mark, otherwise windows-1252, the code
 //! page of most older EDGAR filings (`0x92` is `’`), which decodes every byte.
 
+use std::ops::Range;
+
 use encoding_rs::{UTF_16BE, UTF_16LE, WINDOWS_1252};
 
 use super::page_layout::{Geometry, Line, Word, wrapped_tables};
@@ -32,7 +34,7 @@ pub fn decode(bytes: &[u8]) -> String {
 /// [`ReadError::TextTooLong`] past `max_text_bytes`.
 pub fn read_text(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
     let text = decode(bytes).replace("\r\n", "\n").replace(['\r', '\u{0c}'], "\n");
-    let text = wrapped_rows_joined(&text);
+    let text = wrapped_rows_joined(text);
     if text.len() > max_text_bytes {
         return Err(ReadError::TextTooLong { limit_bytes: max_text_bytes as u64 });
     }
@@ -68,34 +70,51 @@ const MIN_TYPED_COLUMNS: usize = 3;
 /// 1.50%` then `        to 2.00:1.00`) written a row per line, cells ` | `-separated as the other
 /// readers write them; every other line as typed. A table is looked for between EDGAR's markup
 /// and rule lines (`<TABLE>`, `<S>  <C>`, `-----   -----`), which stay.
-fn wrapped_rows_joined(text: &str) -> String {
+///
+/// Most of a filing is prose and has no such table: its lines are only looked at, and the text is
+/// returned as it came when no table was rewritten (a copy per line cost more than the search).
+fn wrapped_rows_joined(text: String) -> String {
     let typed: Vec<&str> = text.split('\n').collect();
-    let mut out: Vec<String> = Vec::with_capacity(typed.len());
+    let three_cells: Vec<bool> = typed.iter().map(|line| has_three_cells(line)).collect();
+    // Where each line starts in the text, and which lines' bytes are replaced by which rows.
+    let offsets: Vec<usize> =
+        typed.iter().scan(0, |at, line| Some(std::mem::replace(at, *at + line.len() + 1))).collect();
+    let mut rewritten: Vec<(Range<usize>, String)> = Vec::new();
     let mut start = 0;
     while start < typed.len() {
         let end = (start..typed.len()).find(|&k| is_rule_or_markup(typed[k])).unwrap_or(typed.len());
         // Only the lines around one of three cells or more can be in such a table: the rest is
-        // copied without being measured (most of a filing is prose).
+        // left as typed without being measured.
         let mut k = start;
         while k < end {
-            let Some(first) = (k..end).find(|&j| has_three_cells(typed[j])) else {
-                out.extend(typed[k..end].iter().map(|line| (*line).to_owned()));
-                break;
-            };
+            let Some(first) = (k..end).find(|&j| three_cells[j]) else { break };
             let from = first.saturating_sub(TYPED_REACH).max(k);
             let mut to = first + 1;
-            while to < end && (to..(to + TYPED_REACH).min(end)).any(|j| has_three_cells(typed[j])) {
+            while to < end && three_cells[to..(to + TYPED_REACH).min(end)].contains(&true) {
                 to += 1;
             }
             let to = (to + TYPED_REACH).min(end);
-            out.extend(typed[k..from].iter().map(|line| (*line).to_owned()));
-            write_joined(&typed[from..to], &mut out);
+            for (lines, rows) in joined_tables(&typed[from..to]) {
+                let (first_line, last_line) = (from + lines.start, from + lines.end - 1);
+                let bytes = offsets[first_line]..offsets[last_line] + typed[last_line].len();
+                rewritten.push((bytes, rows));
+            }
             k = to;
         }
-        out.extend(typed.get(end).map(|line| (*line).to_owned()));
         start = end + 1;
     }
-    out.join("\n")
+    if rewritten.is_empty() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (bytes, rows) in &rewritten {
+        out.push_str(&text[copied..bytes.start]);
+        out.push_str(rows.trim_end_matches('\n'));
+        copied = bytes.end;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// How many lines a typed table's header may run above, or a wrapped cell below, its lines of
@@ -104,30 +123,26 @@ const TYPED_REACH: usize = 4;
 
 /// Whether a typed line has three cells or more: two runs of two spaces or more between words.
 fn has_three_cells(line: &str) -> bool {
-    line.trim().split("  ").filter(|part| !part.trim().is_empty()).nth(2).is_some()
+    let trimmed = line.trim();
+    // Three cells need two gaps of two spaces: a line of prose has fewer, and is answered by a
+    // look at its bytes rather than a split.
+    if trimmed.as_bytes().windows(2).filter(|pair| pair == b"  ").nth(1).is_none() {
+        return false;
+    }
+    trimmed.split("  ").filter(|part| !part.trim().is_empty()).nth(2).is_some()
 }
 
-/// Lines with no markup or rules among them, as typed but for their wrapped tables' rows.
-fn write_joined(typed: &[&str], out: &mut Vec<String>) {
+/// The wrapped tables of figures among lines with no markup or rules among them: each as the
+/// lines it was typed on (from the first of them to the last, blank lines between included) and
+/// its rows, a row per line.
+fn joined_tables(typed: &[&str]) -> Vec<(Range<usize>, String)> {
     let (numbers, lines): (Vec<usize>, Vec<Line>) =
         typed.iter().enumerate().filter(|(_, t)| !t.trim().is_empty()).map(|(k, t)| (k, typed_line(k, t))).unzip();
-    let mut tables = wrapped_tables(&lines, TYPED, MIN_TYPED_COLUMNS)
+    wrapped_tables(&lines, TYPED, MIN_TYPED_COLUMNS)
         .into_iter()
         .filter(|(_, rows)| is_table_of_figures(rows))
-        .peekable();
-    let mut k = 0;
-    while k < typed.len() {
-        match tables.next_if(|(range, _)| numbers[range.start] == k) {
-            Some((range, rows)) => {
-                out.push(rows.trim_end_matches('\n').to_owned());
-                k = numbers[range.end - 1] + 1;
-            }
-            None => {
-                out.push(typed[k].to_owned());
-                k += 1;
-            }
-        }
-    }
+        .map(|(range, rows)| (numbers[range.start]..numbers[range.end - 1] + 1, rows))
+        .collect()
 }
 
 /// Whether joined rows are a table of figures (a grid, a schedule of commitments): two rows or
@@ -150,22 +165,24 @@ const MAX_TYPED_CELL: usize = 80;
 fn typed_line(number: usize, typed: &str) -> Line {
     let mut words: Vec<Word> = Vec::new();
     let mut column = 0usize;
-    let mut in_word = false;
-    for c in typed.chars() {
+    // The word being read: where its text starts, and its column.
+    let mut word: Option<(usize, usize)> = None;
+    let push = |words: &mut Vec<Word>, (from, x0): (usize, usize), to: usize, x1: usize| {
+        words.push(Word { x0: x0 as f64, x1: x1 as f64, size: 1.0, text: typed[from..to].to_owned() });
+    };
+    for (at, c) in typed.char_indices() {
         if c.is_whitespace() {
+            if let Some(started) = word.take() {
+                push(&mut words, started, at, column);
+            }
             column = if c == '\t' { (column / 8 + 1) * 8 } else { column + 1 };
-            in_word = false;
             continue;
         }
-        match words.last_mut() {
-            Some(word) if in_word => {
-                word.text.push(c);
-                word.x1 += 1.0;
-            }
-            _ => words.push(Word { x0: column as f64, x1: column as f64 + 1.0, size: 1.0, text: c.to_string() }),
-        }
-        in_word = true;
+        word.get_or_insert((at, column));
         column += 1;
+    }
+    if let Some(started) = word {
+        push(&mut words, started, typed.len(), column);
     }
     let indent = words.first().map_or(0, |w| w.x0 as usize);
     Line { y: number as f64, indent, words }
@@ -178,7 +195,7 @@ fn is_rule_or_markup(line: &str) -> bool {
     !trimmed.is_empty()
         && (trimmed.chars().all(|c| matches!(c, '-' | '=' | '_' | ' ' | '\t'))
             || trimmed.split_whitespace().all(|token| token.starts_with('<') && token.ends_with('>'))
-            || trimmed.to_ascii_uppercase().starts_with("<PAGE>"))
+            || trimmed.as_bytes().get(..6).is_some_and(|start| start.eq_ignore_ascii_case(b"<PAGE>")))
 }
 
 #[cfg(test)]
