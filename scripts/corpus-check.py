@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the real-filing corpus in tests/corpus/edgar: every document's SHA-256 and size match its
-labels file, and every quote of every label is in the document's text.
+labels file, and every quote of every label is in the document's text; a document's Word twin (the
+labels' `docx` entry) is checked by SHA-256 and size.
 
 The text a quote is searched in is the document read plainly: for HTML, tags dropped (block tags and
 table cells become breaks), entities decoded (`&#146;` as windows-1252 does, as browsers do); then
@@ -92,6 +93,22 @@ def quotes(node, where):
             yield from quotes(value, f"{where}/{i}")
 
 
+def check_twin(twin):
+    """The Word twin (`docx` in the labels, made by scripts/make-docx-twin.sh) is the file its entry
+    names: same SHA-256, same size. Its quotes are not searched: they are checked on the document
+    the labels were written from."""
+    path = CORPUS / twin.get("file", "")
+    if not twin.get("file") or not path.is_file():
+        return [f"docx twin {twin.get('file')!r}: missing"]
+    raw = path.read_bytes()
+    problems = []
+    if twin.get("sha256") != hashlib.sha256(raw).hexdigest():
+        problems.append(f"docx twin sha256 {hashlib.sha256(raw).hexdigest()} differs from the label's {twin.get('sha256')}")
+    if twin.get("bytes") != len(raw):
+        problems.append(f"docx twin size {len(raw)} differs from the label's {twin.get('bytes')}")
+    return problems
+
+
 def check(labels_path):
     labels = json.loads(labels_path.read_text())
     problems = []
@@ -104,6 +121,9 @@ def check(labels_path):
         problems.append(f"sha256 {hashlib.sha256(raw).hexdigest()} differs from the label's {source.get('sha256')}")
     if source.get("bytes") != len(raw):
         problems.append(f"size {len(raw)} differs from the label's {source.get('bytes')}")
+    twin = labels.get("docx")
+    if twin is not None:
+        problems.extend(check_twin(twin))
     text = plain_text(doc, labels["media_type"])
     count = 0
     for where, quote in quotes(labels.get("fields", {}), ""):

@@ -6,7 +6,7 @@
 //!
 //! Used by `cargo run --release --example extraction_accuracy` and by the test that keeps the
 //! figures from getting worse. Each document is read from its file exactly as an upload is (same
-//! readers), and, where a printed PDF of it exists, from the PDF too.
+//! readers), and, where a printed PDF or a Word copy of it exists, from those too.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ impl fmt::Display for Totals {
 }
 
 /// Scores every labelled document in `dir` (each `<id>.labels.json` with its file, and its PDF
-/// when there is one).
+/// and Word twins when there are).
 ///
 /// # Errors
 /// A labels file that cannot be read or parsed, or names a file that is not there.
@@ -128,9 +128,13 @@ pub fn score_corpus(dir: &Path) -> anyhow::Result<Vec<DocumentScore>> {
             .ok_or_else(|| anyhow::anyhow!("{}: unknown media_type", path.display()))?;
         let bytes = std::fs::read(dir.join(file))?;
         scores.push(score_document(&id, media_type, &bytes, &labels["fields"]));
-        if let Some(pdf) = labels["pdf"]["file"].as_str() {
-            let bytes = std::fs::read(dir.join(pdf))?;
-            scores.push(score_document(&id, MediaType::Pdf, &bytes, &labels["fields"]));
+        // Twins of the document in other formats (a printed PDF, a Word copy) are scored against
+        // the same labels: the values do not change with the format they are read from.
+        for (twin, media_type) in [("pdf", MediaType::Pdf), ("docx", MediaType::Docx)] {
+            if let Some(file) = labels[twin]["file"].as_str() {
+                let bytes = std::fs::read(dir.join(file))?;
+                scores.push(score_document(&id, media_type, &bytes, &labels["fields"]));
+            }
         }
     }
     Ok(scores)
@@ -652,6 +656,36 @@ mod tests {
         let law = stated.iter().find(|s| s.field == "governing_law").unwrap();
         assert_eq!((law.outcome, law.found.as_str()), (Outcome::Wrong, "USNY"));
         assert_eq!(stated.iter().find(|s| s.field == "agreement_date").unwrap().outcome, Outcome::Correct);
+    }
+
+    #[test]
+    fn a_word_twin_is_read_as_a_word_file_and_scored_against_its_documents_labels() {
+        let fixtures = format!("{}/tests/fixtures/intake", env!("CARGO_MANIFEST_DIR"));
+        let dir = std::env::temp_dir().join(format!("creditflow-corpus-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["agreement.htm", "agreement.docx"] {
+            std::fs::copy(format!("{fixtures}/{file}"), dir.join(file)).unwrap();
+        }
+        let labels = serde_json::json!({
+            "id": "agreement",
+            "file": "agreement.htm",
+            "media_type": "text/html",
+            "fields": {
+                "agreement_date": {"value": "2024-03-15", "quote": "dated as of March 15, 2024"},
+                "governing_law": {"value": "USNY", "quote": "THE LAW OF THE STATE OF NEW YORK"},
+                "facilities": [{"pricing_grid_levels": {"value": 2, "quote": "Pricing Level"}}],
+            },
+            "docx": {"file": "agreement.docx"},
+        });
+        std::fs::write(dir.join("agreement.labels.json"), labels.to_string()).unwrap();
+        let scores = score_corpus(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let scores = scores.unwrap();
+        let formats: Vec<MediaType> = scores.iter().map(|s| s.media_type).collect();
+        assert_eq!(formats, [MediaType::Html, MediaType::Docx]);
+        let word = &scores[1];
+        assert_eq!(word.unreadable, None);
+        assert_eq!((word.count(Outcome::Correct), word.fields.len()), (3, 3), "{:?}", word.fields);
     }
 
     #[test]

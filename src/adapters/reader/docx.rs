@@ -2,7 +2,7 @@
 //! up to a cap (a zip bomb is refused when it passes the cap, never inflated whole; a size that
 //! lies in the ZIP headers is caught by `zip` itself), and the XML is walked with `quick-xml`:
 //! paragraphs, tables (rows and cells, in document order), tabs and breaks. Deleted text of
-//! tracked changes and field codes are not text.
+//! tracked changes and field codes are not text, nor the fallback copy Word saves of a text box.
 
 use std::io::{Cursor, Read};
 
@@ -50,8 +50,26 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
     let mut out = Layout::new(max_text_bytes);
     // Inside <w:t>: its characters are text. Inside <w:delText>/<w:instrText>: they are not.
     let mut in_text = false;
+    // Depth inside <mc:Fallback>: Word saves a text box (or other newer content) twice, as
+    // <mc:Choice> for readers that know it and as <mc:Fallback> (VML) for those that do not; the
+    // fallback is the same text again.
+    let mut in_fallback = 0usize;
     loop {
-        match reader.read_event()? {
+        let event = reader.read_event()?;
+        match &event {
+            Event::Start(tag) if tag.local_name().as_ref() == "Fallback" => {
+                in_fallback += 1;
+                continue;
+            }
+            Event::End(tag) if tag.local_name().as_ref() == "Fallback" => {
+                in_fallback = in_fallback.saturating_sub(1);
+                continue;
+            }
+            Event::Eof => break,
+            _ if in_fallback > 0 => continue,
+            _ => {}
+        }
+        match event {
             Event::Start(tag) => match tag.local_name().as_ref() {
                 "t" => in_text = true,
                 "tr" => out.end_row(),
@@ -115,7 +133,10 @@ pub(crate) mod tests {
     pub(crate) fn docx(body: &str) -> Vec<u8> {
         let xml = format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\
-             <w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}</w:body></w:document>"
+             <w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\" \
+             xmlns:mc=\"http://schemas.openxmlformats.org/markup-compatibility/2006\" \
+             xmlns:wps=\"http://schemas.microsoft.com/office/word/2010/wordprocessingShape\" \
+             xmlns:v=\"urn:schemas-microsoft-com:vml\"><w:body>{body}</w:body></w:document>"
         );
         let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
         let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
@@ -149,6 +170,25 @@ pub(crate) mod tests {
             text,
             "“Applicable Margin” means:\n\nLevel | Leverage | Term SOFR\nI | > 3.50:1.00 | 2.50%\n\nAT&T Capital"
         );
+    }
+
+    #[test]
+    fn a_text_box_saved_with_its_fallback_is_read_once() {
+        // As Word (and LibreOffice) save a text box: the drawing for readers that know it, and
+        // the same text again as VML for those that do not.
+        let text_box = |inner: &str| format!("<w:txbxContent>{}</w:txbxContent>", paragraph(inner));
+        let body = format!(
+            "<w:p><w:r><w:t xml:space=\"preserve\">Loan and Security Agreement </w:t></w:r><w:r>\
+             <mc:AlternateContent><mc:Choice Requires=\"wps\"><w:drawing><wps:txbx>{}</wps:txbx></w:drawing></mc:Choice>\
+             <mc:Fallback><w:pict><v:rect><v:textbox>{}</v:textbox></v:rect></w:pict></mc:Fallback></mc:AlternateContent>\
+             </w:r></w:p>{}",
+            text_box("Page 7"),
+            text_box("Page 7"),
+            paragraph("SECTION 2. LOANS")
+        );
+        let text = read_docx(&docx(&body), 1 << 20).unwrap().text;
+        assert_eq!(text.matches("Page 7").count(), 1, "{text}");
+        assert!(text.ends_with("SECTION 2. LOANS"), "{text}");
     }
 
     #[test]
