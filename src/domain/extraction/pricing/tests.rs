@@ -90,6 +90,15 @@ fn a_term_sheet_rate_line_gives_index_spread_and_floor() {
 }
 
 #[test]
+fn a_rate_added_on_top_of_the_margin_is_not_a_margin() {
+    let text = "(a) Prime Rate Advances bear interest at the Prime Rate plus the Applicable Margin, provided that \
+        principal not paid when due bears interest, payable on demand, at a rate equal to the lesser of (i) the Prime \
+        Rate PLUS the Applicable Margin PLUS 3% and (ii) the Highest Lawful Rate.\n";
+    let found = pricing(text);
+    assert!(found.base_spreads.is_empty() && found.spreads.is_empty(), "{:?} {:?}", found.base_spreads, found.spreads);
+}
+
+#[test]
 fn a_credit_spread_adjustment_is_not_a_margin() {
     let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
     assert!(pricing(text).spreads.is_empty());
