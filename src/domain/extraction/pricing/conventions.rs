@@ -10,7 +10,9 @@ use crate::domain::extraction::currency::CurrencyCode;
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::{DayCountFraction, Period, PeriodUnit};
 use crate::domain::extraction::scope::{Scoped, facilities_named_in, scope_at};
-use crate::domain::extraction::text::{clause_around, contains_any_ci, contains_ci, pattern};
+use crate::domain::extraction::text::{
+    any_word, clause_around, contains_any_ci, contains_ci, pattern, sentence_around,
+};
 
 static DAY_COUNT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -142,6 +144,14 @@ static INTEREST_PERIODS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words by which a sentence offers the borrower a choice of interest periods.
+static CHOOSES: LazyLock<Regex> = LazyLock::new(|| any_word(&["select", "elect", "choose", "chosen", "option"]));
+
+/// Words by which a sentence names the period that applies when the borrower has not chosen, or
+/// limits its choice for a while.
+static FALLS_BACK: LazyLock<Regex> =
+    LazyLock::new(|| any_word(&["fails to", "failure to", "deemed", "automatic", "only", "not specify", "does not"]));
+
 static TENOR: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?P<n>one|three|six|twelve|1|3|6|12)[- ]months?[ \t]+(?:term[ \t]+)?(?:SOFR|EURIBOR|SONIA|€STR|ESTR)\b",
@@ -165,6 +175,14 @@ pub(super) fn periods_and_tenors(doc: &Document<'_>, out: &mut PricingCandidates
             .definition_at(whole.start())
             .is_some_and(|d| contains_ci(doc.slice(d.term.clone()), "base rate"));
         if periods.is_empty() || in_base_rate || contains_any_ci(clause, &["highest of", "greatest of"]) {
+            continue;
+        }
+        // One period named where the borrower chooses none, or as the period it is deemed to
+        // have chosen ("… shall be continued as Term SOFR Loans with an Interest Period of one
+        // month", "the rate for Interest Periods of one month"): a fallback or a reference for
+        // another rate, not the periods the loans may have.
+        let sentence = doc.slice(sentence_around(doc.text, whole.start()));
+        if periods.len() == 1 && (!CHOOSES.is_match(sentence) || FALLS_BACK.is_match(sentence)) {
             continue;
         }
         let keys = scope_at(doc, whole.start());
