@@ -193,7 +193,9 @@ pub(super) fn periods_and_tenors(doc: &Document<'_>, out: &mut PricingCandidates
     for captures in TENOR.captures_iter(doc.text) {
         let (Some(whole), Some(n)) = (captures.get(0), captures.name("n")) else { continue };
         let clause = doc.slice(clause_around(doc.text, whole.start()));
-        if contains_any_ci(clause, &["base rate", "highest of", "greatest of"]) {
+        // "interpolating between SOFR and the one month Term SOFR Rate for the term of such Money
+        // Market Loan": tenors a rate is interpolated between are not the index tenor the loans bear.
+        if contains_any_ci(clause, &["base rate", "highest of", "greatest of", "interpolat"]) {
             continue;
         }
         let Some(months) = month_count(&n.as_str().to_ascii_lowercase()) else { continue };

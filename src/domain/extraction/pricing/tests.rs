@@ -109,6 +109,13 @@ fn one_interest_period_named_as_a_fallback_or_a_reference_is_not_the_choice_of_p
 }
 
 #[test]
+fn a_tenor_another_rate_is_interpolated_from_is_not_the_index_tenor() {
+    let text = "The Bid Rate for each Bid Loan is determined by interpolating between SOFR and the one month Term SOFR \
+        Rate for the term of such Bid Loan.\n";
+    assert!(pricing(text).tenors.is_empty(), "{:?}", pricing(text).tenors);
+}
+
+#[test]
 fn a_credit_spread_adjustment_is_not_a_margin() {
     let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
     assert!(pricing(text).spreads.is_empty());
