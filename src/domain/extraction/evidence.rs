@@ -8,8 +8,10 @@
 //! The rules, each with its tests:
 //!
 //! 1. **Operative text.** A facility's terms come from the operative text, never from a recital
-//!    of fact (what an existing agreement provides) nor from the benchmark replacement provisions
-//!    (a rate that may replace the benchmark, unless the replacement is in force at signing).
+//!    of fact (what an existing agreement provides), nor from the benchmark replacement provisions
+//!    (a rate that may replace the benchmark, unless the replacement is in force at signing), nor
+//!    from an attachment that describes the borrower's other debt (a schedule of existing or
+//!    permitted indebtedness, of outstanding notes).
 //!    Which provisions those are is `provisions.rs`'s; the readers of facility terms leave their
 //!    statements aside ([`leave_aside`]) before choosing among them, so that the operative
 //!    statement of a term is used, and the benchmark a facility takes when no statement names one

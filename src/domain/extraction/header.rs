@@ -19,7 +19,7 @@ const MAX_TITLE: usize = 160;
 
 static TITLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:credit|facility|facilities|loan|revolving|term[ \t]+loan|bridge)[ \t]+(?:[a-z]+[ \t]+){0,3}?agreement|term[ \t]+sheet|summary[ \t]+of[ \t]+(?:principal[ \t]+|indicative[ \t]+)?terms(?:[ \t]+and[ \t]+conditions)?|amendment[ \t]+(?:and[ \t]+restatement[ \t]+)?agreement|amendment[ \t]+no\.?[ \t]*[0-9]+|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)[ \t]+amendment)\b",
+        r"(?i)\b(?:(?:credit|facility|facilities|loan|revolving|term[ \t]+loan|bridge)[ \t]+(?:[a-z]+[ \t]+){0,3}?agreement|term[ \t]+sheet|summary[ \t]+of[ \t]+(?:principal[ \t]+|indicative[ \t]+)?terms(?:[ \t]+and[ \t]+conditions)?|amendment[ \t]+(?:and[ \t]+restatement[ \t]+)?agreement|amendment[ \t]+(?:no\.?|number)[ \t]*(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)[ \t]+amendment)\b",
     )
 });
 
@@ -46,8 +46,33 @@ fn reads_as_title(line: &str) -> bool {
 pub(crate) fn title(doc: &Document<'_>) -> Option<Sourced<String>> {
     // The title block before the preamble names this document; a title found later may be a
     // signature-page footer or an attached agreement's.
+    // Only the document's own text is searched after that: an attached term sheet or form of note
+    // has a title of its own.
     let front = doc.parts.front.clone();
-    title_in(doc, front).or_else(|| title_in(doc, 0..doc.text.len()))
+    title_in(doc, front).or_else(|| title_in(doc, 0..doc.parts.body.end))
+}
+
+/// A numbered section heading ("1.6. Amendments to the Schedules of the Credit Agreement") is
+/// the document's structure, not its title.
+static SECTION_NUMBER: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[0-9]{1,2}(?:\.[0-9]{1,2})*\.?[ \t]"));
+
+/// Lower-case words a line of prose ends with when its sentence runs on to the next line.
+const RUNS_ON: &[&str] = &["of", "the", "to", "and", "or", "for", "in", "under", "with", "by"];
+
+/// Whether the line starting at `line_start` continues the line directly above it: a heading
+/// or sentence "… (Definitions) of the" whose last words wrap onto a line of their own
+/// ("Credit Agreement") is not a title.
+fn continues_the_line_above(text: &str, line_start: usize) -> bool {
+    let above = slice(text, super::text::before(text, line_start, MAX_TITLE + 40));
+    let Some(above) = above.strip_suffix('\n').map(|a| a.strip_suffix('\r').unwrap_or(a)) else { return false };
+    let last_line = above.rsplit('\n').next().unwrap_or(above);
+    last_line.split_whitespace().last().is_some_and(|word| RUNS_ON.contains(&word))
+}
+
+/// Whether a line is a running footer of the signature pages: "[Signature Page to Amendment No.
+/// 4 to the Note]" names the document it is attached to, in brackets, on every page.
+fn is_signature_page_footer(line: &str) -> bool {
+    line.starts_with('[') || contains_ci(line, "signature page")
 }
 
 /// The first title line within `range`.
@@ -55,9 +80,16 @@ fn title_in(doc: &Document<'_>, range: std::ops::Range<usize>) -> Option<Sourced
     for found in TITLE.find_iter(doc.slice(range.clone())) {
         let found = range.start + found.start()..range.start + found.end();
         let Some(line) = super::text::line_around(doc.text, found.start, MAX_TITLE + 40) else { continue };
-        let range = trim_range(doc.text, line);
+        let range = trim_range(doc.text, line.clone());
         let candidate = doc.slice(range.clone());
-        if candidate.len() > MAX_TITLE || !reads_as_title(candidate) {
+        if candidate.len() > MAX_TITLE
+            || !reads_as_title(candidate)
+            || is_signature_page_footer(candidate)
+            // "to the Credit Agreement" ends a heading that wrapped; a title starts with a capital.
+            || candidate.starts_with(char::is_lowercase)
+            || SECTION_NUMBER.is_match(candidate)
+            || continues_the_line_above(doc.text, line.start)
+        {
             continue;
         }
         let lower = candidate.to_ascii_lowercase();
@@ -252,28 +284,99 @@ fn effective_rank(term: &str) -> Option<u8> {
     }
 }
 
-/// The effective date, from definitions or labels that state a calendar date, or "shall become
-/// effective on …". A definition that names a condition rather than a date yields nothing.
+/// An amendment's number in a title or a defined term: "Second Amendment", "Amendment No. 3",
+/// "AMENDMENT NUMBER TWO", "3rd Amendment".
+static AMENDMENT_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|(?P<nth>[0-9]{1,2})(?:st|nd|rd|th))[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,2}?amendment|amendment[ \t\r\n]+(?:no\.?|number|\#)[ \t\r\n]*(?P<number>[0-9]{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\b",
+    )
+});
+
+/// The number of the amendment `words` name, if they name a numbered one.
+fn amendment_number(words: &str) -> Option<u32> {
+    const ORDINALS: [&str; 12] = [
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+        "twelfth",
+    ];
+    const CARDINALS: [&str; 12] =
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+    let found = AMENDMENT_NUMBER.captures(words)?;
+    if let Some(digits) = found
+        .name("nth")
+        .or_else(|| found.name("number").filter(|n| n.as_str().starts_with(|c: char| c.is_ascii_digit())))
+    {
+        return digits.as_str().parse().ok();
+    }
+    let word = found.name("ordinal").or_else(|| found.name("number"))?.as_str().to_ascii_lowercase();
+    let position = ORDINALS.iter().position(|o| *o == word).or_else(|| CARDINALS.iter().position(|c| *c == word))?;
+    u32::try_from(position + 1).ok()
+}
+
+/// The date a numbered amendment took effect ("First Amendment Effective Date") is this
+/// document's effective date only when this document is that amendment: an amendment, or a
+/// conformed copy, keeps the effective dates of the amendments before it among its definitions.
+fn another_amendments_date(term: &str, own_number: Option<u32>) -> bool {
+    amendment_number(term).is_some_and(|number| own_number != Some(number))
+}
+
+/// Words before "shall become effective" that make this document what becomes effective: "This
+/// Amendment shall become effective as of …", not "(which amendment shall be effective as of …)"
+/// about a change to another instrument.
+static THIS_DOCUMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[Tt]his|THIS)[ \t\r\n]+(?:[A-Z][A-Za-z\-]*[ \t\r\n]+){0,6}?(?:Agreement|AGREEMENT|Amendment|AMENDMENT|Note|NOTE|Waiver|WAIVER|Supplement|SUPPLEMENT)\b",
+    )
+});
+
+/// The effective date, from definitions or labels that state a calendar date (a loan and
+/// security agreement may define its terms in an annex), or "this Agreement shall become
+/// effective on …" in the document's own text (an attachment's dates are its own). A definition that names a condition rather than a date yields nothing, and the
+/// effective date of another numbered amendment is left aside with a warning.
 pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
+    let own_number = title(doc).and_then(|t| amendment_number(t.value()));
     let mut ranked: Vec<(u8, Sourced<Date>)> = Vec::new();
+    let mut other_amendments: Vec<Sourced<Date>> = Vec::new();
     for definition in &doc.structure.definitions {
         let Some(rank) = effective_rank(&definition.key) else { continue };
         if let Some(date) = first_date_in(doc, definition.body.clone(), 60) {
-            ranked.push((rank, date));
+            if another_amendments_date(&definition.key, own_number) {
+                other_amendments.push(date);
+            } else {
+                ranked.push((rank, date));
+            }
         }
     }
     for label in &doc.structure.labels {
         let Some(rank) = effective_rank(&label.key) else { continue };
         if let Some(date) = first_date_in(doc, label.value.clone(), 40) {
-            ranked.push((rank, date));
+            if another_amendments_date(&label.key, own_number) {
+                other_amendments.push(date);
+            } else {
+                ranked.push((rank, date));
+            }
         }
     }
-    for found in BECOMES_EFFECTIVE.find_iter(doc.text) {
+    for found in BECOMES_EFFECTIVE.find_iter(doc.text).filter(|f| doc.parts.in_body(f.start())) {
+        let sentence = super::text::sentence_around(doc.text, found.start());
+        if !THIS_DOCUMENT.is_match(doc.slice(sentence.start..found.start())) {
+            continue;
+        }
         if let Some(date) = date_starting_at(doc, found.end()) {
             ranked.push((2, date));
         }
     }
-    let best = ranked.iter().map(|(rank, _)| *rank).max()?;
+    // An amendment's effective date left aside still outranks the closing date of the agreement
+    // amended: the amendment's own date is not stated, so none is.
+    let set_aside_rank = if other_amendments.is_empty() { None } else { Some(3) };
+    for date in other_amendments {
+        report.dropped(
+            "/effectiveDate",
+            date.quote(),
+            date.span().range(),
+            "is the effective date of another amendment than this document",
+        );
+    }
+    let best = ranked.iter().map(|(rank, _)| *rank).chain(set_aside_rank).max()?;
     let mut candidates: Vec<Sourced<Date>> = ranked.into_iter().filter(|(r, _)| *r == best).map(|(_, d)| d).collect();
     dedupe_spans(&mut candidates);
     agree("/effectiveDate", candidates, report)
@@ -462,6 +565,29 @@ mod tests {
     }
 
     #[test]
+    fn the_last_words_of_a_wrapped_heading_are_not_the_title() {
+        let text = "AMENDMENT NUMBER FOUR, dated as of May 1, 1997, among GRIST MILLS INC. and the banks named herein.\n\n\
+            1.1.  Changes to Section 1 (Definitions) of the\nLoan Agreement\n\n(a) Section 1.1 is amended.\n\n\
+            1.2.  Changes to Section 5 (Covenants)\nto the Loan Agreement\n\n(a) Section 5.1 is amended.\n";
+        assert_eq!(title(&scan(text)).map(|t| t.value().to_owned()), None);
+        let numbered =
+            text.replace("1.2.  Changes to Section 5 (Covenants)\nto the", "1.2.  Changes to the Schedules of the");
+        assert_eq!(title(&scan(&numbered)).map(|t| t.value().to_owned()), None, "a numbered section heading");
+        let titled = format!("AMENDMENT NUMBER FOUR\n\n{text}");
+        assert_eq!(title(&scan(&titled)).map(|t| t.value().to_owned()).as_deref(), Some("AMENDMENT NUMBER FOUR"));
+        let stacked = "THIRD AMENDED AND RESTATED\nLOAN AGREEMENT\n\ndated as of May 1, 1997\n";
+        assert_eq!(title(&scan(stacked)).map(|t| t.value().to_owned()).as_deref(), Some("LOAN AGREEMENT"));
+    }
+
+    #[test]
+    fn neither_a_signature_page_footer_nor_an_attachment_titles_the_document() {
+        let text = "SUPPORT AGREEMENT\n\nThis Support Agreement, dated as of March 3, 2023, is by and among TERN CO. and \
+            the holders named herein.\n\nIN WITNESS WHEREOF, the parties have signed.\n\nTERN CO.\nBy: /s/\n\n\
+            [Signature Page to Amendment No. 2 to Loan Agreement]\n\nEXHIBIT A\n\nTerm Sheet\n\nAmount | $40,000,000\n";
+        assert_eq!(title(&scan(text)).map(|t| t.value().to_owned()), None);
+    }
+
+    #[test]
     fn the_agreement_date_ignores_the_date_of_the_agreement_being_amended() {
         let text = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\nDated as of June 3, 2024\n\nThis AMENDMENT NO. 2 TO CREDIT AGREEMENT, dated as of June 3, 2024, amends the Credit Agreement dated as of March 15, 2021.";
         let doc = scan(text);
@@ -475,14 +601,50 @@ mod tests {
     }
 
     #[test]
+    fn the_effective_date_of_an_earlier_numbered_amendment_is_not_this_amendment_s() {
+        let text = "THIRD AMENDMENT TO LOAN AGREEMENT\n\nThis THIRD AMENDMENT TO LOAN AGREEMENT is dated as of May 2, \
+            2024, between RIVET CO. (the \"Borrower\") and KEEL BANK (the \"Lender\").\n\n\
+            \"Second Amendment Effective Date\" means July 9, 2023.\n\n\
+            \"Closing Date\" means March 1, 2021.\n";
+        let doc = scan(text);
+        let mut report = Report::default();
+        let date = effective_date(&doc, &mut report);
+        assert_eq!(date, None, "the amended agreement's closing date is not the amendment's either");
+        assert!(report.warnings.iter().any(|w| w.contains("\"July 9, 2023\"")), "{:?}", report.warnings);
+        let own = text.replace(
+            "\"Second Amendment Effective Date\" means July 9, 2023",
+            "\"Third Amendment Effective \
+            Date\" means May 9, 2024",
+        );
+        let doc = scan(&own);
+        let date = effective_date(&doc, &mut Report::default());
+        assert_eq!(date.map(|d| d.quote().to_owned()).as_deref(), Some("May 9, 2024"), "its own amendment's date");
+    }
+
+    #[test]
+    fn a_change_to_another_instrument_that_takes_effect_on_a_date_does_not_date_this_document() {
+        let text = "CREDIT AGREEMENT dated as of April 2, 1996 among DUNE CORP. and the banks named herein.\n\n\
+            Section 7.1. The Pledge Agreement is amended by replacing clause (b) (which amendment shall be effective as \
+            of June 30, 1996) with the following.\n\n\
+            Section 9.2. This Agreement shall become effective as of April 5, 1996.\n";
+        let doc = scan(text);
+        let date = effective_date(&doc, &mut Report::default());
+        assert_eq!(date.map(|d| d.quote().to_owned()).as_deref(), Some("April 5, 1996"));
+    }
+
+    #[test]
     fn an_effective_date_defined_by_conditions_is_absent() {
         let text = "\"Closing Date\" means the date on which the conditions precedent in Section 4.01 are satisfied.\n";
         let doc = scan(text);
         let mut report = Report::default();
         assert_eq!(effective_date(&doc, &mut report), None);
-        let text = "\"Amendment No. 2 Effective Date\" means June 3, 2024.\n\n\"Closing Date\" means March 15, 2021.\n";
+        let text = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\n\"Amendment No. 2 Effective Date\" means June 3, 2024.\n\n\
+            \"Closing Date\" means March 15, 2021.\n";
         let doc = scan(text);
         assert_eq!(effective_date(&doc, &mut report).map(|d| d.quote().to_owned()).as_deref(), Some("June 3, 2024"));
+        // Without a title saying which amendment this is, the numbered amendment's date may be another's.
+        let untitled = text.replace("AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\n", "");
+        assert_eq!(effective_date(&scan(&untitled), &mut report), None, "nor is the amended agreement's closing date");
     }
 
     #[test]

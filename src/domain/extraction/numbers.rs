@@ -46,7 +46,7 @@ fn scale_factor(scale: &str) -> Option<Decimal> {
     match scale.to_ascii_lowercase().as_str() {
         "thousand" | "k" => Some(Decimal::from(1_000)),
         "million" | "m" | "mm" | "mn" => Some(Decimal::from(1_000_000)),
-        "billion" | "bn" => Some(Decimal::from(1_000_000_000)),
+        "billion" | "bn" | "b" => Some(Decimal::from(1_000_000_000)),
         _ => None,
     }
 }
@@ -55,7 +55,7 @@ const NUMBER: &str = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,4})?|[0-9]{1,30}(?:\
 
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
-        r"(?:(?P<sym>US\$|U\.S\.\$|USD\$|CAD\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|\$|£|€|¥|\((?:pound|euro|yen)\))[ \t]?|\b(?P<code>[A-Z]{{3}})[ \t\u{{a0}}]?)(?P<num>{NUMBER})(?:[ \t]*(?P<scale>(?i:million|billion|thousand)|mm|mn|bn|m|k)\b)?|\b(?P<num2>{NUMBER})(?:[ \t]*(?P<scale2>(?i:million|billion|thousand)))?[ \t]+(?P<code2>[A-Z]{{3}})\b"
+        r"(?:(?P<sym>US\$|U\.S\.\$|USD\$|CAD\$|CA\$|C\$|AU\$|A\$|NZ\$|HK\$|S\$|\$|£|€|¥|\((?:pound|euro|yen)\))[ \t]?|\b(?P<code>[A-Z]{{3}})[ \t\u{{a0}}]?)(?P<num>{NUMBER})(?:[ \t]*(?P<scale>(?i:million|billion|thousand)|mm|mn|bn|m|k|MM|MN|BN|M|K|B)\b)?|\b(?P<num2>{NUMBER})(?:[ \t]*(?P<scale2>(?i:million|billion|thousand)))?[ \t]+(?P<code2>[A-Z]{{3}})\b"
     ))
 });
 
@@ -442,6 +442,16 @@ mod tests {
         assert_eq!(only_money("£1.5 billion").money.value, dec("1500000000"));
         assert_eq!(only_money("CHF 25,000,000").money.currency.as_str(), "CHF");
         assert_eq!(only_money("NOK 1,000").money.currency.as_str(), "NOK");
+    }
+
+    #[test]
+    fn a_figure_with_an_upper_case_scale_letter_is_read_at_that_scale() {
+        // Term sheets and tables abbreviate: "$221M of term loans", "$2.5B", "$750K", "$40MM".
+        assert_eq!(only_money("$221M").money.value, dec("221000000"));
+        assert_eq!(only_money("$40MM").money.value, dec("40000000"));
+        assert_eq!(only_money("$2.5B").money.value, dec("2500000000"));
+        assert_eq!(only_money("$750K").money.value, dec("750000"));
+        assert_eq!(only_money("$221M").span, 0..5, "the scale letter is part of the statement");
     }
 
     #[test]

@@ -98,9 +98,7 @@ fn rejoin_wrapped_name(doc: &Document<'_>, floor: usize, name: Range<usize>) -> 
     for _ in 0..5 {
         let word_start = rest.rfind([' ', '\t']).map_or(0, |i| i + 1);
         let word = rest.get(word_start..).unwrap_or("");
-        let capitalised = word.chars().next().is_some_and(char::is_uppercase)
-            && word.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '-' | '.' | '\''));
-        if !capitalised {
+        if !names::continues_a_name(word) {
             break;
         }
         start = word_start;

@@ -12,7 +12,10 @@
 //!   replace the benchmark if it ends ("LIBOR Successor Rate", "Benchmark Replacement", an "Early
 //!   Opt-in Election", a "Term SOFR" that is used only by them). A statement there that the
 //!   replacement takes effect at signing ("from and after the Amendment Effective Date …") is in
-//!   force, and stays.
+//!   force, and stays;
+//! - **attachments that describe other debt** (a schedule of existing indebtedness, of permitted
+//!   debt, of the borrower's outstanding notes or capitalization): the terms of loans and
+//!   securities that are not this facility (`provisions/other_debt.rs`).
 //!
 //! Found once when the document is scanned; the readers of facility terms leave statements in
 //! these provisions aside, and the evidence checks (`evidence.rs`) withhold any value still read
@@ -22,6 +25,8 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
+
+mod other_debt;
 
 use super::benchmarks::{BenchmarkMatch, find_benchmarks};
 use super::model::AmendmentType;
@@ -37,6 +42,7 @@ pub(crate) struct Provisions {
     set_aside_recitals: Regions,
     replacement: Regions,
     in_force_at_signing: Regions,
+    other_debt: Regions,
 }
 
 /// Why a statement is not evidence of the document's own facility terms.
@@ -46,6 +52,8 @@ pub(crate) enum SetAside {
     FactRecital,
     /// In the benchmark replacement provisions.
     BenchmarkReplacement,
+    /// In an attachment that describes the borrower's other debt.
+    OtherDebt,
 }
 
 impl SetAside {
@@ -57,6 +65,9 @@ impl SetAside {
             }
             SetAside::BenchmarkReplacement => {
                 "is in the benchmark replacement provisions (the terms of a rate that may replace the benchmark), not in those that set the loans' interest"
+            }
+            SetAside::OtherDebt => {
+                "is in an attachment describing other debt (the borrower's existing, outstanding or permitted indebtedness), not this facility's terms"
             }
         }
     }
@@ -88,6 +99,7 @@ impl Provisions {
             set_aside_recitals: Regions::new(fact_recitals),
             replacement: Regions::new(replacement),
             in_force_at_signing,
+            other_debt: Regions::new(other_debt::other_debt_attachments(text)),
         }
     }
 
@@ -114,6 +126,8 @@ impl Provisions {
             Some(SetAside::FactRecital)
         } else if self.in_replacement(span.start) {
             Some(SetAside::BenchmarkReplacement)
+        } else if self.other_debt.contains(span.start) {
+            Some(SetAside::OtherDebt)
         } else {
             None
         }

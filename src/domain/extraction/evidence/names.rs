@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::domain::extraction::document::Document;
-use crate::domain::extraction::parties::names::{NAME, is_role_word_name};
+use crate::domain::extraction::parties::names::{NAME, STOP_WORDS, continues_a_name, is_role_word_name};
 use crate::domain::extraction::text::{is_page_furniture, lines_in, slice};
 
 /// A running head or foot repeats on every page; this many times marks one.
@@ -34,34 +34,6 @@ const MAX_LEADING_WORDS: usize = 4;
 const MAX_BREAK_LINES: usize = 8;
 /// How many other places a name is looked up in.
 const MAX_OTHER_MENTIONS: usize = 200;
-
-/// Words that join names or describe a class of parties rather than continue a name; "THE"
-/// before "BANK OF NEW YORK MELLON" is the same name.
-const STOP_WORDS: &[&str] = &[
-    "among", "between", "and", "by", "to", "with", "of", "or", "for", "from", "the", "party", "parties", "hereto",
-    "herein", "listed",
-];
-
-/// Titles of signatories, printed beside names in signature blocks ("Chief Financial Officer").
-const SIGNATORY_WORDS: &[&str] = &[
-    "officer",
-    "president",
-    "treasurer",
-    "secretary",
-    "director",
-    "manager",
-    "counsel",
-    "signatory",
-    "partner",
-    "member",
-    "chairman",
-    "ceo",
-    "cfo",
-    "coo",
-    "svp",
-    "evp",
-    "vp",
-];
 
 /// How a document is printed: the short lines it repeats on its pages (running heads and feet,
 /// which a page break puts between the words of a name), and its text in lower case, for finding
@@ -211,19 +183,6 @@ fn leading_words(doc: &Document<'_>, printing: &Printing<'_>, pos: usize) -> (Ve
     }
     words.reverse();
     (words, gap)
-}
-
-/// Whether `word` can be part of a name: capitalised, letters and digits (with `&`, `-`, `'`) or
-/// an initialism ("U.S."), and not a stop word, a role or class word, or a signatory's title.
-fn continues_a_name(word: &str) -> bool {
-    let initialism = word.len() >= 4
-        && word.ends_with('.')
-        && word.split_terminator('.').all(|part| part.len() == 1 && part.chars().all(|c| c.is_ascii_uppercase()));
-    word.chars().next().is_some_and(|c| c.is_alphabetic() && c.is_uppercase())
-        && (initialism || word.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '-' | '\'' | '’')))
-        && !STOP_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
-        && !SIGNATORY_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
-        && !is_role_word_name(word)
 }
 
 /// The line a name at the start of a line may continue from, given where that line starts: the

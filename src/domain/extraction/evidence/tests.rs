@@ -152,6 +152,30 @@ NOW, THEREFORE, the parties agree as follows:\n\n\
     );
 }
 
+/// A bank loan whose rate is set by a separate note; a schedule lists the borrower's bonds already
+/// outstanding, priced on a benchmark.
+const LOAN_WITH_DEBT_SCHEDULE: &str = "TERM LOAN AGREEMENT\n\n\
+This TERM LOAN AGREEMENT is dated as of August 14, 2023, between MAPLE HOLDINGS, INC., a Georgia corporation (the \
+\"Borrower\"), and ASH NATIONAL BANK (the \"Lender\").\n\n\
+1. The Loan. The Lender agrees to make a term loan to the Borrower in the amount of $7,000,000 (the \"Loan\"), \
+repayable with interest as the promissory note of even date provides.\n\n\
+2. Indebtedness. The Borrower shall not incur Indebtedness other than the Loan and the debt listed in Schedule 4.\n\n\
+3. Governing Law. This Agreement is governed by the law of the State of Georgia.\n\n\
+SCHEDULE 4\n\n\
+OUTSTANDING NOTES OF THE BORROWER\n\n\
+In 2020 the Borrower sold $18,000,000 of its subordinated notes due 2030. Since March 1, 2025 they bear interest \
+at Term SOFR plus 3.15% per annum, payable quarterly.\n";
+
+#[test]
+fn the_terms_of_debt_listed_in_a_schedule_of_outstanding_notes_are_not_the_loan_s() {
+    let extraction = extract_credit_agreement(LOAN_WITH_DEBT_SCHEDULE);
+    let facility = extraction.agreement.facilities.first();
+    assert_eq!(index_of(&extraction, 0), None, "{:?}", extraction.agreement.facilities);
+    assert_eq!(facility.and_then(|f| f.spread.as_ref()), None, "3.15% is the margin of the outstanding notes");
+    assert_eq!(commitment_of(&extraction, 0).as_deref(), Some("7000000"), "the loan's own amount stays");
+    assert!(warned(&extraction, "is in an attachment describing other debt"), "{:?}", extraction.warnings);
+}
+
 fn commitment_of(extraction: &Extraction, facility: usize) -> Option<String> {
     let facility = extraction.agreement.facilities.get(facility)?;
     facility.commitment.as_ref().map(|c| c.value().value.to_string())

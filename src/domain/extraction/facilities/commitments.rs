@@ -238,6 +238,17 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         {
             continue;
         }
+        // "$100M of term loans due 2023 (the "Existing Term Loans")": the clause names the loans
+        // the amount measures as debt already owed, which this facility is not.
+        if names_other_debt(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of debt the text names as existing or outstanding, not of this facility",
+            );
+            continue;
+        }
         let following = type_reference_after(doc, found.span.end, clause.end)
             .or_else(|| defined_reference_after(doc, found.span.end));
         let labelled =
@@ -339,6 +350,20 @@ fn defined_reference_after(doc: &Document<'_>, pos: usize) -> Option<FacilityKey
         return None;
     }
     doc.refs_in(pos + open..pos + open + close).first().map(|r| r.key)
+}
+
+/// The first word of a term that names debt already owed: "Existing Term Loans", "Prior Notes",
+/// "Outstanding Debentures".
+static OTHER_DEBT_TERM: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t]*(?i:existing|prior|previous|outstanding|refinanced|old)\b"));
+
+/// Whether the first term defined after `pos` within its clause (ending at `clause_end`) names
+/// debt already owed.
+fn names_other_debt(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    INLINE_TERM
+        .captures(doc.slice(pos..clause_end.max(pos)))
+        .and_then(|found| found.name("term"))
+        .is_some_and(|term| OTHER_DEBT_TERM.is_match(term.as_str()))
 }
 
 /// The term a parenthetical right after `pos` defines ("(the "Loan Amount")"), normalised.

@@ -104,6 +104,15 @@ fn the_defined_commitment_prevails_over_amounts_that_cap_some_loans() {
 }
 
 #[test]
+fn an_amount_of_loans_the_text_names_as_existing_debt_is_no_commitment() {
+    let text = "Current debt: $60M of senior secured term loans maturing in 2024 at Oak Finance LLC (the \"Existing \
+        Oak Loans\"). Proposed: the Lenders will make term loans of $65,000,000 (the \"New Term Loans\").";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(!defining.iter().chain(&passing).any(|q| q == "$60M"), "{defining:?} {passing:?}");
+    assert!(defining.iter().chain(&passing).any(|q| q == "$65,000,000"), "the new loans' amount stays");
+}
+
+#[test]
 fn amounts_of_other_things_are_not_commitments() {
     for text in [
         "goodwill associated with the Acquisition, in an amount not to exceed $35,000,000, shall be added back.",

@@ -149,6 +149,49 @@ pub(crate) fn is_role_word_name(name: &str) -> bool {
         .all(|w| ROLE_WORDS.iter().any(|r| r.eq_ignore_ascii_case(w)))
 }
 
+/// Words that join names or describe a class of parties rather than continue a name; "THE"
+/// before "BANK OF NEW YORK MELLON" is the same name.
+pub(crate) const STOP_WORDS: &[&str] = &[
+    "among", "between", "and", "by", "to", "with", "of", "or", "for", "from", "the", "party", "parties", "hereto",
+    "herein", "listed",
+];
+
+/// Titles of signatories, printed beside names in signature blocks ("Chief Financial Officer").
+const SIGNATORY_WORDS: &[&str] = &[
+    "officer",
+    "president",
+    "treasurer",
+    "secretary",
+    "director",
+    "manager",
+    "counsel",
+    "signatory",
+    "partner",
+    "member",
+    "chairman",
+    "ceo",
+    "cfo",
+    "coo",
+    "svp",
+    "evp",
+    "vp",
+];
+
+/// Whether `word` can continue a name cut at a line or page break — the one test shared by the
+/// reader that rejoins wrapped names (`parties.rs`) and the check that a stated name is whole
+/// (`evidence/names.rs`): capitalised, letters and digits (with `&`, `-`, `'`) or an initialism
+/// ("U.S."), and not a stop word, a role or class word, or a signatory's title.
+pub(crate) fn continues_a_name(word: &str) -> bool {
+    let initialism = word.len() >= 4
+        && word.ends_with('.')
+        && word.split_terminator('.').all(|part| part.len() == 1 && part.chars().all(|c| c.is_ascii_uppercase()));
+    word.chars().next().is_some_and(|c| c.is_alphabetic() && c.is_uppercase())
+        && (initialism || word.chars().all(|c| c.is_alphanumeric() || matches!(c, '&' | '-' | '\'' | '’')))
+        && !STOP_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        && !SIGNATORY_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        && !is_role_word_name(word)
+}
+
 /// A name as a comparison key: upper-case letters and digits only.
 pub(crate) fn name_key(name: &str) -> String {
     name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()

@@ -10,7 +10,9 @@ use crate::domain::extraction::currency::CurrencyCode;
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::{DayCountFraction, Period, PeriodUnit};
 use crate::domain::extraction::scope::{Scoped, facilities_named_in, scope_at};
-use crate::domain::extraction::text::{clause_around, contains_any_ci, contains_ci, pattern};
+use crate::domain::extraction::text::{
+    any_word, clause_around, contains_any_ci, contains_ci, pattern, sentence_around,
+};
 
 static DAY_COUNT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -142,6 +144,14 @@ static INTEREST_PERIODS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words by which a sentence offers the borrower a choice of interest periods.
+static CHOOSES: LazyLock<Regex> = LazyLock::new(|| any_word(&["select", "elect", "choose", "chosen", "option"]));
+
+/// Words by which a sentence names the period that applies when the borrower has not chosen, or
+/// limits its choice for a while.
+static FALLS_BACK: LazyLock<Regex> =
+    LazyLock::new(|| any_word(&["fails to", "failure to", "deemed", "automatic", "only", "not specify", "does not"]));
+
 static TENOR: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?P<n>one|three|six|twelve|1|3|6|12)[- ]months?[ \t]+(?:term[ \t]+)?(?:SOFR|EURIBOR|SONIA|€STR|ESTR)\b",
@@ -167,6 +177,14 @@ pub(super) fn periods_and_tenors(doc: &Document<'_>, out: &mut PricingCandidates
         if periods.is_empty() || in_base_rate || contains_any_ci(clause, &["highest of", "greatest of"]) {
             continue;
         }
+        // One period named where the borrower chooses none, or as the period it is deemed to
+        // have chosen ("… shall be continued as Term SOFR Loans with an Interest Period of one
+        // month", "the rate for Interest Periods of one month"): a fallback or a reference for
+        // another rate, not the periods the loans may have.
+        let sentence = doc.slice(sentence_around(doc.text, whole.start()));
+        if periods.len() == 1 && (!CHOOSES.is_match(sentence) || FALLS_BACK.is_match(sentence)) {
+            continue;
+        }
         let keys = scope_at(doc, whole.start());
         if let Some(value) = doc.sourced(whole.range(), periods) {
             out.interest_periods.push(Scoped::new(value, keys));
@@ -175,7 +193,9 @@ pub(super) fn periods_and_tenors(doc: &Document<'_>, out: &mut PricingCandidates
     for captures in TENOR.captures_iter(doc.text) {
         let (Some(whole), Some(n)) = (captures.get(0), captures.name("n")) else { continue };
         let clause = doc.slice(clause_around(doc.text, whole.start()));
-        if contains_any_ci(clause, &["base rate", "highest of", "greatest of"]) {
+        // "interpolating between SOFR and the one month Term SOFR Rate for the term of such Money
+        // Market Loan": tenors a rate is interpolated between are not the index tenor the loans bear.
+        if contains_any_ci(clause, &["base rate", "highest of", "greatest of", "interpolat"]) {
             continue;
         }
         let Some(months) = month_count(&n.as_str().to_ascii_lowercase()) else { continue };

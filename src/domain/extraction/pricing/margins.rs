@@ -62,6 +62,11 @@ const NOT_A_MARGIN_WORDS: &[&str] = &[
     "plus 1%",
 ];
 
+/// The words before a rate that add it to the margin: "… the Applicable Margin plus", "margin +".
+static MARGIN_PLUS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:margin|spread)[ \t\r\n]*(?:plus|\+)[ \t\r\n]*(?:an[ \t\r\n]+additional[ \t\r\n]*)?$")
+});
+
 static BINDS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)^[ \t\r\n]*(?:loans?[ \t\r\n]*)?(?:\+|plus|over|above)?[ \t\r\n]*(?:the[ \t\r\n]+)?(?:applicable[ \t\r\n]+)?(?:a[ \t\r\n]+)?(?:margin|spread|rate)?[ \t\r\n]*(?:of|:|=)?[ \t\r\n]*$",
@@ -101,6 +106,11 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
         || contains_ci(after_text.get(..after_text.len().min(60)).unwrap_or(after_text), "commitment fee")
     {
         return RateKind::Fee;
+    }
+    // "the Prime Rate plus the Applicable Margin plus 2%": a rate added on top of the margin is an
+    // increment (the rate on overdue amounts, a step-up), never the margin itself.
+    if MARGIN_PLUS.is_match(before_trimmed) {
+        return RateKind::Excluded;
     }
     let lead_in = doc.slice(clause.start..pct.span.start);
     let trailing = after_text.get(..after_text.len().min(40)).unwrap_or(after_text);

@@ -90,6 +90,32 @@ fn a_term_sheet_rate_line_gives_index_spread_and_floor() {
 }
 
 #[test]
+fn a_rate_added_on_top_of_the_margin_is_not_a_margin() {
+    let text = "(a) Prime Rate Advances bear interest at the Prime Rate plus the Applicable Margin, provided that \
+        principal not paid when due bears interest, payable on demand, at a rate equal to the lesser of (i) the Prime \
+        Rate PLUS the Applicable Margin PLUS 3% and (ii) the Highest Lawful Rate.\n";
+    let found = pricing(text);
+    assert!(found.base_spreads.is_empty() && found.spreads.is_empty(), "{:?} {:?}", found.base_spreads, found.spreads);
+}
+
+#[test]
+fn one_interest_period_named_as_a_fallback_or_a_reference_is_not_the_choice_of_periods() {
+    let text = "If the Borrower does not specify an Interest Period, the Loans shall be continued as Term SOFR Loans with \
+        an Interest Period of one month.\n\nEach drawing not reimbursed bears interest at the rate for Term SOFR Loans \
+        for Interest Periods of one month.\n";
+    assert!(pricing(text).interest_periods.is_empty(), "{:?}", pricing(text).interest_periods);
+    let choice = "Each Term SOFR Loan has Interest Periods of one, three or six months, as the Borrower may select.\n";
+    assert_eq!(pricing(choice).interest_periods.len(), 1, "the borrower's choice of periods is read");
+}
+
+#[test]
+fn a_tenor_another_rate_is_interpolated_from_is_not_the_index_tenor() {
+    let text = "The Bid Rate for each Bid Loan is determined by interpolating between SOFR and the one month Term SOFR \
+        Rate for the term of such Bid Loan.\n";
+    assert!(pricing(text).tenors.is_empty(), "{:?}", pricing(text).tenors);
+}
+
+#[test]
 fn a_credit_spread_adjustment_is_not_a_margin() {
     let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
     assert!(pricing(text).spreads.is_empty());
