@@ -220,23 +220,38 @@ fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> 
     let found = &extraction.agreement.facilities;
     let mut used = vec![false; found.len()];
     let mut scored = Vec::new();
-    for (index, label) in labelled.iter().enumerate() {
-        // Match by commitment amount first (the most specific), then by type.
-        let by_amount = label["commitment"]["value"]["amount"].as_str().and_then(|amount| {
-            found.iter().enumerate().position(|(i, f)| {
-                !used[i] && f.commitment.as_ref().is_some_and(|c| decimal_equal(&c.value().value.to_string(), amount))
-            })
-        });
-        let by_type = label["facility_type"]["value"].as_str().and_then(|kind| {
-            found
-                .iter()
-                .enumerate()
-                .position(|(i, f)| !used[i] && f.facility_type.as_ref().is_some_and(|t| t.value().as_str() == kind))
-        });
-        let matched = by_amount.or(by_type).or_else(|| (labelled.len() == 1 && found.len() == 1).then_some(0));
-        if let Some(i) = matched {
-            used[i] = true;
+    // Each label's facility: first those of the labelled amount and type, then of the amount,
+    // then of the type (so two facilities of one amount pair by type, whatever their order).
+    let same_amount = |label: &Value, f: &Facility| {
+        label["commitment"]["value"]["amount"].as_str().is_some_and(|amount| {
+            f.commitment.as_ref().is_some_and(|c| decimal_equal(&c.value().value.to_string(), amount))
+        })
+    };
+    let same_type = |label: &Value, f: &Facility| {
+        label["facility_type"]["value"]
+            .as_str()
+            .is_some_and(|kind| f.facility_type.as_ref().is_some_and(|t| t.value().as_str() == kind))
+    };
+    let tests: [&dyn Fn(&Value, &Facility) -> bool; 3] =
+        [&|l, f| same_amount(l, f) && same_type(l, f), &|l, f| same_amount(l, f), &|l, f| same_type(l, f)];
+    let mut matches: Vec<Option<usize>> = vec![None; labelled.len()];
+    for test in tests {
+        for (index, label) in labelled.iter().enumerate() {
+            if matches[index].is_some() {
+                continue;
+            }
+            if let Some(i) = found.iter().enumerate().position(|(i, f)| !used[i] && test(label, f)) {
+                used[i] = true;
+                matches[index] = Some(i);
+            }
         }
+    }
+    if labelled.len() == 1 && found.len() == 1 && matches[0].is_none() {
+        used[0] = true;
+        matches[0] = Some(0);
+    }
+    for (index, label) in labelled.iter().enumerate() {
+        let matched = matches[index];
         let facility = matched.map(|i| &found[i]);
         let prefix = format!("facilities/{index}");
         for (field, value) in facility_fields(facility) {
