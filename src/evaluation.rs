@@ -232,7 +232,8 @@ fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> 
             .as_str()
             .is_some_and(|kind| f.facility_type.as_ref().is_some_and(|t| t.value().as_str() == kind))
     };
-    let tests: [&dyn Fn(&Value, &Facility) -> bool; 3] =
+    type Pairing<'a> = &'a dyn Fn(&Value, &Facility) -> bool;
+    let tests: [Pairing; 3] =
         [&|l, f| same_amount(l, f) && same_type(l, f), &|l, f| same_amount(l, f), &|l, f| same_type(l, f)];
     let mut matches: Vec<Option<usize>> = vec![None; labelled.len()];
     for test in tests {
