@@ -8,7 +8,7 @@ use regex::Regex;
 
 use crate::domain::extraction::text::pattern;
 
-const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|ULC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]+Association\b|NATIONAL[ \t]+ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|GMBH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
+const LEGAL_FORM: &str = r"Inc\.|Inc\b|INC\.|INC\b|Incorporated\b|INCORPORATED\b|L\.L\.C\.|LLC\b|ULC\b|Corp\.|Corp\b|CORP\.|CORP\b|Corporation\b|CORPORATION\b|Company\b|COMPANY\b|Co\.|CO\.|Ltd\.|Ltd\b|LTD\.|LTD\b|Limited\b|LIMITED\b|PLC\b|[Pp]lc\b|p\.l\.c\.|N\.A\.|National[ \t]*\r?\n?[ \t]*Association\b|NATIONAL[ \t]*\r?\n?[ \t]*ASSOCIATION\b|L\.P\.|LP\b|LLP\b|L\.L\.P\.|AG\b|S\.A\.|SA\b|SE\b|S\.A\.S\.|SAS\b|B\.V\.|BV\b|N\.V\.|NV\b|GmbH\b|GMBH\b|S\.à[ \t]?r\.l\.|S\.p\.A\.|SpA\b|AB\b|ASA\b|A/S\b|Oyj\b|K\.K\.|Pty[ \t]+Ltd\.?";
 const CAPITALISED: &str = r"(?:[\p{Lu}0-9][\p{L}0-9&'’.\-]*|\([\p{Lu}][\p{L}.]{1,12}\))";
 /// "Morgan Guaranty Trust Company of New York": a place after "Company".
 const COMPANY_OF_PLACE: &str =
@@ -18,7 +18,7 @@ const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
 
 /// "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the branch
 /// through which a bank acts, completes a name.
-const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
+const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,?[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
 
 /// The pattern of a legal entity's name whose words are separated by `space`.
 fn name_pattern(space: &str) -> String {

@@ -470,22 +470,23 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
     found
 }
 
-/// The names a cover-page line consists of: one whole name, or whole names joined by "and".
+/// The names a cover-page line consists of: one whole name, or whole names separated by commas or
+/// "and" ("BARCLAYS BANK PLC, GOLDMAN SACHS BANK USA,"); nothing else may stand between them.
 fn whole_names(line: &str) -> Vec<Range<usize>> {
+    let separator = |gap: &str| {
+        let words = gap.trim_matches(|c: char| c == ',' || c.is_whitespace());
+        words.is_empty() || words.eq_ignore_ascii_case("and")
+    };
     let mut names = Vec::new();
-    let mut start = 0;
-    for piece in line.split(" and ") {
-        let trimmed = piece.trim().trim_end_matches(',');
-        let offset = start + (piece.len() - piece.trim_start().len());
-        match NAME.find(trimmed) {
-            Some(name) if name.start() == 0 && name.end() == trimmed.len() && !is_role_word_name(trimmed) => {
-                names.push(offset..offset + trimmed.len());
-            }
-            _ => return Vec::new(),
+    let mut end = 0;
+    for name in NAME.find_iter(line) {
+        if !separator(&line[end..name.start()]) || is_role_word_name(name.as_str()) {
+            return Vec::new();
         }
-        start += piece.len() + " and ".len();
+        names.push(name.range());
+        end = name.end();
     }
-    names
+    if separator(&line[end..]) { names } else { Vec::new() }
 }
 
 /// The borrower or agent a definition names (`"Borrower" means AT&T Capital Corporation, a
@@ -562,6 +563,21 @@ mod tests {
         let found = parties(text);
         assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["MORGAN GUARANTY TRUST COMPANY OF NEW YORK"]);
         assert!(with_role(&found, PartyRole::Borrower).is_empty(), "the preamble names no borrower");
+    }
+
+    #[test]
+    fn a_cover_list_of_comma_separated_names_takes_its_plural_co_agent_and_arranger_roles() {
+        let text = "364-DAY CREDIT AGREEMENT\nby and among\nORBIT FOODS CORPORATION,\nTHE LENDERS PARTY HERETO,\nHARBOR BANK PLC, CEDAR BANK, NATIONAL ASSOCIATION,\nas Co-Syndication Agents,\nand\nRIVER BANK, N.A.,\nas Administrative Agent\n\nRIVER SECURITIES, INC., HARBOR BANK PLC,\nBANCO LUNA, S.A. NEW YORK BRANCH\nas Joint Lead Arrangers and Joint Bookrunners\n\n\nThis 364-DAY CREDIT AGREEMENT dated as of May 4, 2020 is among ORBIT FOODS CORPORATION (the \"Borrower\"), the Lenders party hereto, RIVER BANK, N.A., as Administrative Agent, and HARBOR BANK PLC and CEDAR BANK, NATIONAL\nASSOCIATION, as co-syndication agents.\n";
+        let found = parties(text);
+        // The preamble names Cedar Bank over a line break: one party, not a second cut "CEDAR BANK".
+        assert_eq!(
+            with_role(&found, PartyRole::SyndicationAgent),
+            ["HARBOR BANK PLC", "CEDAR BANK, NATIONAL ASSOCIATION"]
+        );
+        assert_eq!(
+            with_role(&found, PartyRole::Arranger),
+            ["HARBOR BANK PLC", "RIVER SECURITIES, INC.", "BANCO LUNA, S.A. NEW YORK BRANCH"]
+        );
     }
 
     #[test]
