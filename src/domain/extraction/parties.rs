@@ -176,8 +176,13 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
     if let Some(preamble) = doc.parts.preamble.clone() {
         // The preamble names the parties; the cover page adds the title roles it lists; a
         // definition names the borrower or agent when the preamble only refers to it.
-        preamble_parties(doc, preamble, lma_style, &mut drafts);
+        preamble_parties(doc, preamble.clone(), lma_style, &mut drafts);
         cover_parties(doc, doc.parts.front.clone(), lma_style, &mut drafts);
+        // A cover page read as the preamble (a block of lines with no sentence in it) runs on
+        // over the role blocks below it, up to the table of contents.
+        if !doc.slice(preamble.clone()).contains(". ") && !doc.slice(preamble.clone()).trim_end().ends_with('.') {
+            cover_parties(doc, cover_after(doc, preamble.end), lma_style, &mut drafts);
+        }
         defined_parties(doc, &mut drafts);
     } else {
         marker_parties(doc, lma_style, &mut drafts);
@@ -195,6 +200,19 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
         drafts.into_iter().map(|d| Party { party_id: None, name: d.name, roles: d.roles }).collect();
     attach_leis(doc, &mut parties, &mentions, report);
     parties
+}
+
+/// How far below a cover read as the preamble its role blocks may run.
+const COVER_REACH: usize = 6_000;
+
+static TABLE_OF_CONTENTS: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\btable[ \t]+of[ \t]+contents\b"));
+
+/// The rest of a cover page after the block read as the preamble: up to the table of contents, or
+/// [`COVER_REACH`].
+fn cover_after(doc: &Document<'_>, from: usize) -> Range<usize> {
+    let reach = crate::domain::extraction::text::floor_boundary(doc.text, from.saturating_add(COVER_REACH));
+    let end = TABLE_OF_CONTENTS.find(doc.slice(from..reach)).map_or(reach, |toc| from + toc.start());
+    from..end
 }
 
 static LENDER: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}", capitalisable("lender"))));

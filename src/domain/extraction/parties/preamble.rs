@@ -473,20 +473,23 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
 /// The names a cover-page line consists of: one whole name, or whole names separated by commas or
 /// "and" ("BARCLAYS BANK PLC, GOLDMAN SACHS BANK USA,"); nothing else may stand between them.
 fn whole_names(line: &str) -> Vec<Range<usize>> {
-    let separator = |gap: &str| {
+    // Between two names a comma or "and": a bare space joins the parts of one name the pattern
+    // reads as two ("DEUTSCHE BANK SECURITIES INC.").
+    let separator = |gap: &str, first: bool| {
         let words = gap.trim_matches(|c: char| c == ',' || c.is_whitespace());
-        words.is_empty() || words.eq_ignore_ascii_case("and")
+        let joined = gap.contains(',') || words.eq_ignore_ascii_case("and");
+        (words.is_empty() || words.eq_ignore_ascii_case("and")) && (first || joined)
     };
     let mut names = Vec::new();
     let mut end = 0;
     for name in NAME.find_iter(line) {
-        if !separator(&line[end..name.start()]) || is_role_word_name(name.as_str()) {
+        if !separator(&line[end..name.start()], names.is_empty()) || is_role_word_name(name.as_str()) {
             return Vec::new();
         }
         names.push(name.range());
         end = name.end();
     }
-    if separator(&line[end..]) { names } else { Vec::new() }
+    if separator(&line[end..], true) { names } else { Vec::new() }
 }
 
 /// The borrower or agent a definition names (`"Borrower" means AT&T Capital Corporation, a
@@ -567,7 +570,7 @@ mod tests {
 
     #[test]
     fn a_cover_list_of_comma_separated_names_takes_its_plural_co_agent_and_arranger_roles() {
-        let text = "364-DAY CREDIT AGREEMENT\nby and among\nORBIT FOODS CORPORATION,\nTHE LENDERS PARTY HERETO,\nHARBOR BANK PLC, CEDAR BANK, NATIONAL ASSOCIATION,\nas Co-Syndication Agents,\nand\nRIVER BANK, N.A.,\nas Administrative Agent\n\nRIVER SECURITIES, INC., HARBOR BANK PLC,\nBANCO LUNA, S.A. NEW YORK BRANCH\nas Joint Lead Arrangers and Joint Bookrunners\n\n\nThis 364-DAY CREDIT AGREEMENT dated as of May 4, 2020 is among ORBIT FOODS CORPORATION (the \"Borrower\"), the Lenders party hereto, RIVER BANK, N.A., as Administrative Agent, and HARBOR BANK PLC and CEDAR BANK, NATIONAL\nASSOCIATION, as co-syndication agents.\n";
+        let text = "364-DAY CREDIT AGREEMENT\nby and among\nORBIT FOODS CORPORATION,\nTHE LENDERS PARTY HERETO,\nHARBOR BANK PLC, CEDAR BANK, NATIONAL ASSOCIATION,\nas Co-Syndication Agents,\nand\nRIVER BANK, N.A.,\nas Administrative Agent\n\nSTONE BANK SECURITIES INC.,\nRIVER SECURITIES, INC., HARBOR BANK PLC,\nBANCO LUNA, S.A. NEW YORK BRANCH\nas Joint Lead Arrangers and Joint Bookrunners\n\n\nThis 364-DAY CREDIT AGREEMENT dated as of May 4, 2020 is among ORBIT FOODS CORPORATION (the \"Borrower\"), the Lenders party hereto, RIVER BANK, N.A., as Administrative Agent, and HARBOR BANK PLC and CEDAR BANK, NATIONAL\nASSOCIATION, as co-syndication agents.\n";
         let found = parties(text);
         // The preamble names Cedar Bank over a line break: one party, not a second cut "CEDAR BANK".
         assert_eq!(
@@ -576,8 +579,20 @@ mod tests {
         );
         assert_eq!(
             with_role(&found, PartyRole::Arranger),
-            ["HARBOR BANK PLC", "RIVER SECURITIES, INC.", "BANCO LUNA, S.A. NEW YORK BRANCH"]
+            ["HARBOR BANK PLC", "RIVER SECURITIES, INC.", "BANCO LUNA, S.A. NEW YORK BRANCH"],
+            "a line the pattern reads as two names with only a space between (\"STONE BANK\" \"SECURITIES INC.\") is no list of names: the list stops there"
         );
+    }
+
+    #[test]
+    fn a_cover_read_as_the_preamble_runs_on_over_the_role_blocks_below_it() {
+        let text = "FIVE-YEAR CREDIT AGREEMENT\ndated as of March 6, 2020,\namong\nTHE ACME COMPANY,\nas Borrower,\nThe LENDERS Party Hereto\nand\nRIVER BANK, N.A.,\nas Administrative Agent\n______\n\n\nHARBOR BANK PLC,\nCEDAR BANK, NATIONAL ASSOCIATION, and\nTRUIST BANK,\nas Co-Documentation Agents\n\n\nRIVER SECURITIES LLC,\nas Sole Lead Arranger\n\n\nTABLE OF CONTENTS\n\nSection 9.01 Notices, as Agent may direct\n\n\nFIVE-YEAR CREDIT AGREEMENT dated as of March 6, 2020, among THE ACME COMPANY, a Delaware corporation (the \u{201c}Borrower\u{201d}), the LENDERS party hereto and RIVER BANK, N.A., as administrative agent for the Lenders.\n";
+        let found = parties(text);
+        assert_eq!(
+            with_role(&found, PartyRole::DocumentationAgent),
+            ["HARBOR BANK PLC", "CEDAR BANK, NATIONAL ASSOCIATION", "TRUIST BANK"]
+        );
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["RIVER SECURITIES LLC"]);
     }
 
     #[test]
