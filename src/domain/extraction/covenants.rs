@@ -27,7 +27,6 @@ use regex::Regex;
 
 use super::document::Document;
 use super::model::{CovenantLevel, CovenantType, FinancialCovenant};
-use super::numbers::RatioMatch;
 use super::text::{capitalisable, pattern, sentence_around, table_cells};
 
 static FINANCIAL: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}\b", capitalisable("financial"))));
@@ -247,7 +246,7 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
         let region_text = doc.slice(region.clone());
         let metrics = metrics_in(region_text, region.start);
         for ratio in doc.ratios_in(region.clone()) {
-            let table_period = period_of(doc, ratio);
+            let table_period = period_of(doc, ratio.span.clone());
             let reach = if table_period.is_some() { TABLE_METRIC_REACH } else { METRIC_REACH };
             let Some(metric) =
                 metrics.iter().rev().find(|m| m.end <= ratio.span.start && ratio.span.start - m.end <= reach)
@@ -408,17 +407,17 @@ fn qualifier_end(words: &str) -> usize {
     open.first().copied().unwrap_or(words.len())
 }
 
-/// The test period of a level stated in a step-down table: the row's first cell, when the ratio
-/// sits in a row of several cells.
-fn period_of(doc: &Document<'_>, ratio: &RatioMatch) -> Option<super::sourced::Sourced<String>> {
-    let line = super::text::line_around(doc.text, ratio.span.start, 400)?;
+/// The test period of a level stated in a step-down table: the row's other cell, when the level
+/// (a ratio or an amount at `level`) is a cell of its own in a row of several cells.
+fn period_of(doc: &Document<'_>, level: Range<usize>) -> Option<super::sourced::Sourced<String>> {
+    let line = super::text::line_around(doc.text, level.start, 400)?;
     let cells = table_cells(doc.text, line);
-    // In a table row the ratio is a cell of its own; in prose it sits inside a longer cell.
-    let ratio_is_a_cell = cells.iter().any(|cell| doc.slice(cell.clone()).trim() == doc.slice(ratio.span.clone()));
-    if cells.len() < 2 || !ratio_is_a_cell {
+    // In a table row the level is a cell of its own; in prose it sits inside a longer cell.
+    let level_is_a_cell = cells.iter().any(|cell| doc.slice(cell.clone()).trim() == doc.slice(level.clone()));
+    if cells.len() < 2 || !level_is_a_cell {
         return None;
     }
-    let period = cells.into_iter().find(|cell| !(cell.start <= ratio.span.start && ratio.span.end <= cell.end))?;
+    let period = cells.into_iter().find(|cell| !(cell.start <= level.start && level.end <= cell.end))?;
     let text = doc.slice(period.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
     doc.sourced(period, text)
 }

@@ -25,7 +25,7 @@ use super::super::document::Document;
 use super::super::model::{CovenantLevel, CovenantType, FinancialCovenant};
 use super::super::numbers::MoneyMatch;
 use super::super::text::{clause_start, pattern, sentence_around, table_cells};
-use super::{COVENANT_FORM, condition_before, qualifiers_after};
+use super::{COVENANT_FORM, condition_before, period_of, qualifiers_after};
 
 /// The measures an amount covenant tests, with the defined-term words agreements put before them.
 static AMOUNT_METRIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -175,12 +175,11 @@ fn level_in_prose(doc: &Document<'_>, money: &MoneyMatch, region: Option<&Range<
 /// "… Capital Expenditures in any Fiscal Year in excess of the amount set forth below:".
 fn level_in_table(doc: &Document<'_>, money: &MoneyMatch, region: Option<&Range<usize>>) -> Option<Read> {
     let line = super::super::text::line_around(doc.text, money.span.start, 400)?;
-    let cells = table_cells(doc.text, line.clone());
-    let own_cell = cells.iter().any(|cell| doc.slice(cell.clone()).trim() == doc.slice(money.span.clone()));
-    if cells.len() != 2 || !own_cell {
+    // A row of exactly two cells, the amount and its period.
+    if table_cells(doc.text, line.clone()).len() != 2 {
         return None;
     }
-    let period = cells.into_iter().find(|cell| !(cell.start <= money.span.start && money.span.end <= cell.end))?;
+    let period = period_of(doc, money.span.clone())?;
     // The introducing sentence: the nearest line before the row that ends with a colon.
     let reach = super::super::text::floor_boundary(doc.text, line.start.saturating_sub(TABLE_REACH));
     let lead = doc.slice(reach..line.start);
@@ -208,8 +207,7 @@ fn level_in_table(doc: &Document<'_>, money: &MoneyMatch, region: Option<&Range<
     if raised_after(doc, table_end(doc, line.end)) {
         return None;
     }
-    let text = doc.slice(period.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
-    Some((metric, doc.sourced(period, text), None))
+    Some((metric, Some(period), None))
 }
 
 /// Whether words soon after `from` raise the level: "provided that … the Base Amount shall be
