@@ -361,3 +361,23 @@ fn a_co_agent_or_deputy_agent_is_never_the_administrative_agent() {
         assert!(objection.as_deref().is_some_and(|o| o.contains("another capacity")), "{phrase}: {objection:?}");
     }
 }
+
+#[test]
+fn a_commitment_stated_as_nothing_sizes_no_facility() {
+    // An amended term loan whose commitments have been drawn: "the Commitments are $0" says they
+    // ended, not that the facility is worth nothing.
+    let text = "SECOND AMENDMENT TO TERM LOAN AGREEMENT\n\n\
+This SECOND AMENDMENT is dated as of November 2, 2020, among ACME MINERALS INC., a Delaware corporation (the \
+\"Borrower\"), the Lenders party hereto and QUAY BANK, N.A., as Administrative Agent.\n\n\
+\"Commitment\": as to any Lender, its obligation to make a Term Loan on the Closing Date. As of the Second \
+Amendment Effective Date, the Commitments are $0.\n\n\
+Section 9.10. Governing Law. This Agreement is governed by the law of the State of New York.\n";
+    let extraction = extract_credit_agreement(text);
+    let stated: Vec<String> = extraction
+        .agreement
+        .facilities
+        .iter()
+        .filter_map(|f| f.commitment.as_ref().map(|c| c.value().value.to_string()))
+        .collect();
+    assert!(stated.is_empty(), "{stated:?}");
+}
