@@ -638,7 +638,8 @@ fn normalise_name(name: &str) -> String {
         })
         .collect();
     let words = if words.first().map(String::as_str) == Some("the") { &words[1..] } else { &words[..] };
-    words.join(" ")
+    // "N.A." is how a national association abbreviates its name.
+    words.join(" ").replace("national association", "n a")
 }
 
 #[cfg(test)]
@@ -648,6 +649,7 @@ mod tests {
     #[test]
     fn names_compare_as_analysts_read_them() {
         assert!(same_name("AMAZON.COM, INC.", "Amazon.com, Inc"));
+        assert!(same_name("Wells Fargo Bank, N.A.", "WELLS FARGO BANK, NATIONAL ASSOCIATION"));
         assert!(same_name("The Bank of New York Company", "Bank of New York Co."));
         assert!(
             !same_name("Bank of America", "Bank of America, N.A. Securities"),

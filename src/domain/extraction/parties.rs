@@ -5,7 +5,8 @@
 //!   preambles, cover pages, LMA party lists, signature blocks);
 //! - `NAME … (the "Borrower")` (defined-term parentheticals);
 //! - `Borrower: NAME` (term sheets);
-//! - rows of a lender commitment schedule.
+//! - rows of a lender commitment schedule;
+//! - signature blocks (`NAME, as a Lender / By: …`, or under a heading such as `GUARANTORS:`).
 //!
 //! Classes of parties ("THE LENDERS PARTY HERETO") are not parties. LEIs are attached to the
 //! party named just before them and kept only when their check digits are valid.
@@ -14,6 +15,7 @@ mod drafts;
 pub(super) mod names;
 mod preamble;
 pub(super) mod roles;
+mod signatures;
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -191,6 +193,7 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
 
     debtor_parties(doc, &mut drafts);
     lenders_from_schedules(doc, &mut drafts);
+    signatures::signature_parties(doc, lma_style, &mut drafts);
 
     let mut drafts = drafts.0;
     // Borrowers first (CDM's Party1), then everyone in order of first statement.

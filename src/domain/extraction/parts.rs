@@ -77,8 +77,9 @@ static PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
 /// A numbered party of an LMA party list: "(1) BRITANNIA FOODS PLC …".
 static NUMBERED_PARTY: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]+\S"));
 
-/// The signature pages begin.
-static IN_WITNESS: LazyLock<Regex> = LazyLock::new(|| pattern(r"\bIN[ \t\r\n]+WITNESS[ \t\r\n]+WHEREOF\b"));
+/// The signature pages begin: "IN WITNESS WHEREOF", "IN WITNESS OF WHICH".
+static IN_WITNESS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\bIN[ \t\r\n]+WITNESS[ \t\r\n]+(?:WHEREOF|OF[ \t\r\n]+WHICH)\b"));
 
 /// A line that opens an attachment: "EXHIBIT A", "Exhibit 10.1"'s own heading excluded by
 /// requiring a letter or number designation and nothing else on the line but a short caption.
@@ -109,6 +110,14 @@ impl Parts {
             }
             None => 0..floor_boundary(text, OPENING_WITHOUT_PREAMBLE),
         }
+    }
+
+    /// The signature pages: from the testimonium ("IN WITNESS WHEREOF, …") after the preamble to
+    /// the first attachment. `None` when the document has no testimonium.
+    pub(crate) fn signature_pages(&self, text: &str) -> Option<Range<usize>> {
+        let after = self.preamble.as_ref().map_or(0, |p| p.end);
+        let witness = IN_WITNESS.find_at(text, after)?;
+        (witness.start() < self.body.end).then(|| witness.start()..self.body.end)
     }
 
     /// Whether `pos` lies in the document's own text (not in an attachment).

@@ -1,0 +1,480 @@
+//! Parties read from the signature pages: each block names the party that signs and, most often,
+//! the capacity it signs in ("BANK OF AMERICA, N.A., as a Lender / By: …"), or a heading above the
+//! blocks gives it ("GUARANTORS:", "LENDERS:"). The lenders of a syndicated agreement and the
+//! guarantors of a group are named here and nowhere else.
+//!
+//! Precision first: a block is read only when the lines above its signature line are, whole, one
+//! legal entity's name, optionally its description ("a Delaware corporation") and its roles; a
+//! block whose caption holds anything else (an officer's title, a general partner signing for a
+//! partnership, an unknown capacity) gives nothing. A block without its own role takes the role of
+//! the single-role heading above it, or — in a run of lenders' pages — the lender role of the
+//! blocks before it.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::drafts::Drafts;
+use super::names::{NAME, is_role_word_name};
+use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, roles_of};
+use crate::domain::extraction::document::Document;
+use crate::domain::extraction::model::PartyRole;
+use crate::domain::extraction::text::{contains_ci, lines_in, pattern};
+
+/// A signature line: "By:", "By: /s/ …", "By ____", "By: | /s/ …", "By: X, its general partner".
+static SIGNATURE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t|]*(?:By|BY)\b[ \t]*(?::|_|/s/|\||$|[\p{Lu}])"));
+
+/// Lines that belong to a signature, not to a caption: the signatory's name, title and details.
+static OFFICER_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t|]*(?:name|title|its|print(?:ed)?[ \t]+name|date|attest|address|attention|attn|tel|telephone|fax|facsimile|e-?mail|witness)\b[ \t]*[:|_]|^[ \t|]*(?:its|title)[ \t]|^[ \t|]*/s/|^[ \t|_.\-]+$",
+    )
+});
+
+/// Lines repeated on every signature page: "[Signature Page to Credit Agreement]", page numbers,
+/// rules, the document's title.
+static FOOTER_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t]*\[.*\][ \t]*$|signature[ \t]+page|^[ \t]*(?:<page>.*|-?[ \t]*[0-9ivx]+[ \t]*-?|page[ \t]+[0-9]+.*|ex-[0-9]+-|s-[0-9]+|[-=_*]{3,})[ \t]*$|\bagreement\b|\bamendment\b",
+    )
+});
+
+/// A heading over signature blocks: "BORROWERS:", "AGENT AND LENDERS:", "“GUARANTOR”", "LENDERS",
+/// possibly followed on its line by the first name ("BORROWER: ACME INC.").
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r#"^[ \t|]*["“]?(?P<words>[A-Za-z][A-Za-z.,&/ \t\-]{1,80})["”]?[ \t]*(?P<colon>:)?[ \t|]*(?P<rest>.*)$"#)
+});
+
+/// Words a heading may be made of.
+const HEADING_WORDS: &[&str] = &[
+    "administrative",
+    "agent",
+    "agents",
+    "and",
+    "arranger",
+    "arrangers",
+    "bank",
+    "banks",
+    "borrower",
+    "borrowers",
+    "bookrunner",
+    "bookrunners",
+    "co-borrower",
+    "co-borrowers",
+    "collateral",
+    "company",
+    "documentation",
+    "guarantor",
+    "guarantors",
+    "holder",
+    "holders",
+    "initial",
+    "issuer",
+    "issuing",
+    "l/c",
+    "lead",
+    "lender",
+    "lenders",
+    "line",
+    "loan",
+    "parent",
+    "parties",
+    "party",
+    "sole",
+    "subsidiary",
+    "swing",
+    "swingline",
+    "syndication",
+    "the",
+];
+
+/// "Name of Lender: CITIBANK, N.A." on a lender's own signature page.
+static NAME_OF_LENDER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i:name[ \t]+of[ \t]+(?:lender|institution|bank))[ \t]*:[ \t|]*(?P<name>[^\n]*)"));
+
+/// An entity's description after its name: ", a Delaware corporation", ", a national banking
+/// association", ", an Alberta unlimited liability corporation".
+static DESCRIPTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i),?[ \t\r\n]+an?[ \t\r\n]+(?:[\p{L}.\-]+[ \t\r\n]+){0,8}?(?:corporation|company|partnership|association|bank|trust|organization|institution|society)[ \t\r\n]*$",
+    )
+});
+
+/// What may join two role phrases of one block, or open its capacity.
+static ROLE_JOIN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*,?[ \t\r\n]*(?:and[ \t\r\n]+)?(?:individually[ \t\r\n]+and[ \t\r\n]+)?(?:in[ \t\r\n]+its[ \t\r\n]+capacit(?:y|ies)[ \t\r\n]+)?",
+    )
+});
+
+/// Roles one party holds, which the signature pages do not give a second party.
+const SINGLE_HOLDER: &[PartyRole] = &[PartyRole::AdministrativeAgent, PartyRole::FacilityAgent];
+
+/// The most caption lines a block's name, description and roles may take.
+const MAX_CAPTION_LINES: usize = 4;
+
+/// A signature block's party: its name and the roles its caption states, each where it is stated.
+type SignedBlock = (Range<usize>, Vec<(PartyRole, Range<usize>)>);
+
+/// The roles a heading gives the blocks under it.
+struct Heading {
+    roles: Vec<PartyRole>,
+    /// "LENDERS:" covers every block up to the next heading; "LENDER:" only the next one.
+    plural: bool,
+}
+
+/// Reads the signature pages of `doc` into `drafts`.
+pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
+    let Some(pages) = doc.parts.signature_pages(doc.text) else { return };
+    let mut caption: Vec<Range<usize>> = Vec::new();
+    let mut heading: Option<Heading> = None;
+    let mut lender_run = false;
+    // The testimonium is prose up to its first full stop; captions start after it.
+    let mut in_testimonium = true;
+    for line in lines_in(doc.text, pages.clone()) {
+        let content = doc.slice(line.clone());
+        if in_testimonium {
+            if content.trim_end().ends_with('.') {
+                in_testimonium = false;
+            }
+            continue;
+        }
+        if content.trim().is_empty() || FOOTER_LINE.is_match(content) {
+            continue;
+        }
+        if let Some(name_of) = NAME_OF_LENDER.captures(content).and_then(|c| c.name("name")) {
+            let name = line.start + name_of.start()..line.start + name_of.end();
+            if let Some(name) = labelled_name(doc, name) {
+                drafts.add(doc, name.clone(), &[(PartyRole::Lender, line.start..line.start + name_of.start())]);
+            }
+            caption.clear();
+            continue;
+        }
+        if SIGNATURE_LINE.is_match(content) {
+            let block = read_block(doc, &caption, lma_style);
+            caption.clear();
+            let Some((name, own_roles)) = block else { continue };
+            let roles = if !own_roles.is_empty() {
+                lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
+                own_roles
+            } else if let Some(given) = heading.as_ref().filter(|h| h.roles.len() == 1) {
+                given.roles.iter().map(|r| (*r, name.clone())).collect()
+            } else if lender_run {
+                vec![(PartyRole::Lender, name.clone())]
+            } else {
+                Vec::new()
+            };
+            if heading.as_ref().is_some_and(|h| !h.plural) {
+                heading = None;
+            }
+            // The agent is named by the preamble; a second one read here would contradict it.
+            let roles: Vec<(PartyRole, Range<usize>)> = roles
+                .into_iter()
+                .filter(|(role, _)| !(SINGLE_HOLDER.contains(role) && drafts.any_has_role(*role)))
+                .collect();
+            if !roles.is_empty() {
+                drafts.add(doc, name, &roles);
+            }
+            continue;
+        }
+        if OFFICER_LINE.is_match(content) {
+            caption.clear();
+            continue;
+        }
+        if let Some((found, rest)) = heading_of(doc, line.clone()) {
+            heading = Some(found);
+            lender_run = false;
+            caption.clear();
+            if !rest.is_empty() {
+                caption.push(rest);
+            }
+            continue;
+        }
+        caption.push(line);
+    }
+}
+
+/// A heading line's roles and the rest of its line (a name written beside the heading).
+fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<usize>)> {
+    let content = doc.slice(line.clone());
+    let captures = HEADING.captures(content)?;
+    let words = captures.name("words")?;
+    let rest = captures.name("rest").map_or(line.end..line.end, |r| line.start + r.start()..line.start + r.end());
+    let upper_case = words.as_str().chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
+    // A heading ends in a colon or stands alone in capitals ("LENDERS").
+    if captures.name("colon").is_none() && !(upper_case && rest.is_empty()) {
+        return None;
+    }
+    let lower = words.as_str().to_ascii_lowercase();
+    let tokens: Vec<&str> = lower.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
+    if tokens.is_empty() {
+        return None;
+    }
+    if !tokens.iter().all(|t| HEADING_WORDS.contains(t)) {
+        // A heading of another kind ("HOLDINGS", "PLEDGORS:") ends the one above it; a line of
+        // capitals that is a name ("TRUIST BANK") is no heading.
+        let other_heading = NAME.find(content).is_none()
+            && (captures.name("colon").is_some() && tokens.len() <= 4 || upper_case && tokens.len() == 1);
+        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true }, rest));
+    }
+    let mut roles: Vec<PartyRole> = Vec::new();
+    for piece in lower.split([',', '&']).flat_map(|p| p.split(" and ")) {
+        let piece = piece.trim();
+        let found = if matches!(piece, "bank" | "banks") { vec![PartyRole::Lender] } else { roles_of(piece, false) };
+        for role in found {
+            if !roles.contains(&role) {
+                roles.push(role);
+            }
+        }
+    }
+    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks") }, rest))
+}
+
+/// The party a block's caption names, with the roles it states. `None` when the caption is not,
+/// whole, a name with its description and roles.
+fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> Option<SignedBlock> {
+    let last = caption.last()?;
+    // The fewest lines that read as one block: the name's first line is the latest that parses.
+    for lines in 1..=caption.len().min(MAX_CAPTION_LINES) {
+        let first = caption.get(caption.len() - lines)?;
+        let span = first.start..last.end;
+        if let Some(read) = read_caption(doc, span, lma_style) {
+            return Some(read);
+        }
+    }
+    None
+}
+
+/// Reads `NAME[, a … corporation][, as ROLE[ and ROLE…]]` from `span`, all of it.
+fn read_caption(doc: &Document<'_>, span: Range<usize>, lma_style: bool) -> Option<SignedBlock> {
+    let text = doc.slice(span.clone());
+    let trimmed_end = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|')).len();
+    let text = &text[..trimmed_end];
+    // The roles: role phrases from the first "as …" that the rest of the caption is made of.
+    let mut roles = Vec::new();
+    let mut name_end = text.len();
+    for phrase in ROLE_LIST.find_iter(text) {
+        if let Some(read) = roles_to_end(text, phrase.start(), lma_style) {
+            let capacity_start = capacity_opening(text, phrase.start());
+            name_end = capacity_start;
+            roles = read.into_iter().map(|(role, r)| (role, span.start + r.start..span.start + r.end)).collect();
+            break;
+        }
+    }
+    let mut name_text = text[..name_end].trim_end_matches([',', ' ', '\t', '\r', '\n']);
+    if let Some(description) = DESCRIPTION.find(name_text) {
+        name_text = name_text[..description.start()].trim_end_matches([',', ' ', '\t', '\r', '\n']);
+    }
+    let leading = name_text.len() - name_text.trim_start_matches([' ', '\t', '|']).len();
+    let name_text = &name_text[leading..];
+    let whole = NAME.find(name_text).filter(|m| m.start() == 0 && m.end() == name_text.len())?;
+    if is_role_word_name(whole.as_str()) || name_text.contains('\n') && !wraps_inside_a_name(name_text) {
+        return None;
+    }
+    let start = span.start + leading;
+    Some((start..start + whole.end(), roles))
+}
+
+/// Where the capacity before a role phrase opens: ", individually and as", ", in its capacity as".
+fn capacity_opening(text: &str, role_start: usize) -> usize {
+    let before = &text[..role_start];
+    let lower = before.to_ascii_lowercase();
+    let trimmed = lower.trim_end();
+    for opener in ["individually and", "in its capacity", "in its capacities"] {
+        if let Some(rest) = trimmed.strip_suffix(opener) {
+            return rest.len();
+        }
+    }
+    before.len()
+}
+
+/// The roles of the role phrases from `start` to the end of `text`, or `None` when anything else
+/// is left ("as general partner of …").
+fn roles_to_end(text: &str, start: usize, lma_style: bool) -> Option<Vec<(PartyRole, Range<usize>)>> {
+    let mut roles = Vec::new();
+    let mut at = start;
+    while at < text.len() {
+        let phrase = ROLE_LIST.find_at(text, at).filter(|m| m.start() == at)?;
+        for one in ONE_ROLE.find_iter(phrase.as_str()) {
+            for role in roles_of(one.as_str(), lma_style) {
+                roles.push((role, phrase.start() + one.start()..phrase.start() + one.end()));
+            }
+        }
+        if roles.is_empty() {
+            return None;
+        }
+        at = phrase.end();
+        if at == text.len() {
+            break;
+        }
+        let join = ROLE_JOIN.find(&text[at..]).map_or(0, |m| m.end());
+        if join == 0 {
+            return None;
+        }
+        at += join;
+    }
+    (!roles.is_empty()).then_some(roles)
+}
+
+/// A name written over two lines is one name only where the break falls inside it: the first line
+/// cannot stand alone ("MORGAN GUARANTY TRUST COMPANY OF" / "NEW YORK").
+fn wraps_inside_a_name(name: &str) -> bool {
+    name.split('\n').rev().skip(1).all(|line| NAME.find(line.trim()).is_none_or(|m| m.end() < line.trim().len()))
+}
+
+/// A name written after "Name of Lender:": capitalised words, with the small words names use, up
+/// to the signature that follows it — "by" on the same line or at the end of the next (the name
+/// wrapped), or a signature line below. A name not followed by its signature within two lines may
+/// run on further, so it is not read.
+fn labelled_name(doc: &Document<'_>, span: Range<usize>) -> Option<Range<usize>> {
+    let mut lines = lines_in(doc.text, span.start..doc.text.len()).take(3);
+    let first = lines.next()?;
+    let second = lines.next();
+    let third = lines.next();
+    let in_line = |line: &Range<usize>| SIGNED_HERE.find(doc.slice(line.clone())).map(|m| line.start + m.start());
+    let end = in_line(&first)
+        .or_else(|| second.as_ref().filter(|l| SIGNATURE_LINE.is_match(doc.slice((*l).clone()))).map(|_| first.end))
+        .or_else(|| second.as_ref().and_then(in_line))
+        .or_else(|| {
+            let signed_below = third.as_ref().is_some_and(|l| SIGNATURE_LINE.is_match(doc.slice(l.clone())));
+            second.as_ref().filter(|_| signed_below).map(|l| l.end)
+        })?;
+    let text = doc.slice(span.start..end);
+    let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '|' | ','));
+    let leading = text.len() - text.trim_start().len();
+    let text = text.trim_start();
+    let small = ["and", "of", "de", "del", "du", "des", "la", "le", "the", "y", "&"];
+    let words_ok = text
+        .split_whitespace()
+        .all(|w| w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()) || small.contains(&w));
+    let plain = !text.contains(['[', ']', '_', ':', '/']) && (3..=120).contains(&text.len());
+    if !words_ok || !plain || is_role_word_name(text) || contains_ci(text, "lender") {
+        return None;
+    }
+    Some(span.start + leading..span.start + leading + text.len())
+}
+
+/// A signature glued to the end of a name's line: "… N.A.by", "… Paribasby/s/ …".
+static SIGNED_HERE: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?:by|By|BY)[ \t]*(?:/s/.*)?$"));
+
+#[cfg(test)]
+mod tests {
+    use super::super::extract;
+    use crate::domain::extraction::document::{Document, Report};
+    use crate::domain::extraction::model::PartyRole;
+
+    const PREAMBLE: &str = "THIS CREDIT AGREEMENT is entered into as of May 1, 2024, among NORTHWIND TOOLS INC., a Delaware corporation (the \"Borrower\"), the Lenders party hereto, and FIRST HARBOR BANK, N.A., as Administrative Agent.\n\nSection 1. Loans. The Lenders shall make loans.\n\n";
+
+    fn roles_signed(pages: &str) -> Vec<(String, Vec<PartyRole>)> {
+        let text = format!("{PREAMBLE}{pages}");
+        let doc = Document::scan(&text);
+        extract(&doc, &mut Report::default())
+            .into_iter()
+            .map(|p| (p.name.value().clone(), p.roles.iter().map(|r| *r.value()).collect()))
+            .collect()
+    }
+
+    const TESTIMONIUM: &str =
+        "IN WITNESS WHEREOF, the parties have signed this Agreement as of the date first written above.\n\n";
+
+    fn signed(blocks: &str) -> Vec<(String, Vec<PartyRole>)> {
+        roles_signed(&format!("{TESTIMONIUM}{blocks}"))
+    }
+
+    fn roles_of_party(found: &[(String, Vec<PartyRole>)], name: &str) -> Option<Vec<PartyRole>> {
+        found.iter().find(|(n, _)| n == name).map(|(_, roles)| roles.clone())
+    }
+
+    #[test]
+    fn a_bank_signing_as_a_lender_is_a_lender_and_its_wrapped_roles_are_read_whole() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: Treasurer\n\n[Signature Page to Credit Agreement]\n\nFIRST HARBOR BANK, N.A.,\nas Administrative Agent, Issuing Bank and a Lender\n\nBy: /s/ Tom Ray\nName: Tom Ray\nTitle: Director\n\nLAKESHORE SAVINGS BANK, as a\nLender\nBy: | /s/ Jo Park\nName: | Jo Park\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "FIRST HARBOR BANK, N.A."),
+            Some(vec![PartyRole::AdministrativeAgent, PartyRole::IssuingBank, PartyRole::Lender])
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]));
+    }
+
+    #[test]
+    fn a_second_administrative_agent_is_never_taken_from_a_signature_block() {
+        let found = signed("GRANITE TRUST COMPANY, as Administrative Agent\nBy: /s/ Tom Ray\n");
+        assert_eq!(roles_of_party(&found, "GRANITE TRUST COMPANY"), None);
+    }
+
+    #[test]
+    fn a_plural_heading_gives_its_role_to_every_block_under_it_and_a_singular_one_to_the_next_only() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\n\nNORTHWIND LOGISTICS LLC,\na Texas limited liability company\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: Manager\n\nNORTHWIND RETAIL CORP.\nBy: /s/ Ann Lee\nName: Ann Lee\n\nPARENT GUARANTOR:\nNORTHWIND HOLDINGS INC.\nBy: /s/ Ann Lee\n\nRIVERBEND CAPITAL LLC\nBy: /s/ Sam Cole\n",
+        );
+        assert_eq!(roles_of_party(&found, "NORTHWIND LOGISTICS LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND RETAIL CORP."), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND HOLDINGS INC."), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "RIVERBEND CAPITAL LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_heading_the_reader_does_not_know_ends_the_one_above_it() {
+        let found = signed(
+            "GUARANTORS:\nNORTHWIND LOGISTICS LLC\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: President\nPLEDGOR\nNORTHWIND EQUITY LLC\nBy: /s/ Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "NORTHWIND LOGISTICS LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND EQUITY LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_heading_may_carry_the_first_name_on_its_own_line() {
+        let found = signed("LENDER:     LAKESHORE SAVINGS BANK\nBy: _________________\n");
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn a_caption_that_is_more_than_a_name_and_its_roles_gives_nothing() {
+        let found = signed(
+            "RIVERBEND MANAGEMENT LTD., as general partner of RIVERBEND FUND, L.P.\nBy: /s/ Sam Cole\nName: Sam Cole\n\nChief Financial Officer\nPRESIDENT AND CHIEF EXECUTIVE OFFICER\nLAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "RIVERBEND MANAGEMENT LTD."), None);
+        assert_eq!(roles_of_party(&found, "RIVERBEND FUND, L.P."), None);
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+    }
+
+    #[test]
+    fn a_bank_signing_without_a_role_among_the_lenders_is_a_lender_until_another_heading() {
+        let found = signed(
+            "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n\n[Signature Page]\n\nPRAIRIE STATE BANK\nBy: /s/ Al Kim\n\nACKNOWLEDGED:\nNORTHWIND EQUITY LLC\nBy: /s/ Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "PRAIRIE STATE BANK"), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND EQUITY LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_lenders_own_page_names_it_after_name_of_lender_up_to_its_signature() {
+        let found = signed(
+            "LENDER SIGNATURE PAGE\nName of Lender: Harbor Point Bank, N.A.\nBy: /s/ Jo Park\n\nName of Lender: CASCADE TRUST COMPANY,\nN.A.by\n/s/ Al Kim\n\nName of Lender: Summit Valley Banking Corporation\nof Ohio, New York\nBranch\n",
+        );
+        assert_eq!(roles_of_party(&found, "Harbor Point Bank, N.A."), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "CASCADE TRUST COMPANY, N.A."), Some(vec![PartyRole::Lender]));
+        assert!(
+            found.iter().all(|(name, _)| !name.contains("Summit")),
+            "a name not followed by its signature: {found:?}"
+        );
+    }
+
+    #[test]
+    fn blocks_of_an_attached_form_are_not_the_agreements_signatures() {
+        let found = signed(
+            "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n\nEXHIBIT A\nFORM OF ASSIGNMENT\n\nPRAIRIE STATE BANK, as a Lender\nBy: ______\n",
+        );
+        assert_eq!(roles_of_party(&found, "PRAIRIE STATE BANK"), None, "{found:?}");
+    }
+
+    #[test]
+    fn without_a_testimonium_nothing_is_read_as_a_signature() {
+        let found = roles_signed("LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n");
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), None);
+    }
+}
