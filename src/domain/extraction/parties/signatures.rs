@@ -154,7 +154,18 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         }
         if SIGNATURE_LINE.is_match(content) {
             let block = read_block(doc, &caption, lma_style);
+            let listed = heading.as_ref().filter(|h| h.plural && h.roles.len() == 1).and_then(|h| {
+                names_listed(doc, &caption, lma_style).filter(|names| names.len() > 1).map(|names| (h.roles[0], names))
+            });
             caption.clear();
+            // Entities signing through one officer under a plural heading: "GUARANTORS:" / each
+            // name on its line / one "By:".
+            if let Some((role, names)) = listed {
+                for name in names {
+                    drafts.add(doc, name.clone(), &[(role, name)]);
+                }
+                continue;
+            }
             let Some((name, own_roles)) = block else { continue };
             let roles = if !own_roles.is_empty() {
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
@@ -245,6 +256,27 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
         }
     }
     None
+}
+
+/// The names of a caption that lists several entities, a line each (with their descriptions),
+/// and nothing else; `None` when any line is something else.
+fn names_listed(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> Option<Vec<Range<usize>>> {
+    if caption.len() < 2 {
+        return None;
+    }
+    let mut names = Vec::new();
+    for line in caption {
+        let padded = format!(" {}", doc.slice(line.clone()).trim());
+        if DESCRIPTION.find(&padded).is_some_and(|d| d.start() == 0) {
+            continue;
+        }
+        let (name, roles) = read_caption(doc, line.clone(), lma_style)?;
+        if !roles.is_empty() {
+            return None;
+        }
+        names.push(name);
+    }
+    (!names.is_empty()).then_some(names)
 }
 
 /// Reads `NAME[, a … corporation][, as ROLE[ and ROLE…]]` from `span`, all of it.
@@ -415,6 +447,17 @@ mod tests {
         assert_eq!(roles_of_party(&found, "NORTHWIND RETAIL CORP."), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "NORTHWIND HOLDINGS INC."), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "RIVERBEND CAPITAL LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn entities_listed_under_a_plural_heading_above_one_signature_each_take_its_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nNORTHWIND LOGISTICS LLC\nNORTHWIND RETAIL CORP.,\na Texas corporation\nNORTHWIND FLEET, INC.\nBy: /s/ Ann Lee\nName: Ann Lee, as Secretary of each of the foregoing\n\nPLEDGORS:\nRIVERBEND CAPITAL LLC\nPresident of the Pledgors\nRIVERBEND EQUITY LLC\nBy: /s/ Sam Cole\n",
+        );
+        for name in ["NORTHWIND LOGISTICS LLC", "NORTHWIND RETAIL CORP.", "NORTHWIND FLEET, INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert!(found.iter().all(|(name, _)| !name.starts_with("RIVERBEND")), "{found:?}");
     }
 
     #[test]
