@@ -719,6 +719,15 @@ mod tests {
     }
 
     #[test]
+    fn a_capital_markets_arm_is_a_whole_name_with_or_without_a_legal_form() {
+        let text = "CREDIT AGREEMENT\n\nHARBOR CAPITAL MARKETS,\nRIVER CAPITAL MARKETS, LLC and\nCEDAR BANK, N.A.\nas Joint Lead Arrangers\n\nThis CREDIT AGREEMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), and RIVER BANK, N.A., as administrative agent.\n";
+        assert_eq!(
+            with_role(&parties(text), PartyRole::Arranger),
+            ["HARBOR CAPITAL MARKETS", "RIVER CAPITAL MARKETS, LLC", "CEDAR BANK, N.A."]
+        );
+    }
+
+    #[test]
     fn a_collective_term_stops_at_a_name_with_a_role_of_its_own() {
         let text = "This Loan Agreement is entered into as of May 2, 2024 among Birch Capital LLC (\u{201c}Birch\u{201d}), \
             as agent for the Lenders (\u{201c}Agent\u{201d}), Oak Credit Fund, LP (\u{201c}Oak\u{201d}; and together with \
