@@ -25,8 +25,11 @@ fn name_pattern(space: &str) -> String {
     let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
     let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
+    // "RBC CAPITAL MARKETS": the name a bank's investment-banking arm arranges under, complete
+    // without a legal form (one that has it, "KEYBANC CAPITAL MARKETS, LLC", keeps it).
+    let capital_markets = format!(r"(?:Capital|CAPITAL){space}(?:Markets|MARKETS)\b");
     format!(
-        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){COMPLETION}"
+        r"\b(?:(?:The|THE)[ \t]+)?(?:{CAPITALISED}(?:{connector}{CAPITALISED}){{0,7}}?(?:{TO_LEGAL}(?:{legal})|{space}{bank}(?:{TO_LEGAL}(?:{legal}))?|{space}{capital_markets}(?:{TO_LEGAL}(?:{legal}))?)|{bank}(?:{TO_LEGAL}(?:{legal}))?){COMPLETION}"
     )
 }
 

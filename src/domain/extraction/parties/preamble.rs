@@ -33,9 +33,18 @@ use crate::domain::extraction::text::{ceil_boundary, floor_boundary, pattern, sl
 static QUOTED_TERM: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,60}(?:\r?\n[ \t]*[^"”\n]{1,40})?)["”]"#));
 
-/// "together with Parent, each a …": the defined terms another party is joined with.
+/// "together with Parent, each a …", "together with Magnite, Hopper, and Bell, collectively, …":
+/// the defined terms another party is joined with, up to the next quoted term.
 static TOGETHER_WITH: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i)\btogether[ \t\r\n]+with[ \t\r\n]+(?P<list>[^,;()“”\x22]{1,120})"));
+    LazyLock::new(|| pattern(r"(?i)\btogether[ \t\r\n]+with[ \t\r\n]+(?P<list>[^;()“”\x22]{1,160})"));
+
+/// "and each direct and indirect Subsidiary of the foregoing": a class of entities joined to a
+/// list of named borrowers or guarantors before the term they share. Read over, never a party.
+static JOINED_SUBSIDIARIES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^(?:and |or )?(?:each|all|any|every)(?: of)?(?: the| its| their)?(?: other)?(?: (?:direct|indirect|existing|future|present|domestic|wholly-owned|wholly|owned|restricted|and|or))* subsidiar(?:y|ies)\b",
+    )
+});
 
 /// Words that may open a description of a party between its name and its role: "a Delaware
 /// corporation", "not individually but solely as …", "organized under the laws of …".
@@ -206,7 +215,11 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
     for marker in &markers {
         let index = names.partition_point(|n| n.end <= marker.span.start);
         let Some(owner) = index.checked_sub(1).and_then(|i| names.get(i)) else { continue };
-        if !describes(text, owner.end..marker.span.start, &parens) {
+        let gap = owner.end..marker.span.start;
+        let joined_subsidiaries = shared_by_obligors(marker)
+            && !own_role.contains(&owner.start)
+            && joins_subsidiaries(text, gap.clone(), &parens);
+        if !(describes(text, gap, &parens) || joined_subsidiaries) {
             continue;
         }
         for alias in &marker.aliases {
@@ -217,7 +230,11 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
         }
         drafts.add(doc, base + owner.start..base + owner.end, &marker.roles);
         own_role.push(owner.start);
-        if marker.plural {
+        let inner = slice(text, marker.span.clone());
+        // A term shared "together with" named terms is shared by those parties only: the list
+        // before it may begin with a party of another side ("BANK ("Bank"), and A ("A"), B ("B")
+        // and C ("C", together with A and B, collectively, "Borrower")").
+        if marker.plural && !TOGETHER_WITH.is_match(inner) {
             // "A, B and C (collectively, the "Borrowers")": every name of the list, back to a name
             // that has a role of its own ("GRC (… collectively, the "Lenders"), A, B and C (…
             // collectively, the "Borrowers")": GRC is a lender, not a borrower).
@@ -234,16 +251,49 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
             }
         }
         // "(… together with Parent, each a "US Borrower" …)": the party defined as "Parent".
-        let inner = slice(text, marker.span.clone());
         for captures in TOGETHER_WITH.captures_iter(inner) {
             let Some(list) = captures.name("list") else { continue };
-            for item in list.as_str().split(" and ") {
-                if let Some(joined) = alias_owner.get(&alias_key(item)) {
+            for item in list.as_str().split([',', '\n']).flat_map(|piece| piece.split(" and ")) {
+                if let Some(joined) = alias_owner.get(&alias_key(&capitalised_lead(item))) {
                     drafts.add(doc, base + joined.start..base + joined.end, &marker.roles);
                 }
             }
         }
     }
+}
+
+/// Whether a marker is a collective term of borrowers or guarantors ("each a "Borrower" and,
+/// collectively, the "Borrowers""), the only terms a list may share with a joined class of
+/// subsidiaries.
+fn shared_by_obligors(marker: &Marker) -> bool {
+    marker.plural
+        && !marker.roles.is_empty()
+        && marker.roles.iter().all(|(role, _)| matches!(role, PartyRole::Borrower | PartyRole::Guarantor))
+}
+
+/// Whether the text between the last name of a list and the term the list shares describes that
+/// name and then joins a class of subsidiaries: ", a Delaware limited liability company ("Ramos"),
+/// and each direct and indirect Subsidiary of the foregoing from time to time".
+fn joins_subsidiaries(text: &str, gap: Range<usize>, parens: &[Range<usize>]) -> bool {
+    let plain = without_parentheticals(text, gap, parens);
+    if plain.contains(';') {
+        return false;
+    }
+    let normalised = plain.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let pieces: Vec<&str> = normalised.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let Some((class, description)) = pieces.split_last() else { return false };
+    JOINED_SUBSIDIARIES.is_match(class)
+        && description.iter().all(|piece| DESCRIPTION_OPENERS.iter().any(|opener| piece.starts_with(opener)))
+}
+
+/// The capitalised words an item of a "together with" list opens with: "Bell" of "Bell
+/// individually and collectively" (a defined term is capitalised, the words joining it are not).
+fn capitalised_lead(item: &str) -> String {
+    item.split_whitespace()
+        .skip_while(|word| word.eq_ignore_ascii_case("the"))
+        .take_while(|word| word.chars().next().is_some_and(|c| !c.is_lowercase()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// "a division of": what precedes it names a division, what follows the company it belongs to.
@@ -627,6 +677,54 @@ mod tests {
         let text = "This SECOND AMENDMENT (this \u{201c}Agreement\u{201d}) is entered into as of December 29, 2022, by and among NOW INC., a Delaware corporation (\u{201c}Parent\u{201d}), DNOW L.P., a Texas limited partnership (\u{201c}DNOW\u{201d} and, together with Parent, each a \u{201c}US Borrower\u{201d}), and WELLS FARGO BANK, NATIONAL ASSOCIATION, as administrative agent.\n";
         let found = parties(text);
         assert_eq!(with_role(&found, PartyRole::Borrower), ["NOW INC.", "DNOW L.P."]);
+    }
+
+    #[test]
+    fn every_defined_term_a_party_is_joined_with_takes_its_role_however_the_list_is_punctuated() {
+        let text = "This LOAN AGREEMENT dated as of March 2, 2021, is between HARBOR BANK, a California corporation (\u{201c}Bank\u{201d}), and Orchid Media, Inc., a Delaware corporation (\u{201c}Orchid\u{201d}), Orchid Reef, Inc., a Delaware corporation (\u{201c}Reef\u{201d}), Orchid Lagoon, Inc., a Delaware corporation (\u{201c}Lagoon\u{201d}), and Orchid TV, Inc., a Delaware corporation (\u{201c}TV\u{201d}, and together with Orchid, Reef, and Lagoon individually and collectively, \u{201c}Borrower\u{201d}).\n";
+        assert_eq!(
+            with_role(&parties(text), PartyRole::Borrower),
+            ["Orchid Media, Inc.", "Orchid Reef, Inc.", "Orchid Lagoon, Inc.", "Orchid TV, Inc."]
+        );
+        let text = "This AMENDMENT is entered into as of May 3, 2022, by and among Keel Holdings Co., a Maryland corporation (\u{201c}Parent\u{201d}), Mast Works, LLC, a Delaware limited liability company (\u{201c}Mast\u{201d}), Sail Tech, Inc., a Michigan corporation (\u{201c}Sail\u{201d}; and together with Parent and Mast, each individually a \u{201c}US Borrower\u{201d}), and FIRST HARBOR BANK, N.A., as agent.\n";
+        assert_eq!(
+            with_role(&parties(text), PartyRole::Borrower),
+            ["Keel Holdings Co.", "Mast Works, LLC", "Sail Tech, Inc."]
+        );
+    }
+
+    #[test]
+    fn named_borrowers_joined_by_a_class_of_subsidiaries_share_the_collective_term() {
+        let text = "This TERM LOAN AGREEMENT is made as of May 1, 2021, by and among CEDAR ENERGY, LLC, a Nevada limited liability company (\u{201c}Cedar\u{201d}), CEDAR ENERGY TX, LLC, a Texas limited liability company (\u{201c}Cedar TX\u{201d}), BIRCH FIELD, L.L.C., a Delaware limited liability company (\u{201c}Birch\u{201d}), and each direct and indirect Subsidiary of the foregoing from time to time (each a \u{201c}Borrower\u{201d} and, collectively, the \u{201c}Borrowers\u{201d}), CEDAR HOLDINGS, LLC, a Nevada limited liability company (\u{201c}Holdings\u{201d}), each lender party hereto (collectively, the \u{201c}Lenders\u{201d}), and 77 ELM LLC, a Delaware limited liability company, as administrative agent for the Lenders (the \u{201c}Agent\u{201d}).\n";
+        let found = parties(text);
+        assert_eq!(
+            with_role(&found, PartyRole::Borrower),
+            ["CEDAR ENERGY, LLC", "CEDAR ENERGY TX, LLC", "BIRCH FIELD, L.L.C."]
+        );
+        assert!(with_role(&found, PartyRole::Lender).is_empty(), "{found:?}");
+        // A party with a role of its own is not one of the subsidiaries' list.
+        let text = "This CREDIT AGREEMENT is made as of May 1, 2021, among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), FIRST HARBOR BANK, N.A., as administrative agent, and each Subsidiary of the Borrower from time to time party hereto (collectively, the \u{201c}Guarantors\u{201d}).\n";
+        assert!(with_role(&parties(text), PartyRole::Guarantor).is_empty());
+    }
+
+    #[test]
+    fn co_bookrunners_and_book_runners_in_two_words_are_bookrunners() {
+        let cover = "TERM LOAN AGREEMENT\n\nRIVER CAPITAL MARKETS LLC,\nHARBOR SECURITIES INC. and\nCEDAR BANK, N.A.\nas Co-Lead Arrangers and Co-Bookrunners\n\nThis agreement dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), and RIVER BANK, N.A., as administrative agent.\n";
+        assert_eq!(
+            with_role(&parties(cover), PartyRole::Bookrunner),
+            ["RIVER CAPITAL MARKETS LLC", "HARBOR SECURITIES INC.", "CEDAR BANK, N.A."]
+        );
+        let preamble = "This CREDIT AGREEMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), RIVER BANK, N.A., as administrative agent, and OAK SECURITIES LLC and PINE BANK PLC, as joint lead arrangers and joint book runners, and the Lenders party hereto.\n";
+        assert_eq!(with_role(&parties(preamble), PartyRole::Bookrunner), ["OAK SECURITIES LLC", "PINE BANK PLC"]);
+    }
+
+    #[test]
+    fn a_capital_markets_arm_is_a_whole_name_with_or_without_a_legal_form() {
+        let text = "CREDIT AGREEMENT\n\nHARBOR CAPITAL MARKETS,\nRIVER CAPITAL MARKETS, LLC and\nCEDAR BANK, N.A.\nas Joint Lead Arrangers\n\nThis CREDIT AGREEMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), and RIVER BANK, N.A., as administrative agent.\n";
+        assert_eq!(
+            with_role(&parties(text), PartyRole::Arranger),
+            ["HARBOR CAPITAL MARKETS", "RIVER CAPITAL MARKETS, LLC", "CEDAR BANK, N.A."]
+        );
     }
 
     #[test]
