@@ -17,7 +17,8 @@
 //!    statement of a term is used, and the benchmark a facility takes when no statement names one
 //!    is chosen among the benchmarks in force (`pricing/index.rs`). An amendment that leaves the
 //!    agreement in force is the exception: its recitals state that agreement's terms, which
-//!    continue unless changed.
+//!    continue unless changed; but what its own text says it leaves as it was ("nothing herein
+//!    modifies the Term Loans, which continue to bear interest at …") is no term it states.
 //! 2. **Title totals.** A total in the title or on the cover is a facility's commitment only when
 //!    the agreement has one facility (`totals.rs`).
 //! 3. **Whole names.** A party whose stated name is the end of a longer name (cut by a line or

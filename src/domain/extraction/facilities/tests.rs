@@ -354,3 +354,25 @@ fn a_single_loan_that_may_not_be_reborrowed_is_a_term_loan() {
         Some("2400000")
     );
 }
+
+#[test]
+fn an_amount_followed_by_and_a_term_loan_is_not_the_term_loan_s() {
+    let text = "LOAN AGREEMENT\n\n\
+This LOAN AGREEMENT is made as of July 1, 2022, between ASPEN TOOLING, INC., a Utah corporation (the \
+\"Borrower\"), and CANYON BANK (the \"Lender\").\n\n\
+1. Credit. The Lender agrees to make available to the Borrower a revolving line of credit in the maximum \
+principal amount of $5,000,000 and a term loan in the principal amount of $2,000,000. Amounts repaid under the \
+revolving line of credit may be reborrowed.\n\n\
+2. Governing Law. This Agreement is governed by the law of the State of Utah.\n";
+    let extraction = crate::domain::extraction::extract_credit_agreement(text);
+    let sized: Vec<(Option<FacilityType>, String)> = extraction
+        .agreement
+        .facilities
+        .iter()
+        .filter_map(|f| {
+            Some((f.facility_type.as_ref().map(|t| *t.value()), f.commitment.as_ref()?.value().value.to_string()))
+        })
+        .collect();
+    assert!(!sized.contains(&(Some(FacilityType::TermLoan), "5000000".to_string())), "{sized:?}");
+    assert!(sized.contains(&(Some(FacilityType::TermLoan), "2000000".to_string())), "{sized:?}");
+}
