@@ -17,7 +17,8 @@
 //!    statement of a term is used, and the benchmark a facility takes when no statement names one
 //!    is chosen among the benchmarks in force (`pricing/index.rs`). An amendment that leaves the
 //!    agreement in force is the exception: its recitals state that agreement's terms, which
-//!    continue unless changed.
+//!    continue unless changed; but what its own text says it leaves as it was ("nothing herein
+//!    modifies the Term Loans, which continue to bear interest at …") is no term it states.
 //! 2. **Title totals.** A total in the title or on the cover is a facility's commitment only when
 //!    the agreement has one facility (`totals.rs`).
 //! 3. **Whole names.** A party whose stated name is the end of a longer name (cut by a line or
@@ -26,13 +27,17 @@
 //!    block; a co-, deputy or title agent is not the administrative agent, a class of parties
 //!    ("the Lenders party hereto") is no one's role, and the borrower is never an agent, arranger
 //!    or lender of its own facility (`roles.rs`).
+//! 5. **Replaced values.** A value the document says it replaces ("increased from $250,000,000 to
+//!    …", "by replacing "2.75%" with …") is the amended agreement's old term, not a term of the
+//!    agreement as it now stands, wherever else the document states it (a recital, a passing
+//!    description): such a commitment or margin is left aside ([`leave_aside_replaced`]).
 
 mod names;
 mod roles;
 mod totals;
 
 use super::document::{Document, Report, quoted};
-use super::model::{CreditAgreement, Party, PartyRole};
+use super::model::{AmendedTerm, AmendedTermCategory, CreditAgreement, Party, PartyRole, StatedValue};
 use super::scope::Scoped;
 use super::sourced::Sourced;
 pub(crate) use totals::leave_aside_title_totals;
@@ -113,6 +118,37 @@ pub(crate) fn leave_aside_scoped<T>(
     report: &mut Report,
 ) {
     leave_aside(doc, field, candidates, |c| Some((c.value.quote(), c.value.span().range())), report);
+}
+
+/// Rule 5 on a reader's candidates: drops those whose value a change of `category` in this
+/// document replaces (the change's `before`), reporting each under `field`. `same` says whether a
+/// replaced value is the candidate's.
+pub(crate) fn leave_aside_replaced<T>(
+    changes: &[AmendedTerm],
+    category: AmendedTermCategory,
+    field: &str,
+    candidates: &mut Vec<Scoped<Sourced<T>>>,
+    same: impl Fn(&StatedValue, &T) -> bool,
+    report: &mut Report,
+) {
+    let replaced: Vec<&Sourced<StatedValue>> =
+        changes.iter().filter(|c| c.category == category).filter_map(|c| c.before.as_ref()).collect();
+    if replaced.is_empty() {
+        return;
+    }
+    candidates.retain(|candidate| {
+        let Some(before) = replaced.iter().find(|before| same(before.value(), candidate.value.value())) else {
+            return true;
+        };
+        let reason = format!(
+            "is a value this document replaces ({} at {}..{}), not a term of the agreement as amended",
+            before.quote(),
+            before.span().start,
+            before.span().end
+        );
+        report.dropped(field, candidate.value.quote(), candidate.value.span().range(), &reason);
+        false
+    });
 }
 
 #[cfg(test)]

@@ -12,9 +12,9 @@ mod tests;
 use time::Date;
 
 use super::document::{Document, Report};
-use super::evidence::{leave_aside_scoped, leave_aside_title_totals};
+use super::evidence::{leave_aside_replaced, leave_aside_scoped, leave_aside_title_totals};
 use super::facility_refs::{FacilityKey, Qualifier};
-use super::model::{AmendedTerm, Facility, FacilityType};
+use super::model::{AmendedTerm, AmendedTermCategory, Facility, FacilityType, StatedValue};
 use super::numbers::Money;
 use super::pricing::{self, PricingCandidates};
 use super::scope::{FacilityFrame, Scoped, covers, resolve};
@@ -34,6 +34,28 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
     leave_aside_scoped(doc, "/facilities/*/commitment", &mut commitments.passing, report);
     leave_aside_scoped(doc, "/facilities/*/terminationDate", &mut maturities, report);
     pricing.leave_aside_other_provisions(doc, report);
+    // A value the document replaces is the old term, wherever else it is stated.
+    let same_money = |before: &StatedValue, money: &Money| matches!(before, StatedValue::Money(m) if m == money);
+    let same_rate =
+        |before: &StatedValue, rate: &rust_decimal::Decimal| matches!(before, StatedValue::Rate(r) if r == rate);
+    for candidates in [&mut commitments.defining, &mut commitments.passing] {
+        leave_aside_replaced(
+            changes,
+            AmendedTermCategory::Commitment,
+            "/facilities/*/commitment",
+            candidates,
+            same_money,
+            report,
+        );
+    }
+    leave_aside_replaced(
+        changes,
+        AmendedTermCategory::Margin,
+        "/facilities/*/spread",
+        &mut pricing.spreads,
+        same_rate,
+        report,
+    );
 
     let mut frames: Vec<FacilityFrame> = Vec::new();
     let add_key = |key: FacilityKey, frames: &mut Vec<FacilityFrame>| {
@@ -78,9 +100,17 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         // A single-facility agreement states its amount without naming the facility ("Total
         // Commitments", "Amount:"). When the text refers to one kind of facility only, that is the
         // facility; otherwise it stays unnamed rather than guessed.
+        // The one kind named must not contradict what the agreement says of reborrowing: a loan
+        // that "may not be reborrowed" is no revolving facility because a revolving line is
+        // mentioned in passing, nor is a line that may be reborrowed a term loan.
         let mut kinds = doc.facility_refs.iter().map(|r| r.key);
+        let reborrow = reborrowing(doc).map(|t| *t.value());
+        let agrees = |key: FacilityKey| match (key.stated_type(), reborrow) {
+            (Some(named), Some(read)) => revolving_kind(named) == revolving_kind(read),
+            _ => true,
+        };
         match kinds.next() {
-            Some(only) if kinds.all(|k| k == only) => add_key(only, &mut frames),
+            Some(only) if kinds.all(|k| k == only) && agrees(only) => add_key(only, &mut frames),
             _ => return single_unnamed_facility(doc, &commitments, maturities, &pricing, report),
         }
     }
@@ -149,6 +179,11 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         facilities.push(reimbursement_loan_facility(doc, &pricing, &maturities, letters, report));
     }
     facilities
+}
+
+/// Whether loans of `kind` may be borrowed again once repaid.
+fn revolving_kind(kind: FacilityType) -> bool {
+    kind == FacilityType::RevolvingCredit
 }
 
 /// The dates the commitments end, which are a revolving facility's maturity, as stated in the

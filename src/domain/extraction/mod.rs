@@ -171,7 +171,8 @@ pub fn extract_credit_agreement(text: &str) -> Extraction {
     let effective_date = header::effective_date(&doc, &mut report);
     let governing_law = governing_law::governing_law(&doc, &mut report);
     let mut amendment = header::amendment(&doc, agreement_name.as_ref(), reading.change, &mut report);
-    doc.provisions.read_as(amendment.as_ref().map(|a| *a.amendment_type.value()));
+    let body = doc.parts.body.clone();
+    doc.provisions.read_as(amendment.as_ref().map(|a| *a.amendment_type.value()), body);
     // Read once: an amendment reports its changes, and a replaced maturity is a facility's term.
     let changes = amendments::changes(&doc);
     let parties = parties::extract(&doc, &mut report);

@@ -13,6 +13,10 @@
 //!   Opt-in Election", a "Term SOFR" that is used only by them). A statement there that the
 //!   replacement takes effect at signing ("from and after the Amendment Effective Date …") is in
 //!   force, and stays;
+//! - **what an amendment leaves unchanged**: in an amendment (not a restatement), a sentence of its
+//!   own text saying that terms stay as they were ("nothing herein modifies the Term Loans, which
+//!   continue to bear interest at …", "… is not amended hereby") describes the amended agreement,
+//!   not a change this document makes;
 //! - **attachments that describe other debt** (a schedule of existing indebtedness, of permitted
 //!   debt, of the borrower's outstanding notes or capitalization): the terms of loans and
 //!   securities that are not this facility (`provisions/other_debt.rs`).
@@ -43,6 +47,10 @@ pub(crate) struct Provisions {
     replacement: Regions,
     in_force_at_signing: Regions,
     other_debt: Regions,
+    /// Every sentence saying that terms stay as they were, and those set aside as this document is
+    /// read (see [`Self::read_as`]).
+    leaves_unchanged: Vec<Range<usize>>,
+    set_aside_unchanged: Regions,
 }
 
 /// Why a statement is not evidence of the document's own facility terms.
@@ -54,6 +62,8 @@ pub(crate) enum SetAside {
     BenchmarkReplacement,
     /// In an attachment that describes the borrower's other debt.
     OtherDebt,
+    /// In an amendment's statement of terms it leaves as they were.
+    Unchanged,
 }
 
 impl SetAside {
@@ -65,6 +75,9 @@ impl SetAside {
             }
             SetAside::BenchmarkReplacement => {
                 "is in the benchmark replacement provisions (the terms of a rate that may replace the benchmark), not in those that set the loans' interest"
+            }
+            SetAside::Unchanged => {
+                "is in a statement of terms this amendment leaves as they were (the amended agreement's), not a change it makes"
             }
             SetAside::OtherDebt => {
                 "is in an attachment describing other debt (the borrower's existing, outstanding or permitted indebtedness), not this facility's terms"
@@ -100,17 +113,28 @@ impl Provisions {
             replacement: Regions::new(replacement),
             in_force_at_signing,
             other_debt: Regions::new(other_debt::other_debt_attachments(text)),
+            leaves_unchanged: UNCHANGED.find_iter(text).map(|found| sentence_around(text, found.start())).collect(),
+            set_aside_unchanged: Regions::new(Vec::new()),
         }
     }
 
     /// Sets aside the recitals of fact as a document of this kind is read: those of a new
     /// agreement, or of an amendment and restatement, describe another agreement (the one it
     /// refinances or replaces); those of an amendment state the terms of the agreement it amends,
-    /// which continue unless the amendment changes them, so none is set aside.
-    pub(crate) fn read_as(&mut self, amendment: Option<AmendmentType>) {
+    /// which continue unless the amendment changes them, so none is set aside. An amendment's
+    /// statements, in its own text (`body`), that terms stay as they were are set aside: it states
+    /// what it changes, and a facility it only mentions as unchanged is not one it provides.
+    pub(crate) fn read_as(&mut self, amendment: Option<AmendmentType>, body: Range<usize>) {
         let set_aside = |fact: bool| fact && amendment != Some(AmendmentType::Amendment);
         let kept = self.recitals.iter().filter(|(_, fact)| set_aside(*fact)).map(|(r, _)| r.clone()).collect();
         self.set_aside_recitals = Regions::new(kept);
+        let unchanged = match amendment {
+            Some(AmendmentType::Amendment) => {
+                self.leaves_unchanged.iter().filter(|s| body.contains(&s.start)).cloned().collect()
+            }
+            _ => Vec::new(),
+        };
+        self.set_aside_unchanged = Regions::new(unchanged);
     }
 
     /// Whether `pos` lies in the benchmark replacement provisions (and not in a statement that
@@ -128,11 +152,21 @@ impl Provisions {
             Some(SetAside::BenchmarkReplacement)
         } else if self.other_debt.contains(span.start) {
             Some(SetAside::OtherDebt)
+        } else if self.set_aside_unchanged.contains(span.start) {
+            Some(SetAside::Unchanged)
         } else {
             None
         }
     }
 }
+
+/// Words saying that terms stay as they were: "nothing herein shall modify", "is not amended
+/// hereby", "remain unchanged", "continue to bear interest".
+static UNCHANGED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bnothing[ \t\r\n]+(?:herein|in[ \t\r\n]+this[ \t\r\n]+\w+)[ \t\r\n]+shall[ \t\r\n]+(?:be[ \t\r\n]+deemed[ \t\r\n]+to[ \t\r\n]+)?(?:modify|amend|affect|change|alter)\b|\b(?:is|are|shall)[ \t\r\n]+not[ \t\r\n]+(?:be(?:ing)?[ \t\r\n]+)?(?:amended|modified|changed|affected)[ \t\r\n]+(?:hereby|by[ \t\r\n]+this)\b|\b(?:remains?|continues?)[ \t\r\n]+(?:unchanged|unaffected|unmodified)\b|\bcontinues?[ \t\r\n]+to[ \t\r\n]+(?:bear|accrue|mature)\b",
+    )
+});
 
 /// "WHEREAS," opening a recital.
 static WHEREAS: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?:WHEREAS|Whereas)\b"));

@@ -381,3 +381,86 @@ Section 9.10. Governing Law. This Agreement is governed by the law of the State 
         .collect();
     assert!(stated.is_empty(), "{stated:?}");
 }
+
+/// An amendment whose background recital sizes the revolver and prices its loans as the amended
+/// agreement did, and whose operative text then changes both.
+const AMENDMENT_CHANGING_SIZE_AND_MARGIN: &str = "SECOND AMENDMENT TO CREDIT AGREEMENT\n\n\
+This SECOND AMENDMENT TO CREDIT AGREEMENT is dated as of June 2, 2024, among OAKRIDGE TOOLS, INC., an Ohio \
+corporation (the \"Borrower\"), the Lenders party hereto and BIRCH BANK, N.A., as administrative agent (the \
+\"Administrative Agent\").\n\n\
+RECITALS\n\n\
+A. The Borrower, the Lenders and the Administrative Agent are parties to a Credit Agreement dated as of June 2, \
+2020 (the \"Credit Agreement\"), under which the Lenders provide a revolving credit facility of $60,000,000, whose \
+loans bear interest at Term SOFR plus 2.40% per annum.\n\n\
+B. The Borrower has asked the Lenders to enlarge the facility and lower its margin.\n\n\
+NOW, THEREFORE, the parties agree as follows:\n\n\
+1. The Aggregate Revolving Commitments are hereby increased from $60,000,000 to $75,000,000.\n\n\
+2. The definition of \"Applicable Margin\" in Section 1.01 of the Credit Agreement is amended by replacing \
+\"2.40%\" with \"2.15%\".\n\n\
+3. This Amendment is governed by the law of the State of Ohio.\n";
+
+#[test]
+fn an_amendment_s_recital_of_a_commitment_it_increases_does_not_size_the_facility() {
+    let extraction = extract_credit_agreement(AMENDMENT_CHANGING_SIZE_AND_MARGIN);
+    assert_ne!(commitment_of(&extraction, 0).as_deref(), Some("60000000"), "{:?}", extraction.agreement.facilities);
+    assert!(warned(&extraction, "is a value this document replaces"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn an_amendment_s_recital_of_a_margin_it_replaces_does_not_price_the_loans() {
+    let extraction = extract_credit_agreement(AMENDMENT_CHANGING_SIZE_AND_MARGIN);
+    let spreads: Vec<String> = extraction
+        .agreement
+        .facilities
+        .iter()
+        .filter_map(|f| f.spread.as_ref().map(|s| s.value().to_string()))
+        .collect();
+    assert!(!spreads.iter().any(|s| s == "0.024"), "{spreads:?}");
+}
+
+/// An amendment that extends the revolver's maturity and, in passing, says that the term loans
+/// keep the pricing the amended agreement gives them.
+const AMENDMENT_MENTIONING_UNCHANGED_TERM_LOANS: &str = "AMENDMENT NO. 1 TO CREDIT AGREEMENT\n\n\
+This AMENDMENT NO. 1 TO CREDIT AGREEMENT is dated as of April 4, 2024, among ELMWOOD PAPER CO., a Maine \
+corporation (the \"Borrower\"), the Lenders party hereto and SPRUCE BANK, N.A., as administrative agent.\n\n\
+RECITALS\n\n\
+A. The Borrower, the Lenders and the administrative agent are parties to a Credit Agreement dated as of April 4, \
+2021 (the \"Credit Agreement\").\n\n\
+B. The Borrower has asked the Lenders to extend the Revolving Credit Maturity Date.\n\n\
+NOW, THEREFORE, the parties agree as follows:\n\n\
+1. The definition of \"Revolving Credit Maturity Date\" in Section 1.01 of the Credit Agreement is amended by \
+deleting the date \"April 4, 2026\" and substituting the date \"April 4, 2028\" therefor.\n\n\
+2. Nothing herein shall modify the Term Loans, which continue to bear interest at Term SOFR plus 2.85% per annum \
+and to mature on April 4, 2027.\n\n\
+3. This Amendment is governed by the law of the State of New York.\n";
+
+#[test]
+fn terms_an_amendment_says_it_leaves_unchanged_are_not_stated_as_its_own() {
+    let extraction = extract_credit_agreement(AMENDMENT_MENTIONING_UNCHANGED_TERM_LOANS);
+    let spreads: Vec<String> = extraction
+        .agreement
+        .facilities
+        .iter()
+        .filter_map(|f| f.spread.as_ref().map(|s| s.value().to_string()))
+        .collect();
+    assert!(!spreads.iter().any(|s| s == "0.0285"), "{spreads:?}");
+    assert!(warned(&extraction, "leaves as they were"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn an_amendment_s_new_revolver_maturity_is_not_the_term_loans_maturity() {
+    let extraction = extract_credit_agreement(AMENDMENT_MENTIONING_UNCHANGED_TERM_LOANS);
+    let dated: Vec<(Option<String>, String)> = extraction
+        .agreement
+        .facilities
+        .iter()
+        .filter_map(|f| {
+            let date = f.termination_date.as_ref()?.value().to_string();
+            Some((f.facility_type.as_ref().map(|t| t.value().to_string()), date))
+        })
+        .collect();
+    assert!(
+        !dated.iter().any(|(kind, date)| kind.as_deref() != Some("RevolvingCredit") && date == "2028-04-04"),
+        "{dated:?}"
+    );
+}

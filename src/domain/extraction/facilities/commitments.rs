@@ -327,12 +327,16 @@ static SECOND_DEFINITION: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"["“](?P<term>[^"”\n]{1,80})["”][ \t\r\n]+(?:shall[ \t\r\n]+mean|means)\b"#));
 
 /// A facility reference that directly follows an amount, with only descriptive words between
-/// ("$150,000,000 senior secured bridge facility").
+/// ("$150,000,000 senior secured bridge facility"). A conjunction between them opens the next item
+/// of a list ("a revolving line of $8,000,000 and a term loan of …"): that facility is another's.
 fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Option<FacilityKey> {
     let limit = clause_end.min(pos.saturating_add(60)).max(pos);
     let reference = doc.refs_in(pos..limit).first()?;
     let gap = doc.slice(pos..reference.span.start);
-    gap.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '\t').then_some(reference.key)
+    let descriptive = gap.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '\t');
+    let joins_another =
+        gap.split_whitespace().any(|w| ["and", "or", "plus", "nor"].contains(&w.to_ascii_lowercase().as_str()));
+    (descriptive && !joins_another).then_some(reference.key)
 }
 
 /// A facility named by the defined-term parenthetical right after an amount: "$500,000,000 (the

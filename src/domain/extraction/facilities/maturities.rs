@@ -12,7 +12,7 @@ use time::Date;
 use crate::domain::extraction::dates::DateMatch;
 use crate::domain::extraction::document::{Document, Report};
 use crate::domain::extraction::model::{AmendedTerm, AmendedTermCategory, StatedValue};
-use crate::domain::extraction::scope::{Scoped, applies_once_extended, scope_at};
+use crate::domain::extraction::scope::{Scoped, applies_once_extended, scope_at, unique_keys};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{
     INLINE_TERM, after, before, contains_any_ci, floor_boundary, normalise_label, pattern, sentence_around,
@@ -189,8 +189,11 @@ pub(super) fn maturity_candidates(
         if !replaces || !is_maturity_term(&normalise_label(change.term.value())) {
             continue;
         }
+        // The term names the facility whose maturity it is ("Revolving Credit Maturity Date"):
+        // the other facilities keep theirs.
+        let keys = unique_keys(doc.refs_in(change.term.span().range()));
         if let StatedValue::Date(date) = *change.after.value() {
-            candidates.extend(doc.sourced(change.after.span().range(), date).map(|d| Scoped::new(d, Vec::new())));
+            candidates.extend(doc.sourced(change.after.span().range(), date).map(|d| Scoped::new(d, keys.clone())));
         }
     }
     for found in MATURES_ON.find_iter(doc.text) {

@@ -324,3 +324,55 @@ fn a_date_named_by_the_term_right_after_it_is_the_terms_whatever_precedes_it() {
         Date\") in amounts selected by the Borrower.\n";
     assert_eq!(only_facility(text).termination_date.map(|d| d.quote().to_owned()), Some("March 31, 2030".to_owned()));
 }
+
+/// A bank's single loan that may not be reborrowed, whose text also mentions, in passing, a
+/// revolving line the bank might one day consider.
+const SINGLE_LOAN_MENTIONING_A_LINE: &str = "LOAN AGREEMENT\n\n\
+This LOAN AGREEMENT is made as of March 8, 2021, between WILLOW FARMS, LLC, an Iowa limited liability company \
+(the \"Borrower\"), and PRAIRIE STATE BANK (the \"Lender\").\n\n\
+1. The Loan. The Lender agrees to make one loan to the Borrower on the Closing Date in the principal amount of \
+$2,400,000 (the \"Loan\"). Principal repaid may not be reborrowed.\n\n\
+2. Repayment. The Borrower shall repay the Loan in monthly installments, the balance falling due on March 8, 2031.\n\n\
+3. Further Credit. Nothing herein obliges the Lender to open a revolving line of credit for the Borrower.\n\n\
+4. Governing Law. This Agreement is governed by the law of the State of Iowa.\n";
+
+#[test]
+fn a_single_loan_that_may_not_be_reborrowed_is_no_revolver_for_a_line_mentioned_in_passing() {
+    let extraction = crate::domain::extraction::extract_credit_agreement(SINGLE_LOAN_MENTIONING_A_LINE);
+    let types: Vec<FacilityType> =
+        extraction.agreement.facilities.iter().filter_map(|f| f.facility_type.as_ref().map(|t| *t.value())).collect();
+    assert!(!types.contains(&FacilityType::RevolvingCredit), "{types:?}");
+}
+
+#[test]
+fn a_single_loan_that_may_not_be_reborrowed_is_a_term_loan() {
+    let extraction = crate::domain::extraction::extract_credit_agreement(SINGLE_LOAN_MENTIONING_A_LINE);
+    let facility = extraction.agreement.facilities.first();
+    assert_eq!(facility.and_then(|f| f.facility_type.as_ref()).map(|t| *t.value()), Some(FacilityType::TermLoan));
+    assert_eq!(
+        facility.and_then(|f| f.commitment.as_ref()).map(|c| c.value().value.to_string()).as_deref(),
+        Some("2400000")
+    );
+}
+
+#[test]
+fn an_amount_followed_by_and_a_term_loan_is_not_the_term_loan_s() {
+    let text = "LOAN AGREEMENT\n\n\
+This LOAN AGREEMENT is made as of July 1, 2022, between ASPEN TOOLING, INC., a Utah corporation (the \
+\"Borrower\"), and CANYON BANK (the \"Lender\").\n\n\
+1. Credit. The Lender agrees to make available to the Borrower a revolving line of credit in the maximum \
+principal amount of $5,000,000 and a term loan in the principal amount of $2,000,000. Amounts repaid under the \
+revolving line of credit may be reborrowed.\n\n\
+2. Governing Law. This Agreement is governed by the law of the State of Utah.\n";
+    let extraction = crate::domain::extraction::extract_credit_agreement(text);
+    let sized: Vec<(Option<FacilityType>, String)> = extraction
+        .agreement
+        .facilities
+        .iter()
+        .filter_map(|f| {
+            Some((f.facility_type.as_ref().map(|t| *t.value()), f.commitment.as_ref()?.value().value.to_string()))
+        })
+        .collect();
+    assert!(!sized.contains(&(Some(FacilityType::TermLoan), "5000000".to_string())), "{sized:?}");
+    assert!(sized.contains(&(Some(FacilityType::TermLoan), "2000000".to_string())), "{sized:?}");
+}
