@@ -127,6 +127,10 @@ enum Terms {
 }
 
 /// The parties named in the preamble.
+/// A class of parties closing a role list: ", and the Lenders", "and the Guarantors".
+static CLASS_AFTER_ROLES: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i),?[ \t\r\n]+and[ \t\r\n]+the[ \t\r\n]+(?:lenders|banks|guarantors|borrowers)\b"));
+
 pub(crate) fn preamble_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, drafts: &mut Drafts) {
     read_parties(doc, preamble, lma_style, Terms::Roles, drafts);
 }
@@ -178,7 +182,15 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
             continue;
         }
         let mut roles = Vec::new();
-        for one in ONE_ROLE.find_iter(list.as_str()) {
+        // "…, as co-syndication agents, and the Lenders": the lenders are the next party, a class.
+        // ("the Lenders party hereto" is left to the evidence check, which names the class.)
+        let after = text[list.end()..].trim_start().to_ascii_lowercase();
+        let qualified = after.starts_with("party") || after.starts_with("from time");
+        let own = CLASS_AFTER_ROLES
+            .find(list.as_str())
+            .filter(|_| !qualified)
+            .map_or(list.as_str(), |class| &list.as_str()[..class.start()]);
+        for one in ONE_ROLE.find_iter(own) {
             let span = base + list.start() + one.start()..base + list.start() + one.end();
             roles.extend(roles_of(one.as_str(), lma_style).into_iter().map(|role| (role, span.clone())));
         }
@@ -608,6 +620,22 @@ mod tests {
 
     fn with_role(found: &[Party], role: PartyRole) -> Vec<String> {
         found.iter().filter(|p| p.has_role(role)).map(|p| p.name.value().clone()).collect()
+    }
+
+    #[test]
+    fn the_lenders_closing_a_role_list_are_a_class_not_a_role_of_the_names_before() {
+        let text = "This CREDIT AGREEMENT is entered into as of March 15, 2024, among ACME HOLDINGS, INC., a Delaware corporation (the \"Borrower\"), FIRST HARBOR BANK, N.A., as Administrative Agent, CEDAR BANK, N.A. and PINE TRUST COMPANY, as co-syndication agents, and the Lenders.\n";
+        let doc = Document::scan(text);
+        let mut drafts = Drafts::default();
+        preamble_parties(&doc, doc.parts.preamble.clone().unwrap_or(0..text.len()), false, &mut drafts);
+        for name in ["CEDAR BANK, N.A.", "PINE TRUST COMPANY"] {
+            let party = drafts
+                .0
+                .iter()
+                .find(|d| d.name.value() == name)
+                .map(|d| d.roles.iter().map(|r| *r.value()).collect::<Vec<_>>());
+            assert_eq!(party, Some(vec![PartyRole::SyndicationAgent]), "{name}");
+        }
     }
 
     #[test]
