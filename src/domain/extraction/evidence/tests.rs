@@ -406,15 +406,14 @@ fn an_amendment_s_recital_of_a_commitment_it_increases_does_not_size_the_facilit
     assert!(warned(&extraction, "is a value this document replaces"), "{:?}", extraction.warnings);
 }
 
+fn spreads_of(extraction: &crate::domain::extraction::Extraction) -> Vec<String> {
+    extraction.agreement.facilities.iter().filter_map(|f| f.spread.as_ref().map(|s| s.value().to_string())).collect()
+}
+
 #[test]
 fn an_amendment_s_recital_of_a_margin_it_replaces_does_not_price_the_loans() {
     let extraction = extract_credit_agreement(AMENDMENT_CHANGING_SIZE_AND_MARGIN);
-    let spreads: Vec<String> = extraction
-        .agreement
-        .facilities
-        .iter()
-        .filter_map(|f| f.spread.as_ref().map(|s| s.value().to_string()))
-        .collect();
+    let spreads = spreads_of(&extraction);
     assert!(!spreads.iter().any(|s| s == "0.024"), "{spreads:?}");
 }
 
@@ -437,12 +436,7 @@ and to mature on April 4, 2027.\n\n\
 #[test]
 fn terms_an_amendment_says_it_leaves_unchanged_are_not_stated_as_its_own() {
     let extraction = extract_credit_agreement(AMENDMENT_MENTIONING_UNCHANGED_TERM_LOANS);
-    let spreads: Vec<String> = extraction
-        .agreement
-        .facilities
-        .iter()
-        .filter_map(|f| f.spread.as_ref().map(|s| s.value().to_string()))
-        .collect();
+    let spreads = spreads_of(&extraction);
     assert!(!spreads.iter().any(|s| s == "0.0285"), "{spreads:?}");
     assert!(warned(&extraction, "leaves as they were"), "{:?}", extraction.warnings);
 }
