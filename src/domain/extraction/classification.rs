@@ -56,10 +56,11 @@ static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Contracts of other kinds, which credit documents often sit beside: a subordination or
-/// intercreditor agreement speaks of loans but lends nothing.
+/// intercreditor agreement speaks of loans but lends nothing, and a restructuring's support or
+/// exchange agreement describes the new debt in a term sheet it attaches, but is not it.
 static OTHER_CONTRACT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
-        r"(?i)\b(?:subordination(?:{SP}and{SP}intercreditor)?{SP}agreement|intercreditor{SP}agreement|guarant(?:y|ee)(?:{SP}and{SP}(?:collateral|security))?{SP}agreement|(?:pledge{SP}and{SP})?security{SP}agreement|pledge{SP}agreement|collateral{SP}agreement|(?:sub)?lease(?:{SP}agreement)?|indenture|(?:securities|stock|share|asset|membership{SP}interest|unit|equity){SP}purchase{SP}agreement|purchase{SP}and{SP}sale{SP}agreement|agreement{SP}and{SP}plan{SP}of{SP}merger|merger{SP}agreement|employment{SP}agreement|warrant(?:{SP}agreement)?|registration{SP}rights{SP}agreement|escrow{SP}agreement|license{SP}agreement|consulting{SP}agreement|settlement{SP}agreement|separation{SP}agreement|voting{SP}agreement|lock-up{SP}agreement|support{SP}agreement|control{SP}agreement)\b"
+        r"(?i)\b(?:subordination(?:{SP}and{SP}intercreditor)?{SP}agreement|intercreditor{SP}agreement|guarant(?:y|ee)(?:{SP}and{SP}(?:collateral|security))?{SP}agreement|(?:pledge{SP}and{SP})?security{SP}agreement|pledge{SP}agreement|collateral{SP}agreement|(?:sub)?lease(?:{SP}agreement)?|indenture|(?:securities|stock|share|asset|membership{SP}interest|unit|equity){SP}purchase{SP}agreement|purchase{SP}and{SP}sale{SP}agreement|agreement{SP}and{SP}plan{SP}of{SP}merger|merger{SP}agreement|employment{SP}agreement|warrant(?:{SP}agreement)?|registration{SP}rights{SP}agreement|escrow{SP}agreement|license{SP}agreement|consulting{SP}agreement|settlement{SP}agreement|separation{SP}agreement|voting{SP}agreement|lock-up{SP}agreement|support(?:{SP}and{SP}[a-z\-]+)?{SP}agreement|exchange{SP}agreement|control{SP}agreement)\b"
     ))
 });
 
@@ -318,6 +319,14 @@ mod tests {
         assert_eq!(classify(restated), Classification::CreditAgreement);
         let term_loan = "TERM LOAN AGREEMENT\n\nThis Term Loan Agreement is entered into as of June 1, 2015 between Alpha Corp. and Beta Bank.";
         assert_eq!(classify(term_loan), Classification::CreditAgreement);
+    }
+
+    #[test]
+    fn a_support_or_exchange_agreement_with_a_term_sheet_of_new_loans_is_not_a_credit_agreement() {
+        let support = "TRANSACTION SUPPORT AND EXCHANGE AGREEMENT\n\nThis Transaction Support and Exchange Agreement (this \"Agreement\"), dated as of March 9, 2021, is by and among Mu Holdings, Inc. (the \"Company\") and the holders of its term loans signatory hereto.\n\nEXHIBIT A\n\nTerm Sheet\n\nThe Borrower will borrow new term loans of $75,000,000 from the Lenders. Interest: Term SOFR plus 6.00%, with a 1.00% floor. The Commitments terminate at the Maturity Date.";
+        assert_eq!(classify(support), Classification::Irrelevant);
+        let exchange = "NOTE EXCHANGE AGREEMENT\n\nThis Note Exchange Agreement is made as of June 2, 2022 between Nu Corp., as issuer, and the Lenders under its Credit Agreement, who will exchange their Term Loans for notes bearing interest at Term SOFR plus 4.00%.";
+        assert_eq!(classify(exchange), Classification::Irrelevant);
     }
 
     #[test]
