@@ -4,7 +4,8 @@
 //!
 //!     cargo run --example extraction_dump -- DIR > after.jsonl
 //!
-//! Files ending in .htm/.html are read as HTML, .pdf as PDF, anything else as plain text.
+//! Files ending in .htm/.html are read as HTML, .pdf as PDF, .docx as Word, anything else as plain
+//! text.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         let media_type = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
             Some("htm" | "html") => MediaType::Html,
             Some("pdf") => MediaType::Pdf,
+            Some("docx") => MediaType::Docx,
             _ => MediaType::Text,
         };
         let line = match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|bytes| {

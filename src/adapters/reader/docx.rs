@@ -3,6 +3,10 @@
 //! lies in the ZIP headers is caught by `zip` itself), and the XML is walked with `quick-xml`:
 //! paragraphs, tables (rows and cells, in document order), tabs and breaks. Deleted text of
 //! tracked changes and field codes are not text, nor the fallback copy Word saves of a text box.
+//!
+//! A paragraph in a preformatted style (what Word and LibreOffice make of a typed filing's
+//! `<pre>`: a paragraph per typed line) keeps its spaces, and follows the line above it without a
+//! blank line, as the typed text did: its tables are aligned by spaces alone.
 
 use std::io::{Cursor, Read};
 
@@ -54,6 +58,9 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
     // <mc:Choice> for readers that know it and as <mc:Fallback> (VML) for those that do not; the
     // fallback is the same text again.
     let mut in_fallback = 0usize;
+    // Typed lines end without a blank line after them; the block after the last one is set
+    // apart from it.
+    let mut after_typed_lines = false;
     loop {
         let event = reader.read_event()?;
         match &event {
@@ -74,16 +81,34 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
                 "t" => in_text = true,
                 "tr" => out.end_row(),
                 "tc" => out.end_cell(),
+                "tbl" if std::mem::take(&mut after_typed_lines) => out.blank_line_before(),
                 _ => {}
             },
             Event::Empty(tag) => match tag.local_name().as_ref() {
+                "pStyle" if !out.in_table() => {
+                    out.preformatted = tag
+                        .attributes()
+                        .flatten()
+                        .any(|a| a.key.local_name().as_ref() == "val" && is_preformatted_style(&a.value));
+                }
                 "tab" => out.characters(" "),
                 "br" | "cr" => out.line_break(),
                 _ => {}
             },
             Event::End(tag) => match tag.local_name().as_ref() {
                 "t" => in_text = false,
-                "p" => out.block(),
+                "p" if out.preformatted => {
+                    // A typed line: an empty one is the blank line between blocks.
+                    out.preformatted_line_end();
+                    out.preformatted = false;
+                    after_typed_lines = true;
+                }
+                "p" => {
+                    if std::mem::take(&mut after_typed_lines) {
+                        out.blank_line_before();
+                    }
+                    out.block();
+                }
                 "tc" => out.end_cell(),
                 "tr" => out.end_row(),
                 "tbl" => {
@@ -103,6 +128,12 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
         }
     }
     Ok(Ok(out.finish()))
+}
+
+/// The styles Word ("HTML Preformatted", saved as `HTMLPreformatted`) and LibreOffice
+/// ("Preformatted Text") give the lines of an HTML `<pre>`.
+fn is_preformatted_style(name: &str) -> bool {
+    matches!(name, "HTMLPreformatted" | "PreformattedText" | "Preformatted Text" | "HTML Preformatted")
 }
 
 /// `&amp;` and the other entities XML predefines, and character references.
@@ -169,6 +200,30 @@ pub(crate) mod tests {
         assert_eq!(
             text,
             "“Applicable Margin” means:\n\nLevel | Leverage | Term SOFR\nI | > 3.50:1.00 | 2.50%\n\nAT&T Capital"
+        );
+    }
+
+    #[test]
+    fn typed_lines_in_a_preformatted_style_keep_their_spaces_and_follow_each_other() {
+        // As LibreOffice saves a filing's <pre>: a paragraph per typed line, the indentation in
+        // a run of its own; an empty paragraph is the typed blank line.
+        let typed = |style: &str, runs: &[&str]| {
+            let runs: String =
+                runs.iter().map(|r| format!("<w:r><w:t xml:space=\"preserve\">{r}</w:t></w:r>")).collect();
+            format!("<w:p><w:pPr><w:pStyle w:val=\"{style}\"/></w:pPr>{runs}</w:p>")
+        };
+        let body = [
+            typed("PreformattedText", &["         ", "Level      Ratio          Margin"]),
+            typed("PreformattedText", &["         ", "I          &lt; 2.00:1       1.25%"]),
+            typed("PreformattedText", &[]),
+            typed("HTMLPreformatted", &["  ", "(a)  Section  2.1"]),
+            typed("BodyText", &["Signed   in   New York."]),
+        ]
+        .concat();
+        let text = read_docx(&docx(&body), 1 << 20).unwrap().text;
+        assert_eq!(
+            text,
+            "         Level      Ratio          Margin\n         I          < 2.00:1       1.25%\n\n  (a)  Section  2.1\n\nSigned in New York."
         );
     }
 

@@ -81,6 +81,29 @@ impl Layout {
         }
     }
 
+    /// The end of a line of preformatted text given a paragraph each (a Word document's): the
+    /// line is kept as typed, and an empty one is a blank line.
+    pub(super) fn preformatted_line_end(&mut self) {
+        if self.line.trim().is_empty() {
+            self.line.clear();
+            self.block();
+        } else {
+            self.end_line();
+        }
+    }
+
+    /// A blank line before the line being written, unless the text already ends with one.
+    pub(super) fn blank_line_before(&mut self) {
+        if !self.in_row && !self.text.is_empty() && !self.text.ends_with("\n\n") {
+            self.text.push('\n');
+        }
+    }
+
+    /// Whether a table's row is being written.
+    pub(super) fn in_table(&self) -> bool {
+        self.in_row
+    }
+
     /// A line break within a block (`<br>`): inside a cell a space.
     pub(super) fn line_break(&mut self) {
         if self.in_row { self.space_in_cell() } else { self.end_line() }
