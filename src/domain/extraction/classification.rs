@@ -56,11 +56,12 @@ static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Contracts of other kinds, which credit documents often sit beside: a subordination or
-/// intercreditor agreement speaks of loans but lends nothing, and a restructuring's support or
+/// intercreditor agreement speaks of loans but lends nothing, nor does a guarantee of a credit
+/// agreement's obligations ("PARENT GUARANTEE"), and a restructuring's support or
 /// exchange agreement describes the new debt in a term sheet it attaches, but is not it.
 static OTHER_CONTRACT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
-        r"(?i)\b(?:subordination(?:{SP}and{SP}intercreditor)?{SP}agreement|intercreditor{SP}agreement|guarant(?:y|ee)(?:{SP}and{SP}(?:collateral|security))?{SP}agreement|(?:pledge{SP}and{SP})?security{SP}agreement|pledge{SP}agreement|collateral{SP}agreement|(?:sub)?lease(?:{SP}agreement)?|indenture|(?:securities|stock|share|asset|membership{SP}interest|unit|equity){SP}purchase{SP}agreement|purchase{SP}and{SP}sale{SP}agreement|agreement{SP}and{SP}plan{SP}of{SP}merger|merger{SP}agreement|employment{SP}agreement|warrant(?:{SP}agreement)?|registration{SP}rights{SP}agreement|escrow{SP}agreement|license{SP}agreement|consulting{SP}agreement|settlement{SP}agreement|separation{SP}agreement|voting{SP}agreement|lock-up{SP}agreement|support(?:{SP}and{SP}[a-z\-]+)?{SP}agreement|exchange{SP}agreement|control{SP}agreement)\b"
+        r"(?i)\b(?:subordination(?:{SP}and{SP}intercreditor)?{SP}agreement|intercreditor{SP}agreement|(?:(?:parent|subsidiary|holdings|continuing|unconditional|absolute|corporate|limited|payment|completion){SP})?guarant(?:y|ee)(?:{SP}and{SP}(?:collateral|security))?(?:{SP}agreement)?|(?:pledge{SP}and{SP})?security{SP}agreement|pledge{SP}agreement|collateral{SP}agreement|(?:sub)?lease(?:{SP}agreement)?|indenture|(?:securities|stock|share|asset|membership{SP}interest|unit|equity){SP}purchase{SP}agreement|purchase{SP}and{SP}sale{SP}agreement|agreement{SP}and{SP}plan{SP}of{SP}merger|merger{SP}agreement|employment{SP}agreement|warrant(?:{SP}agreement)?|registration{SP}rights{SP}agreement|escrow{SP}agreement|license{SP}agreement|consulting{SP}agreement|settlement{SP}agreement|separation{SP}agreement|voting{SP}agreement|lock-up{SP}agreement|support(?:{SP}and{SP}[a-z\-]+)?{SP}agreement|exchange{SP}agreement|control{SP}agreement)\b"
     ))
 });
 
@@ -319,6 +320,16 @@ mod tests {
         assert_eq!(classify(restated), Classification::CreditAgreement);
         let term_loan = "TERM LOAN AGREEMENT\n\nThis Term Loan Agreement is entered into as of June 1, 2015 between Alpha Corp. and Beta Bank.";
         assert_eq!(classify(term_loan), Classification::CreditAgreement);
+    }
+
+    #[test]
+    fn a_guarantee_of_a_credit_agreement_is_not_one_even_when_its_opening_is_printed_in_short_lines() {
+        // As a PDF prints a preamble: lines short enough to read as a cover's, one of them naming
+        // the credit agreement guaranteed.
+        let guarantee = "Exhibit 10.4\n\nSUBSIDIARY GUARANTY\n\nSUBSIDIARY GUARANTY, dated as of May 3, 2022, made by Xi Holdings LLC in favor of\nOmicron Bank, N.A., as Administrative Agent for the Lenders party to the Second Amended and Restated Credit\nAgreement, dated as of April 1, 2021, among Pi Corp., the Lenders and the Administrative Agent.\n\nWHEREAS, the Lenders have agreed to make Revolving Loans of up to $300,000,000 bearing interest at Term SOFR plus 1.25%;";
+        assert_eq!(classify(guarantee), Classification::Irrelevant);
+        let credit_with_guaranty = "CREDIT AGREEMENT AND GUARANTY\n\ndated as of May 3, 2022 among Pi Corp., as Borrower, Xi Holdings LLC, as Guarantor, and Omicron Bank, N.A., as Lender.";
+        assert_eq!(classify(credit_with_guaranty), Classification::CreditAgreement);
     }
 
     #[test]
