@@ -12,10 +12,20 @@ use super::model::GoverningLaw;
 use super::sourced::Sourced;
 use super::text::{contains_any_ci, pattern, sentence_around, trim_range};
 
+/// A governing-law clause: "governed by (and construed in accordance with) the laws of …",
+/// "construed, interpreted and enforced under the internal laws (without regard to …) of …",
+/// "contracts made under … the laws of …", "governed by English law", and the law named first:
+/// "The laws of the State of New York shall govern …", "Texas law governs …".
 static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?i)\b(?:governed[ \t\r\n]+(?:and[ \t\r\n]+controlled[ \t\r\n]+)?by|contracts?[ \t\r\n]+made[ \t\r\n]+under|construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with),?[ \t\r\n]+(?:and[ \t\r\n]+(?:shall[ \t\r\n]+be[ \t\r\n]+)?construed[ \t\r\n]+(?:and[ \t\r\n]+(?:enforced|interpreted)[ \t\r\n]+)?in[ \t\r\n]+accordance[ \t\r\n]+with,?[ \t\r\n]+)?(?:the[ \t\r\n]+)?(?:internal[ \t\r\n]+)?(?:(?:laws?|law)[ \t\r\n]+of[ \t\r\n]+(?:the[ \t\r\n]+)?(?:(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)[ \t\r\n]+of[ \t\r\n]+)?(?P<place>[A-Za-z][A-Za-z \t]{2,40}(?:\r?\n[ \t]*[A-Za-z][A-Za-z \t]{0,30})?)|(?P<adjective>english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian)[ \t\r\n]+law)",
-    )
+    let ws = r"[ \t\r\n]+";
+    let reads =
+        format!(r"(?:construed|interpreted|enforced)(?:,?{ws}(?:and{ws})?(?:construed|interpreted|enforced)){{0,2}}");
+    let applies = format!(r"(?:in{ws}accordance{ws}with|under)");
+    let states = r"(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)";
+    let adjectives = r"english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian|texas|california|illinois|ontario";
+    pattern(&format!(
+        r"(?i)\b(?:(?:governed{ws}(?:and{ws}controlled{ws})?by|contracts?{ws}made{ws}under|{reads}{ws}{applies}),?{ws}(?:and{ws}(?:shall{ws}be{ws})?{reads}{ws}{applies},?{ws})?(?:the{ws})?(?:internal{ws})?(?:(?:laws?|law)(?:{ws}\([^()]{{1,80}}\))?{ws}of{ws}(?:the{ws})?(?:{states}{ws}of{ws})?(?P<place>[A-Za-z][A-Za-z \t]{{2,40}}(?:\r?\n[ \t]*[A-Za-z][A-Za-z \t]{{0,30}})?)|(?P<adjective>{adjectives}){ws}law)|(?:the{ws})?(?:internal{ws})?laws?{ws}of{ws}(?:the{ws})?{states}{ws}of{ws}(?P<place_first>[A-Za-z][A-Za-z \t]{{2,40}}?),?{ws}(?:shall|will){ws}govern\b|(?P<adjective_first>{adjectives}){ws}law{ws}(?:(?:shall|will){ws}govern|governs)\b)",
+    ))
 });
 
 /// Jurisdictions and the `GoverningLawEnum` code each maps to, matched as prefixes of the stated
@@ -194,6 +204,25 @@ fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
     }
 }
 
+/// What a governing-law clause governs: said before it ("This Agreement shall be governed by …"),
+/// or after it when the law is named first ("The laws of the State of Texas shall govern the
+/// Mortgage").
+fn clause_governs(doc: &Document<'_>, captures: &regex::Captures<'_>) -> Governs {
+    let Some(whole) = captures.get(0) else { return Governs::Unstated };
+    if captures.name("place_first").is_none() && captures.name("adjective_first").is_none() {
+        return governs(doc, whole.start());
+    }
+    let sentence = sentence_around(doc.text, whole.start());
+    let tail = doc.slice(whole.end()..sentence.end.max(whole.end()));
+    if contains_any_ci(tail, OTHER_INSTRUMENTS) {
+        Governs::OtherInstrument
+    } else if THIS_DOCUMENT.is_match(tail) {
+        Governs::ThisDocument
+    } else {
+        Governs::Unstated
+    }
+}
+
 /// Words that choose a law: "governed by", "construed in accordance with", "subject to the laws of".
 static CHOOSES_LAW: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:govern\w*|constru\w*|interpret\w*|subject[ \t\r\n]+to|laws?[ \t\r\n]+of)\b"));
@@ -233,14 +262,14 @@ pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<S
     for captures in GOVERNED_BY.captures_iter(doc.text) {
         if structured && let Some(whole) = captures.get(0) {
             if !doc.parts.in_body(whole.start()) {
-                if governs(doc, whole.start()) != Governs::OtherInstrument
+                if clause_governs(doc, &captures) != Governs::OtherInstrument
                     && let Some((law, range)) = law_of(&captures)
                 {
                     attached.extend(doc.sourced(range, law));
                 }
                 continue;
             }
-            match governs(doc, whole.start()) {
+            match clause_governs(doc, &captures) {
                 Governs::OtherInstrument => continue,
                 Governs::ThisDocument => {
                     if let Some((law, range)) = law_of(&captures) {
@@ -250,14 +279,12 @@ pub(crate) fn governing_law(doc: &Document<'_>, report: &mut Report) -> Option<S
                 Governs::Unstated => {}
             }
         }
-        let (Some(whole), Some(named)) =
-            (captures.get(0), captures.name("place").or_else(|| captures.name("adjective")))
-        else {
+        let (Some(whole), Some((named, adjective))) = (captures.get(0), named_place(&captures)) else {
             continue;
         };
         match jurisdiction(named.as_str()) {
             Some((law, length)) => {
-                let end = if captures.name("adjective").is_some() { whole.end() } else { named.start() + length };
+                let end = if adjective { whole.end() } else { named.start() + length };
                 candidates.extend(doc.sourced(whole.start()..end, law));
             }
             None => {
@@ -316,12 +343,22 @@ fn incorporates_choice_of_law(doc: &Document<'_>) -> bool {
     INCORPORATED_CHOICE_OF_LAW.is_match(doc.slice(doc.parts.body.clone()))
 }
 
+/// The place a governing-law clause names, and whether it is named by an adjective ("English
+/// law"), which is quoted to the end of the clause.
+fn named_place<'t>(captures: &regex::Captures<'t>) -> Option<(regex::Match<'t>, bool)> {
+    captures
+        .name("place")
+        .or_else(|| captures.name("place_first"))
+        .map(|place| (place, false))
+        .or_else(|| captures.name("adjective").or_else(|| captures.name("adjective_first")).map(|a| (a, true)))
+}
+
 /// The law a governing-law clause names and the range quoted for it.
 fn law_of(captures: &regex::Captures<'_>) -> Option<(GoverningLaw, Range<usize>)> {
     let whole = captures.get(0)?;
-    let named = captures.name("place").or_else(|| captures.name("adjective"))?;
+    let (named, adjective) = named_place(captures)?;
     let (law, length) = jurisdiction(named.as_str())?;
-    let end = if captures.name("adjective").is_some() { whole.end() } else { named.start() + length };
+    let end = if adjective { whole.end() } else { named.start() + length };
     Some((law, whole.start()..end))
 }
 
@@ -345,6 +382,52 @@ mod tests {
         let text = "This Agreement and any non-contractual obligations arising out of or in connection with it are governed by English law.";
         let doc = scan(text);
         assert_eq!(governing_law(&doc, &mut report).map(|l| *l.value()), Some(GoverningLaw::Gben));
+    }
+
+    fn law_in(text: &str) -> Option<GoverningLaw> {
+        governing_law(&scan(text), &mut Report::default()).map(|law| *law.value())
+    }
+
+    #[test]
+    fn the_other_ways_agreements_word_a_choice_of_law_name_it_too() {
+        let cases = [
+            (
+                "The Loan Agreement shall be governed by and construed in accordance with the internal laws (and not the conflict of laws rules) of the State of Utah.",
+                GoverningLaw::Usut,
+            ),
+            (
+                "This Credit Agreement shall be governed by and construed under the laws of the State of Florida.",
+                GoverningLaw::Usfl,
+            ),
+            (
+                "This Agreement will be interpreted and enforced in accordance with the laws of the State of Oregon.",
+                GoverningLaw::Usor,
+            ),
+            (
+                "This Facility Agreement shall be governed by and interpreted in accordance with the laws of the Province of Alberta and the federal laws of Canada applicable therein.",
+                GoverningLaw::Caab,
+            ),
+            ("THE LAWS OF THE COMMONWEALTH OF MASSACHUSETTS SHALL GOVERN THIS AGREEMENT.", GoverningLaw::Usma),
+            ("Illinois law governs this Agreement and every claim arising hereunder.", GoverningLaw::Usil),
+        ];
+        for (text, law) in cases {
+            assert_eq!(law_in(text), Some(law), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_law_named_first_for_another_instrument_is_not_this_agreements() {
+        let preamble = "This LOAN AGREEMENT dated as of May 1, 2023 is between ACME INC. and FIRST BANK, N.A.";
+        let alone =
+            format!("{preamble}\n\nThe laws of the State of Texas shall govern the Mortgage and its enforcement.\n");
+        assert_eq!(law_in(&alone), None);
+        let text = format!(
+            "{preamble}\n\nThe laws of the State of Texas shall govern each Mortgage.\n\nThis Agreement shall be governed by the laws of the State of New York.\n"
+        );
+        let mut report = Report::default();
+        let law = governing_law(&scan(&text), &mut report).map(|law| *law.value());
+        assert_eq!(law, Some(GoverningLaw::Usny));
+        assert!(report.conflicted_fields.is_empty(), "{:?}", report.warnings);
     }
 
     #[test]
