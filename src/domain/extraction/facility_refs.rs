@@ -169,6 +169,7 @@ static FACILITY_REF: LazyLock<Regex> = LazyLock::new(|| {
 pub(crate) fn find_facility_refs(text: &str) -> Vec<FacilityRef> {
     let mut refs: Vec<FacilityRef> = FACILITY_REF
         .captures_iter(text)
+        .filter(|c| c.get(0).is_some_and(|whole| !negated(text, whole.start())))
         .filter_map(|c| Some(FacilityRef { span: c.get(0)?.range(), key: key_of(&c)? }))
         .collect();
     let distinct = |term: bool| {
@@ -190,6 +191,16 @@ pub(crate) fn find_facility_refs(text: &str) -> Vec<FacilityRef> {
         }
     }
     refs
+}
+
+/// Whether the words at `start` are negated by a "non-" before them: a "non-revolving line of
+/// credit" is not a revolving facility.
+fn negated(text: &str, start: usize) -> bool {
+    let before = text.get(start.saturating_sub(4)..start).unwrap_or_default();
+    before.len() == 4 && {
+        let lower = before.to_ascii_lowercase();
+        lower == "non-" || lower == "non " || lower.ends_with("non")
+    }
 }
 
 fn key_of(captures: &Captures<'_>) -> Option<FacilityKey> {
@@ -245,6 +256,14 @@ mod tests {
         ];
         let expected: Vec<(String, FacilityKey)> = expected.iter().map(|(t, k)| ((*t).to_owned(), *k)).collect();
         assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_non_revolving_line_is_no_reference_to_a_revolving_facility() {
+        let found = keys(
+            "a non-revolving line of credit, a Non Revolving Loan, a nonrevolving facility and the Revolving Loans",
+        );
+        assert_eq!(found, [("Revolving Loans".to_owned(), FacilityKey::Revolving)]);
     }
 
     #[test]
