@@ -36,8 +36,12 @@ fn stated_after_its_name<'d>(doc: &'d Document<'_>, term: &str) -> Vec<&'d DateM
 /// Definition terms and labels that state a final maturity.
 fn is_maturity_term(term: &str) -> bool {
     let lower = term;
-    let names_maturity = lower.ends_with("maturity date")
-        || lower.ends_with("termination date")
+    // Whole words: an "Interest Rate Determination Date" is no termination date.
+    let ends_with_words = |words: &str| {
+        lower.strip_suffix(words).is_some_and(|rest| rest.is_empty() || rest.ends_with(|c: char| !c.is_alphanumeric()))
+    };
+    let names_maturity = ends_with_words("maturity date")
+        || ends_with_words("termination date")
         || matches!(lower, "maturity" | "final maturity" | "tenor" | "term");
     names_maturity
         && !["commitment", "availability", "notice", "extended", "incremental"].iter().any(|w| lower.contains(w))

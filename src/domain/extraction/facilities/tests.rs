@@ -53,6 +53,12 @@ fn a_maturity_defined_by_reference_to_a_schedule_is_read_from_the_schedule() {
 }
 
 #[test]
+fn a_determination_date_is_no_termination_date() {
+    let text = "\"Interest Determination Date\" means, for the first Interest Period, June 3, 2024.\n\n\"Termination Date\" means June 3, 2029.\n";
+    assert_eq!(maturity_quotes(text), ["June 3, 2029"]);
+}
+
+#[test]
 fn a_relative_maturity_is_reported_not_computed() {
     let text = "\"Maturity Date\" means the fifth anniversary of the Closing Date.\n";
     let doc = Document::scan(text);
