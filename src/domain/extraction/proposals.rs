@@ -231,7 +231,7 @@ mod tests {
         Borrower, the Lenders and the Administrative Agent, and to the Pledge Agreement dated April 9, 2021 \
         made by the Borrower. The Revolving Loans shall mature on June 30, 2027. \
         Each Note shall be governed by the laws of the State of Texas.\n\nThe parties executed this Amendment on \
-        2 March 2024. This Amendment shall be interpreted under New York law.\n";
+        2 March 2024. This Amendment shall be subject to New York law.\n";
 
     #[test]
     fn a_proposed_date_must_be_the_documents_own() {
