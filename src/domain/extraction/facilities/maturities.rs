@@ -1,7 +1,10 @@
 //! Final maturities: the dates a maturity definition or label states (or the schedule it refers
 //! to), a date defined in passing, what an amendment extends or replaces the maturity to, and for
 //! revolving facilities the date the commitments end; not a date that applies only once the
-//! borrower extends, and not a maturity stated relatively, which is reported.
+//! borrower extends. A maturity stated relatively ("the fifth anniversary of the Closing Date",
+//! "the date two (2) years after the Effective Date") is computed only when the date it counts
+//! from is defined as one calendar date, and nothing (an "earlier of", a business-day rule) may
+//! move it; the computation is reported with both quotes. Otherwise it is reported, not computed.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -98,7 +101,8 @@ pub(super) fn commitment_end_candidates(doc: &Document<'_>) -> Vec<Scoped<Source
 }
 
 /// Every statement of a final maturity date, with the facilities it is for. A maturity stated
-/// relatively ("the fifth anniversary of the Closing Date") is reported, not computed.
+/// relatively ("the fifth anniversary of the Closing Date") is computed when it safely can be
+/// ([`relative_maturity`]), and otherwise reported, not computed.
 pub(super) fn maturity_candidates(
     doc: &Document<'_>,
     changes: &[AmendedTerm],
@@ -121,6 +125,21 @@ pub(super) fn maturity_candidates(
             // "Scheduled Maturity Date" means the date set forth in Section 6 of Schedule A: the
             // schedule states it as "6. Scheduled Maturity Date: December 28, 2025".
             dates.extend(stated_after_its_name(doc, doc.slice(definition.term.clone())));
+        }
+        if dates.is_empty()
+            && let Some(computed) = relative_maturity(doc, region.clone())
+        {
+            report.warnings.push(format!(
+                "computed: /facilities/*/terminationDate {} from {} and {}",
+                computed.date,
+                quoted(doc, computed.phrase.clone()),
+                quoted(doc, computed.anchor.clone()),
+            ));
+            candidates.extend(
+                doc.sourced(computed.phrase.clone(), computed.date)
+                    .map(|d| Scoped::new(d, scope_at(doc, computed.phrase.start))),
+            );
+            continue;
         }
         if dates.is_empty() {
             let shown = region.start..floor_boundary(doc.text, region.end.min(region.start + 160));
@@ -215,4 +234,109 @@ pub(super) fn maturity_candidates(
     }
     candidates.retain(|c| !applies_once_extended(doc, c.value.span().start));
     candidates
+}
+
+/// A maturity computed from a relative statement: the phrase that states it, the date it counts
+/// from (as the anchor's definition states it), and the date.
+struct RelativeMaturity {
+    phrase: Range<usize>,
+    anchor: Range<usize>,
+    date: Date,
+}
+
+/// "the fifth anniversary of the Closing Date", "the date that is two (2) years after the
+/// Effective Date", "60 months following the Funding Date".
+static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:the[ \t\r\n]+(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th|10th)[ \t\r\n]+anniversary|(?P<count>one|two|three|four|five|six|seven|eight|nine|ten|twelve|eighteen|twenty-four|thirty-six|forty-eight|sixty|[0-9]{1,3})(?:[ \t\r\n]*\([0-9]{1,3}\))?[ \t\r\n]+(?P<unit>years?|months?)[ \t\r\n]+(?:after|following|from))[ \t\r\n]+(?:of[ \t\r\n]+)?the[ \t\r\n]+(?P<anchor>(?:[A-Z][A-Za-z]*[ \t\r\n]+){0,3}Date)\b",
+    )
+});
+
+/// Words that let something else decide the date: another date it may be earlier or later than,
+/// an adjustment to a business day, an extension.
+const MOVES_THE_DATE: &[&str] =
+    &["earlier", "later", "business day", "extended", "extension", "accelerat", "sooner", "unless", "if "];
+
+/// Words saying a date is when something happens, not a calendar date ("the date on which the
+/// conditions in Section 4.01 are satisfied").
+const EVENT_DATE: &[&str] = &["on which", "satisf", "occur", "first date", "upon which", "when "];
+
+/// The maturity a definition body states relatively, when it can be computed: one relative
+/// phrase, counted from a term the document defines as one calendar date, with nothing that may
+/// move it.
+fn relative_maturity(doc: &Document<'_>, body: Range<usize>) -> Option<RelativeMaturity> {
+    let text = doc.slice(body.clone());
+    let mut found = RELATIVE.captures_iter(text);
+    let captures = found.next()?;
+    if found.next().is_some() || contains_any_ci(text, MOVES_THE_DATE) {
+        return None;
+    }
+    let months = match (captures.name("ordinal"), captures.name("count"), captures.name("unit")) {
+        (Some(ordinal), _, _) => 12 * ordinal_number(ordinal.as_str())?,
+        (None, Some(count), Some(unit)) => {
+            let count = count_number(count.as_str())?;
+            if unit.as_str().to_ascii_lowercase().starts_with("year") { 12 * count } else { count }
+        }
+        _ => return None,
+    };
+    let anchor_term = normalise_label(captures.name("anchor")?.as_str());
+    let definition = doc.structure.definitions_where(|key| key == anchor_term).next()?;
+    let anchor_text = doc.slice(definition.body.clone());
+    if contains_any_ci(anchor_text, EVENT_DATE) {
+        return None;
+    }
+    let [anchor] = doc.dates_in(definition.body.clone()) else { return None };
+    let date = add_months(anchor.date, months)?;
+    let whole = captures.get(0)?;
+    Some(RelativeMaturity {
+        phrase: body.start + whole.start()..body.start + whole.end(),
+        anchor: anchor.span.clone(),
+        date,
+    })
+}
+
+fn ordinal_number(word: &str) -> Option<u32> {
+    let lower = word.to_ascii_lowercase();
+    let words = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+    if let Some(n) = words.iter().position(|w| *w == lower) {
+        return u32::try_from(n + 1).ok();
+    }
+    lower.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()
+}
+
+fn count_number(word: &str) -> Option<u32> {
+    let lower = word.to_ascii_lowercase();
+    let named = [
+        ("one", 1),
+        ("two", 2),
+        ("three", 3),
+        ("four", 4),
+        ("five", 5),
+        ("six", 6),
+        ("seven", 7),
+        ("eight", 8),
+        ("nine", 9),
+        ("ten", 10),
+        ("twelve", 12),
+        ("eighteen", 18),
+        ("twenty-four", 24),
+        ("thirty-six", 36),
+        ("forty-eight", 48),
+        ("sixty", 60),
+    ];
+    named.iter().find(|(w, _)| *w == lower).map(|(_, n)| *n).or_else(|| lower.parse().ok()).filter(|&n| n > 0)
+}
+
+/// `date` plus `months` calendar months; `None` when the day does not exist in the target month
+/// (an anniversary of February 29, the 31st of a shorter month), which a lawyer would not guess.
+fn add_months(date: Date, months: u32) -> Option<Date> {
+    let total = i64::from(date.year()) * 12 + i64::from(u8::from(date.month())) - 1 + i64::from(months);
+    let year = i32::try_from(total.div_euclid(12)).ok()?;
+    let month = time::Month::try_from(u8::try_from(total.rem_euclid(12) + 1).ok()?).ok()?;
+    Date::from_calendar_date(year, month, date.day()).ok()
+}
+
+/// A stated span as a warning quotes it.
+fn quoted(doc: &Document<'_>, span: Range<usize>) -> String {
+    format!("\"{}\" at {}..{}", doc.slice(span.clone()), span.start, span.end)
 }

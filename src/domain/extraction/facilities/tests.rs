@@ -59,6 +59,33 @@ fn a_determination_date_is_no_termination_date() {
 }
 
 #[test]
+fn a_relative_maturity_counted_from_a_defined_calendar_date_is_computed_and_says_so() {
+    let text = "\"Revolving Maturity Date\" means the date that is three (3) years after the Funding Date.\n\n\"Funding Date\" means November 15, 2021.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = maturity_candidates(&doc, &changes(&doc), &mut report);
+    let stated: Vec<(String, &str)> = found.iter().map(|c| (c.value.value().to_string(), c.value.quote())).collect();
+    assert_eq!(stated, [("2024-11-15".to_owned(), "three (3) years after the Funding Date")]);
+    assert!(report.warnings[0].starts_with("computed:") && report.warnings[0].contains("November 15, 2021"));
+    let anniversary = "\"Maturity Date\" means the seventh anniversary of the Effective Date.\n\n\"Effective Date\" means March 2, 2020.\n";
+    assert_eq!(maturity_quotes(anniversary), ["the seventh anniversary of the Effective Date"]);
+}
+
+#[test]
+fn a_relative_maturity_is_not_computed_from_an_event_or_when_something_may_move_it() {
+    let event = "\"Maturity Date\" means the fifth anniversary of the Closing Date.\n\n\"Closing Date\" means the date on which the conditions in Section 4.1 are satisfied, which was June 1, 2022.\n";
+    let earlier = "\"Maturity Date\" means the earlier of the fifth anniversary of the Closing Date and the date the Loans are accelerated.\n\n\"Closing Date\" means June 1, 2022.\n";
+    let business_day = "\"Maturity Date\" means the fifth anniversary of the Closing Date or, if such day is not a Business Day, the next Business Day.\n\n\"Closing Date\" means June 1, 2022.\n";
+    let leap_day = "\"Maturity Date\" means the first anniversary of the Closing Date.\n\n\"Closing Date\" means February 29, 2024.\n";
+    for text in [event, earlier, business_day, leap_day] {
+        let doc = Document::scan(text);
+        let mut report = Report::default();
+        assert!(maturity_candidates(&doc, &changes(&doc), &mut report).is_empty(), "{text}");
+        assert!(report.warnings.iter().any(|w| w.contains("not computed")), "{:?}", report.warnings);
+    }
+}
+
+#[test]
 fn a_relative_maturity_is_reported_not_computed() {
     let text = "\"Maturity Date\" means the fifth anniversary of the Closing Date.\n";
     let doc = Document::scan(text);

@@ -31,14 +31,43 @@ pub(crate) struct Label {
     pub value: Range<usize>,
 }
 
-/// A line opening a definition: `"Maturity Date" means …`, and the form an amendment restates a
-/// definition in, the term in single quotes inside the double quotes that open the restated text
+/// A line opening a definition: `"Maturity Date" means …` (or, as bank loan and security
+/// agreements define, `"Revolving Line" is …`), and the form an amendment restates a definition
+/// in, the term in single quotes inside the double quotes that open the restated text
 /// (`"'Final Maturity Date' means …"`).
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]{1,2}(?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"“”]{1,120})["”]{1,2})[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:,?[ \t]*(?:with[ \t]+respect[ \t]+to|in[ \t]+relation[ \t]+to|as[ \t]+to|for)\b[^.;:"”\n]{0,60}?,?[ \t]+)?(?:(?:means|shall mean|has the meaning)\b[ \t]*:?|:[ \t])"#,
+        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]{1,2}(?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"“”]{1,120})["”]{1,2})[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:,?[ \t]*(?:with[ \t]+respect[ \t]+to|in[ \t]+relation[ \t]+to|as[ \t]+to|for)\b[^.;:"”\n]{0,60}?,?[ \t]+)?(?:(?:means|shall mean|has the meaning|(?P<is>is))\b[ \t]*:?|:[ \t])"#,
     )
 });
+
+/// Whether the words after `"Term" is` say what happens to the term rather than what it is:
+/// `"Maturity Date" is deleted and replaced with …`, `"Lender" is hereby amended …`.
+fn changes_rather_than_defines(rest: &str) -> bool {
+    let first = rest.trim_start().split(|c: char| !c.is_alphabetic()).next().unwrap_or_default().to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "hereby"
+            | "deleted"
+            | "amended"
+            | "replaced"
+            | "restated"
+            | "modified"
+            | "added"
+            | "inserted"
+            | "not"
+            | "being"
+            | "to"
+            | "further"
+            | "also"
+            | "used"
+            | "intended"
+            | "renamed"
+            | "removed"
+            | "revised"
+            | "supplemented"
+    )
+}
 
 static HEADING_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -92,6 +121,7 @@ impl Structure {
                 && let Some(whole) = c.get(0)
                 && let Some((term, restated)) =
                     c.name("term").map(|t| (t, false)).or_else(|| c.name("restated").map(|t| (t, true)))
+                && (c.name("is").is_none() || !changes_rather_than_defines(&content[whole.end()..]))
             {
                 definition_starts.push(DefinitionStart {
                     line: line.start,
@@ -223,6 +253,20 @@ mod tests {
         assert_eq!(bodies, ["0.00%.", "March 15, 2029."]);
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Floor", "Maturity Date"]);
+    }
+
+    #[test]
+    fn a_term_a_loan_and_security_agreement_defines_with_is_is_defined_but_not_one_an_amendment_changes() {
+        let text = "\u{201c}Revolving Line\u{201d} is an aggregate principal amount of up to $15,000,000.\n\n\u{201c}Closing Date\u{201d} is defined in the preamble hereof.\n\n(c) The date \"June 1, 2024\" in the definition of\n\"Maturity Date\" is deleted and replaced with \"June 1, 2026\".\n\n\"Borrower\" is hereby amended to include Acme West LLC.\n";
+        let structure = Structure::scan(text);
+        let bodies: Vec<(&str, &str)> =
+            structure.definitions.iter().map(|d| (&text[d.term.clone()], &text[d.body.clone()])).collect();
+        assert_eq!(
+            bodies.iter().map(|(term, _)| *term).collect::<Vec<_>>(),
+            ["Revolving Line", "Closing Date"],
+            "{bodies:?}"
+        );
+        assert!(bodies[0].1.starts_with("an aggregate principal amount of up to $15,000,000."), "{bodies:?}");
     }
 
     #[test]
