@@ -333,6 +333,41 @@ hereto.\n";
 }
 
 #[test]
+fn the_agent_or_representative_of_a_class_of_parties_is_not_one_of_them() {
+    let opening = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among BIRCH SOLAR \
+HOLDINGS LLC, a Delaware limited liability company (the \"Borrower\"), the Lenders from time to time party hereto, ";
+    for capacity in ["Lender Agent", "Lenders' Agent", "Lender Representative"] {
+        let text = format!("{opening}MAPLE BANK, N.A., as {capacity}, and YEW BANK, N.A., as Administrative Agent.\n");
+        let extraction = extract_credit_agreement(&text);
+        assert!(roles_of(&extraction, "MAPLE BANK, N.A.").is_empty(), "{capacity}: {:?}", extraction.agreement.parties);
+        assert!(warned(&extraction, "the first word of another capacity"), "{capacity}: {:?}", extraction.warnings);
+        assert_eq!(agents(&extraction), ["YEW BANK, N.A."]);
+    }
+    let text = format!(
+        "{opening}MAPLE BANK, N.A., as a Lender and Lender Agent, and YEW BANK, N.A., as Administrative Agent.\n"
+    );
+    assert_eq!(
+        roles_of(&extract_credit_agreement(&text), "MAPLE BANK, N.A."),
+        [PartyRole::Lender],
+        "its own lender role"
+    );
+}
+
+#[test]
+fn an_agent_for_one_group_of_lenders_is_not_the_administrative_agent() {
+    let opening = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among BIRCH SOLAR \
+HOLDINGS LLC, a Delaware limited liability company (the \"Borrower\"), the Lenders from time to time party hereto, ";
+    for principal in ["the Lenders in its Lender Group", "the Conduit Lenders"] {
+        let text = format!(
+            "{opening}MAPLE BANK, N.A., as agent for {principal}, and YEW BANK, N.A., as Administrative Agent.\n"
+        );
+        let extraction = extract_credit_agreement(&text);
+        assert_eq!(agents(&extraction), ["YEW BANK, N.A."], "{principal}: {:?}", extraction.agreement.parties);
+        assert!(warned(&extraction, "an agent for some of the lenders only"), "{:?}", extraction.warnings);
+    }
+}
+
+#[test]
 fn a_co_agent_or_deputy_agent_is_never_the_administrative_agent() {
     use crate::domain::extraction::document::Document;
     use crate::domain::extraction::model::Party;

@@ -19,6 +19,21 @@ pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
 
 pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
 
+/// Words that, right after a role, make the phrase another capacity: the agent, representative or
+/// administrator of that class of parties ("Lender Agent", "Lenders' Agent", "Borrower
+/// Representative") or a group of them ("Lender Group"). Whoever holds it is not of the class.
+static ANOTHER_CAPACITY_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^(?:['’]s?)?[ \t]+(?:agents?|representatives?|administrators?|groups?|trustees?|servicers?|managers?)\b",
+    )
+});
+
+/// The words in `following`, the text right after a role word, that turn it into another
+/// capacity ("… Agent", "…'s Representative"): "as Lender Agent" does not make anyone a lender.
+pub(crate) fn another_capacity_after(following: &str) -> Option<&str> {
+    ANOTHER_CAPACITY_AFTER.find(following).map(|m| m.as_str())
+}
+
 /// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
 pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
     // "Joint Book Runners" is written in two words as often as in one.
