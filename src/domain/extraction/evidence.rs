@@ -22,7 +22,8 @@
 //! 2. **Title totals.** A total in the title or on the cover is a facility's commitment only when
 //!    the agreement has one facility (`totals.rs`).
 //! 3. **Whole names.** A party whose stated name is the end of a longer name (cut by a line or
-//!    page break) is withheld with all its roles (`names.rs`).
+//!    page break) is withheld with all its roles, and so is a name misprinted where it is stated
+//!    (a word printed only there, and elsewhere with a doubled letter undone) (`names.rs`).
 //! 4. **Own role phrase.** A party holds a role only by its own role phrase in its own party
 //!    block; a co-, deputy or title agent is not the administrative agent, a class of parties
 //!    ("the Lenders party hereto") is no one's role, and the borrower is never an agent, arranger
@@ -61,6 +62,14 @@ fn check_party(doc: &Document<'_>, printing: &names::Printing<'_>, party: &mut P
             "is the end of a longer name, whose first words {} stand before it",
             quoted(doc.slice(lead.clone()), lead)
         );
+        for role in &party.roles {
+            withheld(report, &role_field(role), &party.name, &reason);
+        }
+        party.roles.clear();
+        return;
+    }
+    if let Some((stated, elsewhere)) = names::misprinted_word(printing, party.name.value()) {
+        let reason = format!("is misprinted: the document prints \"{stated}\" only here and \"{elsewhere}\" elsewhere");
         for role in &party.roles {
             withheld(report, &role_field(role), &party.name, &reason);
         }

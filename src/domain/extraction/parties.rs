@@ -221,7 +221,9 @@ fn cover_after(doc: &Document<'_>, from: usize) -> Range<usize> {
 static LENDER: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}", capitalisable("lender"))));
 
 static LENDER_TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)^[ \t|]*(?:name[ \t]+of[ \t]+(?:original[ \t]+)?lender|lenders?)\b.*(?:commitment|percentage)")
+    pattern(
+        r"(?i)^[ \t|]*(?P<lender>name[ \t]+of[ \t]+(?:original[ \t]+)?lender|lenders?)\b(?P<rest>.*)(?:commitment|percentage)",
+    )
 });
 
 static MONEY_CELL: LazyLock<Regex> =
@@ -235,7 +237,11 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
             continue;
         }
         let Some(line) = super::text::line_around(doc.text, lender.start(), 300) else { continue };
-        if !LENDER_TABLE_HEADER.is_match(doc.slice(line.clone())) {
+        // A column of lender groups or of the lenders' agents ("Lender Group", "Lender Agent")
+        // lists no lender.
+        let header = LENDER_TABLE_HEADER.captures(doc.slice(line.clone()));
+        if header.and_then(|h| h.name("rest")).is_none_or(|rest| roles::another_capacity_after(rest.as_str()).is_some())
+        {
             continue;
         }
         let Some(table) = table_after(doc.text, line.start, |cell| MONEY_CELL.is_match(cell.trim())) else { continue };
@@ -369,6 +375,25 @@ mod tests {
         );
         assert_eq!(found[0].party_id.as_ref().map(|l| l.value().to_string()).as_deref(), Some("549300BRITFOODS00020"));
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn a_schedule_column_of_lender_groups_names_no_lender() {
+        let schedule = |header: &str| {
+            format!(
+                "SCHEDULE 1\n\n{header}                    Commitment\nCEDAR BANK, N.A.                  $100,000,000\nPINE BANK, N.A.                    $50,000,000\n"
+            )
+        };
+        let (found, _) = parties(&schedule("Lender Group"));
+        assert!(found.is_empty(), "{:?}", summary(&found));
+        let (found, _) = parties(&schedule("Lender"));
+        assert_eq!(
+            summary(&found),
+            [
+                ("CEDAR BANK, N.A.".to_owned(), vec![PartyRole::Lender]),
+                ("PINE BANK, N.A.".to_owned(), vec![PartyRole::Lender])
+            ]
+        );
     }
 
     #[test]

@@ -47,11 +47,11 @@ const MAX_PARTY_PARAGRAPHS: usize = 30;
 static OPENS_WITH_THIS: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*(?:THIS|This)[ \t\r\n]+"));
 
 /// "CREDIT AGREEMENT, dated as of …", "AMENDMENT NO. 1 dated as of …", "AMENDMENT NUMBER TWO,
-/// dated as of …": the title opening the
-/// sentence, as 1990s filings write their preambles.
+/// dated as of …", "AMENDMENT NO. 1 TO CREDIT AGREEMENT (this "Amendment"), dated as of …": the
+/// title opening the sentence, as 1990s filings and many amendments write their preambles.
 static OPENS_WITH_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+(?:NO\.|NUMBER|\#)[ \t]*[0-9A-Z]+)?)[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
+        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+(?:NO\.|NUMBER|\#)[ \t]*[0-9A-Z]+)?)(?:[ \t\r\n]*\((?:this|the)[ \t\r\n]+[^()]{1,40}\))?[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
     )
 });
 
@@ -134,8 +134,9 @@ fn find_preamble(text: &str) -> Option<Range<usize>> {
         let stripped = content.trim_start();
         let indent = content.len() - stripped.len();
         let first = stripped.as_bytes().first().copied();
-        let previous_short = slice(text, previous.clone()).trim().len() <= 8;
-        let starts_paragraph = line.start == 0 || previous_short || indent >= 3;
+        let previous_line = slice(text, previous.clone()).trim();
+        let previous_short = previous_line.len() <= 8;
+        let starts_paragraph = line.start == 0 || previous_short || indent >= 3 || is_whole_title(previous_line);
         previous = line.clone();
         if !first.is_some_and(|b| b.is_ascii_uppercase()) || !starts_paragraph {
             continue;
@@ -158,6 +159,15 @@ fn find_preamble(text: &str) -> Option<Range<usize>> {
         return Some(line.start..end);
     }
     None
+}
+
+/// Whether `line` is a title in capitals that ends in its document noun ("SECOND AMENDMENT TO
+/// CREDIT AGREEMENT"): the title is complete, so the next line opens a paragraph even without a
+/// blank line between (a title wrapped over lines, "… AMENDED, RESTATED", is not complete).
+fn is_whole_title(line: &str) -> bool {
+    let capitals = line.chars().any(char::is_alphabetic) && !line.chars().any(char::is_lowercase);
+    let last_word = line.rsplit(char::is_whitespace).next().unwrap_or("");
+    capitals && DOCUMENT_NOUN.find(last_word).is_some_and(|noun| noun.range() == (0..last_word.len()))
 }
 
 /// Whether a paragraph's opening reads as a preamble: "THIS <title> … dated / entered into …
@@ -262,6 +272,20 @@ mod tests {
         let preamble = parts.preamble.expect("preamble");
         assert!(text[preamble.clone()].contains("CREDIT AGREEMENT, dated as of December 19, 1995"));
         assert!(text[preamble].ends_with("as agent."));
+    }
+
+    #[test]
+    fn a_preamble_right_under_its_title_opens_after_the_title_is_complete() {
+        let text = "Exhibit 10.1\n\nFIRST AMENDMENT TO LOAN AGREEMENT\nTHIS FIRST AMENDMENT TO LOAN AGREEMENT (this \"Amendment\"), dated as of May 1, 2023, amends the Loan Agreement dated as of\nJune 2, 2021 among ACME INC. (the \"Borrower\") and FIRST BANK, N.A., as agent.\nWHEREAS, the parties wish to amend it;\n";
+        let preamble = Parts::find(text).preamble.expect("a preamble");
+        assert!(text[preamble].contains("THIS FIRST AMENDMENT TO LOAN AGREEMENT (this"));
+        let text = "AMENDMENT NO. 2 TO AMENDED, RESTATED\nAND CONSOLIDATED LOAN AGREEMENT\nAMENDMENT NO. 2 TO AMENDED, RESTATED AND CONSOLIDATED LOAN AGREEMENT\n(this \"Amendment\"), dated as of May 1, 2023, relating to the Loan Agreement dated as of June 2, 2021,\namong ACME INC. (the \"Borrower\") and FIRST BANK, N.A., as agent.\nRECITALS\n";
+        let preamble = Parts::find(text).preamble.expect("a preamble");
+        assert!(
+            text[preamble].starts_with("AMENDMENT NO. 2 TO AMENDED, RESTATED AND CONSOLIDATED"),
+            "{}",
+            &text[Parts::find(text).preamble.unwrap_or(0..0)]
+        );
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //! ("Agent", "Lenders", "AGREEMENT", "PARTY HERETO"), signatories' titles, a line that ends with a
 //! whole name, a table row, a paragraph break, and words printed in another case ("Treasurer"
 //! does not continue "BANK OF AMERICA, N.A.").
+//!
+//! A name is also not stated as printed when one of its words appears only there while the
+//! document prints it elsewhere with a doubled letter undone ("SUISSSE" / "Suisse"): a misprint.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -83,6 +86,47 @@ impl<'t> Printing<'t> {
         let len = needle.len();
         starts.into_iter().map(move |start| start..start + len)
     }
+}
+
+impl Printing<'_> {
+    /// How many times, up to `limit`, the text prints `word` as a whole word, ignoring ASCII case.
+    fn word_count(&self, word: &str, limit: usize) -> usize {
+        let needle = word.to_ascii_lowercase();
+        let bytes = self.lower.as_bytes();
+        let boundary = |i: usize| bytes.get(i).is_none_or(|b| !b.is_ascii_alphanumeric());
+        self.lower
+            .match_indices(&needle)
+            .filter(|(i, _)| (*i == 0 || boundary(i - 1)) && boundary(i + needle.len()))
+            .take(limit)
+            .count()
+    }
+}
+
+/// The shortest word a misprint is looked for in: short words ("AG", "N.A.") repeat too often by
+/// chance to tell a misprint.
+const MIN_MISPRINTED_WORD: usize = 5;
+
+/// A word of the stated name that the document prints only there, while it prints the same word
+/// with one doubled letter undone elsewhere ("SUISSSE" once, "Suisse" in the schedules): the name
+/// is misprinted where it is stated, and the party it names is not that name. Returns the word as
+/// stated and as printed elsewhere.
+pub(super) fn misprinted_word(printing: &Printing<'_>, name: &str) -> Option<(String, String)> {
+    for word in name.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| w.len() >= MIN_MISPRINTED_WORD) {
+        if printing.word_count(word, 2) != 1 {
+            continue;
+        }
+        let chars: Vec<char> = word.chars().collect();
+        for i in 1..chars.len() {
+            if !chars[i].eq_ignore_ascii_case(&chars[i - 1]) {
+                continue;
+            }
+            let undone: String = chars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| *c).collect();
+            if printing.word_count(&undone, 1) == 1 {
+                return Some((word.to_owned(), undone));
+            }
+        }
+    }
+    None
 }
 
 /// What separates a name from the words before it that continue it.

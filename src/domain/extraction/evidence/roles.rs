@@ -6,7 +6,9 @@
 //!   role, "as Joint Lead Arrangers", belongs to every name of the list before it);
 //! - states another capacity: a co-, deputy, sub-, syndication or documentation agent
 //!   ("Co-Administrative Agent", "Co-Agent"), or an agent for the borrowers rather than for the
-//!   lenders;
+//!   lenders, or for one group of them;
+//! - is the first word of another capacity ("as Lender Agent", "as Borrower Representative"): the
+//!   agent or representative of a class of parties is not one of them;
 //! - names a class of parties, not a capacity ("…, as Borrower, and the Lenders party hereto");
 //!
 //! and the borrower is never an agent, arranger or lender of its own facility.
@@ -22,7 +24,7 @@ use regex::Regex;
 use crate::domain::extraction::document::{Document, quoted};
 use crate::domain::extraction::model::{Party, PartyRole};
 use crate::domain::extraction::parties::names::{PREAMBLE_NAME, described_names, is_role_word_name, name_key};
-use crate::domain::extraction::parties::roles::{ROLE_LIST, is_plural, roles_of};
+use crate::domain::extraction::parties::roles::{ROLE_LIST, another_capacity_after, is_plural, roles_of};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{before, ceil_boundary, floor_boundary, pattern};
 
@@ -56,6 +58,11 @@ static ACTS_FOR: LazyLock<Regex> = LazyLock::new(|| {
 const NOT_THE_LENDERS: &[&str] =
     &["borrower", "obligor", "loan part", "credit part", "grantor", "guarantor", "compan", "agents", "issuer"];
 
+/// Words of a principal that is some of the lenders, not all: a funding agent acts for its own
+/// lender group ("agent for the Lenders in its Lender Group", "agent for the related Conduit
+/// Lenders"); "agent for each member of the Lender Group" is every lender.
+const SOME_LENDERS: &[&str] = &["its", "related", "conduit", "conduits"];
+
 /// Parenthetical words that give one role to several names: "(… together with Parent, each a "US
 /// Borrower")", "(collectively, the "Guarantors")".
 static SHARED: LazyLock<Regex> =
@@ -87,6 +94,13 @@ pub(super) fn objection(doc: &Document<'_>, party: &Party, role: &Sourced<PartyR
         return Some("is the borrower, which is never an agent, arranger or lender of its own facility".to_owned());
     }
     let following = doc.slice(phrase.end..floor_boundary(doc.text, phrase.end.saturating_add(80)));
+    if let Some(rest) = another_capacity_after(following) {
+        let capacity = phrase.start..phrase.end + rest.len();
+        return Some(format!(
+            "is given the role by {shown}, the first word of another capacity, {}",
+            quoted(doc.slice(capacity.clone()), capacity)
+        ));
+    }
     if CLASS_AFTER.is_match(following) {
         return Some(format!("is given the role by {shown}, which names a class of parties, not its capacity"));
     }
@@ -96,8 +110,12 @@ pub(super) fn objection(doc: &Document<'_>, party: &Party, role: &Sourced<PartyR
         }
         let principal =
             ACTS_FOR.captures(following).and_then(|c| c.name("principal")).map(|p| p.as_str().to_lowercase());
-        if principal.is_some_and(|p| NOT_THE_LENDERS.iter().any(|w| p.contains(w))) {
+        if principal.as_ref().is_some_and(|p| NOT_THE_LENDERS.iter().any(|w| p.contains(w))) {
             return Some(format!("is given the role by {shown}, an agent for others than the lenders"));
+        }
+        let words = |p: &String| p.split(|c: char| !c.is_alphabetic()).any(|w| SOME_LENDERS.contains(&w));
+        if principal.as_ref().is_some_and(words) {
+            return Some(format!("is given the role by {shown}, an agent for some of the lenders only"));
         }
     }
     let statement = role_statement(doc, phrase.clone())?;

@@ -292,6 +292,23 @@ QUARRY CAPITAL GROUP\nFARGO BANK, N.A.\nas Administrative Agent\n\nInterest Rate
 }
 
 #[test]
+fn a_name_misprinted_on_its_signature_page_is_withheld() {
+    let text = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among HOLLY PRESS, INC., a Delaware \
+corporation (the \"Borrower\"), the Lenders party hereto and YEW BANK, N.A., as Administrative Agent.\n\n\
+Section 9.10. Governing Law. This Agreement is governed by the law of the State of New York.\n\n\
+IN WITNESS WHEREOF, the parties have signed this Agreement.\n\n\
+LARCHMONTT TRUST COMPANY, as a Lender\nBy: /s/ Jo Park\nName: Jo Park\n\n\
+SCHEDULE 2.01\n\nLender                              Commitment\nLarchmont Trust Company            $10,000,000\n";
+    let extraction = extract_credit_agreement(text);
+    assert!(roles_of(&extraction, "LARCHMONTT TRUST COMPANY").is_empty(), "{:?}", extraction.agreement.parties);
+    assert!(warned(&extraction, "is misprinted"), "{:?}", extraction.warnings);
+    let spelt = extract_credit_agreement(&text.replace("LARCHMONTT", "LARCHMONT"));
+    let lender =
+        spelt.agreement.parties.iter().find(|p| p.name.value().eq_ignore_ascii_case("Larchmont Trust Company"));
+    assert!(lender.is_some_and(|p| p.has_role(PartyRole::Lender)), "{:?}", spelt.agreement.parties);
+}
+
+#[test]
 fn a_role_phrase_belongs_to_the_name_stated_just_before_it() {
     let text = "COMMITMENT LETTER\n\nFacility: $20,000,000 revolving credit facility.\n\nBorrower: Alder Holdings, Inc.\n\n\
 PINE BANK, N.A., as co-documentation agent, and CEDAR BANK, N.A. (the \"Agent\") will arrange the facility.\n\n\
@@ -330,6 +347,41 @@ hereto.\n";
     let extraction = extract_credit_agreement(text);
     assert!(agents(&extraction).is_empty(), "{:?}", extraction.agreement.parties);
     assert!(warned(&extraction, "an agent for others than the lenders"), "{:?}", extraction.warnings);
+}
+
+#[test]
+fn the_agent_or_representative_of_a_class_of_parties_is_not_one_of_them() {
+    let opening = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among BIRCH SOLAR \
+HOLDINGS LLC, a Delaware limited liability company (the \"Borrower\"), the Lenders from time to time party hereto, ";
+    for capacity in ["Lender Agent", "Lenders' Agent", "Lender Representative"] {
+        let text = format!("{opening}MAPLE BANK, N.A., as {capacity}, and YEW BANK, N.A., as Administrative Agent.\n");
+        let extraction = extract_credit_agreement(&text);
+        assert!(roles_of(&extraction, "MAPLE BANK, N.A.").is_empty(), "{capacity}: {:?}", extraction.agreement.parties);
+        assert!(warned(&extraction, "the first word of another capacity"), "{capacity}: {:?}", extraction.warnings);
+        assert_eq!(agents(&extraction), ["YEW BANK, N.A."]);
+    }
+    let text = format!(
+        "{opening}MAPLE BANK, N.A., as a Lender and Lender Agent, and YEW BANK, N.A., as Administrative Agent.\n"
+    );
+    assert_eq!(
+        roles_of(&extract_credit_agreement(&text), "MAPLE BANK, N.A."),
+        [PartyRole::Lender],
+        "its own lender role"
+    );
+}
+
+#[test]
+fn an_agent_for_one_group_of_lenders_is_not_the_administrative_agent() {
+    let opening = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among BIRCH SOLAR \
+HOLDINGS LLC, a Delaware limited liability company (the \"Borrower\"), the Lenders from time to time party hereto, ";
+    for principal in ["the Lenders in its Lender Group", "the Conduit Lenders"] {
+        let text = format!(
+            "{opening}MAPLE BANK, N.A., as agent for {principal}, and YEW BANK, N.A., as Administrative Agent.\n"
+        );
+        let extraction = extract_credit_agreement(&text);
+        assert_eq!(agents(&extraction), ["YEW BANK, N.A."], "{principal}: {:?}", extraction.agreement.parties);
+        assert!(warned(&extraction, "an agent for some of the lenders only"), "{:?}", extraction.warnings);
+    }
 }
 
 #[test]

@@ -199,3 +199,18 @@ pub(crate) fn continues_a_name(word: &str) -> bool {
 pub(crate) fn name_key(name: &str) -> String {
     name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()
 }
+
+/// Words that mark a name as a lending institution's: a bank ("… BANK, N.A.", "NATIONSBANK",
+/// "Banco …"), a trust or savings company, a credit, finance or investment firm, a fund, an
+/// insurer, or a bank's branch.
+static LENDING_INSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)bank|\bbanc|\bbanque\b|\bN\.A\.|\bnational[ \t\r\n]+association\b|\btrust\b|\bsavings\b|\bcredit|\bcapital\b|\bfinanc|\bfunding\b|\blending\b|\bloans?\b|\bsecurities\b|\binvest|\bfunds?\b|\bCLO\b|\bpartners\b|\bbranch\b|\binsurance\b|\bassurance\b|\blife\b|\bmutual\b|\bfederal\b|\bFSB\b|\bAG\b|\bplc\b|\bS\.A\.|\bN\.V\.|\bassets?\b|\bmanagement\b|\badvisors\b",
+    )
+});
+
+/// Whether `name` reads as a lending institution's rather than an operating company's
+/// ("PRAIRIE STATE BANK", "Harbor Credit Fund LP", not "NORTHWIND EQUITY LLC").
+pub(crate) fn reads_as_lending_institution(name: &str) -> bool {
+    LENDING_INSTITUTION.is_match(name)
+}

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drafts::Drafts;
-use super::names::{NAME, PREAMBLE_NAME, described_names, is_role_word_name};
+use super::names::{NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name};
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
@@ -517,8 +517,9 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
         let offset = line.start + (content.len() - content.trim_start().len());
         let names = whole_names(trimmed);
         if names.is_empty() {
-            // The marker's own line may hold only the role: look above it.
-            if i == 0 {
+            // The marker's own line may hold only the role: look above it; a list item in
+            // capitals the reader does not read as a name ("SOCIETE GENERALE,") is passed over.
+            if i == 0 || plural && is_capitals_list_item(content) {
                 continue;
             }
             break;
@@ -532,6 +533,21 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
     found
 }
 
+/// A line of a cover page's list that is one item in capitals, none of its words a list, role or
+/// class word: "SOCIETE GENERALE,".
+fn is_capitals_list_item(line: &str) -> bool {
+    let item = line.trim();
+    let Some(words) = item.strip_suffix(',') else { return false };
+    let words = words.trim();
+    !words.is_empty()
+        && words.split_whitespace().count() <= 6
+        && words.chars().all(|c| c.is_uppercase() || c.is_whitespace() || matches!(c, '.' | '&' | '-' | '\''))
+        && words.split_whitespace().all(|word| {
+            // "THE LENDERS PARTY HERETO," is a class, not a name.
+            !STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)) && !is_role_word_name(word)
+        })
+}
+
 /// The names a cover-page line consists of: one whole name, or whole names separated by commas or
 /// "and" ("BARCLAYS BANK PLC, GOLDMAN SACHS BANK USA,"); nothing else may stand between them.
 fn whole_names(line: &str) -> Vec<Range<usize>> {
@@ -542,10 +558,24 @@ fn whole_names(line: &str) -> Vec<Range<usize>> {
         let joined = gap.contains(',') || words.eq_ignore_ascii_case("and");
         (words.is_empty() || words.eq_ignore_ascii_case("and")) && (first || joined)
     };
-    let mut names = Vec::new();
+    let mut names: Vec<Range<usize>> = Vec::new();
     let mut end = 0;
     for name in NAME.find_iter(line) {
-        if !separator(&line[end..name.start()], names.is_empty()) || is_role_word_name(name.as_str()) {
+        let gap = &line[end..name.start()];
+        // "DEUTSCHE BANK SECURITIES INC.": a bank's name the pattern ends at "BANK", continued
+        // after a bare space by the rest of the one name.
+        let continues_bank = names.last().is_some_and(|last| {
+            let read = &line[last.clone()];
+            (read.ends_with("BANK") || read.ends_with("Bank")) && !gap.is_empty() && gap.trim().is_empty()
+        });
+        if continues_bank {
+            if let Some(last) = names.last_mut() {
+                last.end = name.end();
+            }
+            end = name.end();
+            continue;
+        }
+        if !separator(gap, names.is_empty()) || is_role_word_name(name.as_str()) {
             return Vec::new();
         }
         names.push(name.range());
@@ -639,6 +669,15 @@ mod tests {
     }
 
     #[test]
+    fn a_cover_list_reads_a_bank_s_securities_arm_book_managers_and_passes_over_an_item_without_a_legal_form() {
+        let text = "TERM LOAN AGREEMENT\nby and among\nORBIT FOODS CORPORATION\nand\nRIVER BANK, N.A.,\nas Administrative Agent\n\nRIVER BANK, N.A. and\nSTONE BANK SECURITIES INC.,\nas Joint Lead Arrangers and Joint Book Managers\n\nHARBOR BANK PLC,\nSOCIETE LUMIERE,\nCEDAR TRUST COMPANY,\nas Co-Documentation Agents\n\n\nThis TERM LOAN AGREEMENT dated as of May 4, 2020 is among ORBIT FOODS CORPORATION (the \"Borrower\"), the Lenders party hereto and RIVER BANK, N.A., as Administrative Agent.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["RIVER BANK, N.A.", "STONE BANK SECURITIES INC."]);
+        assert_eq!(with_role(&found, PartyRole::Bookrunner), ["RIVER BANK, N.A.", "STONE BANK SECURITIES INC."]);
+        assert_eq!(with_role(&found, PartyRole::DocumentationAgent), ["HARBOR BANK PLC", "CEDAR TRUST COMPANY"]);
+    }
+
+    #[test]
     fn a_role_belongs_to_the_name_before_it_not_to_a_class_of_lenders() {
         let text = "This CREDIT AGREEMENT dated as of June 30, 1995 is among AT&T CAPITAL\nCORPORATION, the BANKS party hereto and MORGAN GUARANTY TRUST COMPANY OF NEW\nYORK, as Agent.\n";
         let found = parties(text);
@@ -657,8 +696,13 @@ mod tests {
         );
         assert_eq!(
             with_role(&found, PartyRole::Arranger),
-            ["HARBOR BANK PLC", "RIVER SECURITIES, INC.", "BANCO LUNA, S.A. NEW YORK BRANCH"],
-            "a line the pattern reads as two names with only a space between (\"STONE BANK\" \"SECURITIES INC.\") is no list of names: the list stops there"
+            [
+                "HARBOR BANK PLC",
+                "STONE BANK SECURITIES INC.",
+                "RIVER SECURITIES, INC.",
+                "BANCO LUNA, S.A. NEW YORK BRANCH"
+            ],
+            "a bank's name continued after a bare space (\"STONE BANK\" \"SECURITIES INC.\") is one name"
         );
     }
 

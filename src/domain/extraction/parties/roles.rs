@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::pattern;
 
-const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)runners?)?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)runners?|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|l/c(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
+const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|l/c(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
 pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
@@ -19,6 +19,21 @@ pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
 
 pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
 
+/// Words that, right after a role, make the phrase another capacity: the agent, representative or
+/// administrator of that class of parties ("Lender Agent", "Lenders' Agent", "Borrower
+/// Representative") or a group of them ("Lender Group"). Whoever holds it is not of the class.
+static ANOTHER_CAPACITY_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^(?:['’]s?)?[ \t]+(?:agents?|representatives?|administrators?|groups?|trustees?|servicers?|managers?)\b",
+    )
+});
+
+/// The words in `following`, the text right after a role word, that turn it into another
+/// capacity ("… Agent", "…'s Representative"): "as Lender Agent" does not make anyone a lender.
+pub(crate) fn another_capacity_after(following: &str) -> Option<&str> {
+    ANOTHER_CAPACITY_AFTER.find(following).map(|m| m.as_str())
+}
+
 /// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
 pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
     // "Joint Book Runners" is written in two words as often as in one.
@@ -27,7 +42,9 @@ pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
         .collect::<Vec<_>>()
         .join(" ")
         .to_ascii_lowercase()
-        .replace("book runner", "bookrunner");
+        .replace("book runner", "bookrunner")
+        // "Joint Book Managers" run the books as bookrunners do.
+        .replace("book manager", "bookrunner");
     let mut roles = Vec::new();
     if lower.contains("arranger") {
         roles.push(PartyRole::Arranger);
@@ -77,7 +94,15 @@ pub(crate) fn is_plural(phrase: &str) -> bool {
     lower.split(|c: char| !c.is_ascii_alphabetic()).any(|word| {
         matches!(
             word,
-            "arrangers" | "bookrunners" | "runners" | "lenders" | "guarantors" | "borrowers" | "joint" | "agents"
+            "arrangers"
+                | "bookrunners"
+                | "runners"
+                | "managers"
+                | "lenders"
+                | "guarantors"
+                | "borrowers"
+                | "joint"
+                | "agents"
         )
     })
 }

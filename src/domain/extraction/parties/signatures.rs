@@ -16,8 +16,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drafts::Drafts;
-use super::names::{NAME, is_role_word_name};
-use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, roles_of};
+use super::names::{NAME, is_role_word_name, reads_as_lending_institution};
+use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::{contains_ci, lines_in, pattern};
@@ -109,6 +109,9 @@ static ROLE_JOIN: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A capacity stated in a caption line: "…, as Funding Agent", "as Account Bank".
+static AS_CAPACITY: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)(?:^|[ \t,|])as[ \t]+\S"));
+
 /// Roles one party holds, which the signature pages do not give a second party.
 const SINGLE_HOLDER: &[PartyRole] = &[PartyRole::AdministrativeAgent, PartyRole::FacilityAgent];
 
@@ -131,6 +134,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
     let mut caption: Vec<Range<usize>> = Vec::new();
     let mut heading: Option<Heading> = None;
     let mut lender_run = false;
+    let mut signing_for_above = false;
     // The testimonium is prose up to its first full stop; captions start after it.
     let mut in_testimonium = true;
     for line in lines_in(doc.text, pages.clone()) {
@@ -153,7 +157,17 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             continue;
         }
         if SIGNATURE_LINE.is_match(content) {
+            // The entity named between a party's "By: its Administrator" and the next signature
+            // signs for that party (its administrator, attorney-in-fact, manager): it holds none
+            // of the party's roles.
+            if signing_for_above {
+                signing_for_above = false;
+                caption.clear();
+                continue;
+            }
+            signing_for_above = signs_through_another(content);
             let block = read_block(doc, &caption, lma_style);
+            let states_a_capacity = caption.iter().any(|line| AS_CAPACITY.is_match(doc.slice(line.clone())));
             let listed = heading.as_ref().filter(|h| h.plural && h.roles.len() == 1).and_then(|h| {
                 names_listed(doc, &caption, lma_style).filter(|names| names.len() > 1).map(|names| (h.roles[0], names))
             });
@@ -166,13 +180,20 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
                 }
                 continue;
             }
-            let Some((name, own_roles)) = block else { continue };
+            let Some((name, own_roles)) = block else {
+                // A party signing in a capacity the reader does not know (a funding agent, an
+                // account bank) interrupts the run of lenders' pages.
+                lender_run &= !states_a_capacity;
+                continue;
+            };
             let roles = if !own_roles.is_empty() {
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
                 own_roles
             } else if let Some(given) = heading.as_ref().filter(|h| h.roles.len() == 1) {
                 given.roles.iter().map(|r| (*r, name.clone())).collect()
-            } else if lender_run {
+            } else if lender_run && reads_as_lending_institution(doc.slice(name.clone())) {
+                // A block among the lenders' pages is a lender only if its name is a lending
+                // institution's: the borrower's affiliates sign acknowledgments there too.
                 vec![(PartyRole::Lender, name.clone())]
             } else {
                 Vec::new()
@@ -191,6 +212,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             continue;
         }
         if OFFICER_LINE.is_match(content) {
+            signing_for_above = false;
             caption.clear();
             continue;
         }
@@ -205,6 +227,17 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         }
         caption.push(line);
     }
+}
+
+/// Whether a signature line names another entity or a capacity through which the party above
+/// signs ("By: its Administrator", "By: HARBOR BANK, N.A., as attorney-in-fact"), rather than
+/// the signature of an officer.
+fn signs_through_another(line: &str) -> bool {
+    let after_by = line.trim_start_matches([' ', '\t', '|']);
+    let Some(rest) = after_by.get(2..) else { return false };
+    let rest = rest.trim_start_matches([' ', '\t', '|', ':', '_']).trim_start();
+    let lower = rest.to_ascii_lowercase();
+    lower.starts_with("its ") || lower.starts_with("as ") || NAME.find(rest).is_some_and(|m| m.start() == 0)
 }
 
 /// A heading line's roles and the rest of its line (a name written beside the heading).
@@ -226,14 +259,25 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
     if !tokens.iter().all(|t| HEADING_WORDS.contains(t)) {
         // A heading of another kind ("HOLDINGS", "PLEDGORS:") ends the one above it; a line of
         // capitals that is a name ("TRUIST BANK") is no heading.
-        let other_heading = NAME.find(content).is_none()
-            && (captures.name("colon").is_some() && tokens.len() <= 4 || upper_case && tokens.len() == 1);
+        // Words closed by a colon with nothing after them head blocks even when they read as a
+        // name ("ACCOUNT BANK:").
+        let colon = captures.name("colon").is_some();
+        let other_heading = colon && rest.is_empty() && tokens.len() <= 4
+            || NAME.find(content).is_none() && (colon && tokens.len() <= 4 || upper_case && tokens.len() == 1);
         return other_heading.then(|| (Heading { roles: Vec::new(), plural: true }, rest));
     }
     let mut roles: Vec<PartyRole> = Vec::new();
     for piece in lower.split([',', '&']).flat_map(|p| p.split(" and ")) {
         let piece = piece.trim();
-        let found = if matches!(piece, "bank" | "banks") { vec![PartyRole::Lender] } else { roles_of(piece, false) };
+        // Only a piece that is a role whole: "LENDER AGENT:" heads no lender.
+        let role_term = piece.strip_prefix("the ").unwrap_or(piece);
+        let found = if matches!(piece, "bank" | "banks") {
+            vec![PartyRole::Lender]
+        } else if is_role_term(role_term) {
+            roles_of(role_term, false)
+        } else {
+            Vec::new()
+        };
         for role in found {
             if !roles.contains(&role) {
                 roles.push(role);
@@ -505,6 +549,51 @@ mod tests {
             found.iter().all(|(name, _)| !name.contains("Summit")),
             "a name not followed by its signature: {found:?}"
         );
+    }
+
+    #[test]
+    fn an_entity_signing_for_the_party_above_it_takes_none_of_its_roles() {
+        let found = signed(
+            "WILLOW FUNDING LLC, as a Lender\nBy: its Administrator,\nCEDAR BANK, N.A.\nBy: /s/ Jo Park\nName: Jo Park\n\nPRAIRIE STATE BANK\nBy: /s/ Al Kim\nName: Al Kim\n",
+        );
+        assert_eq!(roles_of_party(&found, "WILLOW FUNDING LLC"), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "CEDAR BANK, N.A."), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "PRAIRIE STATE BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+    }
+
+    #[test]
+    fn a_block_in_a_capacity_the_reader_does_not_know_ends_the_run_of_lenders() {
+        let found = signed(
+            "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n\nCEDAR BANK, N.A.,\nas Funding Agent for its Lender Group\nBy: /s/ Al Kim\nName: Al Kim\n\nCEDAR BANK, N.A.\nBy: /s/ Al Kim\n",
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "CEDAR BANK, N.A."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_heading_closed_by_a_colon_is_a_heading_even_when_its_words_read_as_a_name() {
+        let found = signed(
+            "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n\nACCOUNT BANK:\nCEDAR BANK, N.A.\nBy: /s/ Al Kim\n",
+        );
+        assert_eq!(roles_of_party(&found, "CEDAR BANK, N.A."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_heading_over_the_agent_of_the_lenders_heads_no_lender() {
+        let found = signed(
+            "LENDER AGENT:\nCEDAR BANK, N.A.\nBy: /s/ Al Kim\nName: Al Kim\n\nLENDERS:\nPRAIRIE STATE BANK\nBy: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "CEDAR BANK, N.A."), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "PRAIRIE STATE BANK"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn a_company_signing_among_the_lenders_pages_is_no_lender_unless_its_name_is_a_lenders() {
+        let found = signed(
+            "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\nName: Jo Park\n\nAcknowledged and agreed as of the date first written above by\nNORTHWIND SOLAR SERVICES LLC\nBy: /s/ Ann Lee\nName: Ann Lee\n\nBIRCH CREDIT FUND LP\nBy: /s/ Al Kim\n",
+        );
+        assert_eq!(roles_of_party(&found, "NORTHWIND SOLAR SERVICES LLC"), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "BIRCH CREDIT FUND LP"), Some(vec![PartyRole::Lender]), "{found:?}");
     }
 
     #[test]
