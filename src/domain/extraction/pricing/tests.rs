@@ -141,6 +141,25 @@ fn a_benchmark_sum_the_rate_may_never_go_under_is_not_the_margin() {
 }
 
 #[test]
+fn a_benchmark_named_only_by_a_default_or_minimum_rate_is_not_the_loans_index() {
+    let usd = crate::domain::extraction::currency::CurrencyCode::new("USD").expect("USD");
+    for text in [
+        "The advance carries a fixed rate of 6% per annum. Any installment not paid when due carries interest at \
+         Term SOFR plus 5.00% until paid.\n",
+        "The advance carries a fixed rate of 6% per annum. Upon an Event of Default the advance bears interest at \
+         LIBOR plus 4%.\n",
+        "The advance carries interest at a fixed 8.25% per annum, but the rate shall in no event be less than \
+         Term SOFR plus 2.50% per annum.\n",
+    ] {
+        assert_eq!(default_index(&Document::scan(text), usd), None, "{text}");
+    }
+    // Named for the loans themselves elsewhere, the benchmark is still the default index.
+    let text = "Each advance bears interest at Term SOFR plus the Applicable Margin. Upon an Event of Default \
+        the advances bear interest at Term SOFR plus 4%.\n";
+    assert_eq!(default_index(&Document::scan(text), usd).map(|i| *i.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+}
+
+#[test]
 fn a_credit_spread_adjustment_is_not_a_margin() {
     let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
     assert!(pricing(text).spreads.is_empty());
