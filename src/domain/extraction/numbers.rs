@@ -106,12 +106,23 @@ fn money_from_captures(text: &str, captures: &Captures<'_>) -> Option<MoneyMatch
         let currency = CurrencyCode::new(captures.name("code2")?.as_str())?;
         (currency, number.as_str(), captures.name("scale2").map(|m| m.as_str()))
     };
+    let mut figures = whole.range();
+    let number = match footnote_after_whole_amount(number, scale) {
+        // Symbol or code before the figures: the amount ends at the sentence's full stop.
+        Some(whole_amount) if captures.name("num").is_some() => {
+            figures.end -= number.len() - whole_amount.len();
+            whole_amount
+        }
+        // Figures followed by a currency code: the digit sits inside the statement, so what it
+        // belongs to is unclear and the amount is not read.
+        Some(_) => return None,
+        None => number,
+    };
     let mut value = parse_decimal(number)?;
     if let Some(scale) = scale {
         value = value.checked_mul(scale_factor(scale)?)?.normalize();
     }
     let money = Money { value, currency };
-    let figures = whole.range();
     let mut span = figures.clone();
     let mut words_disagree = None;
     if let Some((words_span, words_money)) = words_before(text, figures.start) {
@@ -125,6 +136,15 @@ fn money_from_captures(text: &str, captures: &Captures<'_>) -> Option<MoneyMatch
         }
     }
     Some(MoneyMatch { span, money, words_disagree, figures })
+}
+
+/// The whole amount of figures grouped in thousands and followed by a full stop and a single
+/// digit ("75,000,000.1"), when no scale word follows. Money is written in whole units or to the
+/// cent, never to the tenth: such a digit is a footnote marker set after the sentence's full stop
+/// (text printed from a filing whose footnote references were superscripts), not a fraction.
+fn footnote_after_whole_amount<'a>(number: &'a str, scale: Option<&str>) -> Option<&'a str> {
+    let (whole, fraction) = number.split_once('.')?;
+    (scale.is_none() && whole.contains(',') && fraction.len() == 1).then_some(whole)
 }
 
 /// An amount in words directly before the opening parenthesis that precedes `figures_start`: its
@@ -452,6 +472,20 @@ mod tests {
         assert_eq!(only_money("$2.5B").money.value, dec("2500000000"));
         assert_eq!(only_money("$750K").money.value, dec("750000"));
         assert_eq!(only_money("$221M").span, 0..5, "the scale letter is part of the statement");
+    }
+
+    #[test]
+    fn a_single_digit_after_a_whole_amount_is_a_footnote_marker_not_a_tenth() {
+        // A superscript note reference lands after the full stop when a filing is printed.
+        let found = only_money("the total of the commitments is $40,000,000.3 Each lender");
+        assert_eq!(found.money.value, dec("40000000"));
+        assert_eq!(found.figures, 32..43, "the statement ends before the full stop");
+        // Cents, scaled amounts and ungrouped figures keep their fraction.
+        assert_eq!(only_money("$40,000,000.30").money.value, dec("40000000.3"));
+        assert_eq!(only_money("$1,234.5 million").money.value, dec("1234500000"));
+        assert_eq!(only_money("$2.5").money.value, dec("2.5"));
+        // A digit between the figures and a currency code after them belongs to nothing clear.
+        assert!(find_money("40,000,000.3 USD").is_empty());
     }
 
     #[test]

@@ -44,6 +44,16 @@ static NOT_A_MARGIN: LazyLock<Regex> = LazyLock::new(|| any_word(NOT_A_MARGIN_WO
 const NOT_A_MARGIN_WORDS: &[&str] = &[
     "default",
     "overdue",
+    // The rate on amounts unpaid at their due date or after maturity, however the clause words it.
+    "not paid when due",
+    "not paid in full when due",
+    "unpaid when due",
+    "past due",
+    "after maturity",
+    // A minimum the rate may not go under ("a fixed 7%, never less than SOFR plus 3%") is a floor
+    // on another rate, not the margin over that benchmark.
+    "never be less than",
+    "no event be less than",
     "step-up",
     "step up",
     "sustainab",

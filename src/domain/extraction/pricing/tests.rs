@@ -116,6 +116,50 @@ fn a_tenor_another_rate_is_interpolated_from_is_not_the_index_tenor() {
 }
 
 #[test]
+fn the_rate_on_sums_unpaid_at_their_due_date_is_not_a_margin() {
+    for text in [
+        "The advance carries a fixed rate of 6% per annum. Any installment not paid when due carries interest at \
+         Term SOFR plus 5.00% until paid.\n",
+        "The advance carries a fixed rate of 6% per annum. Sums past due, and all sums after maturity, accrue \
+         interest at the Prime Rate plus 4%.\n",
+    ] {
+        let found = pricing(text);
+        assert!(found.spreads.is_empty() && found.base_spreads.is_empty(), "{text}: {:?}", found.spreads);
+        assert!(found.indices.is_empty(), "{text}: {:?}", found.indices);
+    }
+}
+
+#[test]
+fn a_benchmark_sum_the_rate_may_never_go_under_is_not_the_margin() {
+    let text = "The advance carries interest at a fixed 8.25% per annum, but the rate shall in no event be less than \
+        Term SOFR plus 2.50% per annum, nor shall it ever be less than the floor below.\n";
+    let found = pricing(text);
+    assert!(found.spreads.is_empty() && found.indices.is_empty(), "{:?} {:?}", found.spreads, found.indices);
+    let text = "Interest accrues at 7% per annum; such rate shall never be less than the Prime Rate plus 1.5%.\n";
+    let found = pricing(text);
+    assert!(found.spreads.is_empty() && found.base_spreads.is_empty(), "{:?}", found.base_spreads);
+}
+
+#[test]
+fn a_benchmark_named_only_by_a_default_or_minimum_rate_is_not_the_loans_index() {
+    let usd = crate::domain::extraction::currency::CurrencyCode::new("USD").expect("USD");
+    for text in [
+        "The advance carries a fixed rate of 6% per annum. Any installment not paid when due carries interest at \
+         Term SOFR plus 5.00% until paid.\n",
+        "The advance carries a fixed rate of 6% per annum. Upon an Event of Default the advance bears interest at \
+         LIBOR plus 4%.\n",
+        "The advance carries interest at a fixed 8.25% per annum, but the rate shall in no event be less than \
+         Term SOFR plus 2.50% per annum.\n",
+    ] {
+        assert_eq!(default_index(&Document::scan(text), usd), None, "{text}");
+    }
+    // Named for the loans themselves elsewhere, the benchmark is still the default index.
+    let text = "Each advance bears interest at Term SOFR plus the Applicable Margin. Upon an Event of Default \
+        the advances bear interest at Term SOFR plus 4%.\n";
+    assert_eq!(default_index(&Document::scan(text), usd).map(|i| *i.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+}
+
+#[test]
 fn a_credit_spread_adjustment_is_not_a_margin() {
     let text = "\"Adjusted Term SOFR\" means Term SOFR plus 0.10% (the SOFR Adjustment). Each Loan bears interest at Adjusted Term SOFR plus the Applicable Rate.\n";
     assert!(pricing(text).spreads.is_empty());
