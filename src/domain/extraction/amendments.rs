@@ -40,11 +40,44 @@ const GAP: &str = r"(?:[^;\n]|\r?\n[ \t]*[^;\s])";
 /// `deleting OLD … (and) substituting|inserting|replacing it with NEW`, `OLD … is deleted and
 /// replaced with NEW`, `replacing OLD with NEW`, `changing OLD to NEW`.
 static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
-    let ws = r"[ \t\r\n]+";
-    pattern(&format!(
-        r"(?i)(?:\bdeleting{ws}{VALUE_NOUN}(?P<old1>{QUOTE})(?P<gap1>{GAP}{{0,250}}?)\b(?:and{ws})?(?:substituting|inserting|replacing{ws}(?:it|the{ws}same|such{ws}\w+){ws}with)(?:{ws}(?:therefor|in{ws}lieu{ws}thereof),?)?{ws}{VALUE_NOUN}(?P<new1>{QUOTE})|(?P<old2>{QUOTE})(?P<gap2>{GAP}{{0,250}}?)\b(?:is|are|shall{ws}be){ws}(?:hereby{ws})?(?:deleted{ws}and{ws})?(?:replaced|amended{ws}to{ws}read)(?:{ws}in{ws}(?:its|their){ws}entirety)?{ws}(?:with|by|as){ws}{VALUE_NOUN}(?P<new2>{QUOTE})|\b(?:replacing|changing){ws}{VALUE_NOUN}(?P<old3>{QUOTE})(?P<gap3>{GAP}{{0,120}}?)\b(?:with|by|to){ws}{VALUE_NOUN}(?P<new3>{QUOTE}))"
-    ))
+    let [deleting, passive, replacing] = replaced_forms();
+    pattern(&format!("(?i)(?:{deleting}|{passive}|{replacing})"))
 });
+
+/// [`REPLACED`] without its passive form (`OLD … is deleted and replaced with NEW`). That form
+/// opens on any quote and lets 250 characters follow it, which overflows the lazy DFA's cache on
+/// a long agreement full of quoted terms: the regex crate then falls back to its slowest engine
+/// over the whole text (a quarter of a plain-text filing's extraction time). Where the text
+/// further on has no [`PASSIVE_VERB`], the passive form cannot match there, and this pattern finds
+/// exactly what [`REPLACED`] would (the forms open on different characters, so they never compete
+/// for one start).
+static REPLACED_ACTIVELY: LazyLock<Regex> = LazyLock::new(|| {
+    let [deleting, _, replacing] = replaced_forms();
+    pattern(&format!("(?i)(?:{deleting}|{replacing})"))
+});
+
+/// The verb every passive change of [`REPLACED`] holds: `is deleted and replaced`, `shall be
+/// amended to read`.
+static PASSIVE_CHANGE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!("(?i){PASSIVE_VERB}")));
+
+const PASSIVE_VERB: &str = r"\b(?:is|are|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted[ \t\r\n]+and[ \t\r\n]+)?(?:replaced|amended[ \t\r\n]+to[ \t\r\n]+read)";
+
+/// The three forms of [`REPLACED`], each with its own capture names: `deleting OLD … substituting
+/// NEW`, `OLD … is replaced with NEW`, `replacing|changing OLD with|to NEW`.
+fn replaced_forms() -> [String; 3] {
+    let ws = r"[ \t\r\n]+";
+    [
+        format!(
+            r"\bdeleting{ws}{VALUE_NOUN}(?P<old1>{QUOTE})(?P<gap1>{GAP}{{0,250}}?)\b(?:and{ws})?(?:substituting|inserting|replacing{ws}(?:it|the{ws}same|such{ws}\w+){ws}with)(?:{ws}(?:therefor|in{ws}lieu{ws}thereof),?)?{ws}{VALUE_NOUN}(?P<new1>{QUOTE})"
+        ),
+        format!(
+            r"(?P<old2>{QUOTE})(?P<gap2>{GAP}{{0,250}}?){PASSIVE_VERB}(?:{ws}in{ws}(?:its|their){ws}entirety)?{ws}(?:with|by|as){ws}{VALUE_NOUN}(?P<new2>{QUOTE})"
+        ),
+        format!(
+            r"\b(?:replacing|changing){ws}{VALUE_NOUN}(?P<old3>{QUOTE})(?P<gap3>{GAP}{{0,120}}?)\b(?:with|by|to){ws}{VALUE_NOUN}(?P<new3>{QUOTE})"
+        ),
+    ]
+}
 
 /// A defined term named in a change: `the definition of "Maturity Date"`, `the words "…"`.
 static NAMED_TERM: LazyLock<Regex> = LazyLock::new(|| {
@@ -136,7 +169,14 @@ pub(crate) fn changes(doc: &Document<'_>) -> Vec<AmendedTerm> {
     // A candidate that is not a change (its first quote is a defined term, say) must not hide a
     // change that starts inside it, so the search resumes just after a failed candidate's start.
     let mut from = 0;
-    while let Some(captures) = REPLACED.captures_at(doc.text, from) {
+    // Where the next passive verb starts at or after `from`, if any.
+    let mut passive_verb = PASSIVE_CHANGE.find(doc.text).map(|m| m.start());
+    loop {
+        if passive_verb.is_some_and(|at| at < from) {
+            passive_verb = PASSIVE_CHANGE.find_at(doc.text, from).map(|m| m.start());
+        }
+        let forms = if passive_verb.is_some() { &*REPLACED } else { &*REPLACED_ACTIVELY };
+        let Some(captures) = forms.captures_at(doc.text, from) else { break };
         let Some(whole) = captures.get(0) else { break };
         match replaced_value(doc, &captures) {
             Some(change) => {
