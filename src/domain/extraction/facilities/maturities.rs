@@ -280,12 +280,7 @@ fn relative_maturity(doc: &Document<'_>, body: Range<usize>) -> Option<RelativeM
         _ => return None,
     };
     let anchor_term = normalise_label(captures.name("anchor")?.as_str());
-    let definition = doc.structure.definitions_where(|key| key == anchor_term).next()?;
-    let anchor_text = doc.slice(definition.body.clone());
-    if contains_any_ci(anchor_text, EVENT_DATE) {
-        return None;
-    }
-    let [anchor] = doc.dates_in(definition.body.clone()) else { return None };
+    let anchor = defined_date(doc, &anchor_term)?;
     let date = add_months(anchor.date, months)?;
     let whole = captures.get(0)?;
     Some(RelativeMaturity {
@@ -293,6 +288,42 @@ fn relative_maturity(doc: &Document<'_>, body: Range<usize>) -> Option<RelativeM
         anchor: anchor.span.clone(),
         date,
     })
+}
+
+/// The one calendar date a term is defined as: in its definition ("\"Funding Date\" means
+/// November 15, 2021"), or where it is named right after that date ("dated as of September 25,
+/// 2020 (the \"Effective Date\")"). None when the term names an event, or is given two dates.
+fn defined_date<'d>(doc: &'d Document<'_>, term: &str) -> Option<&'d DateMatch> {
+    let mut found: Vec<&DateMatch> = Vec::new();
+    for definition in doc.structure.definitions_where(|key| key == term) {
+        if contains_any_ci(doc.slice(definition.body.clone()), EVENT_DATE) {
+            return None;
+        }
+        match doc.dates_in(definition.body.clone()) {
+            [date] => found.push(date),
+            [] => {}
+            _ => return None,
+        }
+    }
+    for captures in INLINE_TERM.captures_iter(doc.text) {
+        let (Some(whole), Some(named)) = (captures.get(0), captures.name("term")) else { continue };
+        if normalise_label(named.as_str()) != term {
+            continue;
+        }
+        let lead = before(doc.text, whole.start(), 40);
+        let date = doc
+            .dates_in(lead)
+            .last()
+            .filter(|d| doc.slice(d.span.end..whole.start()).trim_matches([' ', ',', '\t', '\r', '\n']).is_empty());
+        match date {
+            Some(date) => found.push(date),
+            None => return None,
+        }
+    }
+    match found.as_slice() {
+        [first, rest @ ..] if rest.iter().all(|d| d.date == first.date) => Some(first),
+        _ => None,
+    }
 }
 
 fn ordinal_number(word: &str) -> Option<u32> {

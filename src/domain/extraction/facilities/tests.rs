@@ -69,6 +69,12 @@ fn a_relative_maturity_counted_from_a_defined_calendar_date_is_computed_and_says
     assert!(report.warnings[0].starts_with("computed:") && report.warnings[0].contains("November 15, 2021"));
     let anniversary = "\"Maturity Date\" means the seventh anniversary of the Effective Date.\n\n\"Effective Date\" means March 2, 2020.\n";
     assert_eq!(maturity_quotes(anniversary), ["the seventh anniversary of the Effective Date"]);
+    // Named in the preamble, right after its date.
+    let preamble = "This LOAN AGREEMENT is dated as of April 7, 2021 (the \"Effective Date\") between Rho LLC and Sigma Bank.\n\n\"Effective Date\" is defined in the preamble.\n\n\"Maturity Date\" means the date thirty-six (36) months after the Effective Date.\n";
+    let doc = Document::scan(preamble);
+    let found = maturity_candidates(&doc, &changes(&doc), &mut Report::default());
+    let dates: Vec<String> = found.iter().map(|c| c.value.value().to_string()).collect();
+    assert_eq!(dates, ["2024-04-07"]);
 }
 
 #[test]
