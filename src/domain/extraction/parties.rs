@@ -352,6 +352,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bank_a_bilateral_agreement_calls_the_bank_is_its_lender_but_an_account_bank_is_not() {
+        let text = "This LOAN AND SECURITY AGREEMENT is entered into as of June 2, 2023 between CEDAR BANK (the \"Bank\") and ACME HOLDINGS, INC. (\"Borrower\"), and PINE TRUST COMPANY, as depositary (the \"Account Bank\").";
+        let (found, _) = parties(text);
+        assert_eq!(
+            summary(&found),
+            [
+                ("ACME HOLDINGS, INC.".to_owned(), vec![PartyRole::Borrower]),
+                ("CEDAR BANK".to_owned(), vec![PartyRole::Lender]),
+            ]
+        );
+    }
+
+    #[test]
     fn several_names_share_a_plural_role() {
         let text = "JPMORGAN CHASE BANK, N.A.\n\nand\n\nBOFA SECURITIES, INC.,\nas Joint Lead Arrangers and Joint Bookrunners\n";
         let (found, _) = parties(text);

@@ -74,7 +74,7 @@ pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
         PartyRole::SwinglineLender
     } else if lower.contains("issuer") || lower.contains("issuing") {
         PartyRole::IssuingBank
-    } else if lower.contains("lender") {
+    } else if lower.contains("lender") || is_bank_term(&lower) {
         PartyRole::Lender
     } else if lower.contains("borrower") {
         PartyRole::Borrower
@@ -109,5 +109,13 @@ pub(crate) fn is_plural(phrase: &str) -> bool {
 
 /// Whether a defined term or label is a role and nothing else ("Borrower", "Joint Lead Arrangers").
 pub(crate) fn is_role_term(term: &str) -> bool {
-    ONE_ROLE.find(term).is_some_and(|m| m.range() == (0..term.len()))
+    ONE_ROLE.find(term).is_some_and(|m| m.range() == (0..term.len())) || is_bank_term(term)
+}
+
+/// Whether a defined term is the bare "Bank" or "Banks" a bilateral loan agreement (or a 1990s
+/// syndicated one) calls its lenders by: `FIRST BANK (the "Bank")`. Only the bare word: an "Account
+/// Bank" or "Depositary Bank" lends nothing, and the word inside a name ("FIRST BANK") is a name.
+fn is_bank_term(term: &str) -> bool {
+    let words: Vec<&str> = term.split_whitespace().collect();
+    matches!(words.as_slice(), [word] if word.eq_ignore_ascii_case("bank") || word.eq_ignore_ascii_case("banks"))
 }
