@@ -61,7 +61,7 @@ static MONEY: LazyLock<Regex> = LazyLock::new(|| {
 
 static WORDS_BEFORE_PAREN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b((?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|and)[ \t\r\n-]+)+)((?:(?:united[ \t]+states|u\.[ \t]?s\.|us|canadian|australian|new[ \t]+zealand|hong[ \t]+kong|singapore|swiss)[ \t]+)?(?:dollars|euros?|pounds(?:[ \t]+sterling)?|sterling|francs|yen))[ \t\r\n]*\([ \t]*$",
+        r"(?i)\b((?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|and)[ \t\r\n-]+)+)(?:(?:and[ \t\r\n]+)?(?P<cents>no|[0-9]{2})/100(?:ths)?[ \t\r\n]+)?((?:(?:united[ \t]+states|u\.[ \t]?s\.|us|canadian|australian|new[ \t]+zealand|hong[ \t]+kong|singapore|swiss)[ \t]+)?(?:dollars|euros?|pounds(?:[ \t]+sterling)?|sterling|francs|yen))[ \t\r\n]*\([ \t]*$",
     )
 });
 
@@ -157,8 +157,22 @@ fn words_before(text: &str, figures_start: usize) -> Option<(Range<usize>, Money
     }
     let captures = WORDS_BEFORE_PAREN.captures(haystack)?;
     let number_words = captures.get(1)?;
-    let currency_words = captures.get(2)?;
-    let mut words = number_words.as_str();
+    let currency_words = captures.get(3)?;
+    // "Three Million and No/100 Dollars", "… and 50/100 Dollars": the cents as a fraction.
+    let cents = match captures.name("cents").map(|c| c.as_str()) {
+        None => Decimal::ZERO,
+        Some(c) if c.eq_ignore_ascii_case("no") => Decimal::ZERO,
+        Some(c) => Decimal::new(c.parse().ok()?, 2),
+    };
+    let mut words = number_words.as_str().trim_end();
+    while let Some(rest) = words
+        .strip_suffix("and")
+        .or_else(|| words.strip_suffix("And"))
+        .or_else(|| words.strip_suffix("AND"))
+        .filter(|_| captures.name("cents").is_some())
+    {
+        words = rest.trim_end();
+    }
     let mut start = window.start + number_words.start();
     // The pattern admits a leading "and" ("Term A Loans and Five Hundred ..."): not part of it.
     while let Some(rest) =
@@ -168,7 +182,7 @@ fn words_before(text: &str, figures_start: usize) -> Option<(Range<usize>, Money
         start += words.len() - trimmed.len();
         words = trimmed;
     }
-    let value = parse_number_words(words)?;
+    let value = parse_number_words(words)?.checked_add(cents)?.normalize();
     let currency = CurrencyCode::from_words(currency_words.as_str())?;
     let end = window.start + currency_words.end();
     Some((start..end, Money { value, currency }))
@@ -495,6 +509,20 @@ mod tests {
         assert_eq!(&text[found.span.clone()], "Five Hundred Million Dollars ($500,000,000)");
         assert_eq!(found.money.value, dec("500000000"));
         assert!(found.words_disagree.is_none());
+    }
+
+    #[test]
+    fn words_with_their_cents_as_a_fraction_of_a_hundred_are_one_statement_with_the_figures() {
+        let text = "in the maximum principal amount of Three Million and No/100 Dollars ($3,000,000.00), under which";
+        let found = only_money(text);
+        assert_eq!(&text[found.span.clone()], "Three Million and No/100 Dollars ($3,000,000.00)");
+        assert!(found.words_disagree.is_none());
+        let cents = "the sum of Two Hundred Fifty Thousand and 50/100 Dollars ($250,000.50)";
+        let found = only_money(cents);
+        assert_eq!(found.money.value, dec("250000.50"));
+        assert!(found.words_disagree.is_none());
+        let wrong_cents = "the sum of One Million and 50/100 Dollars ($1,000,000.00)";
+        assert!(only_money(wrong_cents).words_disagree.is_some());
     }
 
     #[test]
