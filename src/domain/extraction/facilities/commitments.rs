@@ -230,7 +230,7 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         // as the loan's, whatever else its sentence mentions (a lender called "… Investments, LLC").
         let named_as_loan = named_after(doc, found.span.end).is_some_and(|term| {
             is_commitment_term(&term)
-                || ["loan amount", "principal amount", "original principal amount", "maximum principal amount"]
+                || ["loan", "loan amount", "principal amount", "original principal amount", "maximum principal amount"]
                     .contains(&term.as_str())
         });
         if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged)))

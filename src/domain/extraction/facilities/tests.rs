@@ -218,6 +218,9 @@ fn a_cap_on_what_is_outstanding_makes_an_unnamed_facility_revolving() {
 fn an_amount_named_as_the_loan_amount_is_the_commitment() {
     let text = "the Company issued to Harbor Investments, LLC that certain Promissory Note dated May 1, 2021 in the amount of $750,000.00 (the \u{201c}Loan Amount\u{201d}), and paid a fee of $5,000.00 (the \u{201c}Fee\u{201d}).\n";
     assert_eq!(commitment_quotes(text).0, ["$750,000.00"]);
+    // The sum the document names as the loan itself.
+    let sum = "On the Closing Date the Lender shall lend to the Borrower the sum of Four Million Dollars (US$4,000,000) (the \"Loan\").\n";
+    assert_eq!(commitment_quotes(sum).0, ["Four Million Dollars (US$4,000,000)"]);
 }
 
 #[test]
