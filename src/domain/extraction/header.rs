@@ -9,6 +9,7 @@ use time::Date;
 
 use super::document::{Document, Report, agree};
 use super::model::{Amendment, AmendmentType};
+use super::number_words::parse_ordinal;
 use super::sourced::Sourced;
 use super::text::{capitalisable, contains_ci, pattern, slice, trim_range};
 
@@ -294,10 +295,6 @@ static AMENDMENT_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The number of the amendment `words` name, if they name a numbered one.
 fn amendment_number(words: &str) -> Option<u32> {
-    const ORDINALS: [&str; 12] = [
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-        "twelfth",
-    ];
     const CARDINALS: [&str; 12] =
         ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
     let found = AMENDMENT_NUMBER.captures(words)?;
@@ -307,8 +304,11 @@ fn amendment_number(words: &str) -> Option<u32> {
     {
         return digits.as_str().parse().ok();
     }
-    let word = found.name("ordinal").or_else(|| found.name("number"))?.as_str().to_ascii_lowercase();
-    let position = ORDINALS.iter().position(|o| *o == word).or_else(|| CARDINALS.iter().position(|c| *c == word))?;
+    if let Some(ordinal) = found.name("ordinal") {
+        return parse_ordinal(ordinal.as_str());
+    }
+    let word = found.name("number")?.as_str().to_ascii_lowercase();
+    let position = CARDINALS.iter().position(|c| *c == word)?;
     u32::try_from(position + 1).ok()
 }
 

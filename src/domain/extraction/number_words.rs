@@ -45,6 +45,20 @@ pub fn parse_number_words(words: &str) -> Option<Decimal> {
     Decimal::from_str(&value.to_string()).ok()
 }
 
+/// The number an ordinal names: "first" to "twelfth", or in figures ("5th", "21st").
+pub(crate) fn parse_ordinal(word: &str) -> Option<u32> {
+    const ORDINALS: [&str; 12] = [
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+        "twelfth",
+    ];
+    let lower = word.to_ascii_lowercase();
+    if let Some(position) = ORDINALS.iter().position(|o| *o == lower) {
+        return u32::try_from(position + 1).ok();
+    }
+    let digits = lower.strip_suffix("st").or_else(|| lower.strip_suffix("nd")).or_else(|| lower.strip_suffix("rd"));
+    digits.or_else(|| lower.strip_suffix("th"))?.parse().ok()
+}
+
 /// Whether a lower-case word is one that numbers are written in ("thirty", "hundred", "million").
 pub(crate) fn is_number_word(word: &str) -> bool {
     small_number(word).is_some() || word == "hundred" || scale_word(word).is_some()

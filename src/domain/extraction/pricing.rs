@@ -18,18 +18,39 @@ mod prose_grid;
 #[cfg(test)]
 mod tests;
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use rust_decimal::Decimal;
 
 use super::document::{Document, Report};
 use super::model::{Facility, FacilityType, PricingGridLevel};
 use super::scope::{FacilityFrame, applicable, covers, resolve};
-use super::text::Regions;
+use super::text::{Regions, any_word};
 pub(crate) use candidates::PricingCandidates;
 use conventions::{day_counts, frequencies, periods_and_tenors};
 use currencies::{is_multicurrency, optional_currencies};
 use fees::fees;
 use floors::floors;
 use index::default_index;
+
+/// Clause words before a rate or benchmark that make it the measure of a rate other than the
+/// loans' own: the rate on overdue sums or after a default, or a minimum the loans' (fixed) rate
+/// may not go under. Neither a margin (`margins.rs`) nor the loans' index (`index.rs`): a bank's
+/// loan at a fixed rate that names SOFR only there is not a SOFR loan.
+static ANOTHER_RATE: LazyLock<Regex> = LazyLock::new(|| {
+    any_word(&[
+        "default",
+        "overdue",
+        "not paid when due",
+        "not paid in full when due",
+        "unpaid when due",
+        "past due",
+        "after maturity",
+        "never be less than",
+        "no event be less than",
+    ])
+});
 
 /// Every pricing statement in the document.
 pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {

@@ -10,11 +10,13 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
+use rust_decimal::prelude::ToPrimitive;
 use time::Date;
 
 use crate::domain::extraction::dates::DateMatch;
-use crate::domain::extraction::document::{Document, Report};
+use crate::domain::extraction::document::{Document, Report, quoted};
 use crate::domain::extraction::model::{AmendedTerm, AmendedTermCategory, StatedValue};
+use crate::domain::extraction::number_words::{parse_number_words, parse_ordinal};
 use crate::domain::extraction::scope::{Scoped, applies_once_extended, scope_at, unique_keys};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{
@@ -132,8 +134,8 @@ pub(super) fn maturity_candidates(
             report.warnings.push(format!(
                 "computed: /facilities/*/terminationDate {} from {} and {}",
                 computed.date,
-                quoted(doc, computed.phrase.clone()),
-                quoted(doc, computed.anchor.clone()),
+                quoted(doc.slice(computed.phrase.clone()), computed.phrase.clone()),
+                quoted(doc.slice(computed.anchor.clone()), computed.anchor.clone()),
             ));
             candidates.extend(
                 doc.sourced(computed.phrase.clone(), computed.date)
@@ -248,7 +250,7 @@ struct RelativeMaturity {
 /// Effective Date", "60 months following the Funding Date".
 static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:the[ \t\r\n]+(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th|10th)[ \t\r\n]+anniversary|(?P<count>one|two|three|four|five|six|seven|eight|nine|ten|twelve|eighteen|twenty-four|thirty-six|forty-eight|sixty|[0-9]{1,3})(?:[ \t\r\n]*\([0-9]{1,3}\))?[ \t\r\n]+(?P<unit>years?|months?)[ \t\r\n]+(?:after|following|from))[ \t\r\n]+(?:of[ \t\r\n]+)?the[ \t\r\n]+(?P<anchor>(?:[A-Z][A-Za-z]*[ \t\r\n]+){0,3}Date)\b",
+        r"(?i)\b(?:the[ \t\r\n]+(?P<ordinal>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th|10th)[ \t\r\n]+anniversary|(?P<count>[a-z]+(?:-[a-z]+)?|[0-9]{1,3})(?:[ \t\r\n]*\([0-9]{1,3}\))?[ \t\r\n]+(?P<unit>years?|months?)[ \t\r\n]+(?:after|following|from))[ \t\r\n]+(?:of[ \t\r\n]+)?the[ \t\r\n]+(?P<anchor>(?:[A-Z][A-Za-z]*[ \t\r\n]+){0,3}Date)\b",
     )
 });
 
@@ -272,7 +274,7 @@ fn relative_maturity(doc: &Document<'_>, body: Range<usize>) -> Option<RelativeM
         return None;
     }
     let months = match (captures.name("ordinal"), captures.name("count"), captures.name("unit")) {
-        (Some(ordinal), _, _) => 12 * ordinal_number(ordinal.as_str())?,
+        (Some(ordinal), _, _) => 12 * parse_ordinal(ordinal.as_str())?,
         (None, Some(count), Some(unit)) => {
             let count = count_number(count.as_str())?;
             if unit.as_str().to_ascii_lowercase().starts_with("year") { 12 * count } else { count }
@@ -326,36 +328,13 @@ fn defined_date<'d>(doc: &'d Document<'_>, term: &str) -> Option<&'d DateMatch> 
     }
 }
 
-fn ordinal_number(word: &str) -> Option<u32> {
-    let lower = word.to_ascii_lowercase();
-    let words = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
-    if let Some(n) = words.iter().position(|w| *w == lower) {
-        return u32::try_from(n + 1).ok();
-    }
-    lower.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()
-}
-
+/// A count of years or months in figures or words ("36", "thirty-six").
 fn count_number(word: &str) -> Option<u32> {
-    let lower = word.to_ascii_lowercase();
-    let named = [
-        ("one", 1),
-        ("two", 2),
-        ("three", 3),
-        ("four", 4),
-        ("five", 5),
-        ("six", 6),
-        ("seven", 7),
-        ("eight", 8),
-        ("nine", 9),
-        ("ten", 10),
-        ("twelve", 12),
-        ("eighteen", 18),
-        ("twenty-four", 24),
-        ("thirty-six", 36),
-        ("forty-eight", 48),
-        ("sixty", 60),
-    ];
-    named.iter().find(|(w, _)| *w == lower).map(|(_, n)| *n).or_else(|| lower.parse().ok()).filter(|&n| n > 0)
+    let count = match word.parse::<u32>() {
+        Ok(n) => n,
+        Err(_) => parse_number_words(word)?.to_u32()?,
+    };
+    (count > 0).then_some(count)
 }
 
 /// `date` plus `months` calendar months; `None` when the day does not exist in the target month
@@ -365,9 +344,4 @@ fn add_months(date: Date, months: u32) -> Option<Date> {
     let year = i32::try_from(total.div_euclid(12)).ok()?;
     let month = time::Month::try_from(u8::try_from(total.rem_euclid(12) + 1).ok()?).ok()?;
     Date::from_calendar_date(year, month, date.day()).ok()
-}
-
-/// A stated span as a warning quotes it.
-fn quoted(doc: &Document<'_>, span: Range<usize>) -> String {
-    format!("\"{}\" at {}..{}", doc.slice(span.clone()), span.start, span.end)
 }

@@ -4,16 +4,12 @@
 //! named only by the benchmark replacement provisions (see `provisions.rs`) is a rate that may
 //! come, not one the loans bear.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use crate::domain::extraction::benchmarks::BenchmarkMatch;
 use crate::domain::extraction::currency::CurrencyCode;
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::sourced::Sourced;
-use crate::domain::extraction::text::{any_word, before, clause_around, contains_any_ci, matches_outside_date_names};
+use crate::domain::extraction::text::{before, clause_around, contains_any_ci, matches_outside_date_names};
 
 /// "with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75%": one margin stated for
 /// loans of two benchmarks of one currency. The facility's index is then the one the agreement
@@ -105,28 +101,11 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
     None
 }
 
-/// Clause words before a benchmark that make it the measure of a rate other than the loans' own:
-/// the rate on overdue sums or after a default, or a minimum the loans' (fixed) rate may not go
-/// under. A bank's loan priced at a fixed rate that names SOFR only there is not a SOFR loan.
-static ANOTHER_RATE: LazyLock<Regex> = LazyLock::new(|| {
-    any_word(&[
-        "default",
-        "overdue",
-        "not paid when due",
-        "not paid in full when due",
-        "unpaid when due",
-        "past due",
-        "after maturity",
-        "never be less than",
-        "no event be less than",
-    ])
-});
-
 /// Whether the clause that names `mention` names it as the measure of another rate (see
 /// `ANOTHER_RATE`): such a mention does not tell which benchmark the loans bear.
 fn names_another_rate(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
     let clause = clause_around(doc.text, mention.span.start);
-    matches_outside_date_names(&ANOTHER_RATE, doc.slice(clause.start..mention.span.start))
+    matches_outside_date_names(&super::ANOTHER_RATE, doc.slice(clause.start..mention.span.start))
 }
 
 /// Words that name a currency other than the dollar, for telling which currency a LIBOR mention

@@ -41,19 +41,9 @@ enum RateKind {
 /// Clause words that mark a percentage as something other than the margin itself.
 static NOT_A_MARGIN: LazyLock<Regex> = LazyLock::new(|| any_word(NOT_A_MARGIN_WORDS));
 
+/// Besides the words of another rate (`super::ANOTHER_RATE`: a default rate, the rate on overdue
+/// sums, a minimum the rate may not go under).
 const NOT_A_MARGIN_WORDS: &[&str] = &[
-    "default",
-    "overdue",
-    // The rate on amounts unpaid at their due date or after maturity, however the clause words it.
-    "not paid when due",
-    "not paid in full when due",
-    "unpaid when due",
-    "past due",
-    "after maturity",
-    // A minimum the rate may not go under ("a fixed 7%, never less than SOFR plus 3%") is a floor
-    // on another rate, not the margin over that benchmark.
-    "never be less than",
-    "no event be less than",
     "step-up",
     "step up",
     "sustainab",
@@ -124,7 +114,10 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     }
     let lead_in = doc.slice(clause.start..pct.span.start);
     let trailing = after_text.get(..after_text.len().min(40)).unwrap_or(after_text);
-    if matches_outside_date_names(&NOT_A_MARGIN, lead_in) || contains_any_ci(trailing, &["otherwise", "adjustment"]) {
+    if matches_outside_date_names(&NOT_A_MARGIN, lead_in)
+        || matches_outside_date_names(&super::ANOTHER_RATE, lead_in)
+        || contains_any_ci(trailing, &["otherwise", "adjustment"])
+    {
         return RateKind::Excluded;
     }
     if names_loans_of_another_rate(doc, clause.start..pct.span.start) {
