@@ -19,7 +19,13 @@
 //!   not a change this document makes;
 //! - **attachments that describe other debt** (a schedule of existing indebtedness, of permitted
 //!   debt, of the borrower's outstanding notes or capitalization): the terms of loans and
-//!   securities that are not this facility (`provisions/other_debt.rs`).
+//!   securities that are not this facility (`provisions/other_debt.rs`);
+//! - **sections and statements about other debt** in the body: a section captioned as debt (the
+//!   covenant limiting other borrowing, the representation listing existing debt), and a
+//!   statement whose subject is another instrument ("the Borrower's existing subordinated notes
+//!   bear interest at …"). In an amendment, the agreement it amends and that agreement's existing
+//!   facilities are this document's own (their terms continue), so only other instruments count
+//!   there.
 //!
 //! Found once when the document is scanned; the readers of facility terms leave statements in
 //! these provisions aside, and the evidence checks (`evidence.rs`) withhold any value still read
@@ -47,6 +53,12 @@ pub(crate) struct Provisions {
     replacement: Regions,
     in_force_at_signing: Regions,
     other_debt: Regions,
+    /// The sections of the body captioned as debt.
+    other_debt_sections: Regions,
+    /// Every statement about other debt, and whether its words may name, in an amendment, the
+    /// agreement being amended; and those set aside as this document is read.
+    other_debt_statements: Vec<(Range<usize>, bool)>,
+    set_aside_other_debt: Regions,
     /// Every sentence saying that terms stay as they were, and those set aside as this document is
     /// read (see [`Self::read_as`]).
     leaves_unchanged: Vec<Range<usize>>,
@@ -62,6 +74,8 @@ pub(crate) enum SetAside {
     BenchmarkReplacement,
     /// In an attachment that describes the borrower's other debt.
     OtherDebt,
+    /// In a section or a statement of the body about other debt.
+    OtherDebtProvision,
     /// In an amendment's statement of terms it leaves as they were.
     Unchanged,
 }
@@ -81,6 +95,9 @@ impl SetAside {
             }
             SetAside::OtherDebt => {
                 "is in an attachment describing other debt (the borrower's existing, outstanding or permitted indebtedness), not this facility's terms"
+            }
+            SetAside::OtherDebtProvision => {
+                "is in a provision about other debt (the borrower's existing, refinanced or permitted indebtedness, or notes that are not this facility), not this facility's terms"
             }
         }
     }
@@ -113,6 +130,9 @@ impl Provisions {
             replacement: Regions::new(replacement),
             in_force_at_signing,
             other_debt: Regions::new(other_debt::other_debt_attachments(text)),
+            other_debt_sections: Regions::new(other_debt::other_debt_sections(text, structure)),
+            other_debt_statements: other_debt::other_debt_statements(text),
+            set_aside_other_debt: Regions::new(Vec::new()),
             leaves_unchanged: UNCHANGED.find_iter(text).map(|found| sentence_around(text, found.start())).collect(),
             set_aside_unchanged: Regions::new(Vec::new()),
         }
@@ -135,6 +155,14 @@ impl Provisions {
             _ => Vec::new(),
         };
         self.set_aside_unchanged = Regions::new(unchanged);
+        let amended = amendment == Some(AmendmentType::Amendment);
+        self.set_aside_other_debt = Regions::new(
+            self.other_debt_statements
+                .iter()
+                .filter(|(_, existing)| !(amended && *existing))
+                .map(|(r, _)| r.clone())
+                .collect(),
+        );
     }
 
     /// Whether `pos` lies in the benchmark replacement provisions (and not in a statement that
@@ -152,6 +180,8 @@ impl Provisions {
             Some(SetAside::BenchmarkReplacement)
         } else if self.other_debt.contains(span.start) {
             Some(SetAside::OtherDebt)
+        } else if self.other_debt_sections.contains(span.start) || self.set_aside_other_debt.contains(span.start) {
+            Some(SetAside::OtherDebtProvision)
         } else if self.set_aside_unchanged.contains(span.start) {
             Some(SetAside::Unchanged)
         } else {
@@ -485,6 +515,60 @@ mod tests {
         assert_eq!(set_aside_at(text, "June 1, 2030"), None, "the recitals end at the first article");
         let operative = text.rfind("$95,000,000").expect("present");
         assert_eq!(provisions(text).set_aside(operative..operative + 11), None);
+    }
+
+    fn set_aside_when_read_as(text: &str, needle: &str, amendment: Option<AmendmentType>) -> Option<SetAside> {
+        let at = text.find(needle).unwrap_or_else(|| panic!("{needle} is in the text"));
+        let mut provisions = provisions(text);
+        provisions.read_as(amendment, 0..text.len());
+        provisions.set_aside(at..at + needle.len())
+    }
+
+    #[test]
+    fn a_statement_about_another_instrument_is_set_aside_to_the_end_of_its_clause() {
+        let text = "Section 2.04. Interest. Each Advance bears interest at Daily Simple SOFR plus 2.10%.\n\n\
+            Section 6.08. Other Obligations. The Company's prior equipment notes accrue interest at the Prime Rate \
+            plus 3.5% and fall due in 2031; the Advances are payable quarterly.\n";
+        let other = Some(SetAside::OtherDebtProvision);
+        assert_eq!(set_aside_when_read_as(text, "3.5%", None), other);
+        assert_eq!(set_aside_when_read_as(text, "2031", None), other);
+        assert_eq!(set_aside_when_read_as(text, "2.10%", None), None);
+        assert_eq!(set_aside_when_read_as(text, "quarterly", None), None, "a semicolon ends the statement");
+    }
+
+    #[test]
+    fn a_statement_about_another_instrument_ends_where_the_sentence_turns_to_other_debt() {
+        let text = "The Convertible Notes bear interest at 5.25% and rank behind the Advances, which bear interest \
+            at Term SOFR plus 2%.\n";
+        assert_eq!(set_aside_when_read_as(text, "5.25%", None), Some(SetAside::OtherDebtProvision));
+        assert_eq!(set_aside_when_read_as(text, "Term SOFR plus 2%", None), None);
+        let text =
+            "The margins, by the rating of the Senior Notes, are as follows:\nLevel I   110 bps\nLevel II   125 bps\n";
+        assert_eq!(set_aside_when_read_as(text, "110 bps", None), None, "a colon ends the statement");
+    }
+
+    #[test]
+    fn in_an_amendment_the_agreement_it_amends_is_not_other_debt_but_notes_still_are() {
+        let text = "The loans under the Existing Credit Agreement bear interest at LIBOR plus 2.00%. The Senior \
+            Notes bear interest at 7.5%.\n";
+        let other = Some(SetAside::OtherDebtProvision);
+        assert_eq!(set_aside_when_read_as(text, "LIBOR plus 2.00%", None), other, "a new agreement refinances it");
+        assert_eq!(
+            set_aside_when_read_as(text, "LIBOR plus 2.00%", Some(AmendmentType::AmendmentAndRestatement)),
+            other
+        );
+        assert_eq!(set_aside_when_read_as(text, "LIBOR plus 2.00%", Some(AmendmentType::Amendment)), None);
+        assert_eq!(set_aside_when_read_as(text, "7.5%", Some(AmendmentType::Amendment)), other);
+    }
+
+    #[test]
+    fn a_section_captioned_as_debt_is_about_other_debt_but_a_coverage_covenant_is_not() {
+        let text = "Section 7.01. Limitation on Indebtedness. The Company shall not incur debt other than the \
+            Advances and mortgage debt at not more than Prime plus 2%.\n\nSection 7.02. Liens. The Company shall not \
+            grant liens.\n\nSection 7.03. Debt Service Coverage Ratio. The ratio shall be at least 1.25 to 1.00.\n";
+        assert_eq!(set_aside_at(text, "Prime plus 2%"), Some(SetAside::OtherDebtProvision));
+        assert_eq!(set_aside_at(text, "grant liens"), None, "the next section is about something else");
+        assert_eq!(set_aside_at(text, "1.25 to 1.00"), None);
     }
 
     #[test]

@@ -176,6 +176,28 @@ fn the_terms_of_debt_listed_in_a_schedule_of_outstanding_notes_are_not_the_loan_
     assert!(warned(&extraction, "is in an attachment describing other debt"), "{:?}", extraction.warnings);
 }
 
+/// A bank loan whose rate is set by a separate note; its body says what the borrower's other debt
+/// bears and when that debt matures.
+const LOAN_NAMING_OTHER_DEBT: &str = "TERM LOAN AGREEMENT\n\n\
+This TERM LOAN AGREEMENT is dated as of May 2, 2024, between BIRCH FOODS, INC., a Georgia corporation (the \
+\"Borrower\"), and ALDER NATIONAL BANK (the \"Lender\").\n\n\
+1. The Loan. The Lender agrees to make a term loan to the Borrower in the amount of $6,000,000 (the \"Loan\"), \
+repayable with interest as the promissory note of even date provides.\n\n\
+2. Other Obligations. The Borrower's existing subordinated notes bear interest at Term SOFR plus 4.25% per annum \
+and mature on March 31, 2031.\n\n\
+3. Governing Law. This Agreement is governed by the law of the State of Georgia.\n";
+
+#[test]
+fn the_terms_a_sentence_gives_the_borrower_s_other_debt_are_not_the_loan_s() {
+    let extraction = extract_credit_agreement(LOAN_NAMING_OTHER_DEBT);
+    let facility = extraction.agreement.facilities.first();
+    assert_eq!(index_of(&extraction, 0), None, "{:?}", extraction.agreement.facilities);
+    assert_eq!(facility.and_then(|f| f.spread.as_ref()), None, "4.25% is the margin of the existing notes");
+    assert_eq!(facility.and_then(|f| f.termination_date.as_ref()), None, "2031 is when the notes mature");
+    assert_eq!(commitment_of(&extraction, 0).as_deref(), Some("6000000"), "the loan's own amount stays");
+    assert!(warned(&extraction, "is in a provision about other debt"), "{:?}", extraction.warnings);
+}
+
 fn commitment_of(extraction: &Extraction, facility: usize) -> Option<String> {
     let facility = extraction.agreement.facilities.get(facility)?;
     facility.commitment.as_ref().map(|c| c.value().value.to_string())

@@ -8,13 +8,25 @@
 //! by its caption, on the same line or on the next lines. Only a caption written as a caption
 //! counts (short, every word capitalised but the small joining words), so that a hard-wrapped
 //! sentence of the body that starts with "Schedule 7.03 lists the …" opens nothing.
+//!
+//! The body describes other debt too, in two ways a lawyer reads past when looking for the
+//! facility's terms:
+//! - a **section** captioned as debt ("Section 7.01 Indebtedness", "Section 5.12 Existing
+//!   Indebtedness", "Limitation on Debt"): the covenant that limits the borrower's borrowing
+//!   elsewhere, or the representation listing what it owes, names others' rates and amounts;
+//! - a **statement** whose subject is another instrument ("the Borrower's existing subordinated
+//!   notes bear interest at …", "… repay the loans under the Existing Credit Agreement, which bear
+//!   interest at …", "the Seller Note shall bear interest at …"): from the words naming the other
+//!   debt to the end of their clause (a semicolon or a colon ends it: what a colon introduces is
+//!   a list or a grid of its own), at most a few lines on, or to the next debt the sentence names
+//!   (which may be the facility again: "… and shall be subordinated to the Term Loan").
 
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::domain::extraction::text::{floor_boundary, lines_in, pattern, slice};
+use crate::domain::extraction::text::{Structure, floor_boundary, lines_in, pattern, sentence_around, slice};
 
 /// A line that opens an attachment: its kind, its designation ("B", "7.03(a)", "A-1", "II") and
 /// whatever follows on the line.
@@ -48,6 +60,86 @@ static OTHER_DEBT_CAPTION: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:existing|outstanding|permitted|prior|other|surviving|continuing|refinanced)\b(?:[ \t]+[\w’'\-]+){0,3}?[ \t]+(?:indebtedness|debt|notes?|loans?|securities|bonds|debentures|borrowings?|credit[ \t]+facilities|obligations)\b|^[ \t]*(?:indebtedness|debt|capitali[sz]ation)\b",
     )
 });
+
+/// A section caption that is debt and nothing else: "Indebtedness", "Existing Indebtedness",
+/// "Limitation on Debt", "Indebtedness and Preferred Stock" (not "Debt Service Coverage Ratio", a
+/// covenant of this facility's).
+static SECTION_CAPTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^(?:(?:limitations?|restrictions?)[ \t]+on[ \t]+)?(?:(?:existing|permitted|other|subordinated)[ \t]+)?(?:indebtedness|debt)(?:[ \t]*(?:;|,|and)[ \t]*(?:liens|guarant(?:ees|ies)|contingent[ \t]+obligations|preferred[ \t]+stock|disqualified[ \t]+stock))?[ \t]*$",
+    )
+});
+
+/// A section heading line: its number and the caption after it, up to the caption's full stop.
+static SECTION_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"^[ \t]*(?:SECTION|Section)?[ \t]*[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}\.?[ \t]+(?P<caption>[^.\r\n]{1,80})")
+});
+
+/// The longest a section about other debt is read for, when no later heading closes it.
+const MAX_SECTION: usize = 20_000;
+
+/// Every section of `text` captioned as debt, from its heading to the next heading.
+pub(super) fn other_debt_sections(text: &str, structure: &Structure) -> Vec<Range<usize>> {
+    structure
+        .headings
+        .iter()
+        .filter_map(|&start| {
+            let line_end = text.get(start..).and_then(|rest| rest.find('\n')).map_or(text.len(), |at| start + at);
+            let found = SECTION_HEADING.captures(slice(text, start..line_end))?;
+            let caption = found.name("caption")?.as_str().trim();
+            if !SECTION_CAPTION.is_match(caption) || !is_caption(caption) {
+                return None;
+            }
+            let limit = floor_boundary(text, start.saturating_add(MAX_SECTION));
+            Some(start..structure.next_heading_after(line_end).unwrap_or(text.len()).min(limit))
+        })
+        .collect()
+}
+
+/// Words naming another instrument than the facility: a qualifier placing the debt outside it
+/// ("existing", "prior", "refinanced", "predecessor") a few words before a kind of debt, "other
+/// indebtedness", an instrument a credit facility is not ("Senior Notes", "Subordinated Debt",
+/// "Convertible Notes", "Seller Note") or a defined term for the debt being refinanced ("Existing
+/// Credit Agreement", "Existing Term Loans"). The `existing` group marks the words that, in an
+/// amendment, name the agreement it amends and its facilities (this document's own terms there).
+static OTHER_DEBT_MENTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?P<existing>\b(?i:existing|prior|refinanced|predecessor)(?:[ \t\r\n]+[A-Za-z\-]+){0,2}?[ \t\r\n]+(?i:indebtedness|debt|notes?|loans?|credit[ \t\r\n]+(?:agreements?|facilit(?:y|ies))|facilit(?:y|ies)|bonds|debentures|borrowings|lines?[ \t\r\n]+of[ \t\r\n]+credit)\b)|\b(?i:other)[ \t\r\n]+(?i:indebtedness|debt)\b|\b(?:Senior|Subordinated|Convertible|Exchangeable|Seller|Mezzanine)[ \t\r\n]+(?:(?:Secured|Unsecured|Subordinated|Promissory)[ \t\r\n]+)?(?:Notes?|Debentures|Bonds|Debt|Indebtedness)\b",
+    )
+});
+
+/// The longest a statement about other debt is read for after the words naming it: a rate or
+/// an amount of that debt follows them closely ("… notes bear interest at …"), and a sentence
+/// that runs on (a definition, a grid introduced by it) is about something else by then.
+const MAX_STATEMENT: usize = 250;
+
+/// Where a statement about other debt ends: a kind of debt named after it (the sentence turns to
+/// another instrument, maybe the facility).
+static NEXT_DEBT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:loans?|advances?|notes?|facilit(?:y|ies)|commitments?|obligations|borrowings?|indebtedness|debt)\b",
+    )
+});
+
+/// Every statement of `text` about other debt (see the module's documentation), and whether its
+/// words may name, in an amendment, the agreement being amended or its facilities.
+pub(super) fn other_debt_statements(text: &str) -> Vec<(Range<usize>, bool)> {
+    OTHER_DEBT_MENTION
+        .captures_iter(text)
+        .filter_map(|found| {
+            let mention = found.get(0)?;
+            let clause_end = sentence_around(text, mention.start())
+                .end
+                .min(floor_boundary(text, mention.end().saturating_add(MAX_STATEMENT)));
+            let clause_end =
+                slice(text, mention.end()..clause_end).find([';', ':']).map_or(clause_end, |at| mention.end() + at);
+            let end = NEXT_DEBT
+                .find(slice(text, mention.end()..clause_end))
+                .map_or(clause_end, |next| mention.end() + next.start());
+            Some((mention.start()..end, found.name("existing").is_some()))
+        })
+        .collect()
+}
 
 /// Every attachment of `text` whose caption names debt other than the facility, from its heading
 /// to the next attachment of another designation (a running "Schedule 7.03 (continued)" heading
