@@ -186,12 +186,32 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
     let heading = if heading < sentence.start && NUMBERED_HEADING.is_match(lead) { heading } else { sentence.start };
     let headed = heading < sentence.start && heading_names(lead);
     let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
-    if !names_its_metric {
+    if !names_its_metric || (!headed && is_incurrence_test(doc.slice(heading..sentence.end))) {
         return None;
     }
     let introduces_levels = doc.slice(sentence.clone()).trim_end().ends_with(':');
     let end = if introduces_levels { section_end(doc, sentence.end).max(sentence.end) } else { sentence.end };
     Some(heading..end)
+}
+
+/// Words that test a ratio as of an action the borrower takes: "after giving pro forma effect
+/// thereto", "immediately after giving effect to such Restricted Payment".
+static AS_OF_AN_ACTION: LazyLock<Regex> = LazyLock::new(|| {
+    super::text::any_word(&["pro forma", "after giving effect", "immediately after", "immediately before"])
+});
+
+/// Words that test a ratio on dates, whatever the borrower does: "as of the last day of any fiscal
+/// quarter", "at any time".
+static ON_TEST_DATES: LazyLock<Regex> = LazyLock::new(|| {
+    super::text::any_word(&["last day of", "end of any fiscal", "end of each fiscal", "at any time", "at all times"])
+});
+
+/// Whether a sentence in covenant form is an incurrence test: a ratio the borrower must meet to
+/// take an action ("may request Incremental Term Loans, provided that after giving pro forma
+/// effect thereto the Leverage Ratio shall not exceed 3.50 to 1.00"), not one it keeps on test
+/// dates. A maintenance covenant calculated on a pro forma basis still names its test dates.
+fn is_incurrence_test(sentence: &str) -> bool {
+    AS_OF_AN_ACTION.is_match(sentence) && !ON_TEST_DATES.is_match(sentence)
 }
 
 /// Where the section whose heading line ends at `heading_end` ends: at the next heading, unless
@@ -438,6 +458,20 @@ mod tests {
         // A wrapped line of prose that mentions a ratio is not a heading.
         let prose = "the Designation may be made if the Leverage Ratio is greater than 3.75 to 1.00. The\nCompany shall not permit any such Designation to be less than the amount set forth below:\n";
         assert!(extract(&Document::scan(prose)).is_empty());
+    }
+
+    #[test]
+    fn a_ratio_the_borrower_must_meet_to_take_an_action_is_no_covenant_where_no_section_holds_covenants() {
+        let text = "Section 2.14 Incremental Term Loans. The Borrower may request Incremental Term Loans, provided that \
+            after giving pro forma effect thereto the Senior Secured Leverage Ratio shall not exceed 3.25 to 1.00.\n\n\
+            Section 7.06 Dividends. The Borrower may pay dividends if, immediately after giving effect thereto, the \
+            Interest Coverage Ratio shall be not less than 3.00 to 1.00.\n";
+        assert!(extract(&Document::scan(text)).is_empty(), "{:?}", extract(&Document::scan(text)));
+        let maintained = "Section 7.11 Compliance. The Borrower shall not permit the Leverage Ratio, calculated on a pro \
+            forma basis, as of the last day of any fiscal quarter to exceed 3.75 to 1.00.\n";
+        let found = extract(&Document::scan(maintained));
+        assert_eq!(found.len(), 1, "a maintenance covenant names its test dates: {found:?}");
+        assert_eq!(found[0].levels[0].threshold.quote(), "3.75 to 1.00");
     }
 
     #[test]
