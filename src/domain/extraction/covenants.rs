@@ -186,7 +186,10 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
     let heading = if heading < sentence.start && NUMBERED_HEADING.is_match(lead) { heading } else { sentence.start };
     let headed = heading < sentence.start && heading_names(lead);
     let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
-    if !names_its_metric || (!headed && is_incurrence_test(doc.slice(heading..sentence.end))) {
+    if !names_its_metric
+        || (!headed
+            && (is_incurrence_test(doc.slice(heading..sentence.end)) || is_a_condition(doc, sentence.start, pos)))
+    {
         return None;
     }
     let introduces_levels = doc.slice(sentence.clone()).trim_end().ends_with(':');
@@ -212,6 +215,41 @@ static ON_TEST_DATES: LazyLock<Regex> = LazyLock::new(|| {
 /// dates. A maintenance covenant calculated on a pro forma basis still names its test dates.
 fn is_incurrence_test(sentence: &str) -> bool {
     AS_OF_AN_ACTION.is_match(sentence) && !ON_TEST_DATES.is_match(sentence)
+}
+
+/// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the
+/// Leverage Ratio was 2.85 to 1.00"), not a level it must keep.
+static REPORTED: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:was|were|had[ \t\r\n]+been|equall?ed|amounted[ \t\r\n]+to)[ \t\r\n]*$"));
+
+/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]).
+fn is_reported(doc: &Document<'_>, level: usize) -> bool {
+    REPORTED.is_match(doc.slice(super::text::before(doc.text, level, 40)))
+}
+
+/// Words opening a clause that states a condition, not an obligation: "if", "so long as",
+/// "provided that", "until", "on which".
+static CONDITION_OPENER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:if|so[ \t\r\n]+long[ \t\r\n]+as|as[ \t\r\n]+long[ \t\r\n]+as|provided[ \t\r\n]+that|unless|when|whenever|until|(?:on|upon|after)[ \t\r\n]+which|in[ \t\r\n]+the[ \t\r\n]+event[ \t\r\n]+that|such[ \t\r\n]+that|to[ \t\r\n]+the[ \t\r\n]+extent[ \t\r\n]+that)\b",
+    )
+});
+
+/// How far before its verb a condition's opening words are looked for.
+const CONDITION_REACH: usize = 300;
+
+/// Whether the words in covenant form at `verb` (in the sentence starting at `sentence_start`)
+/// are those of a condition: a clause opened by "if", "so long as", "provided that", "until" …
+/// and not closed by a comma before the verb ("… Restricted Payments so long as the Leverage
+/// Ratio shall not exceed 2.75 to 1.00", "the ECF Percentage is 25% if the Leverage Ratio shall
+/// not exceed 3.00 to 1.00"). A covenant that springs on a condition states it first and then its
+/// obligation, after a comma ("If Liquidity is below $50,000,000, the Borrower shall not
+/// permit …").
+fn is_a_condition(doc: &Document<'_>, sentence_start: usize, verb: usize) -> bool {
+    let from = super::text::floor_boundary(doc.text, verb.saturating_sub(CONDITION_REACH)).max(sentence_start);
+    let lead = doc.slice(from..verb);
+    let clause = lead.rfind([',', ';', ':']).map_or(lead, |at| &lead[at + 1..]);
+    CONDITION_OPENER.is_match(clause)
 }
 
 /// Where the section whose heading line ends at `heading_end` ends: at the next heading, unless
@@ -273,7 +311,7 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
             else {
                 continue;
             };
-            if !names_its_own_metric(doc, metric.clone(), ratio.span.start) {
+            if !names_its_own_metric(doc, metric.clone(), ratio.span.start) || is_reported(doc, ratio.span.start) {
                 continue;
             }
             let Some(kind) = covenant_type(doc.slice(metric.clone())) else { continue };
@@ -472,6 +510,36 @@ mod tests {
         let found = extract(&Document::scan(maintained));
         assert_eq!(found.len(), 1, "a maintenance covenant names its test dates: {found:?}");
         assert_eq!(found[0].levels[0].threshold.quote(), "3.75 to 1.00");
+    }
+
+    #[test]
+    fn a_ratio_test_in_a_clause_of_condition_is_no_covenant_but_a_covenant_springing_on_one_is() {
+        let conditions = [
+            "Section 7.06 Dividends. The Borrower may pay dividends so long as the Total Leverage Ratio as of the \
+            last day of the latest fiscal quarter shall not exceed 2.50 to 1.00.\n",
+            "Section 2.10 Prepayments. The sweep percentage is 50%, or 25% if the Senior Leverage Ratio as of the \
+            last day of the fiscal year shall not exceed 2.00 to 1.00.\n",
+            "\"Relief Period\" ends when the Borrower so elects, provided that the Net Leverage Ratio as of the last \
+            day of the latest fiscal quarter shall not exceed 3.25 to 1.00.\n",
+        ];
+        for text in conditions {
+            assert!(extract(&Document::scan(text)).is_empty(), "{text}: {:?}", extract(&Document::scan(text)));
+        }
+        let springing = "Section 7.11 Compliance. If on the last day of any fiscal quarter the revolving loans exceed \
+            40% of the commitments, the Borrower shall not permit the First Lien Leverage Ratio to exceed 5.00 to 1.00.\n";
+        let found = extract(&Document::scan(springing));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].levels[0].threshold.quote(), "5.00 to 1.00");
+    }
+
+    #[test]
+    fn a_ratio_the_borrower_reports_in_the_past_tense_is_no_level() {
+        let text = "Section 3 Compliance. As of June 30, 2024 the Leverage Ratio was 2.60 to 1.00, and the Borrower \
+            shall not permit the Leverage Ratio at any time to exceed 4.00 to 1.00.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let levels: Vec<&str> = found[0].levels.iter().map(|l| l.threshold.quote()).collect();
+        assert_eq!(levels, ["4.00 to 1.00"]);
     }
 
     #[test]
