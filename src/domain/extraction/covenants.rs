@@ -330,7 +330,11 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
             };
             match covenants.iter_mut().find(same_metric) {
                 Some(covenant) => {
-                    if !covenant.levels.iter().any(|l| l.threshold.span() == level.threshold.span()) {
+                    if !covenant
+                        .levels
+                        .iter()
+                        .any(|l| l.threshold.span() == level.threshold.span() || restates(l, &level))
+                    {
                         covenant.levels.push(level);
                     }
                 }
@@ -346,6 +350,16 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
         }
     }
     covenants
+}
+
+/// Whether `level` says again what `earlier` said: the same figure with no test period or
+/// condition of its own, as where an equity cure speaks of the amount "needed to cause the
+/// Leverage Ratio to be 3.75 to 1.00". It is not another level of the schedule.
+fn restates(earlier: &CovenantLevel, level: &CovenantLevel) -> bool {
+    level.period.is_none()
+        && level.condition.is_none()
+        && earlier.threshold.value() == level.threshold.value()
+        && earlier.condition.is_none()
 }
 
 /// Whether the ratio name nearest before the level is the metric found for it: a level stated
@@ -530,6 +544,17 @@ mod tests {
         let found = extract(&Document::scan(springing));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].levels[0].threshold.quote(), "5.00 to 1.00");
+    }
+
+    #[test]
+    fn a_covenant_s_figure_said_again_by_its_equity_cure_is_not_a_second_level() {
+        let text = "Section 7.11 Financial Covenants.\n\n(a) Leverage Ratio. The Borrower shall not permit the Leverage \
+            Ratio as of the last day of any fiscal quarter to exceed 3.75 to 1.00.\n\n(b) Cure. The Borrower may \
+            contribute equity in an amount not exceeding what is needed to cause the Leverage Ratio to be 3.75 to \
+            1.00.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].levels.len(), 1, "{:?}", found[0].levels);
     }
 
     #[test]

@@ -120,6 +120,15 @@ static PREAMBLE_DATED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words naming another instrument right before "dated": "…, amending the loan agreement dated
+/// as of March 9, 2019", "under that certain Note dated …". The document names itself with
+/// "This …" or its title, never with an article.
+static OTHER_INSTRUMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:the|that[ \t\r\n]+certain|a|an|said|such)[ \t\r\n]+(?:[A-Za-z\-]+[ \t\r\n]+){0,5}?(?:agreement|note|indenture|amendment|facility|guaranty|guarantee)[ \t\r\n,]*$",
+    )
+});
+
 /// "as of the date first set forth above": the preamble dates the document by its title block.
 static DATE_ABOVE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bdate[ \t\r\n]+first[ \t\r\n]+(?:set[ \t\r\n]+forth|written|above)"));
@@ -148,6 +157,9 @@ fn own_date(doc: &Document<'_>, preamble: Range<usize>, report: &mut Report) -> 
     let opening_text = doc.slice(opening.clone());
     let mut refers_above = false;
     for found in PREAMBLE_DATED.find_iter(opening_text) {
+        if OTHER_INSTRUMENT_BEFORE.is_match(&opening_text[..found.start()]) {
+            continue;
+        }
         let at = opening.start + found.end();
         if let Some(date) = date_starting_at(doc, at) {
             candidates.push(date);
@@ -679,6 +691,17 @@ mod tests {
         let doc = scan(loan);
         let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
         assert_eq!(found.amended_agreement_date.map(|d| d.value().to_string()), Some("2019-08-09".to_owned()));
+    }
+
+    #[test]
+    fn a_preamble_that_names_another_agreement_s_date_first_does_not_date_this_one_by_it() {
+        let text = "LOAN AGREEMENT\n\nTHIS LOAN AGREEMENT, replacing the credit agreement dated as of March 9, 2019, is \
+            between TERN CO. (the \"Borrower\") and ELM BANK (the \"Lender\").\n\n1. The Loan.";
+        assert_eq!(agreement_date(&scan(text), &mut Report::default()), None);
+        let text = "LOAN AGREEMENT\n\nTHIS LOAN AGREEMENT, replacing the credit agreement dated as of March 9, 2019, is \
+            dated as of May 2, 2023 between TERN CO. (the \"Borrower\") and ELM BANK (the \"Lender\").\n\n1. The Loan.";
+        let date = agreement_date(&scan(text), &mut Report::default()).map(|d| d.value().to_string());
+        assert_eq!(date, Some("2023-05-02".to_owned()));
     }
 
     #[test]
