@@ -37,32 +37,40 @@ const VALUE_NOUN: &str = r"(?:(?:the|such)[ \t\r\n]+)?(?:(?:amount|date|percenta
 /// line, which end the statement of a change.
 const GAP: &str = r"(?:[^;\n]|\r?\n[ \t]*[^;\s])";
 
-/// `deleting OLD … (and) substituting|inserting|replacing it with NEW`, `OLD … is deleted and
-/// replaced with NEW`, `replacing OLD with NEW`, `changing OLD to NEW`.
-static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
-    let [deleting, passive, replacing] = replaced_forms();
-    pattern(&format!("(?i)(?:{deleting}|{passive}|{replacing})"))
-});
-
-/// [`REPLACED`] without its passive form (`OLD … is deleted and replaced with NEW`). That form
-/// opens on any quote and lets 250 characters follow it, which overflows the lazy DFA's cache on
-/// a long agreement full of quoted terms: the regex crate then falls back to its slowest engine
-/// over the whole text (a quarter of a plain-text filing's extraction time). Where the text
-/// further on has no [`PASSIVE_VERB`], the passive form cannot match there, and this pattern finds
-/// exactly what [`REPLACED`] would (the forms open on different characters, so they never compete
-/// for one start).
+/// `deleting OLD … (and) substituting|inserting|replacing it with NEW`, `replacing OLD with NEW`,
+/// `changing OLD to NEW`: the changes that open on their operative word. The passive form, `OLD …
+/// is deleted and replaced with NEW`, is [`PASSIVE_REPLACED`]: it opens on any quote and lets 250
+/// characters follow it, and searched for across a long agreement full of quoted terms it overflows
+/// the lazy DFA's cache, so that the regex crate falls back to its slowest engine over the whole
+/// text (a quarter of a plain-text filing's extraction time; a larger `dfa_size_limit` does not
+/// keep it in the DFA). The forms open on different characters, so a change starts with one form
+/// only, and the two searches together find what one pattern of all three forms would.
 static REPLACED_ACTIVELY: LazyLock<Regex> = LazyLock::new(|| {
     let [deleting, _, replacing] = replaced_forms();
     pattern(&format!("(?i)(?:{deleting}|{replacing})"))
 });
 
-/// The verb every passive change of [`REPLACED`] holds: `is deleted and replaced`, `shall be
-/// amended to read`.
+/// The passive change, `OLD … is deleted and replaced with NEW`, matched only where its haystack
+/// starts: it is tried at the quotes before each [`PASSIVE_VERB`] that can reach it (see
+/// [`passive_reach`]), never searched for.
+static PASSIVE_REPLACED: LazyLock<Regex> = LazyLock::new(|| {
+    let [_, passive, _] = replaced_forms();
+    pattern(&format!(r"(?i)\A(?:{passive})"))
+});
+
+/// The verb every passive change holds: `is deleted and replaced`, `shall be amended to read`.
 static PASSIVE_CHANGE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!("(?i){PASSIVE_VERB}")));
 
 const PASSIVE_VERB: &str = r"\b(?:is|are|shall[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted[ \t\r\n]+and[ \t\r\n]+)?(?:replaced|amended[ \t\r\n]+to[ \t\r\n]+read)";
 
-/// The three forms of [`REPLACED`], each with its own capture names: `deleting OLD … substituting
+/// The longest a passive change's gap (the words between its old value and its verb) may be: at
+/// most this many characters other than spaces, tabs and line breaks (each [`GAP`] unit holds at
+/// most one).
+const PASSIVE_GAP_UNITS: usize = 250;
+/// The longest a [`QUOTE`] may be, in characters, with its two quotation marks.
+const QUOTE_CHARS: usize = 302;
+
+/// The three forms of a replaced value, each with its own capture names: `deleting OLD … substituting
 /// NEW`, `OLD … is replaced with NEW`, `replacing|changing OLD with|to NEW`.
 fn replaced_forms() -> [String; 3] {
     let ws = r"[ \t\r\n]+";
@@ -125,7 +133,7 @@ static MOVED_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// An amendment's textual substitution: `deleting "$150,000,000" immediately following the words
 /// "the Total Commitment is" and substituting "$300,000,000" therefor`. The deleted text is no
 /// longer a term of the agreement; the substituted text is, read in the context of the words it
-/// follows. Unlike [`REPLACED`], which reads a change of value and so takes a quote only when it
+/// follows. Unlike [`changes`], which reads a change of value and so takes a quote only when it
 /// holds a value and nothing more, this reads whatever is struck.
 static SUBSTITUTION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -168,22 +176,29 @@ pub(crate) fn changes(doc: &Document<'_>) -> Vec<AmendedTerm> {
     let mut found = Vec::new();
     // A candidate that is not a change (its first quote is a defined term, say) must not hide a
     // change that starts inside it, so the search resumes just after a failed candidate's start.
+    // The next change of each kind is kept while the search has not passed its start: it is still
+    // the first of its kind from there.
     let mut from = 0;
-    // Where the next passive verb starts at or after `from`, if any.
-    let mut passive_verb = PASSIVE_CHANGE.find(doc.text).map(|m| m.start());
+    let mut active = ReplacedValue::active(doc.text, from);
+    let mut passive = ReplacedValue::passive(doc.text, from);
     loop {
-        if passive_verb.is_some_and(|at| at < from) {
-            passive_verb = PASSIVE_CHANGE.find_at(doc.text, from).map(|m| m.start());
+        if active.as_ref().is_some_and(|next| next.start() < from) {
+            active = ReplacedValue::active(doc.text, from);
         }
-        let forms = if passive_verb.is_some() { &*REPLACED } else { &*REPLACED_ACTIVELY };
-        let Some(captures) = forms.captures_at(doc.text, from) else { break };
-        let Some(whole) = captures.get(0) else { break };
-        match replaced_value(doc, &captures) {
+        if passive.as_ref().is_some_and(|next| next.start() < from) {
+            passive = ReplacedValue::passive(doc.text, from);
+        }
+        let next = match (&active, &passive) {
+            (Some(a), Some(p)) => Some(if a.start() < p.start() { a } else { p }),
+            (a, p) => a.as_ref().or(p.as_ref()),
+        };
+        let Some(next) = next else { break };
+        match replaced_value(doc, next) {
             Some(change) => {
                 found.push(change);
-                from = whole.end();
+                from = next.end();
             }
-            None => from = super::text::ceil_boundary(doc.text, whole.start() + 1),
+            None => from = super::text::ceil_boundary(doc.text, next.start() + 1),
         }
     }
     for means in MEANS.captures_iter(doc.text) {
@@ -198,25 +213,93 @@ pub(crate) fn changes(doc: &Document<'_>) -> Vec<AmendedTerm> {
     found
 }
 
-fn replaced_value(doc: &Document<'_>, captures: &Captures<'_>) -> Option<AmendedTerm> {
+/// A quoted value replaced by another, found by [`REPLACED_ACTIVELY`] or [`PASSIVE_REPLACED`]. The
+/// passive form is matched on the text from its start, so its captures are offset by `at`.
+struct ReplacedValue<'t> {
+    captures: Captures<'t>,
+    at: usize,
+}
+
+impl<'t> ReplacedValue<'t> {
+    /// The first change of the forms that open on their operative word at or after `from`.
+    fn active(text: &'t str, from: usize) -> Option<Self> {
+        REPLACED_ACTIVELY.captures_at(text, from).map(|captures| Self { captures, at: 0 })
+    }
+
+    /// The first passive change starting at or after `from`: tried at every quote that can reach a
+    /// passive verb, in order (the stretches before successive verbs start in order too).
+    fn passive(text: &'t str, from: usize) -> Option<Self> {
+        let mut tried = from;
+        let mut verbs = from;
+        while let Some(verb) = PASSIVE_CHANGE.find_at(text, verbs) {
+            verbs = verb.end();
+            let stretch = passive_reach(text, verb.start()).max(tried)..verb.start();
+            tried = tried.max(verb.start());
+            for (offset, mark) in text[stretch.clone()].char_indices() {
+                if mark != '"' && mark != '“' {
+                    continue;
+                }
+                let at = stretch.start + offset;
+                if let Some(captures) = PASSIVE_REPLACED.captures(&text[at..]) {
+                    return Some(Self { captures, at });
+                }
+            }
+        }
+        None
+    }
+
+    fn group(&self, name: &str) -> Option<Range<usize>> {
+        self.captures.name(name).map(|group| self.at + group.start()..self.at + group.end())
+    }
+
+    fn start(&self) -> usize {
+        self.at + self.captures.get(0).map_or(0, |whole| whole.start())
+    }
+
+    fn end(&self) -> usize {
+        self.at + self.captures.get(0).map_or(0, |whole| whole.end())
+    }
+}
+
+/// The earliest a passive change whose verb starts at `verb` can start: its gap reaches back from
+/// the verb over no semicolon, no blank line and at most [`PASSIVE_GAP_UNITS`] characters other
+/// than spaces and line breaks ([`GAP`]), and its old value's quote is at most [`QUOTE_CHARS`]
+/// long before that.
+fn passive_reach(text: &str, verb: usize) -> usize {
+    let before = &text[..verb];
+    let mut gap = verb;
+    let mut units = 0;
+    for (at, c) in before.char_indices().rev() {
+        let blank_line = c == '\n' && before[at + 1..].trim_start_matches([' ', '\t']).starts_with([';', '\r', '\n']);
+        if c == ';' || blank_line {
+            break;
+        }
+        if !matches!(c, ' ' | '\t' | '\r' | '\n') {
+            units += 1;
+            if units > PASSIVE_GAP_UNITS {
+                break;
+            }
+        }
+        gap = at;
+    }
+    text[..gap].char_indices().rev().take(QUOTE_CHARS).last().map_or(gap, |(at, _)| at)
+}
+
+fn replaced_value(doc: &Document<'_>, found: &ReplacedValue<'_>) -> Option<AmendedTerm> {
     let (old, gap, new) = ["1", "2", "3"].iter().find_map(|n| {
-        Some((
-            captures.name(&format!("old{n}"))?,
-            captures.name(&format!("gap{n}"))?,
-            captures.name(&format!("new{n}"))?,
-        ))
+        Some((found.group(&format!("old{n}"))?, found.group(&format!("gap{n}"))?, found.group(&format!("new{n}"))?))
     })?;
-    let before = quoted_value(doc, old.range())?;
-    let after = quoted_value(doc, new.range())?;
-    let sentence = sentence_around(doc.text, old.start());
+    let before = quoted_value(doc, old.clone())?;
+    let after = quoted_value(doc, new.clone())?;
+    let sentence = sentence_around(doc.text, old.start);
     let term = NAMED_TERM
-        .captures(doc.slice(gap.range()))
+        .captures(doc.slice(gap.clone()))
         .and_then(|c| c.name("term"))
-        .map(|t| gap.start() + t.start()..gap.start() + t.end())
-        .or_else(|| last_term_before(doc, sentence.start..old.start()))
+        .map(|t| gap.start + t.start()..gap.start + t.end())
+        .or_else(|| last_term_before(doc, sentence.start..old.start))
         .or_else(|| {
             SECTION
-                .find_iter(doc.slice(sentence.start..old.start()))
+                .find_iter(doc.slice(sentence.start..old.start))
                 .last()
                 .map(|m| sentence.start + m.start()..sentence.start + m.end())
         })?;
@@ -474,5 +557,44 @@ mod tests {
             WITNESS WHEREOF, the parties have executed this Amendment.\n\nEXHIBIT A\n\nCONFORMED CREDIT \
             AGREEMENT\n\nThe Maturity Date is hereby extended to June 30, 2031.\n";
         assert_eq!(read(text), []);
+    }
+
+    #[test]
+    fn a_passive_change_is_read_when_its_words_before_the_verb_wrap_over_deeply_indented_lines() {
+        // 199 characters of words, but 562 with the indentation: the words' reach counts the former.
+        let indent = format!("\n{}", " ".repeat(120));
+        let gap = [
+            "appearing in the definition of \"Revolving Termination Date\"",
+            "in Section 1.01 of the Credit Agreement, as amended by",
+            "the First Amendment and the Second Amendment and as",
+            "used in each other Loan Document,",
+        ]
+        .join(&indent);
+        let text = format!(
+            "THIRD AMENDMENT\n\n(a) The date \"March 1, 2026\" {gap} is hereby deleted and replaced with the date \
+             \"March 1, 2028\".\n"
+        );
+        assert_eq!(
+            read(&text),
+            [(
+                "Revolving Termination Date".into(),
+                "MaturityDate".into(),
+                Some("2026-03-01".into()),
+                "2028-03-01".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn the_stretch_a_passive_verb_is_tried_from_holds_the_longest_quote_and_gap_before_it_and_no_semicolon() {
+        let quote = format!("“{}”", "q".repeat(300));
+        let gap = "g".repeat(PASSIVE_GAP_UNITS);
+        let text = format!("(a) The words {quote}{gap}is replaced with “1.00%”.");
+        let verb = text.find("is replaced").unwrap_or(text.len());
+        assert_eq!(passive_reach(&text, verb), "(a) The words ".len());
+        // The quote may hold a semicolon, the words after it may not.
+        let after_a_semicolon = format!("{}; {} is replaced with “2.00%”.", "x".repeat(800), "g".repeat(10));
+        let verb = after_a_semicolon.find("is replaced").unwrap_or(0);
+        assert_eq!(passive_reach(&after_a_semicolon, verb), 801 - QUOTE_CHARS);
     }
 }

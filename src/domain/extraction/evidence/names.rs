@@ -20,6 +20,7 @@
 //! A name is also not stated as printed when one of its words appears only there while the
 //! document prints it elsewhere with a doubled letter undone ("SUISSSE" / "Suisse"): a misprint.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -45,6 +46,10 @@ const MAX_OTHER_MENTIONS: usize = 200;
 pub(super) struct Printing<'t> {
     running_heads: HashMap<&'t str, usize>,
     lower: String,
+    /// How many times the text prints each word (run of ASCII letters and digits), in lower case:
+    /// counted once, when a name is first checked for a misprint, instead of a search of the
+    /// whole text for each word of each name.
+    words: OnceCell<HashMap<String, usize>>,
 }
 
 impl<'t> Printing<'t> {
@@ -62,7 +67,7 @@ impl<'t> Printing<'t> {
                 && !STOP_WORDS.iter().any(|w| w.eq_ignore_ascii_case(line))
         });
         // ASCII lower case keeps every byte offset.
-        Self { running_heads: counts, lower: text.to_ascii_lowercase() }
+        Self { running_heads: counts, lower: text.to_ascii_lowercase(), words: OnceCell::new() }
     }
 
     fn is_running_head(&self, line: &str) -> bool {
@@ -89,16 +94,22 @@ impl<'t> Printing<'t> {
 }
 
 impl Printing<'_> {
-    /// How many times, up to `limit`, the text prints `word` as a whole word, ignoring ASCII case.
+    /// How many times, up to `limit`, the text prints `word` (ASCII letters and digits) as a whole
+    /// word, ignoring ASCII case.
     fn word_count(&self, word: &str, limit: usize) -> usize {
-        let needle = word.to_ascii_lowercase();
-        let bytes = self.lower.as_bytes();
-        let boundary = |i: usize| bytes.get(i).is_none_or(|b| !b.is_ascii_alphanumeric());
-        self.lower
-            .match_indices(&needle)
-            .filter(|(i, _)| (*i == 0 || boundary(i - 1)) && boundary(i + needle.len()))
-            .take(limit)
-            .count()
+        let words = self.words.get_or_init(|| {
+            let mut words: HashMap<String, usize> = HashMap::new();
+            for printed in self.lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+                match words.get_mut(printed) {
+                    Some(count) => *count += 1,
+                    None => {
+                        words.insert(printed.to_owned(), 1);
+                    }
+                }
+            }
+            words
+        });
+        words.get(word.to_ascii_lowercase().as_str()).map_or(0, |&count| count.min(limit))
     }
 }
 
