@@ -20,7 +20,7 @@ use super::pricing::{self, PricingCandidates};
 use super::scope::{FacilityFrame, Scoped, covers, resolve};
 use super::sourced::Sourced;
 use commitments::{Commitments, commitment_candidates, resolve_commitment};
-use kinds::{facility_name, lettered_type, reborrowing, reimbursement_loans};
+use kinds::{facility_name, lettered_type, named_where_it_lends, reborrowing, reimbursement_loans};
 use maturities::{commitment_end_candidates, maturity_candidates};
 
 /// The facilities of the agreement with every field resolved.
@@ -103,14 +103,20 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         // The one kind named must not contradict what the agreement says of reborrowing: a loan
         // that "may not be reborrowed" is no revolving facility because a revolving line is
         // mentioned in passing, nor is a line that may be reborrowed a term loan.
+        // Nor is a kind named only where the text speaks of other debt (a loan agreement whose
+        // proceeds repay "the Revolving Loans" of an existing agreement): the kind must be named
+        // where the agreement lends or states its amount.
         let mut kinds = doc.facility_refs.iter().map(|r| r.key);
         let reborrow = reborrowing(doc).map(|t| *t.value());
         let agrees = |key: FacilityKey| match (key.stated_type(), reborrow) {
             (Some(named), Some(read)) => revolving_kind(named) == revolving_kind(read),
             _ => true,
         };
+        let amounts: Vec<_> = commitments.all().map(|c| c.value.span().range()).collect();
         match kinds.next() {
-            Some(only) if kinds.all(|k| k == only) && agrees(only) => add_key(only, &mut frames),
+            Some(only) if kinds.all(|k| k == only) && agrees(only) && named_where_it_lends(doc, only, &amounts) => {
+                add_key(only, &mut frames)
+            }
             _ => return single_unnamed_facility(doc, &commitments, maturities, &pricing, report),
         }
     }

@@ -418,3 +418,46 @@ revolving line of credit may be reborrowed.\n\n\
     assert!(!sized.contains(&(Some(FacilityType::TermLoan), "5000000".to_string())), "{sized:?}");
     assert!(sized.contains(&(Some(FacilityType::TermLoan), "2000000".to_string())), "{sized:?}");
 }
+
+/// A bank's single loan of a stated amount whose text names a kind of facility only where it
+/// speaks of other debt.
+fn single_loan_naming_other_debt(elsewhere: &str) -> String {
+    format!(
+        "LOAN AGREEMENT\n\n\
+This LOAN AGREEMENT is made as of May 4, 2022, between HERON OPTICS, INC., a Nevada corporation (the \
+\"Borrower\"), and LAKESIDE BANK (the \"Lender\").\n\n\
+1. The Loan. The Lender agrees to make a loan to the Borrower on the Closing Date in the principal amount of \
+$3,250,000 (the \"Loan\").\n\n\
+2. Repayment. The Borrower shall repay the Loan in forty equal monthly installments.\n\n\
+3. Other Debt. {elsewhere}\n\n\
+4. Governing Law. This Agreement is governed by the law of the State of Nevada.\n"
+    )
+}
+
+#[test]
+fn a_kind_named_only_for_other_debt_is_not_the_kind_of_the_single_loan() {
+    let elsewhere = [
+        "The proceeds of the Loan shall first repay the Revolving Loans outstanding under the Existing Credit Agreement.",
+        "The Borrower shall incur no Indebtedness except the Loan and a letter of credit facility with another bank.",
+        "The Borrower shall not enter into any bridge loan without the consent of the Lender.",
+        "A default under the Revolving Loan Agreement between the Borrower and the Lender is an Event of Default.",
+    ];
+    for sentence in elsewhere {
+        let text = single_loan_naming_other_debt(sentence);
+        let facility = only_facility(&text);
+        assert_eq!(facility.facility_type.map(|t| *t.value()), None, "{sentence}");
+        assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$3,250,000".to_owned()), "{sentence}");
+    }
+}
+
+#[test]
+fn a_kind_named_in_the_heading_of_the_undertaking_to_lend_is_the_single_facility_s() {
+    let text = "LOAN AGREEMENT\n\n2.01 Revolving Loans. The Bank agrees to make loans to the Borrower from time to \
+time, which may be borrowed, repaid and reborrowed, in an aggregate amount outstanding not to exceed the \
+Commitment.\n\n\"Commitment\" means $5,000,000.\n";
+    let facility = only_facility(text);
+    assert_eq!(
+        facility.facility_type.map(|t| (*t.value(), t.quote().to_owned())),
+        Some((FacilityType::RevolvingCredit, "Revolving Loans".to_owned()))
+    );
+}
