@@ -461,3 +461,35 @@ Commitment.\n\n\"Commitment\" means $5,000,000.\n";
         Some((FacilityType::RevolvingCredit, "Revolving Loans".to_owned()))
     );
 }
+
+#[test]
+fn an_amount_whose_figures_a_break_cuts_short_is_no_commitment() {
+    for cut in ["$7,500,\n000", "$7,500,-\n000", "$7,500, 000", "$7, 500,000", "$7,50\n0,000", "$7\nmillion"] {
+        let text = format!(
+            "The Bank agrees to make a term loan (the \"Term Loan\") to the Borrower in the principal amount of {cut} on the Closing Date.\n"
+        );
+        let (defining, passing) = commitment_quotes(&text);
+        assert!(defining.is_empty() && passing.is_empty(), "{cut:?}: {defining:?} {passing:?}");
+    }
+    let whole = "The Bank agrees to make a term loan (the \"Term Loan\") to the Borrower in the principal amount of $7,500,000 on the Closing Date.\n";
+    let (defining, passing) = commitment_quotes(whole);
+    assert_eq!([defining, passing].concat(), ["$7,500,000"]);
+}
+
+/// A schedule of the lenders' commitments whose last row is their total.
+const COMMITMENT_SCHEDULE: &str = "Each Lender agrees to make revolving loans (the \"Revolving Loans\") from time to time up to its Revolving Commitment.\n\nSCHEDULE 2.01\n\n";
+
+#[test]
+fn the_last_lenders_amount_above_the_total_row_is_not_the_total() {
+    let rows = "Lender                 Revolving Commitment\nOak Bank               $12,000,000\nPine Bank              $8,000,000\nTotal Commitments      $20,000,000\n";
+    let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{rows}"));
+    assert!(!defining.contains(&"$8,000,000".to_owned()), "{defining:?}");
+    let cells =
+        "Lender\nRevolving Commitment\nOak Bank\n$12,000,000\nPine Bank\n$8,000,000\nTotal Commitments\n$20,000,000\n";
+    let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{cells}"));
+    assert!(!defining.contains(&"$8,000,000".to_owned()), "{defining:?}");
+    // The label after the total, as signature pages put it, still names the amount before it.
+    let footer = "$12,000,000     Oak Bank\n$8,000,000      Pine Bank\n$20,000,000     Total Commitments\n";
+    let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{footer}"));
+    assert!(defining.contains(&"$20,000,000".to_owned()), "{defining:?}");
+}
