@@ -88,6 +88,32 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             add_key(key, &mut frames);
         }
     }
+    // A facility the text names only where it speaks of other debt (the revolving facility the
+    // proceeds repay, a line a covenant lets the borrower take from another lender) is none this
+    // agreement makes available, whatever amount is stated beside it.
+    if frames.len() > 1 {
+        let lends = |frame: &FacilityFrame| !checks_lending(frame.key) || named_where_it_lends(doc, frame.key, &[]);
+        let (kept, other): (Vec<FacilityFrame>, Vec<FacilityFrame>) = frames.into_iter().partition(lends);
+        if kept.is_empty() {
+            frames = other;
+        } else {
+            for list in [&mut commitments.defining, &mut commitments.passing] {
+                list.retain(|candidate| {
+                    let of_other = matches!(candidate.keys.as_slice(), [key] if other.iter().any(|f| f.key == *key));
+                    if of_other {
+                        report.dropped(
+                            "/facilities/*/commitment",
+                            candidate.value.quote(),
+                            candidate.value.span().range(),
+                            "is the amount of a facility the text names only as other debt, never as one it makes available",
+                        );
+                    }
+                    !of_other
+                });
+            }
+            frames = kept;
+        }
+    }
     // A total in the title sizes the whole agreement: it is no one facility's when there are several.
     leave_aside_title_totals(doc, frames.len(), &mut commitments.defining, report);
     leave_aside_title_totals(doc, frames.len(), &mut commitments.passing, report);
@@ -185,6 +211,12 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         facilities.push(reimbursement_loan_facility(doc, &pricing, &maturities, letters, report));
     }
     facilities
+}
+
+/// Whether a facility of `key`'s kind is made available by lending: LMA's lettered facilities
+/// are described apart from their name, and letters of credit are issued, not lent.
+fn checks_lending(key: FacilityKey) -> bool {
+    !matches!(key, FacilityKey::Lettered(_) | FacilityKey::LetterOfCredit)
 }
 
 /// Whether loans of `kind` may be borrowed again once repaid.

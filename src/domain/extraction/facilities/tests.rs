@@ -493,3 +493,26 @@ fn the_last_lenders_amount_above_the_total_row_is_not_the_total() {
     let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{footer}"));
     assert!(defining.contains(&"$20,000,000".to_owned()), "{defining:?}");
 }
+
+#[test]
+fn a_facility_named_only_as_other_debt_is_not_one_the_agreement_makes_available() {
+    let lending = "1. Term Loan. The Bank agrees to make a term loan to the Borrower on the Closing Date of $4,000,000 (the \"Term Loan\").\n\n";
+    let other_debt = [
+        "2. Use of Proceeds. The proceeds shall first pay off the revolving credit facility of Delta Bank in the amount of $6,500,000.\n",
+        "6. Indebtedness. The Borrower shall have no Indebtedness except (a) the Term Loan and (b) a revolving credit facility for working capital not to exceed $1,000,000.\n",
+    ];
+    for other in other_debt {
+        let text = format!("{lending}{other}");
+        let facility = only_facility(&text);
+        assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$4,000,000".to_owned()), "{other}");
+    }
+    // Two facilities the agreement does lend under are both kept.
+    let both = format!(
+        "{lending}2. Revolving Loans. The Bank agrees to make revolving loans to the Borrower from time to time in an aggregate amount not to exceed $1,000,000 (the \"Revolving Commitment\").\n"
+    );
+    let doc = Document::scan(&both);
+    let found = extract(&doc, &changes(&doc), &mut Report::default());
+    let commitments: Vec<String> =
+        found.iter().filter_map(|f| f.commitment.as_ref().map(|c| c.quote().to_owned())).collect();
+    assert_eq!(commitments, ["$4,000,000", "$1,000,000"]);
+}
