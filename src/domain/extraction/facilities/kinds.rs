@@ -139,17 +139,25 @@ pub(super) fn named_where_it_lends(doc: &Document<'_>, key: FacilityKey, amounts
     doc.facility_refs.iter().filter(|r| r.key == key).any(|reference| {
         let sentence = sentence_around(doc.text, reference.span.start);
         let heading = doc.slice(sentence.clone()).split_whitespace().count() <= HEADING_WORDS;
-        lends_in(sentence.clone())
+        LENT.is_match(doc.slice(before(doc.text, reference.span.start, 30)))
+            || lends_in(sentence.clone())
             || (heading && lends_in(sentence_around(doc.text, (sentence.end + 1).min(doc.text.len()))))
     })
 }
 
 /// An undertaking to make a facility available: "the Lenders have agreed to provide a revolving
-/// credit facility", "establishes a line of credit". "provided that" is no such undertaking.
+/// credit facility", "establishes a line of credit", "shall extend credit … in the form of (a)
+/// Revolving Credit Commitments". "provided that" is no such undertaking.
 static PROVIDES: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:provide|provides|providing|establish|establishes|establishing|make[ \t\r\n]+available|makes[ \t\r\n]+available|made[ \t\r\n]+available)\b",
+        r"(?i)\b(?:provide|provides|providing|establish|establishes|establishing|make[ \t\r\n]+available|makes[ \t\r\n]+available|made[ \t\r\n]+available|extend(?:s|ing)?[ \t\r\n]+credit)\b",
     )
+});
+
+/// A verb of lending right before the facility it lends ("to make U.S. Revolving Loans", "to
+/// extend a Term Loan"), whatever the facility's name holds.
+static LENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:make|makes|making|lend|lends|extend|extends)[ \t\r\n]+(?:(?:a|an|the|its|such)[ \t\r\n]+)?$")
 });
 
 /// The most words a section heading ("Section 2.01 Revolving Credit Loans.") has.
