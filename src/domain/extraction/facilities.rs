@@ -20,7 +20,7 @@ use super::pricing::{self, PricingCandidates};
 use super::scope::{FacilityFrame, Scoped, covers, resolve};
 use super::sourced::Sourced;
 use commitments::{Commitments, commitment_candidates, resolve_commitment};
-use kinds::{facility_name, lettered_type, reborrowing, reimbursement_loans};
+use kinds::{facility_name, lettered_type, named_where_it_lends, reborrowing, reimbursement_loans};
 use maturities::{commitment_end_candidates, maturity_candidates};
 
 /// The facilities of the agreement with every field resolved.
@@ -88,6 +88,32 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             add_key(key, &mut frames);
         }
     }
+    // A facility the text names only where it speaks of other debt (the revolving facility the
+    // proceeds repay, a line a covenant lets the borrower take from another lender) is none this
+    // agreement makes available, whatever amount is stated beside it.
+    if frames.len() > 1 {
+        let lends = |frame: &FacilityFrame| !checks_lending(frame.key) || named_where_it_lends(doc, frame.key, &[]);
+        let (kept, other): (Vec<FacilityFrame>, Vec<FacilityFrame>) = frames.into_iter().partition(lends);
+        if kept.is_empty() {
+            frames = other;
+        } else {
+            for list in [&mut commitments.defining, &mut commitments.passing] {
+                list.retain(|candidate| {
+                    let of_other = matches!(candidate.keys.as_slice(), [key] if other.iter().any(|f| f.key == *key));
+                    if of_other {
+                        report.dropped(
+                            "/facilities/*/commitment",
+                            candidate.value.quote(),
+                            candidate.value.span().range(),
+                            "is the amount of a facility the text names only as other debt, never as one it makes available",
+                        );
+                    }
+                    !of_other
+                });
+            }
+            frames = kept;
+        }
+    }
     // A total in the title sizes the whole agreement: it is no one facility's when there are several.
     leave_aside_title_totals(doc, frames.len(), &mut commitments.defining, report);
     leave_aside_title_totals(doc, frames.len(), &mut commitments.passing, report);
@@ -103,14 +129,20 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         // The one kind named must not contradict what the agreement says of reborrowing: a loan
         // that "may not be reborrowed" is no revolving facility because a revolving line is
         // mentioned in passing, nor is a line that may be reborrowed a term loan.
+        // Nor is a kind named only where the text speaks of other debt (a loan agreement whose
+        // proceeds repay "the Revolving Loans" of an existing agreement): the kind must be named
+        // where the agreement lends or states its amount.
         let mut kinds = doc.facility_refs.iter().map(|r| r.key);
         let reborrow = reborrowing(doc).map(|t| *t.value());
         let agrees = |key: FacilityKey| match (key.stated_type(), reborrow) {
             (Some(named), Some(read)) => revolving_kind(named) == revolving_kind(read),
             _ => true,
         };
+        let amounts: Vec<_> = commitments.all().map(|c| c.value.span().range()).collect();
         match kinds.next() {
-            Some(only) if kinds.all(|k| k == only) && agrees(only) => add_key(only, &mut frames),
+            Some(only) if kinds.all(|k| k == only) && agrees(only) && named_where_it_lends(doc, only, &amounts) => {
+                add_key(only, &mut frames)
+            }
             _ => return single_unnamed_facility(doc, &commitments, maturities, &pricing, report),
         }
     }
@@ -179,6 +211,12 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         facilities.push(reimbursement_loan_facility(doc, &pricing, &maturities, letters, report));
     }
     facilities
+}
+
+/// Whether a facility of `key`'s kind is made available by lending: LMA's lettered facilities
+/// are described apart from their name, and letters of credit are issued, not lent.
+fn checks_lending(key: FacilityKey) -> bool {
+    !matches!(key, FacilityKey::Lettered(_) | FacilityKey::LetterOfCredit)
 }
 
 /// Whether loans of `kind` may be borrowed again once repaid.

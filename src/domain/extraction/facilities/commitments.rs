@@ -157,6 +157,22 @@ fn is_commitment_term(term: &str) -> bool {
 static TOTAL_COMMITMENTS_AFTER: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t\r\n]*(?:Total|TOTAL|Aggregate|AGGREGATE)[ \t\r\n]+(?:Commitments|COMMITMENTS)\b"));
 
+/// Whether `found` is followed by the label of the commitments it totals. A label that opens a
+/// row of its own ("Total Commitments   $15,000,000" below the last lender's row, or alone on its
+/// line above the amount in a table read cell by cell) names the amount after it, not the last
+/// lender's amount before it.
+fn labelled_total(doc: &Document<'_>, found: &MoneyMatch) -> bool {
+    let following = after(doc.text, found.span.end, 40);
+    let Some(label) = TOTAL_COMMITMENTS_AFTER.find(doc.slice(following.clone())) else { return false };
+    let label_end = following.start + label.end();
+    let next = doc.money.partition_point(|m| m.span.start < label_end);
+    let heads_next = doc.money.get(next).is_some_and(|amount| {
+        let gap = doc.slice(label_end..amount.span.start);
+        gap.chars().all(|c| c.is_whitespace() || c == ':') && gap.matches('\n').count() <= 1
+    });
+    !heads_next
+}
+
 static BLANK_LINE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\n[ \t\r]*\n"));
 
 /// Candidates for the facilities' commitments. Those `defining` are stated by the provision that
@@ -206,6 +222,15 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             continue;
         }
         // The substituted amount reads in the context of the words it follows.
+        if figures_run_on(doc, found) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is cut short: its figures run on past a break in the text, so it is not the whole amount",
+            );
+            continue;
+        }
         let replaced_context = substituted
             .iter()
             .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
@@ -262,8 +287,7 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         if defines_other_amount {
             continue;
         }
-        let totals = TOTAL_COMMITMENTS_AFTER.is_match(doc.slice(after(doc.text, found.span.end, 40)))
-            || sums_the_lenders_above(doc, found);
+        let totals = labelled_total(doc, found) || sums_the_lenders_above(doc, found);
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
         let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
@@ -358,6 +382,21 @@ fn defined_reference_after(doc: &Document<'_>, pos: usize) -> Option<FacilityKey
 
 /// The first word of a term that names debt already owed: "Existing Term Loans", "Prior Notes",
 /// "Outstanding Debentures".
+/// What follows figures that a line break, a page's text layer or a table cell cut short: the
+/// rest of a digit group ("$5,00" then ",0\n00"), whole groups after a comma and a break ("$5,000,"
+/// then "\n000"), a scale on the next line ("$5" then "\nmillion"). Reading up to the break would
+/// state a thousandth of the amount.
+static RUN_ON_FIGURES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^(?:,[0-9]{1,2}(?:[^0-9]|$)|,-?[ \t\r\n]+[0-9]{3}(?:[^0-9]|$)|[ \t]*\r?\n[ \t\r\n]*(?i:million|billion)\b)",
+    )
+});
+
+/// Whether the figures of `found` run on past where they were read.
+fn figures_run_on(doc: &Document<'_>, found: &MoneyMatch) -> bool {
+    RUN_ON_FIGURES.is_match(doc.slice(after(doc.text, found.span.end, 40)))
+}
+
 static OTHER_DEBT_TERM: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t]*(?i:existing|prior|previous|outstanding|refinanced|old)\b"));
 

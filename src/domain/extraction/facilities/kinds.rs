@@ -1,6 +1,7 @@
 //! What kind of facility each is and what it is called: the type its references state, an LMA
 //! facility's type from its description, a revolving facility known only by its loans being
-//! reborrowed, and letters of credit whose loans only reimburse drawings.
+//! reborrowed, letters of credit whose loans only reimburse drawings, and whether a kind the text
+//! names is the kind it lends.
 
 use std::sync::LazyLock;
 
@@ -10,6 +11,8 @@ use crate::domain::extraction::document::Document;
 use crate::domain::extraction::facility_refs::{FacilityKey, FacilityRef};
 use crate::domain::extraction::model::FacilityType;
 use crate::domain::extraction::sourced::Sourced;
+use std::ops::Range;
+
 use crate::domain::extraction::text::{before, clause_around, contains_ci, pattern, sentence_around};
 
 /// The type of a lettered LMA facility: the type named in the same clause as an early reference
@@ -120,3 +123,42 @@ static LENDS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:make|makes|making)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?(?:loans?|advances?|revolving)\b|\b(?:lend|advance)[ \t\r\n]+to\b",
     )
 });
+
+/// Whether the text names a facility of `key`'s kind where it lends: in the sentence of an
+/// undertaking to lend ("agrees to make revolving loans") or of one of the `amounts` the facility
+/// is stated as, or in the heading of such a sentence ("2.01 Revolving Loans. The Bank agrees to
+/// make loans …"). A kind named only elsewhere is some other debt: the loans the proceeds repay,
+/// the lines a covenant permits from other lenders, another agreement a default refers to.
+pub(super) fn named_where_it_lends(doc: &Document<'_>, key: FacilityKey, amounts: &[Range<usize>]) -> bool {
+    let lends_in = |sentence: Range<usize>| {
+        let words = doc.slice(sentence.clone());
+        LENDS.is_match(words)
+            || PROVIDES.is_match(words)
+            || amounts.iter().any(|amount| sentence.contains(&amount.start))
+    };
+    doc.facility_refs.iter().filter(|r| r.key == key).any(|reference| {
+        let sentence = sentence_around(doc.text, reference.span.start);
+        let heading = doc.slice(sentence.clone()).split_whitespace().count() <= HEADING_WORDS;
+        LENT.is_match(doc.slice(before(doc.text, reference.span.start, 30)))
+            || lends_in(sentence.clone())
+            || (heading && lends_in(sentence_around(doc.text, (sentence.end + 1).min(doc.text.len()))))
+    })
+}
+
+/// An undertaking to make a facility available: "the Lenders have agreed to provide a revolving
+/// credit facility", "establishes a line of credit", "shall extend credit … in the form of (a)
+/// Revolving Credit Commitments". "provided that" is no such undertaking.
+static PROVIDES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:provide|provides|providing|establish|establishes|establishing|make[ \t\r\n]+available|makes[ \t\r\n]+available|made[ \t\r\n]+available|extend(?:s|ing)?[ \t\r\n]+credit)\b",
+    )
+});
+
+/// A verb of lending right before the facility it lends ("to make U.S. Revolving Loans", "to
+/// extend a Term Loan"), whatever the facility's name holds.
+static LENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:make|makes|making|lend|lends|extend|extends)[ \t\r\n]+(?:(?:a|an|the|its|such)[ \t\r\n]+)?$")
+});
+
+/// The most words a section heading ("Section 2.01 Revolving Credit Loans.") has.
+const HEADING_WORDS: usize = 8;

@@ -418,3 +418,101 @@ revolving line of credit may be reborrowed.\n\n\
     assert!(!sized.contains(&(Some(FacilityType::TermLoan), "5000000".to_string())), "{sized:?}");
     assert!(sized.contains(&(Some(FacilityType::TermLoan), "2000000".to_string())), "{sized:?}");
 }
+
+/// A bank's single loan of a stated amount whose text names a kind of facility only where it
+/// speaks of other debt.
+fn single_loan_naming_other_debt(elsewhere: &str) -> String {
+    format!(
+        "LOAN AGREEMENT\n\n\
+This LOAN AGREEMENT is made as of May 4, 2022, between HERON OPTICS, INC., a Nevada corporation (the \
+\"Borrower\"), and LAKESIDE BANK (the \"Lender\").\n\n\
+1. The Loan. The Lender agrees to make a loan to the Borrower on the Closing Date in the principal amount of \
+$3,250,000 (the \"Loan\").\n\n\
+2. Repayment. The Borrower shall repay the Loan in forty equal monthly installments.\n\n\
+3. Other Debt. {elsewhere}\n\n\
+4. Governing Law. This Agreement is governed by the law of the State of Nevada.\n"
+    )
+}
+
+#[test]
+fn a_kind_named_only_for_other_debt_is_not_the_kind_of_the_single_loan() {
+    let elsewhere = [
+        "The proceeds of the Loan shall first repay the Revolving Loans outstanding under the Existing Credit Agreement.",
+        "The Borrower shall incur no Indebtedness except the Loan and a letter of credit facility with another bank.",
+        "The Borrower shall not enter into any bridge loan without the consent of the Lender.",
+        "A default under the Revolving Loan Agreement between the Borrower and the Lender is an Event of Default.",
+    ];
+    for sentence in elsewhere {
+        let text = single_loan_naming_other_debt(sentence);
+        let facility = only_facility(&text);
+        assert_eq!(facility.facility_type.map(|t| *t.value()), None, "{sentence}");
+        assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$3,250,000".to_owned()), "{sentence}");
+    }
+}
+
+#[test]
+fn a_kind_named_in_the_heading_of_the_undertaking_to_lend_is_the_single_facility_s() {
+    let text = "LOAN AGREEMENT\n\n2.01 Revolving Loans. The Bank agrees to make loans to the Borrower from time to \
+time, which may be borrowed, repaid and reborrowed, in an aggregate amount outstanding not to exceed the \
+Commitment.\n\n\"Commitment\" means $5,000,000.\n";
+    let facility = only_facility(text);
+    assert_eq!(
+        facility.facility_type.map(|t| (*t.value(), t.quote().to_owned())),
+        Some((FacilityType::RevolvingCredit, "Revolving Loans".to_owned()))
+    );
+}
+
+#[test]
+fn an_amount_whose_figures_a_break_cuts_short_is_no_commitment() {
+    for cut in ["$7,500,\n000", "$7,500,-\n000", "$7,500, 000", "$7, 500,000", "$7,50\n0,000", "$7\nmillion"] {
+        let text = format!(
+            "The Bank agrees to make a term loan (the \"Term Loan\") to the Borrower in the principal amount of {cut} on the Closing Date.\n"
+        );
+        let (defining, passing) = commitment_quotes(&text);
+        assert!(defining.is_empty() && passing.is_empty(), "{cut:?}: {defining:?} {passing:?}");
+    }
+    let whole = "The Bank agrees to make a term loan (the \"Term Loan\") to the Borrower in the principal amount of $7,500,000 on the Closing Date.\n";
+    let (defining, passing) = commitment_quotes(whole);
+    assert_eq!([defining, passing].concat(), ["$7,500,000"]);
+}
+
+/// A schedule of the lenders' commitments whose last row is their total.
+const COMMITMENT_SCHEDULE: &str = "Each Lender agrees to make revolving loans (the \"Revolving Loans\") from time to time up to its Revolving Commitment.\n\nSCHEDULE 2.01\n\n";
+
+#[test]
+fn the_last_lenders_amount_above_the_total_row_is_not_the_total() {
+    let rows = "Lender                 Revolving Commitment\nOak Bank               $12,000,000\nPine Bank              $8,000,000\nTotal Commitments      $20,000,000\n";
+    let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{rows}"));
+    assert!(!defining.contains(&"$8,000,000".to_owned()), "{defining:?}");
+    let cells =
+        "Lender\nRevolving Commitment\nOak Bank\n$12,000,000\nPine Bank\n$8,000,000\nTotal Commitments\n$20,000,000\n";
+    let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{cells}"));
+    assert!(!defining.contains(&"$8,000,000".to_owned()), "{defining:?}");
+    // The label after the total, as signature pages put it, still names the amount before it.
+    let footer = "$12,000,000     Oak Bank\n$8,000,000      Pine Bank\n$20,000,000     Total Commitments\n";
+    let (defining, _) = commitment_quotes(&format!("{COMMITMENT_SCHEDULE}{footer}"));
+    assert!(defining.contains(&"$20,000,000".to_owned()), "{defining:?}");
+}
+
+#[test]
+fn a_facility_named_only_as_other_debt_is_not_one_the_agreement_makes_available() {
+    let lending = "1. Term Loan. The Bank agrees to make a term loan to the Borrower on the Closing Date of $4,000,000 (the \"Term Loan\").\n\n";
+    let other_debt = [
+        "2. Use of Proceeds. The proceeds shall first pay off the revolving credit facility of Delta Bank in the amount of $6,500,000.\n",
+        "6. Indebtedness. The Borrower shall have no Indebtedness except (a) the Term Loan and (b) a revolving credit facility for working capital not to exceed $1,000,000.\n",
+    ];
+    for other in other_debt {
+        let text = format!("{lending}{other}");
+        let facility = only_facility(&text);
+        assert_eq!(facility.commitment.map(|c| c.quote().to_owned()), Some("$4,000,000".to_owned()), "{other}");
+    }
+    // Two facilities the agreement does lend under are both kept.
+    let both = format!(
+        "{lending}2. Revolving Loans. The Bank agrees to make revolving loans to the Borrower from time to time in an aggregate amount not to exceed $1,000,000 (the \"Revolving Commitment\").\n"
+    );
+    let doc = Document::scan(&both);
+    let found = extract(&doc, &changes(&doc), &mut Report::default());
+    let commitments: Vec<String> =
+        found.iter().filter_map(|f| f.commitment.as_ref().map(|c| c.quote().to_owned())).collect();
+    assert_eq!(commitments, ["$4,000,000", "$1,000,000"]);
+}
