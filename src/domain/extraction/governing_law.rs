@@ -192,15 +192,20 @@ const OTHER_INSTRUMENTS: &[&str] = &[
     "existing credit agreement",
 ];
 
+/// What the words before a governing-law clause say it governs: the instrument named first is
+/// the subject ("This Agreement and the Notes shall be …" governs this document; "The Guaranty
+/// delivered hereunder shall be …" governs the guaranty, whatever "hereunder" refers to).
 fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
     let sentence = sentence_around(doc.text, clause_start);
     let lead = doc.slice(sentence.start..clause_start);
-    if THIS_DOCUMENT.is_match(lead) {
-        Governs::ThisDocument
-    } else if contains_any_ci(lead, OTHER_INSTRUMENTS) {
-        Governs::OtherInstrument
-    } else {
-        Governs::Unstated
+    let this = THIS_DOCUMENT.find(lead).map(|found| found.start());
+    let lower = lead.to_ascii_lowercase();
+    let other = OTHER_INSTRUMENTS.iter().filter_map(|word| lower.find(word)).min();
+    match (this, other) {
+        (Some(this), Some(other)) if other < this => Governs::OtherInstrument,
+        (Some(_), _) => Governs::ThisDocument,
+        (None, Some(_)) => Governs::OtherInstrument,
+        (None, None) => Governs::Unstated,
     }
 }
 
@@ -428,6 +433,15 @@ mod tests {
         let law = governing_law(&scan(&text), &mut report).map(|law| *law.value());
         assert_eq!(law, Some(GoverningLaw::Usny));
         assert!(report.conflicted_fields.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn the_law_of_an_instrument_delivered_hereunder_is_not_this_agreements() {
+        let text = "LOAN AGREEMENT\n\nTHIS LOAN AGREEMENT is made as of May 2, 2023 between OAK CO. (the \"Borrower\") \
+            and ELM BANK (the \"Lender\").\n\n8. Guaranty. Any Guaranty delivered hereunder shall be governed by the laws \
+            of the State of Florida.\n\n9. Governing Law. This Agreement shall be governed by the laws of the \
+            Commonwealth of Massachusetts.\n\nOAK CO.\n\nBy: ______\n";
+        assert_eq!(law_in(text), Some(GoverningLaw::Usma));
     }
 
     #[test]
