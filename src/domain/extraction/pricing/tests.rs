@@ -331,3 +331,39 @@ fn a_prose_grid_for_each_facility_is_scoped_to_the_facility_its_list_names() {
     let read: Vec<(Vec<FacilityKey>, usize)> = found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
     assert_eq!(read, [(vec![FacilityKey::Term], 2), (vec![FacilityKey::Revolving], 2)]);
 }
+
+/// A bank's loan and security agreement around one interest clause, for end-to-end reading.
+fn bank_loan(definitions: &str, interest: &str) -> crate::domain::extraction::Extraction {
+    let text = format!(
+        "LOAN AND SECURITY AGREEMENT\n\nTHIS LOAN AND SECURITY AGREEMENT is dated as of May 1, 2024, between PORT ALDER BANK (\"Bank\") and \
+         WREN DEVICES, INC., a Delaware corporation (\"Borrower\").\n\n1. DEFINITIONS\n\n\"Revolving Line\" is an Advance or \
+         Advances of up to Two Million Dollars ($2,000,000) outstanding at any time.\n\n\"Revolving Line Maturity Date\" is \
+         May 1, 2026.\n\n{definitions}\n\n2. LOAN AND TERMS OF PAYMENT\n\n2.1 Advances. Bank will make Advances not exceeding the \
+         Revolving Line, which Borrower may repay and reborrow until the Revolving Line Maturity Date.\n\n2.2 Interest. \
+         {interest}\n\n3. CHOICE OF LAW. California law governs this Agreement.\n"
+    );
+    crate::domain::extraction::extract_credit_agreement(&text)
+}
+
+#[test]
+fn a_loan_at_a_fixed_rate_has_no_index_even_if_its_default_rate_is_prime_based() {
+    let read = bank_loan(
+        "\"Prime Rate\" is the rate Bank announces as its prime rate.",
+        "Advances bear interest at a fixed rate of 6.50% per annum. After an Event of Default, Obligations bear interest \
+         at the Prime Rate plus 5.00%.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!(facility.floating_rate_index, None);
+    assert!(read.warnings.iter().any(|w| w.contains("they bear a fixed rate")), "{:?}", read.warnings);
+}
+
+#[test]
+fn a_fallback_rate_of_a_fixed_rate_loan_is_neither_its_index_nor_its_margin() {
+    let read = bank_loan(
+        "\"Prime Rate\" is the prime rate published in The Wall Street Journal.",
+        "Advances bear interest at a fixed rate of 6.75% per annum. If that rate may not lawfully be charged, Advances \
+         shall bear interest at the Prime Rate plus 1.00%.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!((facility.floating_rate_index.as_ref(), facility.spread.as_ref()), (None, None));
+}
