@@ -10,6 +10,7 @@ mod candidates;
 mod conventions;
 mod currencies;
 mod fees;
+mod fixed;
 mod floors;
 mod grids;
 mod index;
@@ -18,19 +19,22 @@ mod prose_grid;
 #[cfg(test)]
 mod tests;
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 use rust_decimal::Decimal;
 
-use super::document::{Document, Report};
+use super::document::{Document, Report, quoted};
 use super::model::{Facility, FacilityType, PricingGridLevel};
 use super::scope::{FacilityFrame, applicable, covers, resolve};
+use super::sourced::Sourced;
 use super::text::{Regions, any_word};
 pub(crate) use candidates::PricingCandidates;
 use conventions::{day_counts, frequencies, periods_and_tenors};
 use currencies::{is_multicurrency, optional_currencies};
 use fees::fees;
+use fixed::fixed_rates;
 use floors::floors;
 use index::default_index;
 
@@ -64,6 +68,7 @@ pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {
     frequencies(doc, &mut out);
     periods_and_tenors(doc, &mut out);
     optional_currencies(doc, &mut out);
+    fixed_rates(doc, &mut out);
     out
 }
 
@@ -130,6 +135,32 @@ pub(crate) fn apply_floating_rate(
     facility.interest_periods =
         resolve(&format!("{base}/interestPeriods"), &candidates.interest_periods, frame, frames, report);
     facility.index_tenor = resolve(&format!("{base}/indexTenor"), &candidates.tenors, frame, frames, report);
+    if let Some(fixed) = applicable(&candidates.fixed_rates, frame, frames).first() {
+        withhold_floating_terms(facility, fixed, base, report);
+    }
+}
+
+/// Loans stated to bear a fixed rate have no floating index, margin or floor: a benchmark the
+/// agreement names elsewhere measures another rate (after a default, on overdue sums, a minimum,
+/// a fallback, a hedge), so each floating term read for them is withheld with the fixed rate's
+/// sentence as the reason.
+fn withhold_floating_terms(facility: &mut Facility, fixed: &Sourced<Decimal>, base: &str, report: &mut Report) {
+    let reason =
+        format!("is not the loans' rate: they bear a fixed rate, {}", quoted(fixed.quote(), fixed.span().range()));
+    let mut withhold = |field: &str, stated: Option<(&str, Range<usize>)>| {
+        if let Some((quote, span)) = stated {
+            report.dropped(&format!("{base}/{field}"), quote, span, &reason);
+        }
+    };
+    withhold("floatingRateIndex", facility.floating_rate_index.take().as_ref().map(evidence));
+    withhold("spread", facility.spread.take().as_ref().map(evidence));
+    withhold("baseRateSpread", facility.base_rate_spread.take().as_ref().map(evidence));
+    withhold("floor", facility.floor.take().as_ref().map(evidence));
+}
+
+/// The quote and span of a stated value, as a warning shows them.
+fn evidence<T>(stated: &Sourced<T>) -> (&str, Range<usize>) {
+    (stated.quote(), stated.span().range())
 }
 
 /// The facility's pricing grid; two different grids for the same facility are a conflict.

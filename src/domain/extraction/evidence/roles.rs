@@ -9,6 +9,8 @@
 //!   lenders, or for one group of them;
 //! - is the first word of another capacity ("as Lender Agent", "as Borrower Representative"): the
 //!   agent or representative of a class of parties is not one of them;
+//! - makes the party the lender of the assets the borrower pledges ("as the lender of record on
+//!   the Receivables"), not of this facility;
 //! - names a class of parties, not a capacity ("…, as Borrower, and the Lenders party hereto");
 //!
 //! and the borrower is never an agent, arranger or lender of its own facility.
@@ -24,7 +26,9 @@ use regex::Regex;
 use crate::domain::extraction::document::{Document, quoted};
 use crate::domain::extraction::model::{Party, PartyRole};
 use crate::domain::extraction::parties::names::{PREAMBLE_NAME, described_names, is_role_word_name, name_key};
-use crate::domain::extraction::parties::roles::{ROLE_LIST, another_capacity_after, is_plural, roles_of};
+use crate::domain::extraction::parties::roles::{
+    ROLE_LIST, another_capacity_after, is_plural, lender_of_the_assets_after, roles_of,
+};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{before, ceil_boundary, floor_boundary, pattern};
 
@@ -98,6 +102,15 @@ pub(super) fn objection(doc: &Document<'_>, party: &Party, role: &Sourced<PartyR
         let capacity = phrase.start..phrase.end + rest.len();
         return Some(format!(
             "is given the role by {shown}, the first word of another capacity, {}",
+            quoted(doc.slice(capacity.clone()), capacity)
+        ));
+    }
+    if *role.value() == PartyRole::Lender
+        && let Some(rest) = lender_of_the_assets_after(following)
+    {
+        let capacity = phrase.start..phrase.end + rest.len();
+        return Some(format!(
+            "is given the role by {}, a lender of the assets the borrower pledges, not of this facility",
             quoted(doc.slice(capacity.clone()), capacity)
         ));
     }

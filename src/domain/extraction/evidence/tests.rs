@@ -393,6 +393,43 @@ HOLDINGS LLC, a Delaware limited liability company (the \"Borrower\"), the Lende
 }
 
 #[test]
+fn the_originator_that_lends_to_its_customers_is_not_a_lender_of_the_warehouse_facility() {
+    let opening = "LOAN AND SECURITY AGREEMENT\n\nThis LOAN AND SECURITY AGREEMENT is dated as of June 1, 2023, among \
+OSPREY FUNDING I, LLC, a Delaware limited liability company (the \"Borrower\"), ";
+    for capacity in [
+        "as originator and as the lender of record on the Receivables",
+        "as servicer and as lender under the Consumer Loan Contracts",
+        "as servicer and as a lender to the Obligors under the Contracts",
+    ] {
+        let text = format!(
+            "{opening}OSPREY CREDIT, INC., {capacity}, the Lenders party hereto, and YEW BANK, N.A., as Administrative \
+Agent and as a Lender.\n"
+        );
+        let extraction = extract_credit_agreement(&text);
+        assert!(
+            !roles_of(&extraction, "OSPREY CREDIT, INC.").contains(&PartyRole::Lender),
+            "{capacity}: {:?}",
+            extraction.agreement.parties
+        );
+        assert!(
+            warned(&extraction, "a lender of the assets the borrower pledges"),
+            "{capacity}: {:?}",
+            extraction.warnings
+        );
+        assert!(
+            roles_of(&extraction, "YEW BANK, N.A.").contains(&PartyRole::Lender),
+            "{:?}",
+            extraction.agreement.parties
+        );
+    }
+    let this_facility = format!(
+        "{opening}OSPREY CREDIT, INC., as a lender under the Receivables Loan Agreement, and YEW BANK, N.A., as \
+Administrative Agent.\n"
+    );
+    assert!(roles_of(&extract_credit_agreement(&this_facility), "OSPREY CREDIT, INC.").contains(&PartyRole::Lender));
+}
+
+#[test]
 fn an_agent_for_one_group_of_lenders_is_not_the_administrative_agent() {
     let opening = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of March 3, 2021, among BIRCH SOLAR \
 HOLDINGS LLC, a Delaware limited liability company (the \"Borrower\"), the Lenders from time to time party hereto, ";

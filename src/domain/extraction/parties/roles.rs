@@ -34,6 +34,29 @@ pub(crate) fn another_capacity_after(following: &str) -> Option<&str> {
     ANOTHER_CAPACITY_AFTER.find(following).map(|m| m.as_str())
 }
 
+/// Words that, right after "lender", make it the lender of the assets a finance company pledges
+/// rather than of this facility: "as the lender of record on the Receivables", "as lender under
+/// the Consumer Loan Contracts", "lender to the Obligors". A warehouse borrower's originator lends
+/// to its customers; the facility's lenders lend to the borrower.
+static LENDER_OF_THE_ASSETS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]+(?:of[ \t\r\n]+record\b|(?:on|under|to|of)[ \t\r\n]+(?:the[ \t\r\n]+|each[ \t\r\n]+|its[ \t\r\n]+|any[ \t\r\n]+|all[ \t\r\n]+|such[ \t\r\n]+)?(?:[A-Za-z-]+[ \t\r\n]+){0,3}(?:receivables?|contracts?|consumers?|obligors?|customers?|pool[ \t\r\n]+assets?)\b)",
+    )
+});
+
+/// Words after the assets that make them the name of an agreement ("lender under the Receivables
+/// Loan Agreement" may well be this facility's).
+static NAMES_AN_AGREEMENT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t\r\n]+(?:loan|credit|purchase|financing|funding|facility|agreement|note)"));
+
+/// The words in `following`, the text right after a lender role, that make it the lender of the
+/// pledged assets (see `LENDER_OF_THE_ASSETS_AFTER`).
+pub(crate) fn lender_of_the_assets_after(following: &str) -> Option<&str> {
+    let found = LENDER_OF_THE_ASSETS_AFTER.find(following)?;
+    let rest = following.get(found.end()..).unwrap_or_default();
+    (!NAMES_AN_AGREEMENT.is_match(rest)).then_some(found.as_str())
+}
+
 /// The roles a role phrase states ("Joint Lead Arrangers and Joint Bookrunners" states two).
 pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
     // "Joint Book Runners" is written in two words as often as in one.

@@ -24,6 +24,8 @@ pub(crate) struct PricingCandidates {
     pub interest_periods: Vec<Scoped<Sourced<Vec<Period>>>>,
     pub tenors: Vec<Scoped<Sourced<Period>>>,
     pub optional_currencies: Vec<Sourced<CurrencyCode>>,
+    /// Statements that the loans bear a fixed rate, each quoting its sentence (see `fixed.rs`).
+    pub fixed_rates: Vec<Scoped<Sourced<Decimal>>>,
 }
 
 impl PricingCandidates {
@@ -39,6 +41,9 @@ impl PricingCandidates {
         leave_aside_scoped(doc, "/facilities/*/paymentFrequency", &mut self.frequencies, report);
         leave_aside_scoped(doc, "/facilities/*/interestPeriods", &mut self.interest_periods, report);
         leave_aside_scoped(doc, "/facilities/*/indexTenor", &mut self.tenors, report);
+        // A fixed rate recited from another agreement withholds nothing here, so setting it aside
+        // is not worth a warning of its own.
+        leave_aside_scoped(doc, "/facilities/*/fixedRate", &mut self.fixed_rates, &mut Report::default());
         leave_aside(
             doc,
             "/facilities/*/pricingGrid",

@@ -2,14 +2,19 @@
 //! of two ("Term SOFR Loans and Daily Simple SOFR Loans"), and, when no statement names one, the
 //! benchmark the agreement defines for the facility's currency. Only benchmarks in force count: one
 //! named only by the benchmark replacement provisions (see `provisions.rs`) is a rate that may
-//! come, not one the loans bear.
+//! come, not one the loans bear; so is one named only for another rate or instrument (a default
+//! rate, a minimum, a swap, a letter of credit fee, refinanced debt) or only in its own definition.
 
-use crate::domain::extraction::benchmarks::BenchmarkMatch;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::domain::extraction::benchmarks::{BenchmarkMatch, find_benchmarks};
 use crate::domain::extraction::currency::CurrencyCode;
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::sourced::Sourced;
-use crate::domain::extraction::text::{before, clause_around, contains_any_ci, matches_outside_date_names};
+use crate::domain::extraction::text::{before, clause_around, contains_any_ci, matches_outside_date_names, pattern};
 
 /// "with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75%": one margin stated for
 /// loans of two benchmarks of one currency. The facility's index is then the one the agreement
@@ -48,10 +53,52 @@ fn preference(index: FloatingRateIndex) -> Option<(&'static str, u8)> {
     }
 }
 
-/// Whether the text mentions any benchmark other than the base rate, which decides whether a
-/// literal "Prime Rate" is the benchmark or the alternate base rate.
+/// Whether the loans may bear a benchmark other than the prime rate, which decides whether a
+/// literal "Prime Rate" is the benchmark or the alternate base rate. A bank's loan at the prime
+/// rate that names SOFR for its hedge, a letter of credit fee or the rate after a default is still
+/// a prime rate loan.
 pub(super) fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
-    in_force(doc).any(|b| b.index != FloatingRateIndex::UsdPrime)
+    let loans = loans_benchmarks(doc);
+    loans.iter().any(|b| b.index != FloatingRateIndex::UsdPrime)
+}
+
+/// The benchmark mentions that may name what the loans bear: those in force (see `in_force`)
+/// that measure neither another rate (`names_another_rate`) nor another instrument's
+/// (`names_another_instrument`), of the benchmarks the agreement uses outside their own
+/// definitions. A benchmark only defined ("Term SOFR" means …) and otherwise named only for a
+/// default rate or a swap is not one the loans bear.
+fn loans_benchmarks<'d>(doc: &'d Document<'_>) -> Vec<&'d BenchmarkMatch> {
+    let usable: Vec<&BenchmarkMatch> =
+        in_force(doc).filter(|b| !names_another_rate(doc, b) && !names_another_instrument(doc, b)).collect();
+    let used = |index: FloatingRateIndex| usable.iter().any(|b| b.index == index && !in_own_definition(doc, b));
+    usable.iter().copied().filter(|b| used(b.index)).collect()
+}
+
+/// Whether `mention` stands in the definition of a term that names the same benchmark ("Term
+/// SOFR" means the forward-looking term rate based on SOFR …): a definition says what the rate is,
+/// not that the loans bear it.
+fn in_own_definition(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
+    doc.structure.definition_at(mention.span.start).is_some_and(|definition| {
+        find_benchmarks(doc.slice(definition.term.clone())).iter().any(|named| named.index == mention.index)
+    }) || doc
+        .structure
+        .definitions_where(|_| true)
+        .any(|d| d.term.start <= mention.span.start && mention.span.end <= d.term.end)
+}
+
+/// Clause words before a benchmark that make it the measure of another instrument than the loans:
+/// a swap or hedge, a fee (on letters of credit, unused amounts), the lender's cost of funds,
+/// debt that exists before the agreement or that it refinances.
+static ANOTHER_INSTRUMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:swaps?|hedg[a-z]*|letters?[ \t\r\n]+of[ \t\r\n]+credit|cost[ \t\r\n]+of[ \t\r\n]+funds|existing|refinanc[a-z]*|fees?)\b",
+    )
+});
+
+/// Whether the clause that names `mention` names it for another instrument (`ANOTHER_INSTRUMENT`).
+fn names_another_instrument(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
+    let clause = clause_around(doc.text, mention.span.start);
+    matches_outside_date_names(&ANOTHER_INSTRUMENT, doc.slice(clause.start..mention.span.start))
 }
 
 /// The benchmark mentions in the provisions that state this document's terms: a rate named only
@@ -81,7 +128,8 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
         "CAD" => &[FloatingRateIndex::CadCorra],
         _ => &[],
     };
-    let risk_free = has_risk_free_benchmark(doc);
+    let loans = loans_benchmarks(doc);
+    let risk_free = loans.iter().any(|b| b.index != FloatingRateIndex::UsdPrime);
     for &index in preference {
         if index == FloatingRateIndex::UsdPrime && risk_free {
             continue;
@@ -89,7 +137,7 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
         if let Some(mention) = libor_for_currency(doc, index) {
             return doc.sourced(mention.span.clone(), index);
         }
-        let mentions = || in_force(doc).filter(|b| b.index == index && !b.base_rate && !names_another_rate(doc, b));
+        let mentions = || loans.iter().filter(|b| b.index == index && !b.base_rate);
         let defined = mentions().find(|b| {
             let lead = doc.slice(before(doc.text, b.span.start, 3));
             lead.ends_with('"') || lead.ends_with('“')
@@ -105,8 +153,15 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
 /// `ANOTHER_RATE`): such a mention does not tell which benchmark the loans bear.
 fn names_another_rate(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
     let clause = clause_around(doc.text, mention.span.start);
-    matches_outside_date_names(&super::ANOTHER_RATE, doc.slice(clause.start..mention.span.start))
+    let lead_in = doc.slice(clause.start..mention.span.start);
+    matches_outside_date_names(&super::ANOTHER_RATE, lead_in) || LOWER_BOUND.is_match(lead_in)
 }
+
+/// "In no event shall the rate on the Advances be less than Daily Simple SOFR plus 1.00%": a
+/// benchmark right after "less than" or "lower than" is a minimum of the loans' rate, not its
+/// measure.
+static LOWER_BOUND: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:less|lower)[ \t\r\n]+than[ \t\r\n]+(?:the[ \t\r\n]+)?$"));
 
 /// Words that name a currency other than the dollar, for telling which currency a LIBOR mention
 /// is quoted in.

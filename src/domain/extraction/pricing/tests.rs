@@ -331,3 +331,72 @@ fn a_prose_grid_for_each_facility_is_scoped_to_the_facility_its_list_names() {
     let read: Vec<(Vec<FacilityKey>, usize)> = found.grids.iter().map(|g| (g.keys.clone(), g.value.len())).collect();
     assert_eq!(read, [(vec![FacilityKey::Term], 2), (vec![FacilityKey::Revolving], 2)]);
 }
+
+/// A bank's loan and security agreement around one interest clause, for end-to-end reading.
+fn bank_loan(definitions: &str, interest: &str) -> crate::domain::extraction::Extraction {
+    let text = format!(
+        "LOAN AND SECURITY AGREEMENT\n\nTHIS LOAN AND SECURITY AGREEMENT is dated as of May 1, 2024, between PORT ALDER BANK (\"Bank\") and \
+         WREN DEVICES, INC., a Delaware corporation (\"Borrower\").\n\n1. DEFINITIONS\n\n\"Revolving Line\" is an Advance or \
+         Advances of up to Two Million Dollars ($2,000,000) outstanding at any time.\n\n\"Revolving Line Maturity Date\" is \
+         May 1, 2026.\n\n{definitions}\n\n2. LOAN AND TERMS OF PAYMENT\n\n2.1 Advances. Bank will make Advances not exceeding the \
+         Revolving Line, which Borrower may repay and reborrow until the Revolving Line Maturity Date.\n\n2.2 Interest. \
+         {interest}\n\n3. CHOICE OF LAW. California law governs this Agreement.\n"
+    );
+    crate::domain::extraction::extract_credit_agreement(&text)
+}
+
+#[test]
+fn a_loan_at_a_fixed_rate_has_no_index_even_if_a_proviso_bounds_it_by_sofr() {
+    let read = bank_loan(
+        "\"Term SOFR\" means the one-month CME Term SOFR rate.",
+        "Advances bear interest at a fixed rate of 7.25% per annum; provided that the rate shall at no time be lower \
+         than Term SOFR plus 1.50%.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!((facility.floating_rate_index.as_ref(), facility.spread.as_ref()), (None, None));
+    assert!(read.warnings.iter().any(|w| w.contains("they bear a fixed rate")), "{:?}", read.warnings);
+}
+
+#[test]
+fn a_fallback_rate_of_a_fixed_rate_loan_is_neither_its_index_nor_its_margin() {
+    let read = bank_loan(
+        "\"Prime Rate\" is the prime rate published in The Wall Street Journal.",
+        "Advances bear interest at a fixed rate of 6.75% per annum. If that rate may not lawfully be charged, Advances \
+         shall bear interest at the Prime Rate plus 1.00%.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!((facility.floating_rate_index.as_ref(), facility.spread.as_ref()), (None, None));
+}
+
+#[test]
+fn a_prime_rate_loan_whose_letter_of_credit_fee_is_over_sofr_is_still_a_prime_rate_loan() {
+    let read = bank_loan(
+        "\"Prime Rate\" is the prime rate published in The Wall Street Journal.",
+        "Advances bear interest at the Prime Rate plus 0.50% per annum.\n\n2.3 Letters of Credit. Borrower shall pay a \
+         letter of credit fee of Term SOFR plus 1.25% per annum on the face amount of each Letter of Credit.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!(facility.floating_rate_index.as_ref().map(|i| *i.value()), Some(FloatingRateIndex::UsdPrime));
+    assert_eq!(facility.spread.as_ref().map(|s| *s.value()), Some(dec("0.005")));
+}
+
+#[test]
+fn a_benchmark_only_defined_and_named_for_the_default_rate_or_a_swap_is_not_the_loans() {
+    for other in [
+        "2.3 Default Rate. After an Event of Default, Obligations bear interest at Term SOFR plus 6.00%.",
+        "2.3 Hedging. Borrower may enter into an interest rate swap with Bank under which Borrower receives Term SOFR.",
+        "2.3 Minimum Rate. In no event shall the rate on the Advances be less than Term SOFR plus 1.00%.",
+    ] {
+        let read = bank_loan(
+            "\"Prime Rate\" is the prime rate published in The Wall Street Journal.\n\n\"Term SOFR\" means the \
+             one-month CME Term SOFR rate.",
+            &format!("Advances bear interest at the Prime Rate plus 0.50% per annum.\n\n{other}"),
+        );
+        let facility = read.agreement.facilities.first().expect("the revolving line");
+        assert_eq!(
+            facility.floating_rate_index.as_ref().map(|i| *i.value()),
+            Some(FloatingRateIndex::UsdPrime),
+            "{other}"
+        );
+    }
+}
