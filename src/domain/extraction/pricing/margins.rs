@@ -79,6 +79,15 @@ static BINDS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A margin that applies only during a period the agreement names ("During the Covenant Relief
+/// Period, the Applicable Margin shall be 2.75%"): a temporary rate, not the facility's margin.
+/// A margin in force until a first pricing date is the margin at signing, and stays.
+static FOR_A_NAMED_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[Dd]uring|DURING)[ \t\r\n]+(?:the|any|such|each|THE|ANY)[ \t\r\n]+(?:[A-Z][A-Za-z\-]*[ \t\r\n]+){1,4}(?:Period|PERIOD)\b",
+    )
+});
+
 /// Classifies one stated percentage.
 fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     let clause = clause_around(doc.text, pct.span.start);
@@ -121,6 +130,10 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
         return RateKind::Excluded;
     }
     if names_loans_of_another_rate(doc, clause.start..pct.span.start) {
+        return RateKind::Excluded;
+    }
+    let sentence_lead = doc.slice(sentence_around(doc.text, pct.span.start).start..pct.span.start);
+    if FOR_A_NAMED_PERIOD.is_match(sentence_lead) {
         return RateKind::Excluded;
     }
     let mention_before = doc.benchmarks_in(before_range).last().cloned();

@@ -35,6 +35,14 @@ fn a_margin_until_the_first_adjustment_date_is_a_margin_but_a_spread_adjustment_
 }
 
 #[test]
+fn a_margin_for_a_period_the_agreement_names_is_not_the_facility_s_margin() {
+    let text = "Each Loan bears interest at Term SOFR plus 2.00% per annum. During the Covenant Relief Period, the \
+        Applicable Margin shall be 2.75% for Term SOFR Loans.\n";
+    let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.02")]);
+}
+
+#[test]
 fn a_rate_defined_as_another_name_for_a_benchmark_is_that_benchmark() {
     let text = "\"Reference Rate\" means the Term SOFR Rate in effect from time to time; provided that it shall not be less than zero.\n\n\"Default Rate\" means the Reference Rate plus 2.00%.\n\n\"Loan Rate\" means a rate per annum equal to the Reference Rate plus 2.85%.\n\nEach Loan bears interest at the Loan Rate.\n";
     let found = pricing(text);
