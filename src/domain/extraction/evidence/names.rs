@@ -46,10 +46,11 @@ const MAX_OTHER_MENTIONS: usize = 200;
 pub(super) struct Printing<'t> {
     running_heads: HashMap<&'t str, usize>,
     lower: String,
-    /// How many times the text prints each word (run of ASCII letters and digits), in lower case:
-    /// counted once, when a name is first checked for a misprint, instead of a search of the
-    /// whole text for each word of each name.
-    words: OnceCell<HashMap<String, usize>>,
+    /// Where the text prints each word (run of ASCII letters and digits), in lower case, in text
+    /// order: found once, when a name is first checked, instead of a search of the whole text for
+    /// each word of each name (its count is a misprint check's) and for each name a party is
+    /// stated under (its places are where that name may be printed).
+    words: OnceCell<HashMap<String, Vec<usize>>>,
 }
 
 impl<'t> Printing<'t> {
@@ -78,15 +79,30 @@ impl<'t> Printing<'t> {
     /// the start of a word.
     fn prints<'s>(&'s self, words: &str) -> impl Iterator<Item = Range<usize>> + 's {
         let needle = words.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+        let first_word_len = needle.bytes().take_while(u8::is_ascii_alphanumeric).count();
         let starts: Vec<usize> = if needle.is_empty() {
             Vec::new()
-        } else {
+        } else if first_word_len == 0 || first_word_len == needle.len() {
+            // A needle of one word may be the start of a longer printed word: search the text.
             let bytes = self.lower.as_bytes();
             self.lower
                 .match_indices(&needle)
                 .map(|(i, _)| i)
                 .filter(|&i| i == 0 || bytes.get(i - 1).is_some_and(|b| !b.is_ascii_alphanumeric()))
                 .collect()
+        } else {
+            // The needle's first word ends where the needle goes on, so it is printed whole
+            // there: only the places of that word can start it. Matches do not overlap, as a
+            // search of the text finds them.
+            let mut starts = Vec::new();
+            let mut free_from = 0;
+            for &at in self.word_places().get(&needle[..first_word_len]).map_or(&[][..], Vec::as_slice) {
+                if at >= free_from && self.lower.get(at..).is_some_and(|rest| rest.starts_with(&needle)) {
+                    starts.push(at);
+                    free_from = at + needle.len();
+                }
+            }
+            starts
         };
         let len = needle.len();
         starts.into_iter().map(move |start| start..start + len)
@@ -97,19 +113,33 @@ impl Printing<'_> {
     /// How many times, up to `limit`, the text prints `word` (ASCII letters and digits) as a whole
     /// word, ignoring ASCII case.
     fn word_count(&self, word: &str, limit: usize) -> usize {
-        let words = self.words.get_or_init(|| {
-            let mut words: HashMap<String, usize> = HashMap::new();
-            for printed in self.lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
-                match words.get_mut(printed) {
-                    Some(count) => *count += 1,
-                    None => {
-                        words.insert(printed.to_owned(), 1);
+        self.word_places().get(word.to_ascii_lowercase().as_str()).map_or(0, |places| places.len().min(limit))
+    }
+
+    /// Where the text prints each word, in lower case (see [`Printing::words`]).
+    fn word_places(&self) -> &HashMap<String, Vec<usize>> {
+        self.words.get_or_init(|| {
+            let mut words: HashMap<String, Vec<usize>> = HashMap::new();
+            let bytes = self.lower.as_bytes();
+            let mut start = None;
+            for (at, byte) in bytes.iter().enumerate().chain(std::iter::once((bytes.len(), &b' '))) {
+                match (byte.is_ascii_alphanumeric(), start) {
+                    (true, None) => start = Some(at),
+                    (false, Some(from)) => {
+                        start = None;
+                        let printed = self.lower.get(from..at).unwrap_or_default();
+                        match words.get_mut(printed) {
+                            Some(places) => places.push(from),
+                            None => {
+                                words.insert(printed.to_owned(), vec![from]);
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
             words
-        });
-        words.get(word.to_ascii_lowercase().as_str()).map_or(0, |&count| count.min(limit))
+        })
     }
 }
 
@@ -281,4 +311,35 @@ fn is_upper_case(text: &str) -> bool {
 fn ends_with_a_name(line: &str) -> bool {
     let line = line.trim_end();
     NAME.find_iter(line).any(|m| m.end() == line.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every place, from the start of a word, the text prints `needle` ignoring case, without
+    /// overlaps: what `prints` finds, by a plain search of the whole text.
+    fn searched(text: &str, needle: &str) -> Vec<Range<usize>> {
+        let lower = text.to_ascii_lowercase();
+        let bytes = lower.as_bytes();
+        lower
+            .match_indices(&needle.to_ascii_lowercase())
+            .map(|(i, _)| i)
+            .filter(|&i| i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+            .map(|i| i..i + needle.len())
+            .collect()
+    }
+
+    #[test]
+    fn a_name_is_found_where_the_text_prints_it_and_nowhere_else() {
+        let text = "Bank of Ohio, N.A. signs. BANK OF OHIO, N.A., as Agent; the Banks of Ohio; SUPERBANK of Ohio; \
+            bank of bank of bank of Ohio; Bank of Ohio";
+        for needle in ["Bank of Ohio", "BANK OF OHIO, N.A.", "bank of bank of", "Banks", "Bank", "of Ohio", ", N.A."] {
+            let found: Vec<Range<usize>> = Printing::of(text).prints(needle).collect();
+            assert_eq!(found, searched(text, needle), "{needle}");
+        }
+        let found: Vec<Range<usize>> = Printing::of(text).prints("Bank   of\nOhio").collect();
+        assert_eq!(found, searched(text, "Bank of Ohio"), "spaces and line breaks in a name are one space");
+        assert_eq!(Printing::of(text).prints("bank of bank of").count(), 1, "matches do not overlap");
+    }
 }
