@@ -52,6 +52,15 @@ static TO_RATIO: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A leverage ratio named after what it divides: "ratio of Consolidated Debt to Total
+/// Capitalization", "ratio of Debt to Tangible Net Worth", "ratio of Total Indebtedness to
+/// EBITDA". Debt over capital, net worth or earnings is leverage, a maximum.
+static DEBT_RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bratio[ \t\r\n]+of[ \t\r\n]+(?:(?:consolidated|total|funded|senior|adjusted|net)[ \t\r\n]+){0,3}(?:debt|indebtedness|liabilities)[ \t\r\n]+to[ \t\r\n]+(?:(?:consolidated|total|tangible|adjusted|annualized)[ \t\r\n]+){0,3}(?:capitali[sz]ation|net[ \t\r\n]+worth|ebitda|operating[ \t\r\n]+cash[ \t\r\n]+flow|cash[ \t\r\n]+flow|equity)\b",
+    )
+});
+
 static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
@@ -128,7 +137,7 @@ static CONDITION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 
 fn covenant_type(metric: &str) -> Option<CovenantType> {
     let lower = metric.to_ascii_lowercase();
-    if lower.contains("leverage") {
+    if lower.contains("leverage") || DEBT_RATIO.is_match(metric) {
         Some(CovenantType::MaximumLeverageRatio)
     } else if lower.contains("interest") {
         Some(CovenantType::MinimumInterestCoverageRatio)
@@ -179,7 +188,7 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
         .map(|line| line.start)
         .filter(|&start| sentence.start - start <= HEADING_REACH)
         .unwrap_or(sentence.start);
-    let heading_names = |text: &str| METRIC.is_match(text) || TO_RATIO.is_match(text);
+    let heading_names = |text: &str| METRIC.is_match(text) || TO_RATIO.is_match(text) || DEBT_RATIO.is_match(text);
     // Only a numbered heading belongs to the sentence; the rest of a wrapped line is the end of
     // the sentence before.
     let lead = doc.slice(heading..sentence.start);
@@ -277,7 +286,8 @@ fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
 /// The metric names in `text` (which starts at `offset`), in order; a ratio named after what it
 /// divides is one name, not the coverage words at its end.
 fn metrics_in(text: &str, offset: usize) -> Vec<Range<usize>> {
-    let named: Vec<Range<usize>> = TO_RATIO.find_iter(text).map(|m| m.range()).collect();
+    let named: Vec<Range<usize>> =
+        TO_RATIO.find_iter(text).chain(DEBT_RATIO.find_iter(text)).map(|m| m.range()).collect();
     let mut metrics: Vec<Range<usize>> = METRIC
         .find_iter(text)
         .map(|m| m.range())
@@ -555,6 +565,20 @@ mod tests {
         let found = extract(&Document::scan(text));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].levels.len(), 1, "{:?}", found[0].levels);
+    }
+
+    #[test]
+    fn a_ratio_of_debt_to_capital_or_net_worth_is_a_leverage_covenant() {
+        let text = "Section 6.10 Financial Covenant. As of the last day of each fiscal quarter the ratio of Funded Debt \
+            to Total Capitalization shall not be greater than 0.55:1.00.\n\nSection 6.11 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MaximumLeverageRatio);
+        assert_eq!(found[0].metric.value(), "ratio of Funded Debt to Total Capitalization");
+        assert_eq!(found[0].levels[0].threshold.quote(), "0.55:1.00");
+        let other = "Section 6.10 Financial Covenant. As of the last day of each fiscal quarter the ratio of current \
+            assets to current liabilities shall not be less than 1.20:1.00.\n";
+        assert!(extract(&Document::scan(other)).is_empty(), "liabilities as the divisor is no leverage ratio");
     }
 
     #[test]
