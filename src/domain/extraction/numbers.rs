@@ -417,7 +417,7 @@ impl Located for RatioMatch {
 
 static RATIO: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)[ \t]*(?::|to)(?:[ \t]*|[ \t]*\r?\n[ \t]*)1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|[ \t]times)\b",
+        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:[ \t]*|[ \t]*\r?\n[ \t]*)(?::|to)(?:[ \t]*|[ \t]*\r?\n[ \t]*)1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|[ \t]times)\b",
     )
 });
 
@@ -650,5 +650,12 @@ mod tests {
     fn a_ratio_wrapped_after_to_is_one_ratio() {
         let found = find_ratios("not less than 1.0 to\n     1.0 for the three Fiscal Quarter period");
         assert_eq!(found.iter().map(|r| r.value).collect::<Vec<_>>(), [dec("1.0")]);
+    }
+
+    #[test]
+    fn a_ratio_wrapped_before_to_is_one_ratio() {
+        let found = find_ratios("shall increase to 0.70\nto 1.00 for four fiscal quarters");
+        assert_eq!(found.iter().map(|r| r.value).collect::<Vec<_>>(), [dec("0.70")]);
+        assert_eq!(find_ratios("Section 7.11\n\nto 1.00").len(), 0, "a blank line ends a ratio");
     }
 }
