@@ -120,15 +120,6 @@ static PREAMBLE_DATED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Words naming another instrument right before "dated": "…, amending the loan agreement dated
-/// as of March 9, 2019", "under that certain Note dated …". The document names itself with
-/// "This …" or its title, never with an article.
-static OTHER_INSTRUMENT_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?i)\b(?:the|that[ \t\r\n]+certain|a|an|said|such)[ \t\r\n]+(?:[A-Za-z\-]+[ \t\r\n]+){0,5}?(?:agreement|note|indenture|amendment|facility|guaranty|guarantee)[ \t\r\n,]*$",
-    )
-});
-
 /// "as of the date first set forth above": the preamble dates the document by its title block.
 static DATE_ABOVE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bdate[ \t\r\n]+first[ \t\r\n]+(?:set[ \t\r\n]+forth|written|above)"));
@@ -156,8 +147,10 @@ fn own_date(doc: &Document<'_>, preamble: Range<usize>, report: &mut Report) -> 
     let opening = preamble.start..super::text::floor_boundary(doc.text, preamble.start + 600).min(preamble.end);
     let opening_text = doc.slice(opening.clone());
     let mut refers_above = false;
+    let others_dates = other_instruments_dates(opening_text);
     for found in PREAMBLE_DATED.find_iter(opening_text) {
-        if OTHER_INSTRUMENT_BEFORE.is_match(&opening_text[..found.start()]) {
+        if others_dates.contains(&found.end()) {
+            // "…, amending the loan agreement dated as of March 9, 2019": another's date.
             continue;
         }
         let at = opening.start + found.end();
@@ -394,9 +387,12 @@ pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<
     agree("/effectiveDate", candidates, report)
 }
 
+/// Another credit agreement named with its date, up to where the date starts: "that certain Credit
+/// Agreement dated as of", "amending the loan agreement dated", "replacing the credit agreement
+/// dated" (an amendment's, or a refinancing's, earlier agreement).
 static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:that[ \t\r\n]+certain|the[ \t\r\n]+existing|the[ \t\r\n]+original|to[ \t\r\n]+the|amends(?:[ \t\r\n]+and[ \t\r\n]+restates)?[ \t\r\n]+the|amending(?:[ \t\r\n]+and[ \t\r\n]+restating)?[ \t\r\n]+the)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,4}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement[ \t]*,?[ \t]+dated[ \t\r\n]+(?:as[ \t\r\n]+of[ \t\r\n]+)?",
+        r"(?i)\b(?:that[ \t\r\n]+certain|the[ \t\r\n]+existing|the[ \t\r\n]+original|to[ \t\r\n]+the|amends(?:[ \t\r\n]+and[ \t\r\n]+restates)?[ \t\r\n]+the|amending(?:[ \t\r\n]+and[ \t\r\n]+restating)?[ \t\r\n]+the|(?:replaces|replacing|refinances|refinancing)[ \t\r\n]+the)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,4}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement[ \t]*,?[ \t]+dated[ \t\r\n]+(?:as[ \t\r\n]+of[ \t\r\n]+)?",
     )
 });
 
@@ -430,16 +426,34 @@ fn first_referenced_date(doc: &Document<'_>, amended_kind: Option<&str>) -> Opti
     let opening = doc.parts.opening(doc.text);
     let start = opening.start;
     let region = doc.slice(opening);
-    let found = REFERENCE_DATED.captures_iter(region).find(|c| {
-        let between = c.name("between").map_or("", |b| b.as_str()).to_ascii_lowercase();
+    let found = references_dated(region).find(|c| {
         let names = c.get(0).zip(c.name("between")).map_or("", |(whole, b)| &region[whole.start()..b.start()]);
         let names = names.split_whitespace().collect::<Vec<_>>().join(" ");
         // "FIRST AMENDMENT TO CREDIT AGREEMENT": the Pledge Agreement it also refers to is not it.
-        let is_the_amended_kind = amended_kind.is_none_or(|kind| contains_ci(&names, kind));
-        is_the_amended_kind
-            && !between.split(|ch: char| !ch.is_alphabetic()).any(|w| matches!(w, "this" | "hereof" | "hereby"))
+        amended_kind.is_none_or(|kind| contains_ci(&names, kind))
     })?;
     date_starting_at(doc, start + found.get(0)?.end())
+}
+
+/// The references to another instrument by name and date in `region` ([`REFERENCE_DATED`]),
+/// without those whose words in between speak of this document ("the Credit Agreement (this
+/// "Amendment") is dated …").
+fn references_dated(region: &str) -> impl Iterator<Item = regex::Captures<'_>> {
+    REFERENCE_DATED.captures_iter(region).filter(|c| {
+        let between = c.name("between").map_or("", |b| b.as_str()).to_ascii_lowercase();
+        !between.split(|ch: char| !ch.is_alphabetic()).any(|w| matches!(w, "this" | "hereof" | "hereby"))
+    })
+}
+
+/// Where, in `region`, the date of another instrument named before it starts: after "amending the
+/// loan agreement dated as of" ([`AMENDED_AGREEMENT_DATED`]) or "that certain Note dated"
+/// ([`references_dated`]).
+fn other_instruments_dates(region: &str) -> Vec<usize> {
+    AMENDED_AGREEMENT_DATED
+        .find_iter(region)
+        .map(|found| found.end())
+        .chain(references_dated(region).filter_map(|c| c.get(0).map(|whole| whole.end())))
+        .collect()
 }
 
 /// The kind of instrument a title says it amends: "FIRST AMENDMENT TO CREDIT AGREEMENT" →

@@ -131,7 +131,7 @@ impl Provisions {
             in_force_at_signing,
             other_debt: Regions::new(other_debt::other_debt_attachments(text)),
             other_debt_sections: Regions::new(other_debt::other_debt_sections(text, structure)),
-            other_debt_statements: other_debt::other_debt_statements(text),
+            other_debt_statements: other_debt::other_debt_statements(text, structure),
             set_aside_other_debt: Regions::new(Vec::new()),
             leaves_unchanged: UNCHANGED.find_iter(text).map(|found| sentence_around(text, found.start())).collect(),
             set_aside_unchanged: Regions::new(Vec::new()),
@@ -545,6 +545,19 @@ mod tests {
         let text =
             "The margins, by the rating of the Senior Notes, are as follows:\nLevel I   110 bps\nLevel II   125 bps\n";
         assert_eq!(set_aside_when_read_as(text, "110 bps", None), None, "a colon ends the statement");
+    }
+
+    #[test]
+    fn a_definition_whose_term_is_other_debt_and_advances_that_existed_before_are_other_debt() {
+        let text = "\"Existing Indebtedness\" means the Borrower's equipment loan from Ash Finance, which bears \
+            interest at Term SOFR plus 4.10%.\n\"Revolving Line\" means Advances of up to $2,000,000.\n\n\
+            2.2 Interest. Advances bear interest at the Prime Rate plus 0.75%. Until today the Existing Advances bore \
+            interest at LIBOR plus 2.60%.\n";
+        let other = Some(SetAside::OtherDebtProvision);
+        assert_eq!(set_aside_when_read_as(text, "Term SOFR plus 4.10%", None), other);
+        assert_eq!(set_aside_when_read_as(text, "$2,000,000", None), None, "a definition of this facility");
+        assert_eq!(set_aside_when_read_as(text, "LIBOR plus 2.60%", None), other);
+        assert_eq!(set_aside_when_read_as(text, "Prime Rate plus 0.75%", None), None);
     }
 
     #[test]

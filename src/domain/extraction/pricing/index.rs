@@ -58,7 +58,11 @@ fn preference(index: FloatingRateIndex) -> Option<(&'static str, u8)> {
 /// rate that names SOFR for its hedge, a letter of credit fee or the rate after a default is still
 /// a prime rate loan.
 pub(super) fn has_risk_free_benchmark(doc: &Document<'_>) -> bool {
-    let loans = loans_benchmarks(doc);
+    bears_risk_free(&loans_benchmarks(doc))
+}
+
+/// Whether any of the loans' benchmarks is other than the prime rate.
+fn bears_risk_free(loans: &[&BenchmarkMatch]) -> bool {
     loans.iter().any(|b| b.index != FloatingRateIndex::UsdPrime)
 }
 
@@ -80,19 +84,21 @@ fn loans_benchmarks<'d>(doc: &'d Document<'_>) -> Vec<&'d BenchmarkMatch> {
 fn in_own_definition(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
     doc.structure.definition_at(mention.span.start).is_some_and(|definition| {
         find_benchmarks(doc.slice(definition.term.clone())).iter().any(|named| named.index == mention.index)
-    }) || doc
-        .structure
-        .definitions_where(|_| true)
-        .any(|d| d.term.start <= mention.span.start && mention.span.end <= d.term.end)
+    }) || {
+        // The definition whose term starts last at or before the mention is the only one whose
+        // term can hold it (definitions are in text order).
+        let definitions = &doc.structure.definitions;
+        let after = definitions.partition_point(|d| d.term.start <= mention.span.start);
+        after.checked_sub(1).and_then(|i| definitions.get(i)).is_some_and(|d| mention.span.end <= d.term.end)
+    }
 }
 
 /// Clause words before a benchmark that make it the measure of another instrument than the loans:
-/// a swap or hedge, a fee (on letters of credit, unused amounts), the lender's cost of funds,
-/// debt that exists before the agreement or that it refinances.
+/// a swap or hedge, a fee (on letters of credit, unused amounts), the lender's cost of funds. Debt
+/// that exists before the agreement or that it refinances is set aside with its statements
+/// (`provisions.rs`, other debt), so its benchmark is not in force.
 static ANOTHER_INSTRUMENT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?i)\b(?:swaps?|hedg[a-z]*|letters?[ \t\r\n]+of[ \t\r\n]+credit|cost[ \t\r\n]+of[ \t\r\n]+funds|existing|refinanc[a-z]*|fees?)\b",
-    )
+    pattern(r"(?i)\b(?:swaps?|hedg[a-z]*|letters?[ \t\r\n]+of[ \t\r\n]+credit|cost[ \t\r\n]+of[ \t\r\n]+funds|fees?)\b")
 });
 
 /// Whether the clause that names `mention` names it for another instrument (`ANOTHER_INSTRUMENT`).
@@ -129,7 +135,7 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
         _ => &[],
     };
     let loans = loans_benchmarks(doc);
-    let risk_free = loans.iter().any(|b| b.index != FloatingRateIndex::UsdPrime);
+    let risk_free = bears_risk_free(&loans);
     for &index in preference {
         if index == FloatingRateIndex::UsdPrime && risk_free {
             continue;

@@ -19,7 +19,8 @@
 //!   interest at …", "the Seller Note shall bear interest at …"): from the words naming the other
 //!   debt to the end of their clause (a semicolon or a colon ends it: what a colon introduces is
 //!   a list or a grid of its own), at most a few lines on, or to the next debt the sentence names
-//!   (which may be the facility again: "… and shall be subordinated to the Term Loan").
+//!   (which may be the facility again: "… and shall be subordinated to the Term Loan"), and the
+//!   body of a definition whose term is other debt ("Existing Indebtedness" means …).
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -104,7 +105,7 @@ pub(super) fn other_debt_sections(text: &str, structure: &Structure) -> Vec<Rang
 /// amendment, name the agreement it amends and its facilities (this document's own terms there).
 static OTHER_DEBT_MENTION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<existing>\b(?i:existing|prior|refinanced|predecessor)(?:[ \t\r\n]+[A-Za-z\-]+){0,2}?[ \t\r\n]+(?i:indebtedness|debt|notes?|loans?|credit[ \t\r\n]+(?:agreements?|facilit(?:y|ies))|facilit(?:y|ies)|bonds|debentures|borrowings|lines?[ \t\r\n]+of[ \t\r\n]+credit)\b)|\b(?i:other)[ \t\r\n]+(?i:indebtedness|debt)\b|\b(?:Senior|Subordinated|Convertible|Exchangeable|Seller|Mezzanine)[ \t\r\n]+(?:(?:Secured|Unsecured|Subordinated|Promissory)[ \t\r\n]+)?(?:Notes?|Debentures|Bonds|Debt|Indebtedness)\b",
+        r"(?P<existing>\b(?i:existing|prior|refinanced|predecessor)(?:[ \t\r\n]+[A-Za-z\-]+){0,2}?[ \t\r\n]+(?i:indebtedness|debt|notes?|loans?|advances?|credit[ \t\r\n]+(?:agreements?|facilit(?:y|ies))|facilit(?:y|ies)|bonds|debentures|borrowings|lines?[ \t\r\n]+of[ \t\r\n]+credit)\b)|\b(?i:other)[ \t\r\n]+(?i:indebtedness|debt)\b|\b(?:Senior|Subordinated|Convertible|Exchangeable|Seller|Mezzanine)[ \t\r\n]+(?:(?:Secured|Unsecured|Subordinated|Promissory)[ \t\r\n]+)?(?:Notes?|Debentures|Bonds|Debt|Indebtedness)\b",
     )
 });
 
@@ -121,24 +122,31 @@ static NEXT_DEBT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Every statement of `text` about other debt (see the module's documentation), and whether its
-/// words may name, in an amendment, the agreement being amended or its facilities.
-pub(super) fn other_debt_statements(text: &str) -> Vec<(Range<usize>, bool)> {
-    OTHER_DEBT_MENTION
-        .captures_iter(text)
-        .filter_map(|found| {
-            let mention = found.get(0)?;
-            let clause_end = sentence_around(text, mention.start())
-                .end
-                .min(floor_boundary(text, mention.end().saturating_add(MAX_STATEMENT)));
-            let clause_end =
-                slice(text, mention.end()..clause_end).find([';', ':']).map_or(clause_end, |at| mention.end() + at);
-            let end = NEXT_DEBT
-                .find(slice(text, mention.end()..clause_end))
-                .map_or(clause_end, |next| mention.end() + next.start());
-            Some((mention.start()..end, found.name("existing").is_some()))
-        })
-        .collect()
+/// Every statement of `text` about other debt (see the module's documentation), and the body of
+/// every definition whose term is other debt ("Existing Indebtedness" means the Borrower's term
+/// loan from …, which bears interest at …); each with whether its words may name, in an
+/// amendment, the agreement being amended or its facilities.
+pub(super) fn other_debt_statements(text: &str, structure: &Structure) -> Vec<(Range<usize>, bool)> {
+    let definitions = structure.definitions.iter().filter_map(|definition| {
+        let term = slice(text, definition.term.clone());
+        let found = OTHER_DEBT_MENTION.captures(term)?;
+        let whole = found.get(0)?;
+        (whole.start() == 0 && whole.end() == term.len())
+            .then(|| (definition.body.clone(), found.name("existing").is_some()))
+    });
+    let statements = OTHER_DEBT_MENTION.captures_iter(text).filter_map(|found| {
+        let mention = found.get(0)?;
+        let clause_end = sentence_around(text, mention.start())
+            .end
+            .min(floor_boundary(text, mention.end().saturating_add(MAX_STATEMENT)));
+        let clause_end =
+            slice(text, mention.end()..clause_end).find([';', ':']).map_or(clause_end, |at| mention.end() + at);
+        let end = NEXT_DEBT
+            .find(slice(text, mention.end()..clause_end))
+            .map_or(clause_end, |next| mention.end() + next.start());
+        Some((mention.start()..end, found.name("existing").is_some()))
+    });
+    statements.chain(definitions).collect()
 }
 
 /// Every attachment of `text` whose caption names debt other than the facility, from its heading
