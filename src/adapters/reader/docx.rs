@@ -61,6 +61,9 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
     // Typed lines end without a blank line after them; the block after the last one is set
     // apart from it.
     let mut after_typed_lines = false;
+    // The run's properties strike it through: a redline's deleted text, which the document as
+    // amended no longer says.
+    let mut run_struck = false;
     loop {
         let event = reader.read_event()?;
         match &event {
@@ -79,6 +82,7 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
         match event {
             Event::Start(tag) => match tag.local_name().as_ref() {
                 "t" => in_text = true,
+                "r" => run_struck = false,
                 "tr" => out.end_row(),
                 "tc" => out.end_cell(),
                 "tbl" if std::mem::take(&mut after_typed_lines) => out.blank_line_before(),
@@ -91,12 +95,18 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
                         .flatten()
                         .any(|a| a.key.local_name().as_ref() == "val" && is_preformatted_style(&a.value));
                 }
-                "tab" => out.characters(" "),
+                "strike" | "dstrike" => {
+                    run_struck = !tag.attributes().flatten().any(|a| {
+                        a.key.local_name().as_ref() == "val" && matches!(a.value.as_ref(), "false" | "0" | "off")
+                    })
+                }
+                "tab" if !run_struck => out.characters(" "),
                 "br" | "cr" => out.line_break(),
                 _ => {}
             },
             Event::End(tag) => match tag.local_name().as_ref() {
                 "t" => in_text = false,
+                "r" => run_struck = false,
                 "p" if out.preformatted => {
                     // A typed line: an empty one is the blank line between blocks.
                     out.preformatted_line_end();
@@ -117,9 +127,9 @@ fn walk(xml: &str, max_text_bytes: usize) -> Result<Result<String, ReadError>, q
                 }
                 _ => {}
             },
-            Event::Text(text) if in_text => out.characters(&text.xml10_content()),
-            Event::CData(text) if in_text => out.characters(&text.into_inner()),
-            Event::GeneralRef(reference) if in_text => out.characters(&resolve(&reference)),
+            Event::Text(text) if in_text && !run_struck => out.characters(&text.xml10_content()),
+            Event::CData(text) if in_text && !run_struck => out.characters(&text.into_inner()),
+            Event::GeneralRef(reference) if in_text && !run_struck => out.characters(&resolve(&reference)),
             Event::Eof => break,
             _ => {}
         }
@@ -225,6 +235,23 @@ pub(crate) mod tests {
             text,
             "         Level      Ratio          Margin\n         I          < 2.00:1       1.25%\n\n  (a)  Section  2.1\n\nSigned in New York."
         );
+    }
+
+    #[test]
+    fn runs_a_redline_strikes_through_are_not_read() {
+        let run = |props: &str, text: &str| {
+            format!("<w:r><w:rPr>{props}</w:rPr><w:t xml:space=\"preserve\">{text}</w:t></w:r>")
+        };
+        let body = format!(
+            "<w:p>{}{}{}{}{}</w:p>",
+            run("", "Maturity: "),
+            run("<w:strike/>", "May 1, 2024"),
+            run("<w:u w:val=\"single\"/>", "May 1, 2027"),
+            run("<w:dstrike w:val=\"true\"/>", " and 2028"),
+            run("<w:strike w:val=\"false\"/>", "; margin 1.50%"),
+        );
+        let read = read_docx(&docx(&body), 1 << 20).unwrap();
+        assert_eq!(read.text, "Maturity: May 1, 2027; margin 1.50%");
     }
 
     #[test]

@@ -8,12 +8,12 @@
 //! core for minutes); the tokenizer is linear, and an unclosed `<td>`, `<tr>` or `<p>` is closed by
 //! the next one here as a browser would.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
-    BufferQueue, CharacterTokens, EndTag, StartTag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
+    BufferQueue, CharacterTokens, EndTag, StartTag, Tag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
     TokenizerOpts,
 };
 
@@ -27,7 +27,11 @@ use crate::domain::intake::{ReadDocument, ReadError};
 /// [`ReadError::TextTooLong`] past `max_text_bytes`.
 pub fn read_html(bytes: &[u8], max_text_bytes: usize) -> Result<ReadDocument, ReadError> {
     let html = decode(bytes);
-    let sink = Walker { out: RefCell::new(Layout::new(max_text_bytes)) };
+    let sink = Walker {
+        out: RefCell::new(Layout::new(max_text_bytes)),
+        struck: Cell::new(0),
+        struck_by_style: RefCell::new(Vec::new()),
+    };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(&html));
@@ -79,7 +83,66 @@ const BLOCKS: &[&str] = &[
 
 struct Walker {
     out: RefCell<Layout>,
+    /// How many struck-through elements (`<strike>`, `<s>`, `<del>`) are open: a redline's
+    /// deleted text, which the document as amended no longer says.
+    struck: Cell<u32>,
+    /// Elements struck through by their style (`<span style="text-decoration: line-through">`),
+    /// outermost first: each one's tag name and how many elements of that name opened inside it
+    /// are still open.
+    struck_by_style: RefCell<Vec<(String, u32)>>,
 }
+
+impl Walker {
+    fn in_struck_text(&self) -> bool {
+        self.struck.get() > 0 || !self.struck_by_style.borrow().is_empty()
+    }
+
+    /// Follows the elements struck through by their style as tags open and close. A block's end
+    /// ends the inline strikes inside it, closed or not: a filing's unclosed `<strike>` or
+    /// `<font style="…line-through">` does not strike out the rest of the document.
+    fn track_styled_strike(&self, tag: &Tag) {
+        let name: &str = &tag.name;
+        let ends_block = tag.kind == EndTag && (BLOCKS.contains(&name) || matches!(name, "td" | "th" | "tr" | "table"));
+        if ends_block {
+            self.struck.set(0);
+            let mut stack = self.struck_by_style.borrow_mut();
+            while stack.last().is_some_and(|(open, _)| !BLOCKS.contains(&open.as_str()) && open != name) {
+                stack.pop();
+            }
+        }
+        let mut stack = self.struck_by_style.borrow_mut();
+        match tag.kind {
+            StartTag if tag.self_closing || VOID.contains(&name) => {}
+            StartTag => {
+                if let Some((open, nested)) = stack.last_mut()
+                    && open == name
+                {
+                    *nested += 1;
+                }
+                let struck = tag.attrs.iter().any(|attribute| {
+                    &*attribute.name.local == "style" && attribute.value.to_ascii_lowercase().contains("line-through")
+                });
+                if struck {
+                    stack.push((name.to_owned(), 0));
+                }
+            }
+            EndTag => {
+                if let Some((open, nested)) = stack.last_mut()
+                    && open == name
+                {
+                    if *nested == 0 {
+                        stack.pop();
+                    } else {
+                        *nested -= 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Elements that never have an end tag.
+const VOID: &[&str] = &["br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"];
 
 impl TokenSink for Walker {
     type Handle = ();
@@ -87,8 +150,9 @@ impl TokenSink for Walker {
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         let mut out = self.out.borrow_mut();
         match token {
-            CharacterTokens(text) => out.characters(&text),
+            CharacterTokens(text) if !self.in_struck_text() => out.characters(&text),
             TagToken(tag) => {
+                self.track_styled_strike(&tag);
                 let name: &str = &tag.name;
                 match (tag.kind, name) {
                     (StartTag, "script" | "style") => {
@@ -100,6 +164,9 @@ impl TokenSink for Walker {
                         return TokenSinkResult::RawData(RawKind::Rcdata);
                     }
                     (EndTag, "script" | "style" | "title" | "textarea") => out.skipping = false,
+                    // Not `<s>`: EDGAR's SGML tables open a column with an `<S>` never closed.
+                    (StartTag, "strike" | "del") if !tag.self_closing => self.struck.set(self.struck.get() + 1),
+                    (EndTag, "strike" | "del") => self.struck.set(self.struck.get().saturating_sub(1)),
                     (StartTag, "tr") | (EndTag, "tr") => out.end_row(),
                     (StartTag, "table") | (EndTag, "table") => {
                         out.end_row();
@@ -131,6 +198,26 @@ mod tests {
 
     fn read(html: &str) -> String {
         read_html(html.as_bytes(), 1 << 20).unwrap().text
+    }
+
+    #[test]
+    fn text_a_redline_strikes_through_is_not_read() {
+        let text = read(
+            "<p>Maturity: <strike>May 1, 2024</strike><u>May 1, 2027</u>; margin <strike>1.25%</strike>1.50%; fee \
+             <del>0.20%</del>0.25%.</p><p><span style=\"color: red; text-decoration: line-through\">CEDAR BANK, \
+             <span>N.A.</span>,</span> BIRCH BANK, N.A.</p><p><font style=\"TEXT-DECORATION:LINE-THROUGH\">old<br>\
+             words</font> new words</p>",
+        );
+        assert_eq!(text, "Maturity: May 1, 2027; margin 1.50%; fee 0.25%.\n\nBIRCH BANK, N.A.\n\nnew words");
+    }
+
+    #[test]
+    fn a_strike_left_open_ends_with_its_block_and_an_sgml_column_tag_strikes_nothing() {
+        let text = read(
+            "<p>Old <strike>words <font style=\"text-decoration: line-through\">never closed</p><p>Kept text</p>\
+             <TABLE><S>Amount<C>Rate</TABLE><p>After the table</p>",
+        );
+        assert_eq!(text, "Old\n\nKept text\n\nAmountRate\n\nAfter the table");
     }
 
     #[test]

@@ -26,7 +26,8 @@ use std::time::{Duration, Instant};
 
 use pdf_extract::content::Content;
 use pdf_extract::{
-    Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform, output_doc_page,
+    ColorSpace, Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Path, PathOp, Transform,
+    output_doc_page,
 };
 
 use super::page_layout::{Line, PRINTED, Word, write_lines};
@@ -214,7 +215,29 @@ struct PageText {
     /// Where the last glyph other than a space ended, when the current run has one.
     ink_end: Option<f64>,
     space_due: bool,
+    /// Where each glyph other than a space was put: to take out the glyphs a line strikes through.
+    glyphs: Vec<Glyph>,
+    /// Thin filled rectangles drawn on the page (left, right, bottom, top, in page space): rules,
+    /// underlines and the lines that strike text through.
+    bars: Vec<[f64; 4]>,
 }
+
+/// A glyph's place: the word it was added to (run and word index, bytes of the word's text) and
+/// its horizontal middle, baseline and size.
+struct Glyph {
+    run: usize,
+    word: usize,
+    bytes: std::ops::Range<usize>,
+    x_mid: f64,
+    y: f64,
+    size: f64,
+}
+
+/// A bar at most this many font sizes thick whose middle is this far above a glyph's baseline
+/// strikes it through (a browser prints `<strike>` a third of the size above the baseline; an
+/// underline is below the baseline, a table rule between lines).
+const STRIKE_THICKNESS: f64 = 0.15;
+const STRIKE_ABOVE_BASELINE: std::ops::RangeInclusive<f64> = 0.15..=0.5;
 
 /// Glyphs drawn one after the other on one baseline: its words, and the spaces before the first.
 struct Run {
@@ -233,8 +256,56 @@ impl PageText {
         self.space_due = false;
     }
 
+    /// Takes out the glyphs struck through: a redline's deleted text, which the document as
+    /// amended no longer says.
+    fn drop_struck_glyphs(&mut self) {
+        if self.bars.is_empty() {
+            return;
+        }
+        let struck = |glyph: &Glyph| {
+            self.bars.iter().any(|&[left, right, bottom, top]| {
+                let middle = (bottom + top) / 2.0;
+                (left..=right).contains(&glyph.x_mid)
+                    && top - bottom <= STRIKE_THICKNESS * glyph.size
+                    && STRIKE_ABOVE_BASELINE.contains(&((middle - glyph.y) / glyph.size))
+            })
+        };
+        let mut cut: Vec<(usize, usize, std::ops::Range<usize>)> =
+            self.glyphs.iter().filter(|g| struck(g)).map(|g| (g.run, g.word, g.bytes.clone())).collect();
+        // Last bytes first, so that the earlier ranges of a word stay where they were.
+        cut.sort_by_key(|(run, word, bytes)| std::cmp::Reverse((*run, *word, bytes.start)));
+        for (run, word, bytes) in cut {
+            if let Some(word) = self.runs.get_mut(run).and_then(|r| r.words.get_mut(word))
+                && word.text.get(bytes.clone()).is_some()
+            {
+                word.text.replace_range(bytes, "");
+            }
+        }
+        // A word struck out whole leaves no gap: the words around it keep the spacing they had
+        // with it (a gap that wide would read as a new table cell).
+        for run in &mut self.runs {
+            let mut kept: Vec<Word> = Vec::with_capacity(run.words.len());
+            let mut pending_x0: Option<f64> = None;
+            for mut word in run.words.drain(..) {
+                if word.text.is_empty() {
+                    match kept.last_mut() {
+                        Some(previous) => previous.x1 = previous.x1.max(word.x1),
+                        None => pending_x0 = Some(pending_x0.map_or(word.x0, |x0: f64| x0.min(word.x0))),
+                    }
+                    continue;
+                }
+                if let Some(x0) = pending_x0.take() {
+                    word.x0 = word.x0.min(x0);
+                }
+                kept.push(word);
+            }
+            run.words = kept;
+        }
+    }
+
     /// The page's lines, top to bottom, each run's words after those of the runs left of it.
     fn lines(mut self) -> Vec<Line> {
+        self.drop_struck_glyphs();
         self.runs.retain(|run| !run.words.is_empty());
         // Down the page (PDF's y grows upwards); the drawn order kept among runs of one baseline.
         self.runs.sort_by(|a, b| b.y.total_cmp(&a.y));
@@ -302,6 +373,7 @@ impl OutputDev for PageText {
             }
         }
         let end = x + width * size;
+        let run_index = self.runs.len().saturating_sub(1);
         if let Some(run) = self.runs.last_mut() {
             if glyph.chars().all(char::is_whitespace) {
                 match self.ink_end {
@@ -317,6 +389,15 @@ impl OutputDev for PageText {
                     }
                     _ => run.words.push(Word { x0: x, x1: end, size, text: glyph.to_owned() }),
                 }
+                let word_len = run.words.last().map_or(0, |w| w.text.len());
+                self.glyphs.push(Glyph {
+                    run: run_index,
+                    word: run.words.len().saturating_sub(1),
+                    bytes: word_len.saturating_sub(glyph.len())..word_len,
+                    x_mid: (x + end) / 2.0,
+                    y,
+                    size,
+                });
                 self.ink_end = Some(end);
                 self.space_due = false;
             }
@@ -338,6 +419,22 @@ impl OutputDev for PageText {
     }
 
     fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn fill(&mut self, ctm: &Transform, _: &ColorSpace, _: &[f64], path: &Path) -> Result<(), OutputError> {
+        for op in &path.ops {
+            if let PathOp::Rect(x, y, width, height) = *op {
+                let corners = [(x, y), (x + width, y + height)]
+                    .map(|(px, py)| (px * ctm.m11 + py * ctm.m21 + ctm.m31, px * ctm.m12 + py * ctm.m22 + ctm.m32));
+                let [(x0, y0), (x1, y1)] = corners;
+                let bar = [x0.min(x1), x0.max(x1), y0.min(y1), y0.max(y1)];
+                // A bar is long and thin; a filled box (a cell's shading) is not one.
+                if bar[1] - bar[0] > 4.0 * (bar[3] - bar[2]) {
+                    self.bars.push(bar);
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -424,6 +521,21 @@ mod tests {
 
     fn fixture(name: &str) -> Vec<u8> {
         std::fs::read(format!("{}/tests/fixtures/intake/{name}", env!("CARGO_MANIFEST_DIR"))).expect(name)
+    }
+
+    /// `redline.pdf` is `redline.htm` printed by headless Chromium (`chromium --headless
+    /// --no-pdf-header-footer --print-to-pdf=redline.pdf redline.htm`): struck-through words
+    /// (drawn as a thin bar across the glyphs), an underline and a bordered table.
+    #[test]
+    fn text_a_printed_redline_strikes_through_is_not_read_and_underlined_text_is() {
+        let read = read_pdf(&fixture("redline.pdf"), 1 << 20, UNBOUNDED_READ).unwrap();
+        assert!(read.text.contains("\"Maturity Date\" means November 20, 2023."), "{}", read.text);
+        assert!(read.text.contains("BIRCH BANK, N.A.,\nas Syndication Agent"), "{}", read.text);
+        assert!(read.text.contains("Level I 1.50%") && read.text.contains("Level II 1.75%"), "{}", read.text);
+        assert!(read.text.contains("Text underlined and stays readable."), "{}", read.text);
+        for struck in ["March 18", "CEDAR", "1.25%", "struck by style"] {
+            assert!(!read.text.contains(struck), "{struck}: {}", read.text);
+        }
     }
 
     #[test]

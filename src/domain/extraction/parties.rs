@@ -185,6 +185,9 @@ pub(crate) fn extract(doc: &Document<'_>, report: &mut Report) -> Vec<Party> {
         if !doc.slice(preamble.clone()).contains(". ") && !doc.slice(preamble.clone()).trim_end().ends_with('.') {
             cover_parties(doc, cover_after(doc, preamble.end), lma_style, &mut drafts);
         }
+        if let Some(cover) = conformed_copy_cover(doc) {
+            cover_parties(doc, cover, lma_style, &mut drafts);
+        }
         defined_parties(doc, &mut drafts);
     } else {
         marker_parties(doc, lma_style, &mut drafts);
@@ -216,6 +219,29 @@ fn cover_after(doc: &Document<'_>, from: usize) -> Range<usize> {
     let reach = crate::domain::extraction::text::floor_boundary(doc.text, from.saturating_add(COVER_REACH));
     let end = TABLE_OF_CONTENTS.find(doc.slice(from..reach)).map_or(reach, |toc| from + toc.start());
     from..end
+}
+
+/// A line that is an agreement's title: "CREDIT AGREEMENT", "Amended and Restated Term Loan
+/// Agreement".
+static AGREEMENT_TITLE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?m)^[ \t|]*(?:[A-Za-z0-9\-]+[ \t]+){0,6}(?i:credit|loan)[ \t]+(?i:agreement)[ \t|]*$"));
+
+/// "among", "by and among", "between": a cover page's opening of its parties.
+static AMONG: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\b(?:among|between)\b"));
+
+/// The cover page of the conformed copy an amendment attaches of the agreement it amends
+/// ("Exhibit A / Conformed through the Second Amendment / CREDIT AGREEMENT / dated as of … /
+/// among … / as Joint Lead Arrangers"): the first attachment, when it opens with an agreement's
+/// title and its parties. It names the agreement's arrangers, bookrunners, syndication and
+/// documentation agents, which the amendment itself often does not.
+fn conformed_copy_cover(doc: &Document<'_>) -> Option<Range<usize>> {
+    let start = doc.parts.body.end;
+    if start >= doc.text.len() {
+        return None;
+    }
+    let cover = cover_after(doc, start);
+    let text = doc.slice(cover.clone());
+    (AGREEMENT_TITLE_LINE.is_match(text) && AMONG.is_match(text)).then_some(cover)
 }
 
 static LENDER: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}", capitalisable("lender"))));
@@ -333,6 +359,25 @@ mod tests {
 
     fn summary(parties: &[Party]) -> Vec<(String, Vec<PartyRole>)> {
         parties.iter().map(|p| (p.name.value().clone(), p.roles.iter().map(|r| *r.value()).collect())).collect()
+    }
+
+    const AMENDMENT: &str = "SECOND AMENDMENT TO CREDIT AGREEMENT\n\nThis SECOND AMENDMENT is entered into as of May 1, 2024, among ORCHARD FOODS CORP., a Delaware corporation (the \"Borrower\"), the Lenders party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n\nSection 1. The Credit Agreement is amended as set forth in Exhibit A.\n\nIN WITNESS WHEREOF, the parties have signed this Amendment.\n\nORCHARD FOODS CORP.\nBy: /s/ Ann Lee\n\n";
+
+    #[test]
+    fn the_cover_of_an_attached_conformed_copy_names_the_agreements_arrangers() {
+        let conformed = "EXHIBIT A\n\nConformed through the Second Amendment\n\nCREDIT AGREEMENT\ndated as of March 1, 2021\namong\nORCHARD FOODS CORP.,\nFIRST HARBOR BANK, N.A.,\nas Administrative Agent\n\nCEDAR CAPITAL MARKETS, LLC and\nPINE SECURITIES LLC,\nas Joint Lead Arrangers\n\nBIRCH BANK, N.A.,\nas Syndication Agent\n\nTABLE OF CONTENTS\n\nARTICLE I\n";
+        let (found, _) = parties(&format!("{AMENDMENT}{conformed}"));
+        let with =
+            |role| found.iter().filter(|p| p.has_role(role)).map(|p| p.name.value().as_str()).collect::<Vec<_>>();
+        assert_eq!(with(PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
+        assert_eq!(with(PartyRole::SyndicationAgent), ["BIRCH BANK, N.A."]);
+    }
+
+    #[test]
+    fn an_attachment_that_is_not_an_agreements_cover_names_no_arranger() {
+        let form = "EXHIBIT A\n\nFORM OF ASSIGNMENT AND ASSUMPTION\n\nCEDAR CAPITAL MARKETS, LLC,\nas Lead Arranger\n";
+        let (found, _) = parties(&format!("{AMENDMENT}{form}"));
+        assert!(found.iter().all(|p| !p.has_role(PartyRole::Arranger)), "{:?}", summary(&found));
     }
 
     #[test]

@@ -228,7 +228,12 @@ fn role_statement(doc: &Document<'_>, phrase: Range<usize>) -> Option<RoleStatem
         .find_iter(doc.slice(search.clone()))
         .map(|m| search.start + m.start()..search.start + m.end())
         .find(|list| list.start <= phrase.start && phrase.end <= list.end)
-        .map(|list| RoleStatement { start: list.start, end: list.end, shared: false })
+        .map(|list| {
+            // "A LLC, B INC. and C CORP., each as a Guarantor": one role phrase for every name.
+            let lead = doc.slice(before(doc.text, list.start, 8)).trim_end().to_ascii_lowercase();
+            let shared = lead.ends_with(" each") || lead.ends_with("\neach") || lead == "each";
+            RoleStatement { start: list.start, end: list.end, shared }
+        })
 }
 
 /// The party block a role statement at `start` closes: back to the previous role statement, the

@@ -569,3 +569,27 @@ fn an_amendment_s_new_revolver_maturity_is_not_the_term_loans_maturity() {
         "{dated:?}"
     );
 }
+
+#[test]
+fn a_capacity_each_of_a_list_of_signers_holds_belongs_to_every_name_of_the_list() {
+    let text = "CREDIT AGREEMENT\n\nThis CREDIT AGREEMENT is dated as of May 1, 2024, among ALDER HOLDINGS, INC., a Delaware \
+corporation (the \"Borrower\"), the Guarantors party hereto, the Lenders party hereto and CEDAR BANK, N.A., as \
+Administrative Agent.\n\nSection 2.01. Loans. The Lenders shall make revolving loans to the Borrower.\n\n\
+IN WITNESS WHEREOF, the parties have signed this Agreement as of the date first written above.\n\n\
+ALDER HOLDINGS, INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n\n\
+ALDER MILLS LLC,\nALDER FREIGHT, INC., and\nALDER STORES CORP.,\neach as a Guarantor\nBy: /s/ Ann Lee\nName: Ann Lee\n";
+    let extraction = extract_credit_agreement(text);
+    let guarantors: Vec<&str> = extraction
+        .agreement
+        .parties
+        .iter()
+        .filter(|p| p.has_role(PartyRole::Guarantor))
+        .map(|p| p.name.value().as_str())
+        .collect();
+    assert_eq!(
+        guarantors,
+        ["ALDER MILLS LLC", "ALDER FREIGHT, INC.", "ALDER STORES CORP."],
+        "{:?}",
+        extraction.warnings
+    );
+}

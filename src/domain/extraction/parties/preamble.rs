@@ -26,7 +26,7 @@ use super::names::{NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_wor
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
-use crate::domain::extraction::text::{ceil_boundary, floor_boundary, pattern, slice};
+use crate::domain::extraction::text::{ceil_boundary, floor_boundary, lines_in, pattern, slice};
 
 /// A quoted defined term inside a parenthetical: (the "Borrower"), ("Parent").
 /// A term may wrap onto the next line ("the "U.S.\nBorrower"").
@@ -114,7 +114,9 @@ const CREDITOR_TERMS: &[&str] = &[
 /// "(together, jointly and severally, the "Company")", "(collectively, the "Maker")": a term
 /// several names share.
 static COLLECTIVE: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)\b(?:collectively|jointly|joint[ \t\r\n]+and[ \t\r\n]+several(?:ly)?|together[ \t]*,)")
+    pattern(
+        r"(?i)\b(?:collectively|jointly|joint[ \t\r\n]+and[ \t\r\n]+several(?:ly)?|together(?:[ \t]*,|[ \t\r\n]+the[ \t\r\n]))",
+    )
 });
 
 /// What a reading of party statements looks for.
@@ -232,6 +234,10 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
             && !own_role.contains(&owner.start)
             && joins_subsidiaries(text, gap.clone(), &parens);
         if !(describes(text, gap, &parens) || joined_subsidiaries) {
+            // "certain Subsidiaries … (each a "Designated Borrower" and, together with the Company,
+            // the "Borrowers")": the term belongs to a class, not to the name before it, but the
+            // party defined as "the Company" shares it all the same.
+            give_to_joined_terms(doc, base, marker, &alias_owner, drafts);
             continue;
         }
         for alias in &marker.aliases {
@@ -262,13 +268,28 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
                 k -= 1;
             }
         }
-        // "(… together with Parent, each a "US Borrower" …)": the party defined as "Parent".
-        for captures in TOGETHER_WITH.captures_iter(inner) {
-            let Some(list) = captures.name("list") else { continue };
-            for item in list.as_str().split([',', '\n']).flat_map(|piece| piece.split(" and ")) {
-                if let Some(joined) = alias_owner.get(&alias_key(&capitalised_lead(item))) {
-                    drafts.add(doc, base + joined.start..base + joined.end, &marker.roles);
-                }
+        give_to_joined_terms(doc, base, marker, &alias_owner, drafts);
+    }
+}
+
+/// "(… together with Parent, each a "US Borrower" …)": the marker's roles go to the parties
+/// defined by the terms it is shared "together with".
+fn give_to_joined_terms(
+    doc: &Document<'_>,
+    base: usize,
+    marker: &Marker,
+    alias_owner: &HashMap<String, Range<usize>>,
+    drafts: &mut Drafts,
+) {
+    if marker.roles.is_empty() {
+        return;
+    }
+    let inner = slice(doc.text, base + marker.span.start..base + marker.span.end);
+    for captures in TOGETHER_WITH.captures_iter(inner) {
+        let Some(list) = captures.name("list") else { continue };
+        for item in list.as_str().split([',', '\n']).flat_map(|piece| piece.split(" and ")) {
+            if let Some(joined) = alias_owner.get(&alias_key(&capitalised_lead(item))) {
+                drafts.add(doc, base + joined.start..base + joined.end, &marker.roles);
             }
         }
     }
@@ -490,6 +511,88 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
             drafts.add(doc, front.start + name.start..front.start + name.end, &roles);
         }
     }
+    let mut names_just_above = false;
+    for line in lines_in(doc.text, front.clone()) {
+        let content = doc.slice(line.clone());
+        let trimmed = content.trim().trim_end_matches(',').trim_end();
+        let above = names_just_above;
+        if !trimmed.is_empty() {
+            names_just_above = !whole_names(trimmed).is_empty();
+        }
+        let Some(roles) = title_roles_caption(content) else { continue };
+        // A caption without a colon right under names may be theirs, written below them
+        // ("BANK A / BANK B / Joint Lead Arrangers / BANK C / Syndication Agent"): not read.
+        if above && !content.trim_end().ends_with(':') {
+            continue;
+        }
+        let roles: Vec<(PartyRole, Range<usize>)> = roles.into_iter().map(|role| (role, line.clone())).collect();
+        for name in names_below(doc.text, line.end, front.end) {
+            drafts.add(doc, name, &roles);
+        }
+    }
+}
+
+/// The title roles of a cover-page line that is a caption of roles and nothing else, written
+/// above the names that hold them ("Joint Lead Arrangers and Joint Bookrunners:").
+fn title_roles_caption(line: &str) -> Option<Vec<PartyRole>> {
+    let caption = line.trim().trim_end_matches(':').trim_end();
+    if caption.is_empty() || caption.len() > 120 {
+        return None;
+    }
+    let mut roles = Vec::new();
+    for piece in caption.split([',', '&']).flat_map(|p| p.split(" and ")) {
+        let piece = piece.trim();
+        let piece = piece.strip_prefix("and ").unwrap_or(piece);
+        if piece.is_empty() {
+            continue;
+        }
+        if !is_role_term(piece) {
+            return None;
+        }
+        roles.extend(roles_of(piece, false));
+    }
+    let title = |role: &PartyRole| {
+        matches!(
+            role,
+            PartyRole::Arranger | PartyRole::Bookrunner | PartyRole::SyndicationAgent | PartyRole::DocumentationAgent
+        )
+    };
+    (!roles.is_empty() && roles.iter().all(title)).then_some(roles)
+}
+
+/// The names on the lines below a caption of roles, each line whole names, up to the first line
+/// that is not; a name whose own "as …" line follows it belongs to that role instead.
+fn names_below(text: &str, caption_end: usize, floor_end: usize) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    // After a blank line the list goes on only if the line before it left it open ("…,", "… and").
+    let mut open = true;
+    let mut blank = false;
+    for line in lines_in(text, caption_end..floor_end).take(16) {
+        let content = slice(text, line.clone());
+        let trimmed = content.trim().trim_end_matches(',').trim_end();
+        if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("and") {
+            blank |= trimmed.is_empty();
+            continue;
+        }
+        if blank && !found.is_empty() && !open {
+            break;
+        }
+        blank = false;
+        let written = content.trim_end();
+        open = written.ends_with(',') || written.to_ascii_lowercase().ends_with(" and");
+        if ROLE_LIST.find(trimmed).is_some_and(|m| m.start() == 0) {
+            // "NAME,\nas Syndication Agent": the name above is that role's, not the caption's.
+            found.pop();
+            break;
+        }
+        let names = whole_names(trimmed);
+        if names.is_empty() {
+            break;
+        }
+        let offset = line.start + (content.len() - content.trim_start().len());
+        found.extend(names.into_iter().map(|name| offset + name.start..offset + name.end));
+    }
+    found
 }
 
 /// The names a cover-page role line applies to: the lines above it (or the start of its own
@@ -553,9 +656,11 @@ fn is_capitals_list_item(line: &str) -> bool {
 fn whole_names(line: &str) -> Vec<Range<usize>> {
     // Between two names a comma or "and": a bare space joins the parts of one name the pattern
     // reads as two ("DEUTSCHE BANK SECURITIES INC.").
+    // A table's cell boundary ("|") or a run of blanks between printed columns separates names
+    // as a comma does.
     let separator = |gap: &str, first: bool| {
-        let words = gap.trim_matches(|c: char| c == ',' || c.is_whitespace());
-        let joined = gap.contains(',') || words.eq_ignore_ascii_case("and");
+        let words = gap.trim_matches(|c: char| matches!(c, ',' | '|') || c.is_whitespace());
+        let joined = gap.contains([',', '|']) || gap.contains("   ") || words.eq_ignore_ascii_case("and");
         (words.is_empty() || words.eq_ignore_ascii_case("and")) && (first || joined)
     };
     let mut names: Vec<Range<usize>> = Vec::new();
@@ -650,6 +755,59 @@ mod tests {
 
     fn with_role(found: &[Party], role: PartyRole) -> Vec<String> {
         found.iter().filter(|p| p.has_role(role)).map(|p| p.name.value().clone()).collect()
+    }
+
+    const COVERED_PREAMBLE: &str = "\n\nTHIS CREDIT AGREEMENT is entered into as of March 15, 2024, among ORCHARD FOODS CORP., a Delaware corporation (the \"Borrower\"), the Lenders party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n";
+
+    #[test]
+    fn names_in_columns_of_a_cover_line_share_the_role_line_under_them() {
+        let cover = "CREDIT AGREEMENT\n\nCEDAR CAPITAL MARKETS, LLC | PINE SECURITIES LLC\nas Joint Lead Arrangers\n\nBIRCH SECURITIES INC.     ALDER CAPITAL LLC\nas Joint Bookrunners\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
+        assert_eq!(with_role(&found, PartyRole::Bookrunner), ["BIRCH SECURITIES INC.", "ALDER CAPITAL LLC"]);
+    }
+
+    #[test]
+    fn a_caption_of_title_roles_gives_them_to_the_names_listed_under_it() {
+        let cover = "CREDIT AGREEMENT\n\nFIRST HARBOR BANK, N.A.,\nas Administrative Agent\n\nJoint Lead Arrangers and Joint Bookrunners:\n\nCEDAR CAPITAL MARKETS, LLC,\n\nPINE SECURITIES LLC,\n\nBIRCH BANK, N.A.,\nas Syndication Agent\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
+        assert_eq!(with_role(&found, PartyRole::SyndicationAgent), ["BIRCH BANK, N.A."]);
+    }
+
+    #[test]
+    fn a_caption_under_names_without_a_colon_may_be_theirs_and_gives_the_next_names_nothing() {
+        let cover = "CREDIT AGREEMENT\n\nCEDAR CAPITAL MARKETS, LLC\nJoint Lead Arrangers\n\nBIRCH BANK, N.A.\nSyndication Agent\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert!(with_role(&found, PartyRole::Arranger).is_empty(), "{found:?}");
+        assert!(with_role(&found, PartyRole::SyndicationAgent).is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn names_under_a_caption_stop_at_a_blank_line_the_list_did_not_leave_open() {
+        let cover = "CREDIT AGREEMENT\n\nFIRST HARBOR BANK, N.A.,\nas Administrative Agent\n\nLead Arranger\nCEDAR CAPITAL MARKETS, LLC\n\nPINE SECURITIES LLC\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC"]);
+    }
+
+    #[test]
+    fn a_term_a_class_shares_together_with_a_defined_party_goes_to_that_party() {
+        let found = parties(
+            "THIS CREDIT AGREEMENT is entered into as of March 15, 2024, among ORCHARD FOODS CORP., a Delaware corporation (the \"Parent\"), such Subsidiaries of the Parent as become parties under Section 2.20 (each an \"Additional Borrower\" and, together with the Parent, the \"Borrowers\"), the Lenders party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n",
+        );
+        assert_eq!(with_role(&found, PartyRole::Borrower), vec!["ORCHARD FOODS CORP.".to_owned()]);
+    }
+
+    #[test]
+    fn names_described_in_a_list_all_share_the_plural_term_after_the_last_one() {
+        let found = parties(
+            "THIS CREDIT AGREEMENT is entered into as of March 15, 2024, among ORCHARD FOODS CORP., a Delaware corporation (the \"Borrower\"), ORCHARD DAIRY LLC, a Vermont limited liability company, and ORCHARD BAKERY, INC., a Maine corporation (each a \"Guarantor\" and together the \"Guarantors\"), the Lenders party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n",
+        );
+        assert_eq!(
+            with_role(&found, PartyRole::Guarantor),
+            vec!["ORCHARD DAIRY LLC".to_owned(), "ORCHARD BAKERY, INC.".to_owned()]
+        );
+        assert_eq!(with_role(&found, PartyRole::Borrower), vec!["ORCHARD FOODS CORP.".to_owned()]);
     }
 
     #[test]

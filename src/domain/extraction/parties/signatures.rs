@@ -112,6 +112,20 @@ static ROLE_JOIN: LazyLock<Regex> = LazyLock::new(|| {
 /// A capacity stated in a caption line: "…, as Funding Agent", "as Account Bank".
 static AS_CAPACITY: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)(?:^|[ \t,|])as[ \t]+\S"));
 
+/// A consent or reaffirmation on the signature pages naming its signers as guarantors: "Each of
+/// the undersigned Guarantors hereby consents …", "the undersigned, each as a Subsidiary
+/// Guarantor, …". The blocks after it sign as guarantors, as under a "GUARANTORS:" heading.
+static UNDERSIGNED_GUARANTORS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?(?:as[ \t\r\n]+)?(?:an?[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?\b",
+    )
+});
+
+/// "each as a Guarantor", "as Guarantors": the capacity that closes a caption listing several
+/// names, at a line's start or after a comma.
+static SHARED_CAPACITY: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)(?:^|\n|,)[ \t|]*(?:each[ \t]+|all[ \t]+)?as[ \t]"));
+
 /// Roles one party holds, which the signature pages do not give a second party.
 const SINGLE_HOLDER: &[PartyRole] = &[PartyRole::AdministrativeAgent, PartyRole::FacilityAgent];
 
@@ -126,6 +140,9 @@ struct Heading {
     roles: Vec<PartyRole>,
     /// "LENDERS:" covers every block up to the next heading; "LENDER:" only the next one.
     plural: bool,
+    /// Stated in prose ("Each of the undersigned Guarantors …") rather than as a heading: a party
+    /// the document has already named as its borrower is not also given the role.
+    in_prose: bool,
 }
 
 /// Reads the signature pages of `doc` into `drafts`.
@@ -145,7 +162,18 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             }
             continue;
         }
-        if content.trim().is_empty() || FOOTER_LINE.is_match(content) {
+        if content.trim().is_empty() {
+            continue;
+        }
+        // Read before the footer test: the consent's prose names the agreement it consents to.
+        let joined_with_previous = caption.last().map_or(line.clone(), |previous| previous.start..line.end);
+        if UNDERSIGNED_GUARANTORS.is_match(doc.slice(joined_with_previous)) {
+            heading = Some(Heading { roles: vec![PartyRole::Guarantor], plural: true, in_prose: true });
+            lender_run = false;
+            caption.clear();
+            continue;
+        }
+        if FOOTER_LINE.is_match(content) {
             continue;
         }
         if let Some(name_of) = NAME_OF_LENDER.captures(content).and_then(|c| c.name("name")) {
@@ -169,14 +197,18 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             let block = read_block(doc, &caption, lma_style);
             let states_a_capacity = caption.iter().any(|line| AS_CAPACITY.is_match(doc.slice(line.clone())));
             let listed = heading.as_ref().filter(|h| h.plural && h.roles.len() == 1).and_then(|h| {
-                names_listed(doc, &caption, lma_style).filter(|names| names.len() > 1).map(|names| (h.roles[0], names))
+                names_listed(doc, &caption, lma_style)
+                    .filter(|names| names.len() > 1)
+                    .map(|names| names.into_iter().map(|name| (name.clone(), vec![(h.roles[0], name)])).collect())
             });
+            let listed = listed.or_else(|| names_sharing_a_capacity(doc, &caption, lma_style));
             caption.clear();
-            // Entities signing through one officer under a plural heading: "GUARANTORS:" / each
-            // name on its line / one "By:".
-            if let Some((role, names)) = listed {
-                for name in names {
-                    drafts.add(doc, name.clone(), &[(role, name)]);
+            // Entities signing through one officer under a plural heading ("GUARANTORS:" / each
+            // name on its line / one "By:"), or listed above the capacity they share ("A LLC, /
+            // B INC. and / C CORP., / each as a Guarantor").
+            if let Some(listed) = listed {
+                for (name, roles) in listed {
+                    drafts.add(doc, name, &roles);
                 }
                 continue;
             }
@@ -190,7 +222,8 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
                 own_roles
             } else if let Some(given) = heading.as_ref().filter(|h| h.roles.len() == 1) {
-                given.roles.iter().map(|r| (*r, name.clone())).collect()
+                let borrower = given.in_prose && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
+                if borrower { Vec::new() } else { given.roles.iter().map(|r| (*r, name.clone())).collect() }
             } else if lender_run && reads_as_lending_institution(doc.slice(name.clone())) {
                 // A block among the lenders' pages is a lender only if its name is a lending
                 // institution's: the borrower's affiliates sign acknowledgments there too.
@@ -264,7 +297,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
         let colon = captures.name("colon").is_some();
         let other_heading = colon && rest.is_empty() && tokens.len() <= 4
             || NAME.find(content).is_none() && (colon && tokens.len() <= 4 || upper_case && tokens.len() == 1);
-        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true }, rest));
+        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true, in_prose: false }, rest));
     }
     let mut roles: Vec<PartyRole> = Vec::new();
     for piece in lower.split([',', '&']).flat_map(|p| p.split(" and ")) {
@@ -284,7 +317,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
             }
         }
     }
-    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks") }, rest))
+    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks"), in_prose: false }, rest))
 }
 
 /// The party a block's caption names, with the roles it states. `None` when the caption is not,
@@ -321,6 +354,45 @@ fn names_listed(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -
         names.push(name);
     }
     (!names.is_empty()).then_some(names)
+}
+
+/// The names of a caption listing several entities before the one capacity they share: "A LLC,
+/// / B INC. and / C CORP., / each as a Guarantor" (a line each, or run together on one line as an
+/// HTML cell's breaks are), or "A LLC and B INC., as Guarantors". `None` unless the text before
+/// the capacity is names and the commas and "and"s between them, and the capacity is stated for
+/// each ("each as …") or in the plural.
+fn names_sharing_a_capacity(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> Option<Vec<SignedBlock>> {
+    let (first, last) = (caption.first()?, caption.last()?);
+    let span = first.start..last.end;
+    let text = doc.slice(span.clone());
+    let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|'));
+    let opening = SHARED_CAPACITY.find_iter(text).last()?;
+    let as_at = opening.end() - 3;
+    let roles = roles_to_end(text, as_at, lma_style)?;
+    let for_each = opening.as_str().to_ascii_lowercase().contains("each");
+    if !(for_each || is_plural(text.get(as_at..).unwrap_or_default())) {
+        return None;
+    }
+    let listed = text.get(..opening.start())?;
+    let names: Vec<Range<usize>> = NAME.find_iter(listed).map(|m| m.range()).collect();
+    let mut previous_end = 0;
+    for name in &names {
+        let between = listed.get(previous_end..name.start)?;
+        if !between.split_whitespace().all(|w| matches!(w.trim_matches([',', '|']), "" | "and")) {
+            return None;
+        }
+        previous_end = name.end;
+    }
+    let rest = listed.get(previous_end..)?;
+    if names.len() < 2 || !rest.split_whitespace().all(|w| matches!(w.trim_matches([',', '|']), "" | "and")) {
+        return None;
+    }
+    if names.iter().any(|name| is_role_word_name(&listed[name.clone()])) {
+        return None;
+    }
+    let roles: Vec<(PartyRole, Range<usize>)> =
+        roles.into_iter().map(|(role, r)| (role, span.start + r.start..span.start + r.end)).collect();
+    Some(names.into_iter().map(|name| (span.start + name.start..span.start + name.end, roles.clone())).collect())
 }
 
 /// Reads `NAME[, a … corporation][, as ROLE[ and ROLE…]]` from `span`, all of it.
@@ -602,6 +674,48 @@ mod tests {
             "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\n\nEXHIBIT A\nFORM OF ASSIGNMENT\n\nPRAIRIE STATE BANK, as a Lender\nBy: ______\n",
         );
         assert_eq!(roles_of_party(&found, "PRAIRIE STATE BANK"), None, "{found:?}");
+    }
+
+    #[test]
+    fn names_listed_above_the_capacity_they_share_each_take_it() {
+        let found = signed(
+            "LAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\nName: Jo Park\n\nNORTHWIND LOGISTICS LLC,\nNORTHWIND RETAIL CORP., and\nNORTHWIND FLEET, INC.,\neach as a Subsidiary Guarantor\n\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: Secretary\n",
+        );
+        for name in ["NORTHWIND LOGISTICS LLC", "NORTHWIND RETAIL CORP.", "NORTHWIND FLEET, INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn names_run_together_before_a_capacity_for_each_or_in_the_plural_each_take_it() {
+        let found = signed(
+            "NORTHWIND LOGISTICS LLC, NORTHWIND RETAIL CORP., each as a Guarantor\nBy: /s/ Ann Lee\n\nLAKESHORE SAVINGS BANK and PRAIRIE STATE BANK, as Lenders\nBy: /s/ Jo Park\n\nCEDAR BANK, N.A. and PINE TRUST COMPANY, as Issuing Bank\nBy: /s/ Al Kim\n",
+        );
+        for name in ["NORTHWIND LOGISTICS LLC", "NORTHWIND RETAIL CORP."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        for name in ["LAKESHORE SAVINGS BANK", "PRAIRIE STATE BANK"] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Lender]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "CEDAR BANK, N.A."), None, "a singular capacity after two names: {found:?}");
+    }
+
+    #[test]
+    fn a_list_above_a_shared_capacity_gives_nothing_when_a_line_is_not_a_name() {
+        let found = signed(
+            "NORTHWIND LOGISTICS LLC,\nthe general partner of the foregoing,\nNORTHWIND FLEET, INC.,\neach as a Guarantor\nBy: /s/ Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "NORTHWIND LOGISTICS LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn blocks_after_a_consent_of_the_undersigned_guarantors_sign_as_guarantors_but_not_the_borrower() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n\nLAKESHORE SAVINGS BANK, as a Lender\nBy: /s/ Jo Park\nName: Jo Park\n\nCONSENT AND REAFFIRMATION\n\nEach of the undersigned Guarantors consents to the foregoing Amendment and confirms that its\nguarantee remains in full force and effect.\n\nNORTHWIND LOGISTICS LLC\nBy: /s/ Ann Lee\nName: Ann Lee\n\nNORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nNORTHWIND FLEET, INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "NORTHWIND LOGISTICS LLC"), Some(vec![PartyRole::Guarantor]), "{found:?}");
+        assert_eq!(roles_of_party(&found, "NORTHWIND FLEET, INC."), Some(vec![PartyRole::Guarantor]), "{found:?}");
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]), "{found:?}");
     }
 
     #[test]
