@@ -102,31 +102,36 @@ impl Walker {
     /// `<font style="…line-through">` does not strike out the rest of the document.
     fn track_styled_strike(&self, tag: &Tag) {
         let name: &str = &tag.name;
-        let ends_block = tag.kind == EndTag && (BLOCKS.contains(&name) || matches!(name, "td" | "th" | "tr" | "table"));
-        if ends_block {
-            self.struck.set(0);
-            let mut stack = self.struck_by_style.borrow_mut();
-            while stack.last().is_some_and(|(open, _)| !BLOCKS.contains(&open.as_str()) && open != name) {
-                stack.pop();
-            }
-        }
         let mut stack = self.struck_by_style.borrow_mut();
         match tag.kind {
-            StartTag if tag.self_closing || VOID.contains(&name) => {}
             StartTag => {
+                if tag.self_closing || VOID.contains(&name) {
+                    return;
+                }
                 if let Some((open, nested)) = stack.last_mut()
                     && open == name
                 {
                     *nested += 1;
                 }
                 let struck = tag.attrs.iter().any(|attribute| {
-                    &*attribute.name.local == "style" && attribute.value.to_ascii_lowercase().contains("line-through")
+                    // Most style values have no "through": found first by a fast search.
+                    &*attribute.name.local == "style"
+                        && (attribute.value.contains("hrough") || attribute.value.contains("HROUGH"))
+                        && attribute.value.as_bytes().windows(12).any(|w| w.eq_ignore_ascii_case(b"line-through"))
                 });
                 if struck {
                     stack.push((name.to_owned(), 0));
                 }
             }
+            // Most end tags close nothing struck: nothing to follow.
+            EndTag if self.struck.get() == 0 && stack.is_empty() => {}
             EndTag => {
+                if BLOCKS.contains(&name) || matches!(name, "td" | "th" | "tr" | "table") {
+                    self.struck.set(0);
+                    while stack.last().is_some_and(|(open, _)| !BLOCKS.contains(&open.as_str()) && open != name) {
+                        stack.pop();
+                    }
+                }
                 if let Some((open, nested)) = stack.last_mut()
                     && open == name
                 {
