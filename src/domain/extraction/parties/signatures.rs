@@ -26,6 +26,10 @@ use crate::domain::extraction::text::{contains_ci, lines_in, pattern};
 static SIGNATURE_LINE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t|]*(?:By|BY)\b[ \t]*(?::|_|/s/|\||$|[\p{Lu}])"));
 
+/// A row whose first cell is not a signature and whose next cell is: "ACME LLC | By: /s/ …".
+static SIGNED_IN_NEXT_CELL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*\|[ \t]*(?P<signature>(?:By|BY)\b[ \t]*(?::|_|/s/|$).*)$"));
+
 /// Lines that belong to a signature, not to a caption: the signatory's name, title and details.
 static OFFICER_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -183,6 +187,12 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             }
             caption.clear();
             continue;
+        }
+        // "NAME | By: …": a table row with the name in one cell and its signature in the next.
+        let mut content = content;
+        if let Some(cell) = SIGNED_IN_NEXT_CELL.captures(content).and_then(|c| c.name("signature")) {
+            caption.push(line.start..line.start + content[..cell.start()].trim_end_matches([' ', '\t', '|']).len());
+            content = &content[cell.start()..];
         }
         if SIGNATURE_LINE.is_match(content) {
             // The entity named between a party's "By: its Administrator" and the next signature
@@ -716,6 +726,16 @@ mod tests {
         assert_eq!(roles_of_party(&found, "NORTHWIND LOGISTICS LLC"), Some(vec![PartyRole::Guarantor]), "{found:?}");
         assert_eq!(roles_of_party(&found, "NORTHWIND FLEET, INC."), Some(vec![PartyRole::Guarantor]), "{found:?}");
         assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]), "{found:?}");
+    }
+
+    #[test]
+    fn a_name_in_one_cell_and_its_signature_in_the_next_sign_as_one_block() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nNORTHWIND LOGISTICS LLC | By: /s/ Ann Lee\n | Name: Ann Lee\n | Title: Manager\nNORTHWIND RETAIL CORP. | By: /s/ Ann Lee\n | Name: Ann Lee\n",
+        );
+        for name in ["NORTHWIND LOGISTICS LLC", "NORTHWIND RETAIL CORP."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
     }
 
     #[test]
