@@ -611,8 +611,25 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
         candidates.push(start..end);
         end = start.saturating_sub(1);
     }
-    for (i, line) in candidates.into_iter().enumerate() {
-        let content = slice(text, line.clone());
+    // "PNC CAPITAL MARKETS / LLC and RBC CAPITAL MARKETS,": a line opening with a legal form
+    // continues the name the line above it ends with; the two are read as one line.
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(candidates.len());
+    let mut index = 0;
+    while let Some(line) = candidates.get(index) {
+        index += 1;
+        if LEGAL_FORM_FIRST.is_match(slice(text, line.clone()).trim_start()) {
+            let above = candidates[index..].iter().position(|l| !slice(text, l.clone()).trim().is_empty());
+            if let Some(above) = above.map(|k| index + k) {
+                merged.push(candidates[above].start..line.end);
+                index = above + 1;
+                continue;
+            }
+        }
+        merged.push(line.clone());
+    }
+    for (i, line) in merged.into_iter().enumerate() {
+        let joined = slice(text, line.clone()).replace(['\n', '\r'], " ");
+        let content = joined.as_str();
         let trimmed = content.trim().trim_end_matches(',').trim_end();
         if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("and") {
             continue;
@@ -635,6 +652,13 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
     }
     found
 }
+
+/// A legal form at a line's start: the end of a name wrapped from the line above.
+static LEGAL_FORM_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^(?:LLC|L\.L\.C\.|INC\.|INCORPORATED|CORP\.|CORPORATION|N\.A\.|LTD\.|LIMITED|PLC|L\.P\.|LP|AG|S\.A\.|N\.V\.|B\.V\.|GMBH)(?:[ ,]|$)",
+    )
+});
 
 /// A line of a cover page's list that is one item in capitals, none of its words a list, role or
 /// class word: "SOCIETE GENERALE,".
@@ -765,6 +789,16 @@ mod tests {
         let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
         assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
         assert_eq!(with_role(&found, PartyRole::Bookrunner), ["BIRCH SECURITIES INC.", "ALDER CAPITAL LLC"]);
+    }
+
+    #[test]
+    fn a_cover_name_wrapped_before_its_legal_form_is_read_whole() {
+        let cover = "CREDIT AGREEMENT\n\nCEDAR BANK, N.A., BIRCH CAPITAL MARKETS\n\nLLC and PINE SECURITIES INC.,\n\nas Joint Bookrunners\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(
+            with_role(&found, PartyRole::Bookrunner),
+            ["CEDAR BANK, N.A.", "BIRCH CAPITAL MARKETS LLC", "PINE SECURITIES INC."]
+        );
     }
 
     #[test]
