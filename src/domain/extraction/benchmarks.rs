@@ -74,7 +74,10 @@ pub(crate) fn with_aliases(
     mut mentions: Vec<BenchmarkMatch>,
 ) -> Vec<BenchmarkMatch> {
     let mut aliases = Vec::new();
-    for definition in structure.definitions_where(|key| key.ends_with(" rate") && !is_margin_term(key)) {
+    // "Index" alone is how a bank's form names the benchmark ("Index" means the prime rate
+    // published in The Wall Street Journal).
+    let names_a_rate = |key: &str| (key.ends_with(" rate") || key == "index") && !is_margin_term(key);
+    for definition in structure.definitions_where(names_a_rate) {
         let key = definition.key.as_str();
         if ["interest", "default", "applicable", "overdue", "floor"].iter().any(|w| key.contains(w)) {
             continue;

@@ -20,11 +20,24 @@ static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
     let ws = r"[ \t\r\n]+";
     let reads =
         format!(r"(?:construed|interpreted|enforced)(?:,?{ws}(?:and{ws})?(?:construed|interpreted|enforced)){{0,2}}");
-    let applies = format!(r"(?:in{ws}accordance{ws}with|under)");
+    let applies = format!(r"(?:in{ws}accordance{ws}with|according{ws}to|pursuant{ws}to|under)");
+    // "governed exclusively by", "governed in all respects by"
+    let how = format!(r"(?:(?:exclusively|solely|in{ws}all{ws}respects){ws})?");
+    // A bank's form: "governed by federal law applicable to Lender and, to the extent not
+    // preempted by federal law, the laws of the State of …": the state law is the one chosen.
+    let federal = format!(
+        r"(?:federal{ws}law{ws}applicable{ws}to{ws}[A-Za-z]+(?:{ws}[A-Za-z]+)?{ws}and,?{ws}to{ws}the{ws}extent{ws}not{ws}preempted{ws}by{ws}federal{ws}law,?{ws})?"
+    );
+    let kind = format!(r"(?:(?:internal|substantive|domestic){ws})?");
     let states = r"(?:state|commonwealth|province|grand[ \t]+duchy|federal[ \t]+republic|kingdom)";
-    let adjectives = r"english|new[ \t]+york|scots|scottish|irish|german|french|luxembourg|japanese|delaware|belgian|texas|california|illinois|ontario";
+    // A law named by its place as an adjective ("Massachusetts law governs", "governed by Colorado
+    // law"): any jurisdiction the table names, longest first so "West Virginia" is not "Virginia".
+    let mut names: Vec<&str> = JURISDICTIONS.iter().map(|(name, _)| *name).collect();
+    names.extend(["japanese"]);
+    names.sort_by_key(|name| std::cmp::Reverse(name.len()));
+    let adjectives = names.iter().map(|name| name.replace(' ', r"[ \t]+")).collect::<Vec<_>>().join("|");
     pattern(&format!(
-        r"(?i)\b(?:(?:governed{ws}(?:and{ws}controlled{ws})?by|contracts?{ws}made{ws}under|{reads}{ws}{applies}),?{ws}(?:and{ws}(?:shall{ws}be{ws})?{reads}{ws}{applies},?{ws})?(?:the{ws})?(?:internal{ws})?(?:(?:laws?|law)(?:{ws}\([^()]{{1,80}}\))?{ws}of{ws}(?:the{ws})?(?:{states}{ws}of{ws})?(?P<place>[A-Za-z][A-Za-z \t]{{2,40}}(?:\r?\n[ \t]*[A-Za-z][A-Za-z \t]{{0,30}})?)|(?P<adjective>{adjectives}){ws}law)|(?:the{ws})?(?:internal{ws})?laws?{ws}of{ws}(?:the{ws})?{states}{ws}of{ws}(?P<place_first>[A-Za-z][A-Za-z \t]{{2,40}}?),?{ws}(?:shall|will){ws}govern\b|(?P<adjective_first>{adjectives}){ws}law{ws}(?:(?:shall|will){ws}govern|governs)\b)",
+        r"(?i)\b(?:(?:governed{ws}{how}(?:and{ws}controlled{ws})?by|contracts?{ws}made{ws}under|{reads}{ws}{applies}),?{ws}(?:and{ws}(?:shall{ws}be{ws})?{reads}{ws}{applies},?{ws})?{federal}(?:the{ws})?{kind}(?:(?:laws?|law)(?:{ws}\([^()]{{1,80}}\))?{ws}of{ws}(?:the{ws})?(?:{states}{ws}of{ws})?(?P<place>[A-Za-z][A-Za-z \t]{{2,40}}(?:\r?\n[ \t]*[A-Za-z][A-Za-z \t]{{0,30}})?)|(?P<adjective>{adjectives}){ws}law)|(?:the{ws})?{kind}laws?{ws}of{ws}(?:the{ws})?{states}{ws}of{ws}(?P<place_first>[A-Za-z][A-Za-z \t]{{2,40}}?)(?:{ws}\([^()]{{1,120}}\))?(?:,[^,.;]{{1,100}},|,)?{ws}(?:(?:shall|will){ws})?governs?\b|(?P<adjective_first>{adjectives}){ws}law{ws}(?:(?:shall|will){ws}govern|governs)\b)",
     ))
 });
 
@@ -167,6 +180,11 @@ static THIS_DOCUMENT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Where a proviso or a clause after a semicolon starts within a sentence.
+static PROVISO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)(?:;|\bprovided(?:,?[ \t\r\n]+however,?)?[ \t\r\n]+that\b|\bexcept[ \t\r\n]+that\b)")
+});
+
 const OTHER_INSTRUMENTS: &[&str] = &[
     "note",
     "guarant",
@@ -198,6 +216,10 @@ const OTHER_INSTRUMENTS: &[&str] = &[
 fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
     let sentence = sentence_around(doc.text, clause_start);
     let lead = doc.slice(sentence.start..clause_start);
+    // A proviso has its own subject: in "This Agreement shall be governed by New York law;
+    // provided that the perfection of any security interest shall be governed by …", the second
+    // clause governs the security interest, not this Agreement.
+    let lead = PROVISO.find_iter(lead).last().map_or(lead, |proviso| &lead[proviso.end()..]);
     let this = THIS_DOCUMENT.find(lead).map(|found| found.start());
     let lower = lead.to_ascii_lowercase();
     let other = OTHER_INSTRUMENTS.iter().filter_map(|word| lower.find(word)).min();
@@ -418,6 +440,74 @@ mod tests {
         for (text, law) in cases {
             assert_eq!(law_in(text), Some(law), "{text}");
         }
+    }
+
+    #[test]
+    fn any_states_law_named_as_an_adjective_is_read_wherever_it_stands() {
+        let cases = [
+            (
+                "Massachusetts law governs the Loan Documents without regard to principles of conflicts of law.",
+                GoverningLaw::Usma,
+            ),
+            ("Each Loan Document shall be governed by Colorado law.", GoverningLaw::Usco),
+            ("West Virginia law shall govern this Agreement.", GoverningLaw::Uswv),
+        ];
+        for (text, law) in cases {
+            assert_eq!(law_in(text), Some(law), "{text}");
+        }
+        let text = "This LOAN AGREEMENT dated as of May 1, 2023 is between ACME INC. and FIRST BANK.\n\nThe Guaranty shall be governed by the laws of the State of Nevada. Oregon law governs this Agreement.\n";
+        assert_eq!(law_in(text), Some(GoverningLaw::Usor));
+    }
+
+    #[test]
+    fn a_choice_of_law_qualified_by_how_or_which_law_still_names_it() {
+        let cases = [
+            (
+                "This Agreement will be governed by federal law applicable to Lender and, to the extent not preempted by federal law, the laws of the State of Kansas without regard to its conflicts of law provisions.",
+                GoverningLaw::Usks,
+            ),
+            (
+                "THIS AGREEMENT SHALL BE GOVERNED BY AND CONSTRUED ACCORDING TO THE LAWS OF THE STATE OF IDAHO.",
+                GoverningLaw::Usid,
+            ),
+            ("This Agreement is to be construed pursuant to the laws of the State of Vermont.", GoverningLaw::Usvt),
+            ("This Agreement shall be governed exclusively by the laws of the State of Maine.", GoverningLaw::Usme),
+            ("This Agreement shall be governed in all respects by the laws of the State of Iowa.", GoverningLaw::Usia),
+            (
+                "This Agreement is governed by and construed in accordance with the substantive laws of the State of Nebraska.",
+                GoverningLaw::Usne,
+            ),
+            (
+                "The laws of the State of Georgia (without giving effect to its conflicts of law rules) shall govern this Agreement.",
+                GoverningLaw::Usga,
+            ),
+        ];
+        for (text, law) in cases {
+            assert_eq!(law_in(text), Some(law), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_law_named_first_may_be_followed_by_a_qualification_before_it_governs() {
+        let text = "The laws of the State of California, without regard to conflicts of law principles, govern this Agreement and the other Loan Documents.";
+        assert_eq!(law_in(text), Some(GoverningLaw::Usca));
+        let other =
+            "The laws of the State of California, without regard to conflicts of law principles, govern each Guaranty.";
+        assert_eq!(
+            law_in(&format!(
+                "This LOAN AGREEMENT dated as of May 1, 2023 is between ACME INC. and FIRST BANK.\n\n{other}\n"
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn a_proviso_choosing_another_law_for_the_security_interest_leaves_the_agreements_law() {
+        let text = "LOAN AND SECURITY AGREEMENT\n\nTHIS LOAN AND SECURITY AGREEMENT is dated as of May 1, 2023 between ACME INC. (\"Borrower\") and FIRST BANK (\"Bank\").\n\n11. Choice of Law. This Agreement shall be governed by the laws of the State of New York; provided that the perfection of Bank's security interest in Collateral located in Texas shall be governed by the laws of the State of Texas.\n\nACME INC.\n\nBy: ______\n";
+        let mut report = Report::default();
+        let law = governing_law(&scan(text), &mut report).map(|law| *law.value());
+        assert_eq!(law, Some(GoverningLaw::Usny));
+        assert!(report.conflicted_fields.is_empty(), "{:?}", report.warnings);
     }
 
     #[test]

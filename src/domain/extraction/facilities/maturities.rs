@@ -50,7 +50,14 @@ fn is_maturity_term(term: &str) -> bool {
         || matches!(lower, "maturity" | "final maturity" | "tenor" | "term");
     names_maturity
         && !["commitment", "availability", "notice", "extended", "incremental"].iter().any(|w| lower.contains(w))
+        && !UNREAD_ADVANCES.iter().any(|w| lower.contains(w))
 }
+
+/// Kinds of advances a venture lender's agreement grants beside its revolving line or term loan
+/// ("Equipment Advances", "Growth Capital Advances") that are read as no facility: the date their
+/// own maturity term ("Equipment Maturity Date") states is theirs, and would otherwise apply to
+/// every facility and conflict with the revolving line's.
+const UNREAD_ADVANCES: &[&str] = &["equipment", "growth capital", "capital expenditure", "capex"];
 
 /// Dates that, from the words just before them, are not the date a definition sets: "after",
 /// "following" or "prior to" a date, a document "dated" one, a deadline ("written notice no later

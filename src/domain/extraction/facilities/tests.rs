@@ -516,3 +516,9 @@ fn a_facility_named_only_as_other_debt_is_not_one_the_agreement_makes_available(
         found.iter().filter_map(|f| f.commitment.as_ref().map(|c| c.quote().to_owned())).collect();
     assert_eq!(commitments, ["$4,000,000", "$1,000,000"]);
 }
+
+#[test]
+fn the_maturity_of_equipment_or_growth_capital_advances_is_not_the_revolving_lines() {
+    let text = "\"Revolving Line\" is an aggregate principal amount of up to $4,000,000.\n\"Revolving Line Maturity Date\" is June 30, 2025.\n\"Equipment Maturity Date\" is June 30, 2027.\n\"Growth Capital Maturity Date\" is December 31, 2026.\n";
+    assert_eq!(maturity_quotes(text), ["June 30, 2025"]);
+}

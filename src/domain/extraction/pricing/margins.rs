@@ -116,6 +116,11 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     {
         return RateKind::Fee;
     }
+    // "provided that the interest rate shall not be less than 6.00% per annum": a minimum of the
+    // whole rate, neither the margin nor a floor of the benchmark.
+    if ["less than", "lower than"].iter().any(|w| before_trimmed.ends_with(w)) {
+        return RateKind::Excluded;
+    }
     // "the Prime Rate plus the Applicable Margin plus 2%": a rate added on top of the margin is an
     // increment (the rate on overdue amounts, a step-up), never the margin itself.
     if MARGIN_PLUS.is_match(before_trimmed) {

@@ -56,6 +56,23 @@ fn a_rate_defined_as_another_name_for_a_benchmark_is_that_benchmark() {
 }
 
 #[test]
+fn an_index_defined_as_the_prime_rate_is_the_prime_rate_the_margin_is_stated_over() {
+    let text = "\"Index\" means the prime rate published from time to time in The Wall Street Journal.\n\nAdvances bear interest at a variable rate of one percentage point (1.00%) over the Index.\n";
+    let found = pricing(text);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.01")]);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdPrime));
+}
+
+#[test]
+fn a_minimum_of_the_whole_rate_is_not_a_second_margin() {
+    let text = "\"Prime Rate\" means the prime rate published in The Wall Street Journal.\n\nInterest Rate: a rate equal to the Prime Rate in effect from time to time, plus 1.25% per annum; provided that the interest rate in effect on any day shall not be less than 6.00% per annum.\n";
+    let found = pricing(text);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0125")]);
+}
+
+#[test]
 fn the_level_named_for_the_first_period_gives_the_margin_in_force() {
     let text = "\"Applicable Margin\" means, from the Effective Date until the first Pricing Date, the rate set out in Level II below, and thereafter the rate set out below opposite the Leverage Ratio:\n\nLevel | Leverage Ratio | SOFR Loans | Base Rate Loans\nI | > 3.00:1.00 | 2.50% | 1.50%\nII | <= 3.00:1.00 | 2.25% | 1.25%\n\nEach Loan bears interest at Term SOFR plus the Applicable Margin.\n";
     let found = pricing(text);
