@@ -548,6 +548,16 @@ mod tests {
     }
 
     #[test]
+    fn a_loan_from_another_named_lender_is_other_debt_and_a_loan_from_this_facilitys_creditor_is_not() {
+        let text = "2.3 Payoff. The first Advance shall pay off the Company's term loan from Osprey Growth Partners, \
+            which accrues interest at Term SOFR plus 5.25%.\n\n2.4 Interest. Loans from the Lenders bear interest at \
+            the Prime Rate plus 1.10%. Advances owed to Bank bear interest at the Prime Rate plus 0.90%.\n";
+        assert_eq!(set_aside_when_read_as(text, "Term SOFR plus 5.25%", None), Some(SetAside::OtherDebtProvision));
+        assert_eq!(set_aside_when_read_as(text, "Prime Rate plus 1.10%", None), None);
+        assert_eq!(set_aside_when_read_as(text, "Prime Rate plus 0.90%", None), None);
+    }
+
+    #[test]
     fn a_definition_whose_term_is_other_debt_and_advances_that_existed_before_are_other_debt() {
         let text = "\"Existing Indebtedness\" means the Borrower's equipment loan from Ash Finance, which bears \
             interest at Term SOFR plus 4.10%.\n\"Revolving Line\" means Advances of up to $2,000,000.\n\n\

@@ -105,7 +105,7 @@ pub(super) fn other_debt_sections(text: &str, structure: &Structure) -> Vec<Rang
 /// amendment, name the agreement it amends and its facilities (this document's own terms there).
 static OTHER_DEBT_MENTION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<existing>\b(?i:existing|prior|refinanced|predecessor)(?:[ \t\r\n]+[A-Za-z\-]+){0,2}?[ \t\r\n]+(?i:indebtedness|debt|notes?|loans?|advances?|credit[ \t\r\n]+(?:agreements?|facilit(?:y|ies))|facilit(?:y|ies)|bonds|debentures|borrowings|lines?[ \t\r\n]+of[ \t\r\n]+credit)\b)|\b(?i:other)[ \t\r\n]+(?i:indebtedness|debt)\b|\b(?:Senior|Subordinated|Convertible|Exchangeable|Seller|Mezzanine)[ \t\r\n]+(?:(?:Secured|Unsecured|Subordinated|Promissory)[ \t\r\n]+)?(?:Notes?|Debentures|Bonds|Debt|Indebtedness)\b",
+        r"(?P<existing>\b(?i:existing|prior|refinanced|predecessor)(?:[ \t\r\n]+[A-Za-z\-]+){0,2}?[ \t\r\n]+(?i:indebtedness|debt|notes?|loans?|advances?|credit[ \t\r\n]+(?:agreements?|facilit(?:y|ies))|facilit(?:y|ies)|bonds|debentures|borrowings|lines?[ \t\r\n]+of[ \t\r\n]+credit)\b)|\b(?i:other)[ \t\r\n]+(?i:indebtedness|debt)\b|\b(?:Senior|Subordinated|Convertible|Exchangeable|Seller|Mezzanine)[ \t\r\n]+(?:(?:Secured|Unsecured|Subordinated|Promissory)[ \t\r\n]+)?(?:Notes?|Debentures|Bonds|Debt|Indebtedness)\b|\b(?i:loans?|notes?|indebtedness|debt|credit[ \t\r\n]+facilit(?:y|ies)|lines?[ \t\r\n]+of[ \t\r\n]+credit)[ \t\r\n]+(?i:from|owed[ \t\r\n]+to|payable[ \t\r\n]+to)[ \t\r\n]+(?:the[ \t\r\n]+)?(?P<creditor>[A-Z][A-Za-z0-9&'.\-]*(?:[ \t\r\n]+(?:of[ \t\r\n]+)?[A-Z][A-Za-z0-9&'.\-]*){0,5})",
     )
 });
 
@@ -135,6 +135,10 @@ pub(super) fn other_debt_statements(text: &str, structure: &Structure) -> Vec<(R
             .then(|| (definition.body.clone(), found.name("existing").is_some()))
     });
     let statements = OTHER_DEBT_MENTION.captures_iter(text).filter_map(|found| {
+        // "loans from the Lenders", "advances owed to Bank": the facility's own creditor.
+        if found.name("creditor").is_some_and(|creditor| names_this_facilitys_creditor(creditor.as_str())) {
+            return None;
+        }
         let mention = found.get(0)?;
         let clause_end = sentence_around(text, mention.start())
             .end
@@ -147,6 +151,21 @@ pub(super) fn other_debt_statements(text: &str, structure: &Structure) -> Vec<(R
         Some((mention.start()..end, found.name("existing").is_some()))
     });
     statements.chain(definitions).collect()
+}
+
+/// Whether the creditor a debt is "from" or "owed to" is this facility's: a role ("Lender",
+/// "Lenders", "Bank", "Administrative Agent", "Secured Parties") rather than another lender's name.
+fn names_this_facilitys_creditor(creditor: &str) -> bool {
+    let words: Vec<&str> = creditor.split_whitespace().collect();
+    let phrase = words.join(" ");
+    crate::domain::extraction::parties::roles::is_role_term(&phrase)
+        || words.iter().any(|word| {
+            matches!(
+                word.to_ascii_lowercase().trim_end_matches(['.', ',']),
+                "lender" | "lenders" | "agent" | "agents" | "secured" | "holder" | "holders" | "issuer" | "credit"
+            )
+        })
+        || matches!(phrase.as_str(), "Bank" | "Banks")
 }
 
 /// Every attachment of `text` whose caption names debt other than the facility, from its heading
