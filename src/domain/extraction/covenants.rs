@@ -135,8 +135,10 @@ static CONDITION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The covenant a metric's name tests; a name wrapped over lines ("Fixed⏎Charge Coverage Ratio")
+/// is the same name.
 fn covenant_type(metric: &str) -> Option<CovenantType> {
-    let lower = metric.to_ascii_lowercase();
+    let lower = metric.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
     if lower.contains("leverage") || DEBT_RATIO.is_match(metric) {
         Some(CovenantType::MaximumLeverageRatio)
     } else if lower.contains("interest") {
@@ -589,6 +591,16 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         let levels: Vec<&str> = found[0].levels.iter().map(|l| l.threshold.quote()).collect();
         assert_eq!(levels, ["4.00 to 1.00"]);
+    }
+
+    #[test]
+    fn a_metric_whose_name_wraps_over_lines_is_still_that_metric() {
+        let text = "ARTICLE VI\n\nFINANCIAL COVENANTS\n\nSection 6.1 Coverage. The Borrower shall not permit the Fixed\nCharge Coverage Ratio as of the last day of any Fiscal Quarter to be less than\n2.5 to 1.0.\n\nARTICLE VII\n\nEVENTS OF DEFAULT\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MinimumFixedChargeCoverageRatio);
+        assert_eq!(found[0].metric.value(), "Fixed Charge Coverage Ratio");
+        assert_eq!(found[0].levels[0].threshold.quote(), "2.5 to 1.0");
     }
 
     #[test]
