@@ -128,15 +128,18 @@ static PERIOD_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Words that make a level conditional.
+/// Words that make a level conditional. "Funded" is not one: it names a measure ("Funded Debt",
+/// "Funded Indebtedness"); a funding that starts a level is a "Funding Date" or follows "after the".
 static CONDITION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:in[ \t\r\n]+the[ \t\r\n]+event|if|upon|following|after[ \t\r\n]+the|provided[ \t\r\n]+that|elects?|election|acquisitions?|funded|funding|consummation|springing|(?:covenant|trigger|compliance|testing)[ \t\r\n]+periods?|at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+(?:that|when|during))\b",
+        r"(?i)\b(?:in[ \t\r\n]+the[ \t\r\n]+event|if|upon|following|after[ \t\r\n]+the|provided[ \t\r\n]+that|elects?|election|acquisitions?|funding|consummation|springing|(?:covenant|trigger|compliance|testing)[ \t\r\n]+periods?|at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+(?:that|when|during))\b",
     )
 });
 
+/// The covenant a metric's name tests; a name wrapped over lines ("Fixed⏎Charge Coverage Ratio")
+/// is the same name.
 fn covenant_type(metric: &str) -> Option<CovenantType> {
-    let lower = metric.to_ascii_lowercase();
+    let lower = metric.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
     if lower.contains("leverage") || DEBT_RATIO.is_match(metric) {
         Some(CovenantType::MaximumLeverageRatio)
     } else if lower.contains("interest") {
@@ -589,6 +592,25 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         let levels: Vec<&str> = found[0].levels.iter().map(|l| l.threshold.quote()).collect();
         assert_eq!(levels, ["4.00 to 1.00"]);
+    }
+
+    #[test]
+    fn a_metric_whose_name_wraps_over_lines_is_still_that_metric() {
+        let text = "ARTICLE VI\n\nFINANCIAL COVENANTS\n\nSection 6.1 Coverage. The Borrower shall not permit the Fixed\nCharge Coverage Ratio as of the last day of any Fiscal Quarter to be less than\n2.5 to 1.0.\n\nARTICLE VII\n\nEVENTS OF DEFAULT\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MinimumFixedChargeCoverageRatio);
+        assert_eq!(found[0].metric.value(), "Fixed Charge Coverage Ratio");
+        assert_eq!(found[0].levels[0].threshold.quote(), "2.5 to 1.0");
+    }
+
+    #[test]
+    fn a_ratio_of_funded_debt_is_no_condition_of_its_own_level() {
+        let text = "Section 6.12. Ratio of Funded Debt to EBITDA. The Company will not permit the ratio of Funded Debt \
+            to EBITDA, determined as of the end of each fiscal quarter, to be greater than 3.25 to 1.0.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3.25".to_owned(), None, None)]);
     }
 
     #[test]

@@ -421,14 +421,24 @@ static RATIO: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Every ratio stated in `text`, in order.
+/// Every ratio stated in `text`, in order. A first term written without its zero (".55 to 1.00",
+/// as older agreements do) is that fraction; digits after the point of a longer number ("1.55"
+/// in "11.55 to 1") are no ratio.
 pub(crate) fn find_ratios(text: &str) -> Vec<RatioMatch> {
     RATIO
         .captures_iter(text)
         .filter(|c| c.name("more").is_none())
         .filter_map(|c| {
             let number = c.name("a").or_else(|| c.name("x"))?;
-            Some(RatioMatch { span: c.get(0)?.range(), value: parse_decimal(number.as_str())? })
+            let span = c.get(0)?.range();
+            let Some(lead) = text[..number.start()].strip_suffix('.') else {
+                return Some(RatioMatch { span, value: parse_decimal(number.as_str())? });
+            };
+            if lead.ends_with(|c: char| c.is_ascii_digit()) || number.as_str().contains('.') {
+                return None;
+            }
+            let value = parse_decimal(&format!("0.{}", number.as_str()))?;
+            Some(RatioMatch { span: span.start - 1..span.end, value })
         })
         .collect()
 }
@@ -644,6 +654,14 @@ mod tests {
         }
         let stated = find_percents("one and 125/1000 percent (1.125%)");
         assert_eq!(stated.iter().map(|p| p.fraction).collect::<Vec<_>>(), [dec("0.01125")]);
+    }
+
+    #[test]
+    fn a_ratio_written_without_its_leading_zero_is_that_fraction() {
+        let text = "to exceed .55 to 1.00 at any time, or .60:1 after an acquisition";
+        let found: Vec<(&str, Decimal)> = find_ratios(text).into_iter().map(|r| (&text[r.span], r.value)).collect();
+        assert_eq!(found, [(".55 to 1.00", dec("0.55")), (".60:1", dec("0.60"))]);
+        assert!(find_ratios("Section 112.55 to 1.00").is_empty(), "the end of a longer number is no ratio");
     }
 
     #[test]

@@ -85,8 +85,10 @@ const METRIC_REACH: usize = 250;
 /// How far before a table row the sentence introducing the table may be.
 const TABLE_REACH: usize = 3_000;
 
+/// The covenant a measure's name tests; a name wrapped over lines ("Tangible Net⏎Worth") is the
+/// same name.
 fn covenant_type(metric: &str) -> CovenantType {
-    let lower = metric.to_ascii_lowercase();
+    let lower = metric.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
     if lower.contains("tangible") {
         CovenantType::MinimumTangibleNetWorth
     } else if lower.contains("net worth") {
@@ -368,6 +370,20 @@ mod tests {
             [
                 (CovenantType::MaximumCapitalExpenditures, "3250000".to_owned()),
                 (CovenantType::MinimumLiquidity, "2000000".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_measure_whose_name_wraps_over_lines_keeps_its_type_and_direction() {
+        let text = "Section 6.10 Financial Covenants.\n\n(a) The Borrower shall not permit its Consolidated Net\nWorth to be less than $90,000,000 at any time.\n\n(b) The Borrower shall maintain Tangible Net\nWorth of at least $60,000,000.\n\nSection 6.11 Liens.\n";
+        let found = read(text);
+        let kinds: Vec<(CovenantType, String)> = found.iter().map(|c| (c.0, c.2[0].0.clone())).collect();
+        assert_eq!(
+            kinds,
+            [
+                (CovenantType::MinimumNetWorth, "90000000".to_owned()),
+                (CovenantType::MinimumTangibleNetWorth, "60000000".to_owned())
             ]
         );
     }
