@@ -200,7 +200,9 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
     let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
     if !names_its_metric
         || (!headed
-            && (is_incurrence_test(doc.slice(heading..sentence.end)) || is_a_condition(doc, sentence.start, pos)))
+            && (is_incurrence_test(doc.slice(heading..sentence.end))
+                || is_a_condition(doc, sentence.start, pos)
+                || is_hypothetical(doc, pos)))
     {
         return None;
     }
@@ -227,6 +229,14 @@ static ON_TEST_DATES: LazyLock<Regex> = LazyLock::new(|| {
 /// dates. A maintenance covenant calculated on a pro forma basis still names its test dates.
 fn is_incurrence_test(sentence: &str) -> bool {
     AS_OF_AN_ACTION.is_match(sentence) && !ON_TEST_DATES.is_match(sentence)
+}
+
+/// Whether the words in covenant form at `verb` are a hypothetical ("the Leverage Ratio would not
+/// exceed 3.25 to 1.00"): a test of what an action would do, which is a condition of the action,
+/// not a covenant.
+fn is_hypothetical(doc: &Document<'_>, verb: usize) -> bool {
+    let lead = doc.slice(super::text::before(doc.text, verb, 12)).trim_end();
+    lead.len() >= 5 && lead[lead.len() - 5..].eq_ignore_ascii_case("would")
 }
 
 /// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the
@@ -582,6 +592,19 @@ mod tests {
         let other = "Section 6.10 Financial Covenant. As of the last day of each fiscal quarter the ratio of current \
             assets to current liabilities shall not be less than 1.20:1.00.\n";
         assert!(extract(&Document::scan(other)).is_empty(), "liabilities as the divisor is no leverage ratio");
+    }
+
+    #[test]
+    fn a_ratio_an_action_would_keep_is_a_condition_of_the_action_not_a_covenant() {
+        let text = "Section 7.04 Acquisitions. The Borrower may make a Permitted Acquisition if, after giving pro forma \
+            effect thereto, the Leverage Ratio would not exceed 3.25 to 1.00 as of the last day of the most recent \
+            fiscal quarter.\n\nSection 7.05 Mergers. The Borrower may merge so long as, on a pro forma basis, the \
+            Interest Coverage Ratio as of the last day of the latest fiscal quarter would not be less than 3.00 to \
+            1.00.\n";
+        assert!(extract(&Document::scan(text)).is_empty(), "{:?}", extract(&Document::scan(text)));
+        let kept = "Section 7.11 Leverage. The Borrower shall not permit the Leverage Ratio as of the last day of any \
+            fiscal quarter to exceed 3.50 to 1.00.\n";
+        assert_eq!(extract(&Document::scan(kept)).len(), 1);
     }
 
     #[test]
