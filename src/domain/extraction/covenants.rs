@@ -27,7 +27,7 @@ use regex::Regex;
 
 use super::document::Document;
 use super::model::{CovenantLevel, CovenantType, FinancialCovenant};
-use super::text::{capitalisable, pattern, sentence_around, table_cells};
+use super::text::{capitalisable, contains_ci, pattern, sentence_around, table_cells};
 
 static FINANCIAL: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}\b", capitalisable("financial"))));
 
@@ -64,6 +64,13 @@ static DEBT_RATIO: LazyLock<Regex> = LazyLock::new(|| {
 static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
+    )
+});
+
+/// A promise to keep a measure: "shall maintain", "will at all times have", "agrees to keep".
+static PROMISE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:shall|will|agrees?[ \t\r\n]+to|covenants?[ \t\r\n]+(?:that|to))[ \t\r\n]+(?:(?:at[ \t\r\n]+all[ \t\r\n]+times|cause[ \t\r\n]+\S+[ \t\r\n]+to)[ \t\r\n]+)?(?:maintain|have|keep|achieve)\b",
     )
 });
 
@@ -162,8 +169,14 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
             if !SECTION_HEADING.is_match(doc.slice(line.clone())) || word.start() - line.start > 40 {
                 return None;
             }
-            let end = section_end(doc, line.end);
-            Some(line.start..super::text::floor_boundary(doc.text, end).max(line.end))
+            let end = super::text::floor_boundary(doc.text, section_end(doc, line.end)).max(line.end);
+            // "Financial Condition" heads a representation as often as covenants ("the Leverage
+            // Ratio is not greater than …" represented, not promised): without "covenants" in
+            // its heading, a section is covenants only when it promises something.
+            let covenants_named = contains_ci(doc.slice(line.clone()), "covenant");
+            let promises =
+                || COVENANT_FORM.is_match(doc.slice(line.start..end)) || PROMISE.is_match(doc.slice(line.start..end));
+            (covenants_named || promises()).then_some(line.start..end)
         })
         .collect();
     regions.extend(
@@ -533,6 +546,19 @@ mod tests {
         // A wrapped line of prose that mentions a ratio is not a heading.
         let prose = "the Designation may be made if the Leverage Ratio is greater than 3.75 to 1.00. The\nCompany shall not permit any such Designation to be less than the amount set forth below:\n";
         assert!(extract(&Document::scan(prose)).is_empty());
+    }
+
+    #[test]
+    fn a_financial_condition_section_holds_covenants_only_when_it_promises_something() {
+        let represented = "ARTICLE IV REPRESENTATIONS\n\nSection 4.6 Financial Condition. The balance sheet of the Company \
+            fairly presents its condition, and on the Closing Date the Leverage Ratio is not greater than 2.40 to 1.00.\n\n\
+            Section 4.7 Litigation. There is no litigation.\n";
+        assert!(extract(&Document::scan(represented)).is_empty(), "{:?}", extract(&Document::scan(represented)));
+        let promised = "ARTICLE VI COVENANTS\n\nSection 6.9 Financial Condition. The Company will maintain as of the end \
+            of each fiscal quarter a Leverage Ratio of not more than 3.10 to 1.00.\n\nSection 6.10 Liens. None.\n";
+        let found = extract(&Document::scan(promised));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MaximumLeverageRatio);
     }
 
     #[test]
