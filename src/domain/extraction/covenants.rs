@@ -249,7 +249,8 @@ fn is_incurrence_test(sentence: &str) -> bool {
 /// not a covenant.
 fn is_hypothetical(doc: &Document<'_>, verb: usize) -> bool {
     let lead = doc.slice(super::text::before(doc.text, verb, 12)).trim_end();
-    lead.len() >= 5 && lead[lead.len() - 5..].eq_ignore_ascii_case("would")
+    // `get`, not indexing: five bytes back may fall inside a character ("“would").
+    lead.len().checked_sub(5).and_then(|start| lead.get(start..)).is_some_and(|word| word.eq_ignore_ascii_case("would"))
 }
 
 /// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the
@@ -618,6 +619,14 @@ mod tests {
         let other = "Section 6.10 Financial Covenant. As of the last day of each fiscal quarter the ratio of current \
             assets to current liabilities shall not be less than 1.20:1.00.\n";
         assert!(extract(&Document::scan(other)).is_empty(), "liabilities as the divisor is no leverage ratio");
+    }
+
+    #[test]
+    fn a_verb_after_a_character_of_several_bytes_is_read_without_a_panic() {
+        let text = "the Leverage Ratio “” not exceed 3.50 to 1.00";
+        let verb = text.find("not").unwrap_or_default();
+        assert!(!is_hypothetical(&Document::scan(text), verb));
+        assert!(is_hypothetical(&Document::scan("the Leverage Ratio would not exceed"), 25));
     }
 
     #[test]

@@ -21,6 +21,11 @@ const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
 const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,?[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
 
 /// The pattern of a legal entity's name whose words are separated by `space`.
+/// A legal form opening a line: the end of a name wrapped from the line above ("PNC CAPITAL
+/// MARKETS / LLC and …").
+pub(crate) static LEGAL_FORM_FIRST: LazyLock<Regex> =
+    LazyLock::new(|| pattern(&format!(r"^(?:{LEGAL_FORM})(?:[ ,]|$)")));
+
 fn name_pattern(space: &str) -> String {
     let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
     let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drafts::Drafts;
-use super::names::{NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name};
+use super::names::{LEGAL_FORM_FIRST, NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name};
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
@@ -492,13 +492,7 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
         for one in ONE_ROLE.find_iter(list.as_str()) {
             let span = front.start + list.start() + one.start()..front.start + list.start() + one.end();
             for role in roles_of(one.as_str(), lma_style) {
-                if matches!(
-                    role,
-                    PartyRole::Arranger
-                        | PartyRole::Bookrunner
-                        | PartyRole::SyndicationAgent
-                        | PartyRole::DocumentationAgent
-                ) {
+                if is_title_role(role) {
                     roles.push((role, span.clone()));
                 }
             }
@@ -511,18 +505,14 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
             drafts.add(doc, front.start + name.start..front.start + name.end, &roles);
         }
     }
-    let mut names_just_above = false;
     for line in lines_in(doc.text, front.clone()) {
         let content = doc.slice(line.clone());
-        let trimmed = content.trim().trim_end_matches(',').trim_end();
-        let above = names_just_above;
-        if !trimmed.is_empty() {
-            names_just_above = !whole_names(trimmed).is_empty();
-        }
         let Some(roles) = title_roles_caption(content) else { continue };
         // A caption without a colon right under names may be theirs, written below them
         // ("BANK A / BANK B / Joint Lead Arrangers / BANK C / Syndication Agent"): not read.
-        if above && !content.trim_end().ends_with(':') {
+        let above = doc.slice(front.start..line.start).trim_end().rsplit('\n').next().unwrap_or("");
+        let names_above = !whole_names(above.trim().trim_end_matches(',').trim_end()).is_empty();
+        if names_above && !content.trim_end().ends_with(':') {
             continue;
         }
         let roles: Vec<(PartyRole, Range<usize>)> = roles.into_iter().map(|role| (role, line.clone())).collect();
@@ -551,13 +541,16 @@ fn title_roles_caption(line: &str) -> Option<Vec<PartyRole>> {
         }
         roles.extend(roles_of(piece, false));
     }
-    let title = |role: &PartyRole| {
-        matches!(
-            role,
-            PartyRole::Arranger | PartyRole::Bookrunner | PartyRole::SyndicationAgent | PartyRole::DocumentationAgent
-        )
-    };
-    (!roles.is_empty() && roles.iter().all(title)).then_some(roles)
+    (!roles.is_empty() && roles.iter().all(|role| is_title_role(*role))).then_some(roles)
+}
+
+/// The roles a cover page gives by title: arrangers, bookrunners, syndication and documentation
+/// agents (the borrower, agent and lenders are named by the preamble).
+fn is_title_role(role: PartyRole) -> bool {
+    matches!(
+        role,
+        PartyRole::Arranger | PartyRole::Bookrunner | PartyRole::SyndicationAgent | PartyRole::DocumentationAgent
+    )
 }
 
 /// The names on the lines below a caption of roles, each line whole names, up to the first line
@@ -652,13 +645,6 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
     }
     found
 }
-
-/// A legal form at a line's start: the end of a name wrapped from the line above.
-static LEGAL_FORM_FIRST: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"^(?:LLC|L\.L\.C\.|INC\.|INCORPORATED|CORP\.|CORPORATION|N\.A\.|LTD\.|LIMITED|PLC|L\.P\.|LP|AG|S\.A\.|N\.V\.|B\.V\.|GMBH)(?:[ ,]|$)",
-    )
-});
 
 /// A line of a cover page's list that is one item in capitals, none of its words a list, role or
 /// class word: "SOCIETE GENERALE,".

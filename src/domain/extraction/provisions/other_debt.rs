@@ -27,6 +27,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::domain::extraction::parties::roles::{ONE_ROLE, is_role_term};
 use crate::domain::extraction::text::{Structure, floor_boundary, lines_in, pattern, sentence_around, slice};
 
 /// A line that opens an attachment: its kind, its designation ("B", "7.03(a)", "A-1", "II") and
@@ -153,19 +154,16 @@ pub(super) fn other_debt_statements(text: &str, structure: &Structure) -> Vec<(R
     statements.chain(definitions).collect()
 }
 
-/// Whether the creditor a debt is "from" or "owed to" is this facility's: a role ("Lender",
-/// "Lenders", "Bank", "Administrative Agent", "Secured Parties") rather than another lender's name.
+/// Words naming a class of the facility's creditors that is not a role: "Secured Parties",
+/// "Holders", "Credit Parties".
+static CREDITOR_CLASS: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\b(?:secured|holders?|credit)\b"));
+
+/// Whether the creditor a debt is "from" or "owed to" is this facility's: a role or a role word
+/// ("Lenders", "Bank", "Administrative Agent") or a class of its creditors ("Secured Parties"),
+/// rather than another lender's name.
 fn names_this_facilitys_creditor(creditor: &str) -> bool {
-    let words: Vec<&str> = creditor.split_whitespace().collect();
-    let phrase = words.join(" ");
-    crate::domain::extraction::parties::roles::is_role_term(&phrase)
-        || words.iter().any(|word| {
-            matches!(
-                word.to_ascii_lowercase().trim_end_matches(['.', ',']),
-                "lender" | "lenders" | "agent" | "agents" | "secured" | "holder" | "holders" | "issuer" | "credit"
-            )
-        })
-        || matches!(phrase.as_str(), "Bank" | "Banks")
+    let phrase = creditor.split_whitespace().collect::<Vec<_>>().join(" ");
+    is_role_term(&phrase) || ONE_ROLE.is_match(&phrase) || CREDITOR_CLASS.is_match(&phrase)
 }
 
 /// Every attachment of `text` whose caption names debt other than the facility, from its heading
