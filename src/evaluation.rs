@@ -127,17 +127,28 @@ pub fn score_corpus(dir: &Path) -> anyhow::Result<Vec<DocumentScore>> {
         let media_type = MediaType::from_content_type(labels["media_type"].as_str().unwrap_or_default())
             .ok_or_else(|| anyhow::anyhow!("{}: unknown media_type", path.display()))?;
         let bytes = std::fs::read(dir.join(file))?;
-        scores.push(score_document(&id, media_type, &bytes, &labels["fields"]));
+        let fields = labelled_fields(&labels);
+        scores.push(score_document(&id, media_type, &bytes, &fields));
         // Twins of the document in other formats (a printed PDF, a Word copy) are scored against
         // the same labels: the values do not change with the format they are read from.
         for (twin, media_type) in [("pdf", MediaType::Pdf), ("docx", MediaType::Docx)] {
             if let Some(file) = labels[twin]["file"].as_str() {
                 let bytes = std::fs::read(dir.join(file))?;
-                scores.push(score_document(&id, media_type, &bytes, &labels["fields"]));
+                scores.push(score_document(&id, media_type, &bytes, &fields));
             }
         }
     }
     Ok(scores)
+}
+
+/// The labelled fields of a labels file. Some labels keep `parties` beside `fields` rather than
+/// inside it; they are scored all the same, so a role stated wrongly there is not overlooked.
+fn labelled_fields(labels: &Value) -> Value {
+    let mut fields = labels["fields"].clone();
+    if let (Some(object), Some(parties)) = (fields.as_object_mut(), labels.get("parties")) {
+        object.entry("parties").or_insert_with(|| parties.clone());
+    }
+    fields
 }
 
 /// Reads `bytes` as an upload would be read, extracts, and scores against `fields`.
@@ -346,7 +357,49 @@ fn score_party_roles(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
             outcome: Outcome::Wrong,
         });
     }
+    if !lenders_complete {
+        scored.extend(obligors_stated_as_lenders(extraction, fields));
+    }
     scored
+}
+
+/// When the labels do not list every lender, a stated lender is still wrong when it is one of
+/// the labelled obligors: the borrower or a guarantor never lends to its own facility.
+fn obligors_stated_as_lenders(extraction: &Extraction, fields: &Value) -> Vec<Scored> {
+    let labelled_lender = |name: &str| {
+        fields["parties"]["value"].as_array().into_iter().flatten().any(|party| {
+            same_name(party["name"].as_str().unwrap_or_default(), name)
+                && party["roles"].as_array().into_iter().flatten().any(|r| r.as_str() == Some("Lender"))
+        })
+    };
+    let obligors: Vec<&str> = fields["borrowers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["value"].as_str())
+        .chain(fields["parties"]["value"].as_array().into_iter().flatten().filter_map(|party| {
+            let obligor = party["roles"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| matches!(r.as_str(), Some("Borrower" | "Guarantor")));
+            obligor.then(|| party["name"].as_str()).flatten()
+        }))
+        .filter(|name| !labelled_lender(name))
+        .collect();
+    extraction
+        .agreement
+        .parties
+        .iter()
+        .filter(|party| party.roles.iter().any(|role| *role.value() == PartyRole::Lender))
+        .filter(|party| obligors.iter().any(|obligor| same_name(party.name.value(), obligor)))
+        .map(|party| Scored {
+            field: "parties/Lender".to_owned(),
+            expected: "null".to_owned(),
+            found: party.name.value().clone(),
+            outcome: Outcome::Wrong,
+        })
+        .collect()
 }
 
 /// The scored fields of one extracted facility (all `None` when no facility matched).
@@ -763,6 +816,42 @@ mod tests {
             ],
             "a role the labels do not give the name is wrong; the agent is scored by its own field"
         );
+    }
+
+    #[test]
+    fn parties_labelled_beside_the_fields_are_scored_like_those_inside() {
+        let parties = serde_json::json!({"lenders_complete": false, "value": [
+            {"name": "Acme Corp.", "roles": ["Borrower"], "quote": "…"},
+        ]});
+        let beside =
+            serde_json::json!({"fields": {"document_type": {"value": "credit_agreement"}}, "parties": parties});
+        let inside =
+            serde_json::json!({"fields": {"document_type": {"value": "credit_agreement"}, "parties": parties}});
+        assert_eq!(labelled_fields(&beside), labelled_fields(&inside));
+        assert_eq!(labelled_fields(&beside)["parties"], parties);
+    }
+
+    #[test]
+    fn a_labelled_obligor_stated_as_a_lender_is_wrong_even_when_the_lenders_are_not_all_listed() {
+        let text = "CREDIT AGREEMENT dated as of March 1, 2024 among ACME CORP., as Borrower, and FIRST BANK, N.A., \
+            as Administrative Agent.\n";
+        let mut extraction = extract_credit_agreement(text);
+        // The extraction as a defect would state it: the borrower also given the lenders' role.
+        let borrower =
+            extraction.agreement.parties.iter_mut().find(|p| p.name.value() == "ACME CORP.").expect("borrower");
+        borrower.roles.push(borrower.roles[0].clone().map(|_| PartyRole::Lender));
+        let fields = serde_json::json!({
+            "parties": {"lenders_complete": false, "value": [
+                {"name": "Acme Corp.", "roles": ["Borrower"], "quote": "…"},
+                {"name": "First Bank, N.A.", "roles": ["AdministrativeAgent", "Lender"], "quote": "…"},
+            ]},
+        });
+        let wrong: Vec<_> = score_fields(&extraction, &fields)
+            .into_iter()
+            .filter(|s| s.outcome == Outcome::Wrong)
+            .map(|s| (s.field, s.found))
+            .collect();
+        assert_eq!(wrong, [("parties/Lender".to_owned(), "ACME CORP.".to_owned())]);
     }
 
     #[test]

@@ -55,6 +55,17 @@ static OPENS_WITH_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// "AMENDMENT NO. 1 TO THE CREDIT AGREEMENT among …", "CREDIT AGREEMENT, by and between …".
+static OPENS_WITH_TITLE_AND_PARTIES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+(?:NO\.|NUMBER|\#)[ \t]*[0-9A-Z]+)?)[ \t]*,?[ \t\r\n]+(?:by[ \t\r\n]+and[ \t\r\n]+)?(?:among|between)\b",
+    )
+});
+
+/// A term defined in a parenthetical: `("TBC")`, `(the “Agent”)`.
+static QUOTED_DEFINITION: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"\([^()"“”]{0,40}["“][A-Z][^"“”]{0,40}["”][ \t]*\)"#));
+
 /// The nouns that name a document of the kinds the engine reads.
 static DOCUMENT_NOUN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -126,8 +137,15 @@ impl Parts {
     }
 }
 
-/// The first paragraph that reads as a preamble, extended over a numbered list of parties.
+/// The first paragraph that reads as a preamble, extended over a numbered list of parties. A
+/// paragraph that only opens with the title and its parties ("AMENDMENT NO. 1 TO THE CREDIT
+/// AGREEMENT among …", its date in the title block above) is the preamble when no paragraph
+/// says the document is dated, made or entered into.
 fn find_preamble(text: &str) -> Option<Range<usize>> {
+    find_preamble_opening(text, opens_preamble).or_else(|| find_preamble_opening(text, opens_with_title_and_parties))
+}
+
+fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<usize>> {
     let mut previous: Range<usize> = 0..0;
     for line in lines_in(text, 0..text.len()) {
         let content = slice(text, line.clone());
@@ -143,7 +161,7 @@ fn find_preamble(text: &str) -> Option<Range<usize>> {
         }
         let head_end = paragraph_end(text, line.start, OPENING);
         let head = slice(text, line.start..head_end);
-        if !opens_preamble(head) {
+        if !opens(head) {
             continue;
         }
         let mut end = paragraph_end(text, line.start, MAX_PREAMBLE);
@@ -192,6 +210,13 @@ fn opens_preamble(head: &str) -> bool {
         return title_words && DOCUMENT_NOUN.is_match(subject);
     }
     OPENS_WITH_TITLE.is_match(head)
+}
+
+/// "CREDIT AGREEMENT among ACME CORP., a Delaware corporation ("Acme"), …": the title followed by
+/// its parties, defined in the sentence (a cover page's "CREDIT AGREEMENT among ACME CORP. and
+/// FIRST BANK" defines no one).
+fn opens_with_title_and_parties(head: &str) -> bool {
+    OPENS_WITH_TITLE_AND_PARTIES.is_match(head) && QUOTED_DEFINITION.is_match(head)
 }
 
 /// The end of the paragraph starting at `start`: the next blank line, at most `max` bytes on.
@@ -255,6 +280,30 @@ mod tests {
         assert!(text[preamble.clone()].starts_with("This CREDIT AGREEMENT"));
         assert!(text[preamble].ends_with("as Administrative Agent."));
         assert!(text[parts.front].contains("TABLE OF CONTENTS"));
+    }
+
+    #[test]
+    fn a_title_followed_by_its_defined_parties_is_the_preamble_when_no_sentence_dates_the_document() {
+        let text = "AMENDMENT NO. 2 TO THE CREDIT AGREEMENT\n\nDated as of June 3, 2015\n\nAMENDMENT NO. 2 TO THE CREDIT AGREEMENT among WILLOW MOTORS CORPORATION, an Ohio corporation (\u{201c}WMC\u{201d}), the banks parties hereto (the \u{201c}Banks\u{201d}) and SECOND BANK, N.A., as agent.\n\nPRELIMINARY STATEMENTS:\n";
+        let preamble = Parts::find(text).preamble.expect("preamble");
+        assert!(
+            text[preamble.clone()].starts_with("AMENDMENT NO. 2 TO THE CREDIT AGREEMENT among"),
+            "{:?}",
+            &text[preamble]
+        );
+    }
+
+    #[test]
+    fn a_title_over_names_that_defines_no_one_is_a_cover_and_a_dated_sentence_is_preferred() {
+        let cover = "CREDIT AGREEMENT among WILLOW MOTORS CORPORATION and SECOND BANK, N.A.\n\n";
+        assert_eq!(Parts::find(cover).preamble, None, "a cover line is not a preamble");
+        let titled =
+            "CREDIT AGREEMENT among WILLOW MOTORS CORPORATION (\"WMC\") and SECOND BANK, N.A. (the \"Bank\")\n\n";
+        let text = format!(
+            "{titled}THIS CREDIT AGREEMENT is dated as of June 3, 2015 between WILLOW MOTORS CORPORATION (the \"Borrower\") and SECOND BANK, N.A. (the \"Bank\").\n"
+        );
+        let preamble = Parts::find(&text).preamble.expect("preamble");
+        assert!(text[preamble].starts_with("THIS CREDIT AGREEMENT is dated"));
     }
 
     #[test]

@@ -33,6 +33,12 @@ impl Drafts {
         self.0.iter().any(|p| p.key == key && p.roles.iter().any(|r| *r.value() == role))
     }
 
+    /// Whether the party named `stated` has been drafted with any role.
+    pub(crate) fn has_any_role(&self, stated: &str) -> bool {
+        let key = name_key(stated);
+        self.0.iter().any(|p| p.key == key && !p.roles.is_empty())
+    }
+
     pub(crate) fn add(&mut self, doc: &Document<'_>, name: Range<usize>, roles: &[(PartyRole, Range<usize>)]) {
         let stated = doc.slice(name.clone());
         let key = name_key(stated);

@@ -22,7 +22,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drafts::Drafts;
-use super::names::{LEGAL_FORM_FIRST, NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name};
+use super::names::{
+    LEGAL_FORM_FIRST, NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name, reads_as_lending_institution,
+};
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
@@ -244,6 +246,22 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
             alias_owner.entry(alias.clone()).or_insert_with(|| owner.clone());
         }
         if marker.roles.is_empty() {
+            // "among THE BOEING COMPANY, a Delaware corporation ("TBC"), the banks … (the
+            // "Lenders") and …, as agent": beside a lending side, the first party, named by a
+            // short form of its own name and given no role, is the debtor.
+            let stated = &text[owner.clone()];
+            if terms == Terms::Debtor
+                && index == 1
+                && !drafts.has_any_role(stated)
+                && !reads_as_lending_institution(stated)
+                && marker.aliases.iter().any(|alias| shortens(stated, alias))
+            {
+                drafts.add(
+                    doc,
+                    base + owner.start..base + owner.end,
+                    &[(PartyRole::Borrower, base + marker.span.start..base + marker.span.end)],
+                );
+            }
             continue;
         }
         drafts.add(doc, base + owner.start..base + owner.end, &marker.roles);
@@ -393,6 +411,22 @@ fn alias_key(term: &str) -> String {
         _ => &words[..],
     };
     words.join(" ").to_lowercase()
+}
+
+/// Whether `alias` (an [`alias_key`]) is a short form of `name`: its initials ("TBC" of "THE
+/// BOEING COMPANY", with or without "The") or one of its distinctive words ("Boeing"), never a
+/// generic word a term of another meaning shares ("Holdings", "Parent", "Company").
+fn shortens(name: &str, alias: &str) -> bool {
+    let words: Vec<String> = name
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let initials = |skip: usize| words.iter().skip(skip).filter_map(|w| w.chars().next()).collect::<String>();
+    let is_initials = alias.len() >= 2 && !alias.contains(' ') && (alias == initials(0) || alias == initials(1));
+    let generic = ["holdings", "parent", "company", "corporation", "group", "the", "bank", "trust"];
+    let is_word = alias.len() >= 3 && !generic.contains(&alias) && words.iter().any(|w| w == alias);
+    is_initials || is_word
 }
 
 /// The top-level parentheticals of `text`, in order, each from its `(` to just past its `)`. An
@@ -768,6 +802,37 @@ mod tests {
     }
 
     const COVERED_PREAMBLE: &str = "\n\nTHIS CREDIT AGREEMENT is entered into as of March 15, 2024, among ORCHARD FOODS CORP., a Delaware corporation (the \"Borrower\"), the Lenders party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n";
+
+    const TITLED_PREAMBLE: &str = "AMENDMENT NO. 2 TO THE CREDIT AGREEMENT\n\nDated as of June 3, 2015\n\nAMENDMENT NO. 2 TO THE CREDIT AGREEMENT among {first}, the banks, financial institutions and other lenders parties to the Credit Agreement referred to below (collectively, the \"Banks\") and SECOND BANK, N.A., as agent (the \"Agent\") for the Banks.\n\nPRELIMINARY STATEMENTS: WMC has requested an extension.\n";
+
+    #[test]
+    fn the_first_party_named_by_a_short_form_of_its_name_beside_the_banks_is_the_borrower() {
+        for first in [
+            "WILLOW MOTORS CORPORATION, an Ohio corporation (\"WMC\")",
+            "THE WILLOW MOTORS CORPORATION, an Ohio corporation (\"Willow\")",
+        ] {
+            let found = parties(&TITLED_PREAMBLE.replace("{first}", first));
+            let borrowers = with_role(&found, PartyRole::Borrower);
+            assert_eq!(borrowers.len(), 1, "{first}: {found:?}");
+            assert!(borrowers[0].contains("WILLOW MOTORS CORPORATION"), "{borrowers:?}");
+            assert!(
+                with_role(&found, PartyRole::Lender).is_empty(),
+                "the banks' term is not the borrower's: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_generic_short_form_or_a_bank_named_first_is_no_borrower() {
+        for first in [
+            "WILLOW HOLDINGS INC., an Ohio corporation (\"Holdings\")",
+            "THIRD NATIONAL BANK, a national banking association (\"TNB\")",
+            "WILLOW MOTORS CORPORATION, an Ohio corporation (\"Seller\")",
+        ] {
+            let found = parties(&TITLED_PREAMBLE.replace("{first}", first));
+            assert!(with_role(&found, PartyRole::Borrower).is_empty(), "{first}: {found:?}");
+        }
+    }
 
     #[test]
     fn names_in_columns_of_a_cover_line_share_the_role_line_under_them() {
