@@ -45,11 +45,11 @@ pub(crate) static PREAMBLE_NAME: LazyLock<Regex> =
     LazyLock::new(|| pattern(&name_pattern(r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)")));
 
 /// An upper-case name followed by its description as an entity: "AMERCO, a Nevada corporation",
-/// "PHILLIPS 66, a Delaware corporation". Only upper-case names: a title-case phrase before "a
+/// "PHILLIPS 66, a Delaware corporation", "EPR PROPERTIES, a Maryland real estate investment trust". Only upper-case names: a title-case phrase before "a
 /// Delaware corporation" is too often a role ("the Borrower").
 static DESCRIBED_NAME: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?P<name>\b[\p{Lu}][\p{Lu}0-9&.'’\-]*(?:[ \t]+[\p{Lu}0-9][\p{Lu}0-9&.'’\-]*){0,4}),[ \t\r\n]+an?[ \t\r\n]+(?:[\p{Lu}][\p{L}]+[ \t\r\n]+){1,3}(?:corporation|limited[ \t\r\n]+liability[ \t\r\n]+company|limited[ \t\r\n]+partnership|general[ \t\r\n]+partnership|company|business[ \t\r\n]+trust|statutory[ \t\r\n]+trust)\b",
+        r"(?P<name>\b[\p{Lu}][\p{Lu}0-9&.'’\-]*(?:[ \t]+[\p{Lu}0-9][\p{Lu}0-9&.'’\-]*){0,4}),[ \t\r\n]+an?[ \t\r\n]+(?:[\p{Lu}][\p{L}]+[ \t\r\n]+){1,3}(?:corporation|limited[ \t\r\n]+liability[ \t\r\n]+company|limited[ \t\r\n]+partnership|general[ \t\r\n]+partnership|company|business[ \t\r\n]+trust|statutory[ \t\r\n]+trust|real[ \t\r\n]+estate[ \t\r\n]+investment[ \t\r\n]+trust|banking[ \t\r\n]+corporation)\b",
     )
 });
 

@@ -823,6 +823,14 @@ mod tests {
     }
 
     #[test]
+    fn a_name_without_a_legal_form_is_read_when_described_as_a_trust_or_banking_corporation() {
+        let text = "\n\nTHIS CREDIT AGREEMENT is dated as of March 15, 2024, among WILLOW PROPERTIES, a Maryland real estate investment trust (the \"Borrower\"), the Lenders party hereto and HARBOR TRUST, a New York banking corporation, as Administrative Agent.\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["WILLOW PROPERTIES"]);
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["HARBOR TRUST"]);
+    }
+
+    #[test]
     fn a_generic_short_form_or_a_bank_named_first_is_no_borrower() {
         for first in [
             "WILLOW HOLDINGS INC., an Ohio corporation (\"Holdings\")",
