@@ -263,6 +263,15 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         {
             continue;
         }
+        if converted_after(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is an amount of loans converted or exchanged into another class, the size of neither",
+            );
+            continue;
+        }
         // "$100M of term loans due 2023 (the "Existing Term Loans")": the clause names the loans
         // the amount measures as debt already owed, which this facility is not.
         if names_other_debt(doc, found.span.end, clause.end) {
@@ -361,6 +370,19 @@ fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Op
     let joins_another =
         gap.split_whitespace().any(|w| ["and", "or", "plus", "nor"].contains(&w.to_ascii_lowercase().as_str()));
     (descriptive && !joins_another).then_some(reference.key)
+}
+
+/// Words after an amount that move it from one class of loans into another: "Revolving Loans in the
+/// amount of $120,000,000 shall be converted into Term A Loans", "$300,000,000 of Initial Term Loans
+/// exchanged for Refinancing Term Loans". The amount is the part moved, neither class's size.
+static CONVERTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|for|as)\b")
+});
+
+/// Whether the amount ending at `pos` is converted into another class (see [`CONVERTED_AFTER`]).
+fn converted_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(pos.saturating_add(120)).max(pos);
+    CONVERTED_AFTER.is_match(doc.slice(pos..end))
 }
 
 /// A facility named by the defined-term parenthetical right after an amount: "$500,000,000 (the

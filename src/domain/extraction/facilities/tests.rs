@@ -522,3 +522,20 @@ fn the_maturity_of_equipment_or_growth_capital_advances_is_not_the_revolving_lin
     let text = "\"Revolving Line\" is an aggregate principal amount of up to $4,000,000.\n\"Revolving Line Maturity Date\" is June 30, 2025.\n\"Equipment Maturity Date\" is June 30, 2027.\n\"Growth Capital Maturity Date\" is December 31, 2026.\n";
     assert_eq!(maturity_quotes(text), ["June 30, 2025"]);
 }
+
+#[test]
+fn an_amount_of_loans_converted_into_another_class_is_the_size_of_neither() {
+    let text = "Each Converting Lender agrees that its Revolving Loans in the amount of $120,000,000 shall be converted into Term A Loans on the Amendment Effective Date. Initial Term Loans of $300,000,000 will be exchanged for Refinancing Term Loans.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}
+
+#[test]
+fn amounts_of_two_numbered_tranches_under_one_letter_make_no_term_b_facility() {
+    let text = "The Term Loan B-2 Commitments aggregate $725,000,000. The Term Loan B-1 Commitments of $700,000,000 have been fully funded.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = extract(&doc, &changes(&doc), &mut report);
+    let term_b = |f: &&Facility| f.facility_type.as_ref().is_some_and(|t| *t.value() == FacilityType::TermLoanB);
+    assert!(!found.iter().any(|f| term_b(&f) && f.commitment.is_some()), "{found:?}");
+}
