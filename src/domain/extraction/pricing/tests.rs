@@ -194,7 +194,8 @@ fn a_credit_spread_adjustment_is_not_a_margin() {
 fn a_rate_the_margin_is_added_on_top_of_adjusts_the_benchmark_and_is_not_the_margin() {
     let in_parentheses = "Each Term Loan bears interest at a rate per annum equal to Adjusted Term SOFR (being Term SOFR plus 0.10%) plus the Applicable Margin.\n";
     let in_a_row = "From the Amendment Effective Date the Revolving Loans bear interest at Term SOFR plus 0.11448% plus the applicable margin.\n";
-    for text in [in_parentheses, in_a_row] {
+    let in_an_added_definition = "Section 1.01 is amended by adding: \"\"Adjusted Term SOFR\" means, for any Interest Period, Term SOFR for such period plus 0.10%.\"\n";
+    for text in [in_parentheses, in_a_row, in_an_added_definition] {
         assert!(pricing(text).spreads.is_empty(), "{text}");
     }
 }
