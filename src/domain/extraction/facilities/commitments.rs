@@ -272,6 +272,15 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             );
             continue;
         }
+        if of_an_extension_class(doc, lead_range.start, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of one class of the facility (the commitments extended or not extended), not the facility's",
+            );
+            continue;
+        }
         // "$100M of term loans due 2023 (the "Existing Term Loans")": the clause names the loans
         // the amount measures as debt already owed, which this facility is not.
         if names_other_debt(doc, found.span.end, clause.end) {
@@ -376,8 +385,26 @@ fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Op
 /// amount of $120,000,000 shall be converted into Term A Loans", "$300,000,000 of Initial Term Loans
 /// exchanged for Refinancing Term Loans". The amount is the part moved, neither class's size.
 static CONVERTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|for|as)\b")
+    pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|to|for|as)\b")
 });
+
+/// A class an extension splits a facility into: "Extended Revolving Commitments", "Non-Extended
+/// Revolving Commitments", "Term Loans of Non-Extending Term Lenders", "Extending Term Lender".
+static EXTENSION_CLASS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[Nn]on-?[ \t\r\n]*)?(?:Extended|Extending|EXTENDED|EXTENDING)[ \t\r\n]+(?:Revolving|Term|Tranche|REVOLVING|TERM|TRANCHE)\b",
+    )
+});
+
+/// Whether the amount at `lead_start..amount_end` is stated for an extension's class: named in
+/// its lead-in or right after it, before its clause ends. An amendment that extends the maturity
+/// of the lenders that agree splits the facility into the extended and the non-extended
+/// commitments; the amount of one class is not the facility's size, and a total of both is
+/// rarely written beside them, so the class's amount is withheld rather than stated.
+fn of_an_extension_class(doc: &Document<'_>, lead_start: usize, amount_end: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(amount_end.saturating_add(60)).max(amount_end);
+    EXTENSION_CLASS.is_match(doc.slice(lead_start..end))
+}
 
 /// Whether the amount ending at `pos` is converted into another class (see [`CONVERTED_AFTER`]).
 fn converted_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {

@@ -525,7 +525,7 @@ fn the_maturity_of_equipment_or_growth_capital_advances_is_not_the_revolving_lin
 
 #[test]
 fn an_amount_of_loans_converted_into_another_class_is_the_size_of_neither() {
-    let text = "Each Converting Lender agrees that its Revolving Loans in the amount of $120,000,000 shall be converted into Term A Loans on the Amendment Effective Date. Initial Term Loans of $300,000,000 will be exchanged for Refinancing Term Loans.\n";
+    let text = "Each Converting Lender agrees that its Revolving Loans in the amount of $120,000,000 shall be converted into Term A Loans on the Amendment Effective Date. Initial Term Loans of $300,000,000 will be exchanged for Refinancing Term Loans. On that date $200,000,000 of the Revolving Commitments shall be converted to Term A Commitments.\n";
     let (defining, passing) = commitment_quotes(text);
     assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
 }
@@ -538,4 +538,11 @@ fn amounts_of_two_numbered_tranches_under_one_letter_make_no_term_b_facility() {
     let found = extract(&doc, &changes(&doc), &mut report);
     let term_b = |f: &&Facility| f.facility_type.as_ref().is_some_and(|t| *t.value() == FacilityType::TermLoanB);
     assert!(!found.iter().any(|f| term_b(&f) && f.commitment.is_some()), "{found:?}");
+}
+
+#[test]
+fn the_amount_of_the_extended_or_the_non_extended_class_is_not_the_facilitys() {
+    let text = "Each Lender listed on Annex I agrees to extend the maturity of its Revolving Commitment. The aggregate Extended Revolving Commitments are $850,000,000. Term Loans of Non-Extending Term Lenders in an aggregate principal amount of $60,000,000 shall mature on the existing date.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
 }
