@@ -272,6 +272,15 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             );
             continue;
         }
+        if ended_after(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of commitments or loans the text says are terminated or repaid in full, no facility of the agreement as amended",
+            );
+            continue;
+        }
         if of_an_extension_class(doc, lead_range.start, found.span.end, clause.end) {
             report.dropped(
                 "/facilities/*/commitment",
@@ -387,6 +396,22 @@ fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Op
 static CONVERTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|to|for|as)\b")
 });
+
+/// Words after an amount that end what it measures: "The Delayed Draw Term Commitments of
+/// $300,000,000 terminated undrawn", "Term B-1 Loans of $700,000,000 shall be repaid in full",
+/// "… are hereby permanently terminated". Only a statement that they end, not that they may
+/// ("as such Commitments may be reduced or terminated", "shall be repaid in installments").
+static ENDED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[^$;.]{0,60}?\b(?:(?:were|was|have[ \t\r\n]+been|has[ \t\r\n]+been|are[ \t\r\n]+hereby|is[ \t\r\n]+hereby|shall[ \t\r\n]+be)[ \t\r\n]+(?:permanently[ \t\r\n]+)?(?:terminated|cancell?ed|(?:re|pre)?paid[ \t\r\n]+in[ \t\r\n]+full)|(?:terminated|expired)[ \t\r\n]+(?:undrawn|unused|in[ \t\r\n]+full))\b",
+    )
+});
+
+/// Whether the amount ending at `pos` is of commitments or loans its clause says have ended.
+fn ended_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(pos.saturating_add(120)).max(pos);
+    ENDED_AFTER.is_match(doc.slice(pos..end))
+}
 
 /// A class an extension splits a facility into: "Extended Revolving Commitments", "Non-Extended
 /// Revolving Commitments", "Term Loans of Non-Extending Term Lenders", "Extending Term Lender".

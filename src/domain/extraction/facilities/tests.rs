@@ -546,3 +546,13 @@ fn the_amount_of_the_extended_or_the_non_extended_class_is_not_the_facilitys() {
     let (defining, passing) = commitment_quotes(text);
     assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
 }
+
+#[test]
+fn an_amount_the_amendment_says_has_ended_is_no_facilitys_but_one_that_may_end_still_is() {
+    let ended = "The Delayed Draw Term Commitments of $300,000,000 terminated undrawn on the Amendment Effective Date. The Term B-1 Loans in an aggregate principal amount of $700,000,000 shall be repaid in full. The Revolving Commitments of $50,000,000 of each Non-Consenting Lender are hereby permanently terminated.\n";
+    let (defining, passing) = commitment_quotes(ended);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+    let may_end = "The Revolving Commitments of $500,000,000, as such Commitments may be reduced or terminated pursuant to Section 2.08.\n";
+    let (defining, passing) = commitment_quotes(may_end);
+    assert_eq!([defining, passing].concat(), ["$500,000,000"]);
+}
