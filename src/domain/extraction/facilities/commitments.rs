@@ -272,6 +272,15 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             );
             continue;
         }
+        if part_of_a_facility_after(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of a part of a facility (a tranche, portion or sublimit of it), not the facility's size",
+            );
+            continue;
+        }
         if ended_after(doc, found.span.end, clause.end) {
             report.dropped(
                 "/facilities/*/commitment",
@@ -396,6 +405,21 @@ fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Op
 static CONVERTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|to|for|as)\b")
 });
+
+/// Words after an amount that make it a part of the facility named next: "FILO Loans of
+/// $75,000,000 as a separate tranche of the Revolving Credit Facility", "a $50,000,000 portion of
+/// the Revolving Commitments".
+static PART_OF_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[^$;.]{0,40}?\b(?:tranche|portion|part|sub-?facility|sub-?tranche|sub-?limit)[ \t\r\n]+(?:of|under|within)\b",
+    )
+});
+
+/// Whether the amount ending at `pos` is stated as a part of a facility (see [`PART_OF_AFTER`]).
+fn part_of_a_facility_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(pos.saturating_add(80)).max(pos);
+    PART_OF_AFTER.is_match(doc.slice(pos..end))
+}
 
 /// Words after an amount that end what it measures: "The Delayed Draw Term Commitments of
 /// $300,000,000 terminated undrawn", "Term B-1 Loans of $700,000,000 shall be repaid in full",

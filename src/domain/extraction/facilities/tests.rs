@@ -556,3 +556,10 @@ fn an_amount_the_amendment_says_has_ended_is_no_facilitys_but_one_that_may_end_s
     let (defining, passing) = commitment_quotes(may_end);
     assert_eq!([defining, passing].concat(), ["$500,000,000"]);
 }
+
+#[test]
+fn an_amount_stated_as_a_part_of_a_facility_is_not_its_size() {
+    let text = "The FILO Lenders agree to provide FILO Loans in an aggregate amount of $75,000,000 as a separate tranche of the Revolving Credit Facility. The Borrower may designate a $50,000,000 portion of the Revolving Commitments for Letters of Credit.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}
