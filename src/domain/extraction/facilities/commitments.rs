@@ -258,7 +258,10 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
                 || ["loan", "loan amount", "principal amount", "original principal amount", "maximum principal amount"]
                     .contains(&term.as_str())
         });
-        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged)))
+        // "the aggregate Revolving Commitments are increased from $750,000,000 to $1,000,000,000":
+        // the amount after "to" is the commitments' size from then on, whatever the increase.
+        let increased_total = TOTAL_INCREASED_TO.is_match(lead_in);
+        if (!named_as_loan && !increased_total && NOT_A_COMMITMENT.is_match(doc.slice(judged)))
             || matches_outside_date_names(&NOT_A_COMMITMENT_LEAD, lead_in)
         {
             continue;
@@ -326,7 +329,12 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         let totals = labelled_total(doc, found) || sums_the_lenders_above(doc, found);
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
-        let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
+        let defining = following.is_some()
+            || labelled
+            || totals
+            || named_as_loan
+            || increased_total
+            || (defined && stated_in_passing);
         if !defining && !stated_in_passing {
             continue;
         }
@@ -404,6 +412,16 @@ fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Op
 /// exchanged for Refinancing Term Loans". The amount is the part moved, neither class's size.
 static CONVERTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|to|for|as)\b")
+});
+
+/// The lead-in of the amount the aggregate commitments are increased to: "the aggregate
+/// Revolving Commitments are increased from $750,000,000 to", "the total Term Commitments shall
+/// be increased by $100,000,000 to". Only the aggregate: one lender's commitment increased is
+/// that lender's.
+static TOTAL_INCREASED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:aggregate|total)[ \t\r\n]+(?:[A-Za-z\-]+[ \t\r\n]+){0,3}commitments[ \t\r\n]+(?:are|shall[ \t\r\n]+be|will[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?increased[ \t\r\n]+(?:from|by)[ \t\r\n]+(?:US)?\$[0-9][0-9,.]*[ \t\r\n]+to[ \t\r\n]*$",
+    )
 });
 
 /// Words after an amount that make it a part of the facility named next: "FILO Loans of

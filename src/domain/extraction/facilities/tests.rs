@@ -563,3 +563,13 @@ fn an_amount_stated_as_a_part_of_a_facility_is_not_its_size() {
     let (defining, passing) = commitment_quotes(text);
     assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
 }
+
+#[test]
+fn the_amount_the_aggregate_commitments_are_increased_to_is_their_size_but_one_lenders_is_not() {
+    let aggregate = "Effective as of the Amendment Effective Date, the aggregate Revolving Commitments are increased from $750,000,000 to $1,000,000,000.\n";
+    let (defining, passing) = commitment_quotes(aggregate);
+    assert_eq!([defining, passing].concat(), ["$1,000,000,000"]);
+    let one_lender = "The Revolving Commitment of Atlas Savings Bank is increased from $50,000,000 to $75,000,000.\n";
+    let (defining, passing) = commitment_quotes(one_lender);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}
