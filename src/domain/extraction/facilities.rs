@@ -88,6 +88,29 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
             add_key(key, &mut frames);
         }
     }
+    // Tranches numbered under one letter ("Term B-1" refinanced by "Term B-2") leave it unsaid
+    // which of them is a facility of the amended agreement and which is repaid: both are withheld
+    // with their amounts rather than one tranche's stated for the other.
+    let (numbered, rest): (Vec<FacilityFrame>, Vec<FacilityFrame>) =
+        frames.into_iter().partition(|f| matches!(f.key, FacilityKey::NumberedTranche(..)));
+    frames = rest;
+    if !numbered.is_empty() {
+        for list in [&mut commitments.defining, &mut commitments.passing] {
+            list.retain(|candidate| {
+                let of_numbered = !candidate.keys.is_empty()
+                    && candidate.keys.iter().all(|key| numbered.iter().any(|f| f.key == *key));
+                if of_numbered {
+                    report.dropped(
+                        "/facilities/*/commitment",
+                        candidate.value.quote(),
+                        candidate.value.span().range(),
+                        "is the amount of one of several tranches numbered under one letter; which of them the agreement keeps the text does not say",
+                    );
+                }
+                !of_numbered
+            });
+        }
+    }
     // A facility the text names only where it speaks of other debt (the revolving facility the
     // proceeds repay, a line a covenant lets the borrower take from another lender) is none this
     // agreement makes available, whatever amount is stated beside it.

@@ -35,6 +35,9 @@ pub(crate) enum FacilityKey {
     /// "Dollar Revolving Loans", "Canadian Revolving Facility", "Multicurrency Revolving
     /// Commitments".
     QualifiedRevolving(Qualifier),
+    /// "Term B-2 Loans" where the text also names "Term B-1 Loans": the letter and the number of
+    /// one of several tranches under that letter (see `separate_numbered_tranches`).
+    NumberedTranche(u8, u8),
 }
 
 /// The word that tells tranches of the same kind apart: a currency or a jurisdiction, written
@@ -122,9 +125,9 @@ impl FacilityKey {
     /// The type a reference of this kind states by itself.
     pub(crate) fn stated_type(&self) -> Option<FacilityType> {
         match self {
-            Self::TermLetter(b'A') => Some(FacilityType::TermLoanA),
-            Self::TermLetter(b'B') => Some(FacilityType::TermLoanB),
-            Self::TermLetter(_) | Self::Term => Some(FacilityType::TermLoan),
+            Self::TermLetter(b'A') | Self::NumberedTranche(b'A', _) => Some(FacilityType::TermLoanA),
+            Self::TermLetter(b'B') | Self::NumberedTranche(b'B', _) => Some(FacilityType::TermLoanB),
+            Self::TermLetter(_) | Self::NumberedTranche(..) | Self::Term => Some(FacilityType::TermLoan),
             Self::Revolving => Some(FacilityType::RevolvingCredit),
             Self::DelayedDraw => Some(FacilityType::DelayedDrawTermLoan),
             Self::Bridge => Some(FacilityType::Bridge),
@@ -190,7 +193,41 @@ pub(crate) fn find_facility_refs(text: &str) -> Vec<FacilityRef> {
             _ => {}
         }
     }
+    separate_numbered_tranches(text, &mut refs);
     refs
+}
+
+/// An amendment that refinances "Term B-1 Loans" with "Term B-2 Loans" (or adds "Term A-2" beside
+/// "Term A-1") names two tranches under one letter. Read as the letter alone, both would be one
+/// facility holding the amounts, margins and dates of either, the old tranche's as well as the new
+/// one's. So when the same letter is written with two numbers, each numbered reference gets a key
+/// of its own; references to the letter alone keep the letter's.
+fn separate_numbered_tranches(text: &str, refs: &mut [FacilityRef]) {
+    let numbered: Vec<Option<(u8, u8)>> = refs
+        .iter()
+        .map(|r| match r.key {
+            FacilityKey::TermLetter(letter) => sub_tranche_number(text, r.span.end).map(|n| (letter, n)),
+            _ => None,
+        })
+        .collect();
+    let shares_letter_with_another_number = |(letter, number): (u8, u8)| {
+        numbered.iter().flatten().any(|&(other_letter, other)| other_letter == letter && other != number)
+    };
+    for (r, numbered) in refs.iter_mut().zip(&numbered) {
+        if let Some((letter, number)) = numbered.filter(|&n| shares_letter_with_another_number(n)) {
+            r.key = FacilityKey::NumberedTranche(letter, number);
+        }
+    }
+}
+
+/// The number after a tranche's letter ("B-2", "A–1", "B2"), read right where the letter's
+/// reference ends.
+fn sub_tranche_number(text: &str, letter_end: usize) -> Option<u8> {
+    let rest = text.get(letter_end..)?;
+    let rest = rest.strip_prefix('-').or_else(|| rest.strip_prefix('\u{2013}')).unwrap_or(rest);
+    let digit = *rest.as_bytes().first()?;
+    let single = !rest.as_bytes().get(1).is_some_and(u8::is_ascii_digit);
+    (digit.is_ascii_digit() && single).then(|| digit - b'0')
 }
 
 /// Whether the words at `start` are negated by a "non-" before them: a "non-revolving line of
@@ -292,6 +329,26 @@ mod tests {
             keys("its Tranche A Commitment, the Tranche B Loans, Tranche A Letters of Credit and Tranche C Term Loans");
         let expected = [("Tranche C Term Loans".to_owned(), FacilityKey::TermLetter(b'C'))];
         assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn tranches_numbered_under_one_letter_are_not_that_letters_facility() {
+        // Term B-1 repaid by Term B-2 are two tranches: neither is "the Term B facility" alone.
+        let found = keys("the Term B-1 Loans are repaid with the Term Loan B-2 Commitments and the Term B Loans");
+        let found: Vec<FacilityKey> = found.into_iter().map(|(_, key)| key).collect();
+        let expected = [
+            FacilityKey::NumberedTranche(b'B', 1),
+            FacilityKey::NumberedTranche(b'B', 2),
+            FacilityKey::TermLetter(b'B'),
+        ];
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_single_numbered_tranche_still_refers_to_its_letter() {
+        let found = keys("the Term A-1 Loans and the Term B Loans");
+        let letters: Vec<FacilityKey> = found.into_iter().map(|(_, key)| key).collect();
+        assert_eq!(letters, [FacilityKey::TermLetter(b'A'), FacilityKey::TermLetter(b'B')]);
     }
 
     #[test]

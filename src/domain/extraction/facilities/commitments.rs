@@ -258,9 +258,48 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
                 || ["loan", "loan amount", "principal amount", "original principal amount", "maximum principal amount"]
                     .contains(&term.as_str())
         });
-        if (!named_as_loan && NOT_A_COMMITMENT.is_match(doc.slice(judged)))
+        // "the aggregate Revolving Commitments are increased from $750,000,000 to $1,000,000,000":
+        // the amount after "to" is the commitments' size from then on, whatever the increase.
+        let increased_total = TOTAL_INCREASED_TO.is_match(lead_in);
+        if (!named_as_loan && !increased_total && NOT_A_COMMITMENT.is_match(doc.slice(judged)))
             || matches_outside_date_names(&NOT_A_COMMITMENT_LEAD, lead_in)
         {
+            continue;
+        }
+        if converted_after(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is an amount of loans converted or exchanged into another class, the size of neither",
+            );
+            continue;
+        }
+        if part_of_a_facility_after(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of a part of a facility (a tranche, portion or sublimit of it), not the facility's size",
+            );
+            continue;
+        }
+        if ended_after(doc, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of commitments or loans the text says are terminated or repaid in full, no facility of the agreement as amended",
+            );
+            continue;
+        }
+        if of_an_extension_class(doc, lead_range.start, found.span.end, clause.end) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "is the amount of one class of the facility (the commitments extended or not extended), not the facility's",
+            );
             continue;
         }
         // "$100M of term loans due 2023 (the "Existing Term Loans")": the clause names the loans
@@ -290,7 +329,12 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         let totals = labelled_total(doc, found) || sums_the_lenders_above(doc, found);
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
-        let defining = following.is_some() || labelled || totals || named_as_loan || (defined && stated_in_passing);
+        let defining = following.is_some()
+            || labelled
+            || totals
+            || named_as_loan
+            || increased_total
+            || (defined && stated_in_passing);
         if !defining && !stated_in_passing {
             continue;
         }
@@ -361,6 +405,78 @@ fn type_reference_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> Op
     let joins_another =
         gap.split_whitespace().any(|w| ["and", "or", "plus", "nor"].contains(&w.to_ascii_lowercase().as_str()));
     (descriptive && !joins_another).then_some(reference.key)
+}
+
+/// Words after an amount that move it from one class of loans into another: "Revolving Loans in the
+/// amount of $120,000,000 shall be converted into Term A Loans", "$300,000,000 of Initial Term Loans
+/// exchanged for Refinancing Term Loans". The amount is the part moved, neither class's size.
+static CONVERTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)^[^$;.]{0,60}?\b(?:converted|exchanged|reclassified|redesignated)[ \t\r\n]+(?:into|to|for|as)\b")
+});
+
+/// The lead-in of the amount the aggregate commitments are increased to: "the aggregate
+/// Revolving Commitments are increased from $750,000,000 to", "the total Term Commitments shall
+/// be increased by $100,000,000 to". Only the aggregate: one lender's commitment increased is
+/// that lender's.
+static TOTAL_INCREASED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:aggregate|total)[ \t\r\n]+(?:[A-Za-z\-]+[ \t\r\n]+){0,3}commitments[ \t\r\n]+(?:are|shall[ \t\r\n]+be|will[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?increased[ \t\r\n]+(?:from|by)[ \t\r\n]+(?:US)?\$[0-9][0-9,.]*[ \t\r\n]+to[ \t\r\n]*$",
+    )
+});
+
+/// Words after an amount that make it a part of the facility named next: "FILO Loans of
+/// $75,000,000 as a separate tranche of the Revolving Credit Facility", "a $50,000,000 portion of
+/// the Revolving Commitments".
+static PART_OF_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[^$;.]{0,40}?\b(?:tranche|portion|part|sub-?facility|sub-?tranche|sub-?limit)[ \t\r\n]+(?:of|under|within)\b",
+    )
+});
+
+/// Whether the amount ending at `pos` is stated as a part of a facility (see [`PART_OF_AFTER`]).
+fn part_of_a_facility_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(pos.saturating_add(80)).max(pos);
+    PART_OF_AFTER.is_match(doc.slice(pos..end))
+}
+
+/// Words after an amount that end what it measures: "The Delayed Draw Term Commitments of
+/// $300,000,000 terminated undrawn", "Term B-1 Loans of $700,000,000 shall be repaid in full",
+/// "… are hereby permanently terminated". Only a statement that they end, not that they may
+/// ("as such Commitments may be reduced or terminated", "shall be repaid in installments").
+static ENDED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[^$;.]{0,60}?\b(?:(?:were|was|have[ \t\r\n]+been|has[ \t\r\n]+been|are[ \t\r\n]+hereby|is[ \t\r\n]+hereby|shall[ \t\r\n]+be)[ \t\r\n]+(?:permanently[ \t\r\n]+)?(?:terminated|cancell?ed|(?:re|pre)?paid[ \t\r\n]+in[ \t\r\n]+full)|(?:terminated|expired)[ \t\r\n]+(?:undrawn|unused|in[ \t\r\n]+full))\b",
+    )
+});
+
+/// Whether the amount ending at `pos` is of commitments or loans its clause says have ended.
+fn ended_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(pos.saturating_add(120)).max(pos);
+    ENDED_AFTER.is_match(doc.slice(pos..end))
+}
+
+/// A class an extension splits a facility into: "Extended Revolving Commitments", "Non-Extended
+/// Revolving Commitments", "Term Loans of Non-Extending Term Lenders", "Extending Term Lender".
+static EXTENSION_CLASS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:[Nn]on-?[ \t\r\n]*)?(?:Extended|Extending|EXTENDED|EXTENDING)[ \t\r\n]+(?:Revolving|Term|Tranche|REVOLVING|TERM|TRANCHE)\b",
+    )
+});
+
+/// Whether the amount at `lead_start..amount_end` is stated for an extension's class: named in
+/// its lead-in or right after it, before its clause ends. An amendment that extends the maturity
+/// of the lenders that agree splits the facility into the extended and the non-extended
+/// commitments; the amount of one class is not the facility's size, and a total of both is
+/// rarely written beside them, so the class's amount is withheld rather than stated.
+fn of_an_extension_class(doc: &Document<'_>, lead_start: usize, amount_end: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(amount_end.saturating_add(60)).max(amount_end);
+    EXTENSION_CLASS.is_match(doc.slice(lead_start..end))
+}
+
+/// Whether the amount ending at `pos` is converted into another class (see [`CONVERTED_AFTER`]).
+fn converted_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
+    let end = clause_end.min(pos.saturating_add(120)).max(pos);
+    CONVERTED_AFTER.is_match(doc.slice(pos..end))
 }
 
 /// A facility named by the defined-term parenthetical right after an amount: "$500,000,000 (the

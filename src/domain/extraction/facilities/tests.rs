@@ -522,3 +522,54 @@ fn the_maturity_of_equipment_or_growth_capital_advances_is_not_the_revolving_lin
     let text = "\"Revolving Line\" is an aggregate principal amount of up to $4,000,000.\n\"Revolving Line Maturity Date\" is June 30, 2025.\n\"Equipment Maturity Date\" is June 30, 2027.\n\"Growth Capital Maturity Date\" is December 31, 2026.\n";
     assert_eq!(maturity_quotes(text), ["June 30, 2025"]);
 }
+
+#[test]
+fn an_amount_of_loans_converted_into_another_class_is_the_size_of_neither() {
+    let text = "Each Converting Lender agrees that its Revolving Loans in the amount of $120,000,000 shall be converted into Term A Loans on the Amendment Effective Date. Initial Term Loans of $300,000,000 will be exchanged for Refinancing Term Loans. On that date $200,000,000 of the Revolving Commitments shall be converted to Term A Commitments.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}
+
+#[test]
+fn amounts_of_two_numbered_tranches_under_one_letter_make_no_term_b_facility() {
+    let text = "The Term Loan B-2 Commitments aggregate $725,000,000. The Term Loan B-1 Commitments of $700,000,000 have been fully funded.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = extract(&doc, &changes(&doc), &mut report);
+    let term_b = |f: &&Facility| f.facility_type.as_ref().is_some_and(|t| *t.value() == FacilityType::TermLoanB);
+    assert!(!found.iter().any(|f| term_b(&f) && f.commitment.is_some()), "{found:?}");
+}
+
+#[test]
+fn the_amount_of_the_extended_or_the_non_extended_class_is_not_the_facilitys() {
+    let text = "Each Lender listed on Annex I agrees to extend the maturity of its Revolving Commitment. The aggregate Extended Revolving Commitments are $850,000,000. Term Loans of Non-Extending Term Lenders in an aggregate principal amount of $60,000,000 shall mature on the existing date.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}
+
+#[test]
+fn an_amount_the_amendment_says_has_ended_is_no_facilitys_but_one_that_may_end_still_is() {
+    let ended = "The Delayed Draw Term Commitments of $300,000,000 terminated undrawn on the Amendment Effective Date. The Term B-1 Loans in an aggregate principal amount of $700,000,000 shall be repaid in full. The Revolving Commitments of $50,000,000 of each Non-Consenting Lender are hereby permanently terminated.\n";
+    let (defining, passing) = commitment_quotes(ended);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+    let may_end = "The Revolving Commitments of $500,000,000, as such Commitments may be reduced or terminated pursuant to Section 2.08.\n";
+    let (defining, passing) = commitment_quotes(may_end);
+    assert_eq!([defining, passing].concat(), ["$500,000,000"]);
+}
+
+#[test]
+fn an_amount_stated_as_a_part_of_a_facility_is_not_its_size() {
+    let text = "The FILO Lenders agree to provide FILO Loans in an aggregate amount of $75,000,000 as a separate tranche of the Revolving Credit Facility. The Borrower may designate a $50,000,000 portion of the Revolving Commitments for Letters of Credit.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}
+
+#[test]
+fn the_amount_the_aggregate_commitments_are_increased_to_is_their_size_but_one_lenders_is_not() {
+    let aggregate = "Effective as of the Amendment Effective Date, the aggregate Revolving Commitments are increased from $750,000,000 to $1,000,000,000.\n";
+    let (defining, passing) = commitment_quotes(aggregate);
+    assert_eq!([defining, passing].concat(), ["$1,000,000,000"]);
+    let one_lender = "The Revolving Commitment of Atlas Savings Bank is increased from $50,000,000 to $75,000,000.\n";
+    let (defining, passing) = commitment_quotes(one_lender);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+}

@@ -67,6 +67,22 @@ static MARGIN_PLUS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)\b(?:margin|spread)[ \t\r\n]*(?:plus|\+)[ \t\r\n]*(?:an[ \t\r\n]+additional[ \t\r\n]*)?$")
 });
 
+/// The definition of an adjusted benchmark in its clause's lead-in: `"Adjusted Term SOFR" means
+/// Term SOFR plus 0.10%`, whether or not the definition is found as one (an amendment quotes the
+/// definitions it adds, so their own quotation marks are doubled).
+static DEFINES_ADJUSTED_BENCHMARK: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r#"(?i)\badjusted(?:[ \t\r\n]+[a-z]+){1,3}[ \t\r\n]*["”]*[ \t\r\n]*(?:means|shall[ \t\r\n]+mean)\b"#)
+});
+
+/// The words after a rate that add the margin on top of it: "Term SOFR plus 0.10% plus the
+/// Applicable Margin", "Adjusted Term SOFR (Term SOFR plus 0.10%) plus the Applicable Rate". A rate
+/// the margin is added to adjusts the benchmark (a credit spread adjustment); it is not the margin.
+static PLUS_MARGIN_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^[ \t\r\n]*\)?[ \t\r\n]*(?:per[ \t\r\n]+annum[ \t\r\n]*)?\)?,?[ \t\r\n]*(?:plus|\+)[ \t\r\n]+(?:the[ \t\r\n]+)?(?:applicable[ \t\r\n]+(?:margin|spread|rate)|margin|spread)\b",
+    )
+});
+
 static BINDS_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)^[ \t\r\n]*(?:loans?[ \t\r\n]*)?(?:\+|plus|over|above)?[ \t\r\n]*(?:the[ \t\r\n]+)?(?:applicable[ \t\r\n]+)?(?:a[ \t\r\n]+)?(?:margin|spread|rate)?[ \t\r\n]*(?:of|:|=)?[ \t\r\n]*$",
@@ -123,11 +139,14 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     }
     // "the Prime Rate plus the Applicable Margin plus 2%": a rate added on top of the margin is an
     // increment (the rate on overdue amounts, a step-up), never the margin itself.
-    if MARGIN_PLUS.is_match(before_trimmed) {
+    if MARGIN_PLUS.is_match(before_trimmed) || PLUS_MARGIN_AFTER.is_match(after_text) {
         return RateKind::Excluded;
     }
     let lead_in = doc.slice(clause.start..pct.span.start);
     let trailing = after_text.get(..after_text.len().min(40)).unwrap_or(after_text);
+    if DEFINES_ADJUSTED_BENCHMARK.is_match(lead_in) {
+        return RateKind::Excluded;
+    }
     if matches_outside_date_names(&NOT_A_MARGIN, lead_in)
         || matches_outside_date_names(&super::ANOTHER_RATE, lead_in)
         || contains_any_ci(trailing, &["otherwise", "adjustment"])

@@ -191,6 +191,16 @@ fn a_credit_spread_adjustment_is_not_a_margin() {
 }
 
 #[test]
+fn a_rate_the_margin_is_added_on_top_of_adjusts_the_benchmark_and_is_not_the_margin() {
+    let in_parentheses = "Each Term Loan bears interest at a rate per annum equal to Adjusted Term SOFR (being Term SOFR plus 0.10%) plus the Applicable Margin.\n";
+    let in_a_row = "From the Amendment Effective Date the Revolving Loans bear interest at Term SOFR plus 0.11448% plus the applicable margin.\n";
+    let in_an_added_definition = "Section 1.01 is amended by adding: \"\"Adjusted Term SOFR\" means, for any Interest Period, Term SOFR for such period plus 0.10%.\"\n";
+    for text in [in_parentheses, in_a_row, in_an_added_definition] {
+        assert!(pricing(text).spreads.is_empty(), "{text}");
+    }
+}
+
+#[test]
 fn every_level_of_a_pricing_grid_is_read() {
     let text = "\"Applicable Rate\" means, with respect to Revolving Loans, the percentage per annum set forth below:\n\nPricing Level | Consolidated Total Net Leverage Ratio | Term SOFR Loans | Base Rate Loans | Commitment Fee\nI | > 3.00:1.00 | 2.25% | 1.25% | 0.350%\nII | <= 3.00:1.00 but > 2.00:1.00 | 2.00% | 1.00% | 0.300%\nIII | <= 2.00:1.00 | 1.75% | 0.75% | 0.250%\n\nOther text.";
     let found = pricing(text);
