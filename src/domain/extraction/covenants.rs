@@ -17,6 +17,12 @@
 //! or from the words after it ("for the fiscal quarters ending on or before June 30, 2025"); the
 //! words that make it conditional ("in the event that … Major Acquisitions", "following the
 //! Delayed Draw Funding Date") are its condition.
+//!
+//! Inside a section a ratio stated in prose is a level only when a covenant verb binds the
+//! borrower to it: a section also defines ratios ("… shall be deemed to be 1.50 to 1.00") and
+//! sets the triggers of other terms ("if the Leverage Ratio exceeds 3.00 to 1.00 the Applicable
+//! Margin increases"), and those are no levels. A recital ("WHEREAS …") or a statement of fact
+//! ("does not exceed") is no covenant.
 
 mod amounts;
 
@@ -71,6 +77,30 @@ static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
 static PROMISE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?:shall|will|agrees?[ \t\r\n]+to|covenants?[ \t\r\n]+(?:that|to))[ \t\r\n]+(?:(?:at[ \t\r\n]+all[ \t\r\n]+times|cause[ \t\r\n]+\S+[ \t\r\n]+to)[ \t\r\n]+)?(?:maintain|have|keep|achieve)\b",
+    )
+});
+
+/// Words that bind the borrower to a level: a covenant verb ("permit", "maintain", "shall not
+/// exceed", "to be less than") or a term sheet's "Maximum" / "Minimum" before the ratio's name.
+static BINDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:permit|allow|suffer|maintain|keep|achieve|maximum|minimum|(?:(?:shall|will|must)(?:[ \t\r\n]+not)?|may[ \t\r\n]+not)[ \t\r\n]+(?:at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+)?(?:be|exceed|have|fall)|to[ \t\r\n]+(?:exceed|be|fall))\b",
+    )
+});
+
+/// Words that say what a ratio is rather than bind the borrower to it: a definition or a ratio
+/// deemed or treated as another for a calculation.
+static DEFINES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:means|shall[ \t\r\n]+mean|(?:is|are)[ \t\r\n]+defined[ \t\r\n]+as|deemed|treated[ \t\r\n]+as|(?:shall[ \t\r\n]+)?constitutes?|referred[ \t\r\n]+to[ \t\r\n]+as)\b",
+    )
+});
+
+/// Words opening a clause in which a ratio is the subject of a condition: "for any fiscal quarter
+/// in which the Leverage Ratio is greater than …", "whenever …", "upon …".
+static CONDITION_ON_A_RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?:in|for|during)[ \t\r\n]+which|upon|at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+(?:that|when|in[ \t\r\n]+which))\b",
     )
 });
 
@@ -210,6 +240,13 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
     let lead = doc.slice(heading..sentence.start);
     let heading = if heading < sentence.start && NUMBERED_HEADING.is_match(lead) { heading } else { sentence.start };
     let headed = heading < sentence.start && heading_names(lead);
+    // A recital ("WHEREAS, Section 7.11 currently requires that the Borrower not permit …")
+    // tells what an earlier agreement says; a statement in the present ("the Leverage Ratio does
+    // not exceed 2.25 to 1.00") represents a fact. Neither is a promise.
+    let recital = doc.slice(sentence.clone()).trim_start().get(..7).is_some_and(|w| w.eq_ignore_ascii_case("whereas"));
+    if recital || is_a_statement_of_fact(doc, pos) {
+        return None;
+    }
     let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
     if !names_its_metric
         || (!headed
@@ -253,14 +290,32 @@ fn is_hypothetical(doc: &Document<'_>, verb: usize) -> bool {
     lead.len().checked_sub(5).and_then(|start| lead.get(start..)).is_some_and(|word| word.eq_ignore_ascii_case("would"))
 }
 
+/// Whether the words in covenant form at `verb` are in the present indicative ("does not
+/// exceed"): a representation or a condition, not a promise.
+fn is_a_statement_of_fact(doc: &Document<'_>, verb: usize) -> bool {
+    let lead = doc.slice(super::text::before(doc.text, verb, 12)).trim_end();
+    let word = lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    ["does", "do", "did"].iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
 /// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the
 /// Leverage Ratio was 2.85 to 1.00"), not a level it must keep.
 static REPORTED: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:was|were|had[ \t\r\n]+been|equall?ed|amounted[ \t\r\n]+to)[ \t\r\n]*$"));
 
-/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]).
+/// Words right before a ratio that make it the level another replaces: "(which level replaces
+/// the 3.50 to 1.00 level of the Existing Credit Agreement)", "in place of 3.50 to 1.00".
+static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\b(?:replac(?:es|ed|ing)|in[ \t\r\n]+(?:place|lieu)[ \t\r\n]+of|instead[ \t\r\n]+of|formerly|previously)(?:[ \t\r\n]+the)?[ \t\r\n]*["“]?$"#,
+    )
+});
+
+/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]) or a replaced one (see
+/// [`REPLACED`]): neither is a level in force.
 fn is_reported(doc: &Document<'_>, level: usize) -> bool {
-    REPORTED.is_match(doc.slice(super::text::before(doc.text, level, 40)))
+    let lead = doc.slice(super::text::before(doc.text, level, 40));
+    REPORTED.is_match(lead) || REPLACED.is_match(lead)
 }
 
 /// Words opening a clause that states a condition, not an obligation: "if", "so long as",
@@ -348,7 +403,10 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
             else {
                 continue;
             };
-            if !names_its_own_metric(doc, metric.clone(), ratio.span.start) || is_reported(doc, ratio.span.start) {
+            if !names_its_own_metric(doc, metric.clone(), ratio.span.start)
+                || is_reported(doc, ratio.span.start)
+                || (table_period.is_none() && !binds(doc, metric.clone(), ratio.span.start))
+            {
                 continue;
             }
             let Some(kind) = covenant_type(doc.slice(metric.clone())) else { continue };
@@ -387,6 +445,40 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
         }
     }
     covenants
+}
+
+/// Whether the words around a level stated in prose bind the borrower to it: a covenant verb
+/// whose subject is the metric ("shall not permit the Leverage Ratio … to exceed 4.00 to 1.00",
+/// "Minimum Interest Coverage Ratio of 2.50x"). Inside a covenants section a ratio is also named
+/// by what the section defines ("\"Qualifying Leverage\" means a Leverage Ratio of 3.00 to 1.00",
+/// "shall be deemed to be 1.50 to 1.00") and by the triggers of other terms ("if the Leverage
+/// Ratio exceeds 3.00 to 1.00 the Applicable Margin increases", "for any fiscal quarter in which
+/// the Leverage Ratio is greater than 3.25 to 1.00, the Commitment Fee …"); those are no levels.
+///
+/// The binding words are the first after the metric's name, or else the last before it; the
+/// latter binds only when no condition stands between them and the name.
+fn binds(doc: &Document<'_>, metric: Range<usize>, level: usize) -> bool {
+    let clause = super::text::clause_start(doc.text, metric.start).min(metric.start);
+    if DEFINES.is_match(doc.slice(clause..level)) {
+        return false;
+    }
+    let lead = sentence_around(doc.text, metric.start).start.min(metric.start)..level;
+    let text = doc.slice(lead.clone());
+    let metric_at = metric.start - lead.start;
+    let name_end = metric.end.min(level) - lead.start;
+    if BINDS.find_iter(text).any(|b| b.start() >= name_end) {
+        return true;
+    }
+    let Some(before_name) = BINDS.find_iter(&text[..metric_at]).last() else { return false };
+    let between = &text[before_name.end()..metric_at];
+    // Past a semicolon the verb binds only the items of its list ("(a) … ; and (b) an Interest
+    // Coverage Ratio of at least …"), not a new clause ("…; for purposes of this Section, a …").
+    let next_item = between.rsplit_once(';').is_none_or(|(_, rest)| {
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix("and").or_else(|| rest.strip_prefix("or")).unwrap_or(rest);
+        rest.trim_start().starts_with('(')
+    });
+    next_item && !(CONDITION_ON_A_RATIO.is_match(between) || CONDITION_OPENER.is_match(between))
 }
 
 /// Whether `level` says again what `earlier` said: the same figure with no test period or
@@ -813,5 +905,67 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].metric.value(), "Adjusted Leverage Ratio");
         assert_eq!(levels(&found[0]), [("3.25".to_owned(), None, None)]);
+    }
+    #[test]
+    fn a_ratio_the_covenants_section_defines_or_deems_is_no_level() {
+        let text = "Section 7.11 Financial Covenants.\n\n(a) The Borrower shall not permit the Fixed Charge Coverage \
+            Ratio for any four fiscal quarters to be less than 1.15 to 1.00.\n\n(b) \"Fixed Charge Coverage Ratio\" \
+            means EBITDA less capital spending over Fixed Charges; provided that for a period before the Closing Date \
+            the Fixed Charge Coverage Ratio shall be deemed to be 1.50 to 1.00.\n\n(c) As used here, \"Strong \
+            Cover\" means a Fixed Charge Coverage Ratio of 2.00 to 1.00 or more.\n\n(d) Any Fixed Charge Coverage \
+            Ratio above 9.00 to 1.00 shall be treated as a ratio of 9.00 to 1.00.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("1.15".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_pricing_trigger_inside_a_covenants_section_is_no_level() {
+        let text = "Section 7.11 Financial Covenants.\n\n(a) Permit the Total Leverage Ratio at the end of any fiscal \
+            quarter to be greater than 4.25 to 1.00; provided that for any fiscal quarter in which the Total Leverage \
+            Ratio is greater than 3.50 to 1.00, the Commitment Fee shall be 0.35%.\n\n(b) If the Total Leverage Ratio \
+            exceeds 3.00 to 1.00 on a test date, the Applicable Margin shall rise by 0.25% until the Total Leverage \
+            Ratio is 3.00 to 1.00 or less.\n\n(c) The margin steps up by 25 basis points whenever the Total Leverage \
+            Ratio is 2.75x or higher.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4.25".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn one_covenant_verb_binds_every_item_of_its_list_but_not_the_clause_after_it() {
+        let listed = "Section 6.1 Financial Covenants. The Company shall maintain: (a) a Leverage Ratio of not more \
+            than 3.00 to 1.00; and (b) an Interest Coverage Ratio of at least 3.50 to 1.00.\n\nSection 6.2 Liens.\n";
+        let found = extract(&Document::scan(listed));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[1].levels[0].threshold.quote(), "3.50 to 1.00");
+        let defined = "Section 6.1 Financial Covenants. The Company shall not permit the Total Leverage Ratio to exceed \
+            3.75 to 1.00; for purposes of this Section, a Total Leverage Ratio of 2.50 to 1.00 or lower is an \
+            \"Investment Grade Ratio\".\n\nSection 6.2 Liens.\n";
+        let found = extract(&Document::scan(defined));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3.75".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_level_the_covenant_says_it_replaces_is_no_level() {
+        let text = "Section 7.11 Financial Covenants. The Borrower shall not permit the Leverage Ratio as of the last \
+            day of any fiscal quarter to exceed 4.00 to 1.00 (which replaces the 3.50 to 1.00 of the Existing Credit \
+            Agreement).\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_recital_or_a_statement_of_fact_is_no_covenant() {
+        let texts = [
+            "WHEREAS, Section 7.11 of the Credit Agreement now requires that the Borrower not permit the Leverage \
+            Ratio to exceed 3.50 to 1.00;\n\nSection 2. Amendments. The Credit Agreement is amended as set out below.\n",
+            "Section 5.14 Ratios. As of the Closing Date, the Leverage Ratio does not exceed 2.25 to 1.00.\n",
+        ];
+        for text in texts {
+            assert!(extract(&Document::scan(text)).is_empty(), "{text}: {:?}", extract(&Document::scan(text)));
+        }
     }
 }
