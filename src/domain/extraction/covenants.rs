@@ -69,7 +69,7 @@ static DEBT_RATIO: LazyLock<Regex> = LazyLock::new(|| {
 
 static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
+        r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:(?:suffer|permit|allow)[ \t\r\n]+or[ \t\r\n]+)?(?:permit|allow|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
     )
 });
 
@@ -87,6 +87,9 @@ static BINDS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:permit|allow|suffer|maintain|keep|achieve|maximum|minimum|(?:(?:shall|will|must)(?:[ \t\r\n]+not)?|may[ \t\r\n]+not)[ \t\r\n]+(?:at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+)?(?:be|exceed|have|fall)|to[ \t\r\n]+(?:exceed|be|fall))\b",
     )
 });
+
+/// A sentence end in running prose: a full stop, then a capital or an opening quote.
+static SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| pattern(r#"[A-Za-z0-9)]\.[ \t\r\n]+["“(]?[A-Z]"#));
 
 /// Words that say what a ratio is rather than bind the borrower to it: a definition or a ratio
 /// deemed or treated as another for a calculation.
@@ -354,8 +357,16 @@ fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
         if next >= limit {
             break;
         }
-        let names_a_test = super::text::line_around(doc.text, next, 200)
-            .is_some_and(|line| FINANCIAL_TEST_HEADING.is_match(doc.slice(line)));
+        let names_a_test = match super::text::line_around(doc.text, next, 200) {
+            Some(line) => FINANCIAL_TEST_HEADING.is_match(doc.slice(line)),
+            // A heading that runs on into a long first paragraph ("SECTION 6.1. FUNDED DEBT TO
+            // EBITDA. THE COMPANY WILL NOT PERMIT …") names its test in its caption.
+            None => FINANCIAL_TEST_HEADING.is_match(heading_caption(doc.slice(super::text::after(
+                doc.text,
+                next,
+                HEADING_REACH,
+            )))),
+        };
         if !names_a_test {
             return if first { next.min(heading_end.saturating_add(MAX_SECTION)) } else { next };
         }
@@ -363,6 +374,16 @@ fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
         end = next;
     }
     if first { doc.text.len().min(heading_end.saturating_add(MAX_SECTION)) } else { limit }
+}
+
+/// The caption of a numbered heading that runs into its text: "FUNDED DEBT TO EBITDA" in
+/// "SECTION 6.1. FUNDED DEBT TO EBITDA. THE COMPANY …", up to the period that ends it.
+fn heading_caption(heading: &str) -> &str {
+    let number = heading.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+    let after_number =
+        heading[number..].find(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(heading.len(), |at| number + at);
+    let caption = &heading[after_number..];
+    caption.find('.').map_or(caption, |end| &caption[..end])
 }
 
 /// The metric names in `text` (which starts at `offset`), in order; a ratio named after what it
@@ -466,6 +487,12 @@ fn binds(doc: &Document<'_>, metric: Range<usize>, level: usize) -> bool {
     let text = doc.slice(lead.clone());
     let metric_at = metric.start - lead.start;
     let name_end = metric.end.min(level) - lead.start;
+    // A verb of an earlier sentence binds nothing in this one ("… to exceed 3.00 to 1.00. If the
+    // ratio exceeds 2.50 to 1.00, …"; "… to exceed 4.00 to 1.00. The margin steps up while it
+    // stands at 3.00 to 1.00").
+    if SENTENCE_END.is_match(&text[name_end..]) {
+        return false;
+    }
     if BINDS.find_iter(text).any(|b| b.start() >= name_end) {
         return true;
     }
@@ -967,5 +994,34 @@ mod tests {
         for text in texts {
             assert!(extract(&Document::scan(text)).is_empty(), "{text}: {:?}", extract(&Document::scan(text)));
         }
+    }
+
+    #[test]
+    fn a_covenant_not_to_suffer_or_allow_a_ratio_is_read() {
+        let text = "Section 7.11 Leverage. The Borrower will not suffer or allow the Total Leverage Ratio as of any \
+            Test Date to be more than 4.00:1.00.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn an_article_runs_over_a_test_heading_that_runs_into_a_long_paragraph() {
+        let text = "ARTICLE VI\n\nFINANCIAL COVENANTS\n\nSECTION 6.1. FUNDED DEBT TO EBITDA. THE COMPANY WILL NOT PERMIT THE \
+            RATIO OF FUNDED DEBT TO EBITDA TO EXCEED 3.00 TO 1.00 AT THE END OF ANY FISCAL QUARTER. IF THE RATIO OF \
+            FUNDED DEBT TO EBITDA EXCEEDS 2.50 TO 1.00, THE INTEREST RATE SHALL RISE BY ONE-HALF OF ONE PERCENT.\n\n\
+            ARTICLE VII\n\nEVENTS OF DEFAULT\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3".to_owned(), None, None)], "the rate trigger after it is no level");
+    }
+
+    #[test]
+    fn the_verb_of_an_earlier_sentence_binds_no_level_in_the_next() {
+        let text = "Section 7.11 Financial Covenants. The Borrower shall not permit the Leverage Ratio to exceed 4.00 to \
+            1.00. The Applicable Margin steps up while it stands at 3.00 to 1.00 or more.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
     }
 }
