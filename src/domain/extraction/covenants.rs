@@ -33,6 +33,7 @@ use regex::Regex;
 
 use super::document::Document;
 use super::model::{CovenantLevel, CovenantType, FinancialCovenant};
+use super::numbers::RatioMatch;
 use super::text::{capitalisable, contains_ci, pattern, sentence_around, table_cells};
 
 static FINANCIAL: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}\b", capitalisable("financial"))));
@@ -416,8 +417,16 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
     for region in regions.iter().cloned() {
         let region_text = doc.slice(region.clone());
         let metrics = metrics_in(region_text, region.start);
-        for ratio in doc.ratios_in(region.clone()) {
-            let table_period = period_of(doc, ratio.span.clone());
+        let mut stated: Vec<(RatioMatch, bool)> =
+            doc.ratios_in(region.clone()).iter().map(|r| (r.clone(), false)).collect();
+        stated.extend(
+            doc.percents_in(region.clone())
+                .iter()
+                .map(|p| (RatioMatch { span: p.span.clone(), value: p.fraction }, true)),
+        );
+        stated.sort_by_key(|(level, _)| level.span.start);
+        for (ratio, in_percent) in &stated {
+            let table_period = if *in_percent { None } else { period_of(doc, ratio.span.clone()) };
             let reach = if table_period.is_some() { TABLE_METRIC_REACH } else { METRIC_REACH };
             let Some(metric) =
                 metrics.iter().rev().find(|m| m.end <= ratio.span.start && ratio.span.start - m.end <= reach)
@@ -427,6 +436,7 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
             if !names_its_own_metric(doc, metric.clone(), ratio.span.start)
                 || is_reported(doc, ratio.span.start)
                 || (table_period.is_none() && !binds(doc, metric.clone(), ratio.span.start))
+                || (*in_percent && !is_a_capitalisation_level(doc, metric.clone(), ratio))
             {
                 continue;
             }
@@ -506,6 +516,40 @@ fn binds(doc: &Document<'_>, metric: Range<usize>, level: usize) -> bool {
         rest.trim_start().starts_with('(')
     });
     next_item && !(CONDITION_ON_A_RATIO.is_match(between) || CONDITION_OPENER.is_match(between))
+}
+
+/// Debt over capitalisation, equity or net worth: a ratio agreements often state in percent.
+static CAPITALISATION_RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bto[ \t\r\n]+(?:(?:consolidated|total|tangible|adjusted)[ \t\r\n]+){0,3}(?:capitali[sz]ation|net[ \t\r\n]+worth|equity)\b",
+    )
+});
+
+/// The direction of a maximum between a ratio's name and its level.
+static MAXIMUM_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:exceed|(?:more|greater)[ \t\r\n]+than|in[ \t\r\n]+excess[ \t\r\n]+of)\b"));
+
+/// How far after a ratio's name its level in percent may stand.
+const PERCENT_REACH: usize = 200;
+
+/// Whether a percentage is the level of a debt-to-capitalisation covenant ("shall not permit the
+/// ratio of Total Debt to Total Capitalization to exceed 60%", "… of not more than 55%"): the
+/// metric divides debt by capitalisation, equity or net worth, a maximum's words stand between the
+/// name and the figure, and no other figure does (a figure said twice, "sixty percent (60%)", is
+/// one). A leverage ratio in percent of any other kind (a bank's Tier 1 leverage, a minimum) is a
+/// covenant the model has no type for, so it is not read.
+fn is_a_capitalisation_level(doc: &Document<'_>, metric: Range<usize>, level: &RatioMatch) -> bool {
+    let name = doc.slice(metric.clone());
+    if !DEBT_RATIO.is_match(name)
+        || !CAPITALISATION_RATIO.is_match(name)
+        || level.span.start - metric.end > PERCENT_REACH
+    {
+        return false;
+    }
+    let between = metric.end..level.span.start;
+    MAXIMUM_WORDS.is_match(doc.slice(between.clone()))
+        && doc.ratios_in(between.clone()).is_empty()
+        && doc.percents_in(between).iter().all(|other| other.fraction == level.value)
 }
 
 /// Whether `level` says again what `earlier` said: the same figure with no test period or
@@ -1023,5 +1067,34 @@ mod tests {
         let found = extract(&Document::scan(text));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_debt_to_capitalisation_covenant_in_percent_is_read_as_a_fraction() {
+        let text = "Section 6.8 Financial Covenants. The Company shall not permit the ratio of Consolidated Debt to \
+            Total Capitalization to exceed 60% at any time; provided that for the fiscal quarter in which a Material \
+            Acquisition closes and the three fiscal quarters after it, the Company shall not permit the ratio of \
+            Consolidated Debt to Total Capitalization to exceed sixty-five percent (65%).\n\nSection 6.9 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MaximumLeverageRatio);
+        let read: Vec<String> = found[0].levels.iter().map(|l| l.threshold.value().to_string()).collect();
+        assert_eq!(read, ["0.6", "0.65"]);
+    }
+
+    #[test]
+    fn a_leverage_ratio_in_percent_of_another_kind_is_not_read() {
+        let texts = [
+            "Section 7.11 Financial Covenants. The Borrower shall not permit the Bank's Leverage Ratio to be less \
+            than eight percent (8.00%) at any time.\n",
+            "Section 7.11 Financial Covenants. The Borrower shall not permit Capital Expenditures to exceed 10% of \
+            revenues, nor the ratio of Total Debt to EBITDA to exceed 45%.\n",
+            "Section 7.06 Dividends. The Borrower may pay dividends so long as the ratio of Total Debt to Total \
+            Capitalization does not exceed 45%.\n",
+        ];
+        for text in texts {
+            let ratios: Vec<_> = extract(&Document::scan(text)).into_iter().filter(|c| c.currency.is_none()).collect();
+            assert!(ratios.is_empty(), "{text}: {ratios:?}");
+        }
     }
 }
