@@ -108,6 +108,13 @@ static CONDITION_ON_A_RATIO: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A promise to keep a measure at a level: "shall maintain", "will at all times keep".
+static MAINTAIN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:shall|will|agrees?[ \t\r\n]+to)[ \t\r\n]+(?:at[ \t\r\n]+all[ \t\r\n]+times[ \t\r\n]+)?(?:maintain|keep)\b",
+    )
+});
+
 /// How far a section runs when no later heading ends it.
 const MAX_SECTION: usize = 10_000;
 /// How far a financial covenants article may run over sections named after financial tests.
@@ -222,6 +229,11 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     let without_heading = regions.is_empty();
     regions.extend(
         COVENANT_FORM.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
+    );
+    // A promise to maintain a ratio ("The Borrower will maintain a Leverage Ratio of no greater
+    // than 3.00 to 1.00") is a covenant sentence too.
+    regions.extend(
+        MAINTAIN.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
     );
     regions.sort_by_key(|r| r.start);
     regions.dedup_by(|later, earlier| later.start < earlier.end);
@@ -1096,5 +1108,17 @@ mod tests {
             let ratios: Vec<_> = extract(&Document::scan(text)).into_iter().filter(|c| c.currency.is_none()).collect();
             assert!(ratios.is_empty(), "{text}: {ratios:?}");
         }
+    }
+
+    #[test]
+    fn a_promise_to_maintain_a_ratio_is_a_covenant_without_a_covenants_heading() {
+        let text = "Section 5.08 Leverage. The Borrower will maintain a Leverage Ratio of no greater than 3.00 to 1.00 \
+            as of the end of each fiscal quarter.\n\nSection 5.09 Insurance. The Borrower will maintain insurance.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3".to_owned(), None, None)]);
+        let represented = "Section 4.09 Ratios. The Borrower maintains a Leverage Ratio of not more than 2.00 to 1.00 as \
+            of the date hereof.\n";
+        assert!(extract(&Document::scan(represented)).is_empty(), "a representation is no promise");
     }
 }
