@@ -17,6 +17,12 @@
 //! or from the words after it ("for the fiscal quarters ending on or before June 30, 2025"); the
 //! words that make it conditional ("in the event that … Major Acquisitions", "following the
 //! Delayed Draw Funding Date") are its condition.
+//!
+//! Inside a section a ratio stated in prose is a level only when a covenant verb binds the
+//! borrower to it: a section also defines ratios ("… shall be deemed to be 1.50 to 1.00") and
+//! sets the triggers of other terms ("if the Leverage Ratio exceeds 3.00 to 1.00 the Applicable
+//! Margin increases"), and those are no levels. A recital ("WHEREAS …") or a statement of fact
+//! ("does not exceed") is no covenant.
 
 mod amounts;
 
@@ -27,6 +33,7 @@ use regex::Regex;
 
 use super::document::Document;
 use super::model::{CovenantLevel, CovenantType, FinancialCovenant};
+use super::numbers::RatioMatch;
 use super::text::{capitalisable, contains_ci, pattern, sentence_around, table_cells};
 
 static FINANCIAL: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}\b", capitalisable("financial"))));
@@ -63,7 +70,7 @@ static DEBT_RATIO: LazyLock<Regex> = LazyLock::new(|| {
 
 static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:permit|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
+        r"(?i)\b(?:(?:(?:shall|will)[ \t\r\n]+)?not[ \t\r\n]+(?:(?:suffer|permit|allow)[ \t\r\n]+or[ \t\r\n]+)?(?:permit|allow|exceed|be[ \t\r\n]+(?:less|greater|more)[ \t\r\n]+than)|(?:shall|will)[ \t\r\n]+(?:be[ \t\r\n]+)?(?:at[ \t\r\n]+least|not[ \t\r\n]+less[ \t\r\n]+than))\b",
     )
 });
 
@@ -71,6 +78,40 @@ static COVENANT_FORM: LazyLock<Regex> = LazyLock::new(|| {
 static PROMISE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?i)\b(?:shall|will|agrees?[ \t\r\n]+to|covenants?[ \t\r\n]+(?:that|to))[ \t\r\n]+(?:(?:at[ \t\r\n]+all[ \t\r\n]+times|cause[ \t\r\n]+\S+[ \t\r\n]+to)[ \t\r\n]+)?(?:maintain|have|keep|achieve)\b",
+    )
+});
+
+/// Words that bind the borrower to a level: a covenant verb ("permit", "maintain", "shall not
+/// exceed", "to be less than") or a term sheet's "Maximum" / "Minimum" before the ratio's name.
+static BINDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:permit|allow|suffer|maintain|keep|achieve|maximum|minimum|(?:(?:shall|will|must)(?:[ \t\r\n]+not)?|may[ \t\r\n]+not)[ \t\r\n]+(?:at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+)?(?:be|exceed|have|fall)|to[ \t\r\n]+(?:exceed|be|fall))\b",
+    )
+});
+
+/// A sentence end in running prose: a full stop, then a capital or an opening quote.
+static SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| pattern(r#"[A-Za-z0-9)]\.[ \t\r\n]+["“(]?[A-Z]"#));
+
+/// Words that say what a ratio is rather than bind the borrower to it: a definition or a ratio
+/// deemed or treated as another for a calculation.
+static DEFINES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:means|shall[ \t\r\n]+mean|(?:is|are)[ \t\r\n]+defined[ \t\r\n]+as|deemed|treated[ \t\r\n]+as|(?:shall[ \t\r\n]+)?constitutes?|referred[ \t\r\n]+to[ \t\r\n]+as)\b",
+    )
+});
+
+/// Words opening a clause in which a ratio is the subject of a condition: "for any fiscal quarter
+/// in which the Leverage Ratio is greater than …", "whenever …", "upon …".
+static CONDITION_ON_A_RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?:in|for|during)[ \t\r\n]+which|upon|at[ \t\r\n]+any[ \t\r\n]+time[ \t\r\n]+(?:that|when|in[ \t\r\n]+which))\b",
+    )
+});
+
+/// A promise to keep a measure at a level: "shall maintain", "will at all times keep".
+static MAINTAIN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:shall|will|agrees?[ \t\r\n]+to)[ \t\r\n]+(?:at[ \t\r\n]+all[ \t\r\n]+times[ \t\r\n]+)?(?:maintain|keep)\b",
     )
 });
 
@@ -189,6 +230,11 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     regions.extend(
         COVENANT_FORM.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
     );
+    // A promise to maintain a ratio ("The Borrower will maintain a Leverage Ratio of no greater
+    // than 3.00 to 1.00") is a covenant sentence too.
+    regions.extend(
+        MAINTAIN.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
+    );
     regions.sort_by_key(|r| r.start);
     regions.dedup_by(|later, earlier| later.start < earlier.end);
     regions
@@ -210,6 +256,13 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
     let lead = doc.slice(heading..sentence.start);
     let heading = if heading < sentence.start && NUMBERED_HEADING.is_match(lead) { heading } else { sentence.start };
     let headed = heading < sentence.start && heading_names(lead);
+    // A recital ("WHEREAS, Section 7.11 currently requires that the Borrower not permit …")
+    // tells what an earlier agreement says; a statement in the present ("the Leverage Ratio does
+    // not exceed 2.25 to 1.00") represents a fact. Neither is a promise.
+    let recital = doc.slice(sentence.clone()).trim_start().get(..7).is_some_and(|w| w.eq_ignore_ascii_case("whereas"));
+    if recital || is_a_statement_of_fact(doc, pos) {
+        return None;
+    }
     let names_its_metric = headed || (bare && heading_names(doc.slice(heading..sentence.end)));
     if !names_its_metric
         || (!headed
@@ -253,14 +306,32 @@ fn is_hypothetical(doc: &Document<'_>, verb: usize) -> bool {
     lead.len().checked_sub(5).and_then(|start| lead.get(start..)).is_some_and(|word| word.eq_ignore_ascii_case("would"))
 }
 
+/// Whether the words in covenant form at `verb` are in the present indicative ("does not
+/// exceed"): a representation or a condition, not a promise.
+fn is_a_statement_of_fact(doc: &Document<'_>, verb: usize) -> bool {
+    let lead = doc.slice(super::text::before(doc.text, verb, 12)).trim_end();
+    let word = lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    ["does", "do", "did"].iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
 /// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the
 /// Leverage Ratio was 2.85 to 1.00"), not a level it must keep.
 static REPORTED: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:was|were|had[ \t\r\n]+been|equall?ed|amounted[ \t\r\n]+to)[ \t\r\n]*$"));
 
-/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]).
+/// Words right before a ratio that make it the level another replaces: "(which level replaces
+/// the 3.50 to 1.00 level of the Existing Credit Agreement)", "in place of 3.50 to 1.00".
+static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)\b(?:replac(?:es|ed|ing)|in[ \t\r\n]+(?:place|lieu)[ \t\r\n]+of|instead[ \t\r\n]+of|formerly|previously)(?:[ \t\r\n]+the)?[ \t\r\n]*["“]?$"#,
+    )
+});
+
+/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]) or a replaced one (see
+/// [`REPLACED`]): neither is a level in force.
 fn is_reported(doc: &Document<'_>, level: usize) -> bool {
-    REPORTED.is_match(doc.slice(super::text::before(doc.text, level, 40)))
+    let lead = doc.slice(super::text::before(doc.text, level, 40));
+    REPORTED.is_match(lead) || REPLACED.is_match(lead)
 }
 
 /// Words opening a clause that states a condition, not an obligation: "if", "so long as",
@@ -299,8 +370,16 @@ fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
         if next >= limit {
             break;
         }
-        let names_a_test = super::text::line_around(doc.text, next, 200)
-            .is_some_and(|line| FINANCIAL_TEST_HEADING.is_match(doc.slice(line)));
+        let names_a_test = match super::text::line_around(doc.text, next, 200) {
+            Some(line) => FINANCIAL_TEST_HEADING.is_match(doc.slice(line)),
+            // A heading that runs on into a long first paragraph ("SECTION 6.1. FUNDED DEBT TO
+            // EBITDA. THE COMPANY WILL NOT PERMIT …") names its test in its caption.
+            None => FINANCIAL_TEST_HEADING.is_match(heading_caption(doc.slice(super::text::after(
+                doc.text,
+                next,
+                HEADING_REACH,
+            )))),
+        };
         if !names_a_test {
             return if first { next.min(heading_end.saturating_add(MAX_SECTION)) } else { next };
         }
@@ -308,6 +387,16 @@ fn section_end(doc: &Document<'_>, heading_end: usize) -> usize {
         end = next;
     }
     if first { doc.text.len().min(heading_end.saturating_add(MAX_SECTION)) } else { limit }
+}
+
+/// The caption of a numbered heading that runs into its text: "FUNDED DEBT TO EBITDA" in
+/// "SECTION 6.1. FUNDED DEBT TO EBITDA. THE COMPANY …", up to the period that ends it.
+fn heading_caption(heading: &str) -> &str {
+    let number = heading.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+    let after_number =
+        heading[number..].find(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(heading.len(), |at| number + at);
+    let caption = &heading[after_number..];
+    caption.find('.').map_or(caption, |end| &caption[..end])
 }
 
 /// The metric names in `text` (which starts at `offset`), in order; a ratio named after what it
@@ -340,15 +429,27 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
     for region in regions.iter().cloned() {
         let region_text = doc.slice(region.clone());
         let metrics = metrics_in(region_text, region.start);
-        for ratio in doc.ratios_in(region.clone()) {
-            let table_period = period_of(doc, ratio.span.clone());
+        let mut stated: Vec<(RatioMatch, bool)> =
+            doc.ratios_in(region.clone()).iter().map(|r| (r.clone(), false)).collect();
+        stated.extend(
+            doc.percents_in(region.clone())
+                .iter()
+                .map(|p| (RatioMatch { span: p.span.clone(), value: p.fraction }, true)),
+        );
+        stated.sort_by_key(|(level, _)| level.span.start);
+        for (ratio, in_percent) in &stated {
+            let table_period = if *in_percent { None } else { period_of(doc, ratio.span.clone()) };
             let reach = if table_period.is_some() { TABLE_METRIC_REACH } else { METRIC_REACH };
             let Some(metric) =
                 metrics.iter().rev().find(|m| m.end <= ratio.span.start && ratio.span.start - m.end <= reach)
             else {
                 continue;
             };
-            if !names_its_own_metric(doc, metric.clone(), ratio.span.start) || is_reported(doc, ratio.span.start) {
+            if !names_its_own_metric(doc, metric.clone(), ratio.span.start)
+                || is_reported(doc, ratio.span.start)
+                || (table_period.is_none() && !binds(doc, metric.clone(), ratio.span.start))
+                || (*in_percent && !is_a_capitalisation_level(doc, metric.clone(), ratio))
+            {
                 continue;
             }
             let Some(kind) = covenant_type(doc.slice(metric.clone())) else { continue };
@@ -387,6 +488,80 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
         }
     }
     covenants
+}
+
+/// Whether the words around a level stated in prose bind the borrower to it: a covenant verb
+/// whose subject is the metric ("shall not permit the Leverage Ratio … to exceed 4.00 to 1.00",
+/// "Minimum Interest Coverage Ratio of 2.50x"). Inside a covenants section a ratio is also named
+/// by what the section defines ("\"Qualifying Leverage\" means a Leverage Ratio of 3.00 to 1.00",
+/// "shall be deemed to be 1.50 to 1.00") and by the triggers of other terms ("if the Leverage
+/// Ratio exceeds 3.00 to 1.00 the Applicable Margin increases", "for any fiscal quarter in which
+/// the Leverage Ratio is greater than 3.25 to 1.00, the Commitment Fee …"); those are no levels.
+///
+/// The binding words are the first after the metric's name, or else the last before it; the
+/// latter binds only when no condition stands between them and the name.
+fn binds(doc: &Document<'_>, metric: Range<usize>, level: usize) -> bool {
+    let clause = super::text::clause_start(doc.text, metric.start).min(metric.start);
+    if DEFINES.is_match(doc.slice(clause..level)) {
+        return false;
+    }
+    let lead = sentence_around(doc.text, metric.start).start.min(metric.start)..level;
+    let text = doc.slice(lead.clone());
+    let metric_at = metric.start - lead.start;
+    let name_end = metric.end.min(level) - lead.start;
+    // A verb of an earlier sentence binds nothing in this one ("… to exceed 3.00 to 1.00. If the
+    // ratio exceeds 2.50 to 1.00, …"; "… to exceed 4.00 to 1.00. The margin steps up while it
+    // stands at 3.00 to 1.00").
+    if SENTENCE_END.is_match(&text[name_end..]) {
+        return false;
+    }
+    if BINDS.find_iter(text).any(|b| b.start() >= name_end) {
+        return true;
+    }
+    let Some(before_name) = BINDS.find_iter(&text[..metric_at]).last() else { return false };
+    let between = &text[before_name.end()..metric_at];
+    // Past a semicolon the verb binds only the items of its list ("(a) … ; and (b) an Interest
+    // Coverage Ratio of at least …"), not a new clause ("…; for purposes of this Section, a …").
+    let next_item = between.rsplit_once(';').is_none_or(|(_, rest)| {
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix("and").or_else(|| rest.strip_prefix("or")).unwrap_or(rest);
+        rest.trim_start().starts_with('(')
+    });
+    next_item && !(CONDITION_ON_A_RATIO.is_match(between) || CONDITION_OPENER.is_match(between))
+}
+
+/// Debt over capitalisation, equity or net worth: a ratio agreements often state in percent.
+static CAPITALISATION_RATIO: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bto[ \t\r\n]+(?:(?:consolidated|total|tangible|adjusted)[ \t\r\n]+){0,3}(?:capitali[sz]ation|net[ \t\r\n]+worth|equity)\b",
+    )
+});
+
+/// The direction of a maximum between a ratio's name and its level.
+static MAXIMUM_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:exceed|(?:more|greater)[ \t\r\n]+than|in[ \t\r\n]+excess[ \t\r\n]+of)\b"));
+
+/// How far after a ratio's name its level in percent may stand.
+const PERCENT_REACH: usize = 200;
+
+/// Whether a percentage is the level of a debt-to-capitalisation covenant ("shall not permit the
+/// ratio of Total Debt to Total Capitalization to exceed 60%", "… of not more than 55%"): the
+/// metric divides debt by capitalisation, equity or net worth, a maximum's words stand between the
+/// name and the figure, and no other figure does (a figure said twice, "sixty percent (60%)", is
+/// one). A leverage ratio in percent of any other kind (a bank's Tier 1 leverage, a minimum) is a
+/// covenant the model has no type for, so it is not read.
+fn is_a_capitalisation_level(doc: &Document<'_>, metric: Range<usize>, level: &RatioMatch) -> bool {
+    let name = doc.slice(metric.clone());
+    if !DEBT_RATIO.is_match(name)
+        || !CAPITALISATION_RATIO.is_match(name)
+        || level.span.start - metric.end > PERCENT_REACH
+    {
+        return false;
+    }
+    let between = metric.end..level.span.start;
+    MAXIMUM_WORDS.is_match(doc.slice(between.clone()))
+        && doc.ratios_in(between.clone()).is_empty()
+        && doc.percents_in(between).iter().all(|other| other.fraction == level.value)
 }
 
 /// Whether `level` says again what `earlier` said: the same figure with no test period or
@@ -813,5 +988,137 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].metric.value(), "Adjusted Leverage Ratio");
         assert_eq!(levels(&found[0]), [("3.25".to_owned(), None, None)]);
+    }
+    #[test]
+    fn a_ratio_the_covenants_section_defines_or_deems_is_no_level() {
+        let text = "Section 7.11 Financial Covenants.\n\n(a) The Borrower shall not permit the Fixed Charge Coverage \
+            Ratio for any four fiscal quarters to be less than 1.15 to 1.00.\n\n(b) \"Fixed Charge Coverage Ratio\" \
+            means EBITDA less capital spending over Fixed Charges; provided that for a period before the Closing Date \
+            the Fixed Charge Coverage Ratio shall be deemed to be 1.50 to 1.00.\n\n(c) As used here, \"Strong \
+            Cover\" means a Fixed Charge Coverage Ratio of 2.00 to 1.00 or more.\n\n(d) Any Fixed Charge Coverage \
+            Ratio above 9.00 to 1.00 shall be treated as a ratio of 9.00 to 1.00.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("1.15".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_pricing_trigger_inside_a_covenants_section_is_no_level() {
+        let text = "Section 7.11 Financial Covenants.\n\n(a) Permit the Total Leverage Ratio at the end of any fiscal \
+            quarter to be greater than 4.25 to 1.00; provided that for any fiscal quarter in which the Total Leverage \
+            Ratio is greater than 3.50 to 1.00, the Commitment Fee shall be 0.35%.\n\n(b) If the Total Leverage Ratio \
+            exceeds 3.00 to 1.00 on a test date, the Applicable Margin shall rise by 0.25% until the Total Leverage \
+            Ratio is 3.00 to 1.00 or less.\n\n(c) The margin steps up by 25 basis points whenever the Total Leverage \
+            Ratio is 2.75x or higher.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4.25".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn one_covenant_verb_binds_every_item_of_its_list_but_not_the_clause_after_it() {
+        let listed = "Section 6.1 Financial Covenants. The Company shall maintain: (a) a Leverage Ratio of not more \
+            than 3.00 to 1.00; and (b) an Interest Coverage Ratio of at least 3.50 to 1.00.\n\nSection 6.2 Liens.\n";
+        let found = extract(&Document::scan(listed));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[1].levels[0].threshold.quote(), "3.50 to 1.00");
+        let defined = "Section 6.1 Financial Covenants. The Company shall not permit the Total Leverage Ratio to exceed \
+            3.75 to 1.00; for purposes of this Section, a Total Leverage Ratio of 2.50 to 1.00 or lower is an \
+            \"Investment Grade Ratio\".\n\nSection 6.2 Liens.\n";
+        let found = extract(&Document::scan(defined));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3.75".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_level_the_covenant_says_it_replaces_is_no_level() {
+        let text = "Section 7.11 Financial Covenants. The Borrower shall not permit the Leverage Ratio as of the last \
+            day of any fiscal quarter to exceed 4.00 to 1.00 (which replaces the 3.50 to 1.00 of the Existing Credit \
+            Agreement).\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_recital_or_a_statement_of_fact_is_no_covenant() {
+        let texts = [
+            "WHEREAS, Section 7.11 of the Credit Agreement now requires that the Borrower not permit the Leverage \
+            Ratio to exceed 3.50 to 1.00;\n\nSection 2. Amendments. The Credit Agreement is amended as set out below.\n",
+            "Section 5.14 Ratios. As of the Closing Date, the Leverage Ratio does not exceed 2.25 to 1.00.\n",
+        ];
+        for text in texts {
+            assert!(extract(&Document::scan(text)).is_empty(), "{text}: {:?}", extract(&Document::scan(text)));
+        }
+    }
+
+    #[test]
+    fn a_covenant_not_to_suffer_or_allow_a_ratio_is_read() {
+        let text = "Section 7.11 Leverage. The Borrower will not suffer or allow the Total Leverage Ratio as of any \
+            Test Date to be more than 4.00:1.00.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn an_article_runs_over_a_test_heading_that_runs_into_a_long_paragraph() {
+        let text = "ARTICLE VI\n\nFINANCIAL COVENANTS\n\nSECTION 6.1. FUNDED DEBT TO EBITDA. THE COMPANY WILL NOT PERMIT THE \
+            RATIO OF FUNDED DEBT TO EBITDA TO EXCEED 3.00 TO 1.00 AT THE END OF ANY FISCAL QUARTER. IF THE RATIO OF \
+            FUNDED DEBT TO EBITDA EXCEEDS 2.50 TO 1.00, THE INTEREST RATE SHALL RISE BY ONE-HALF OF ONE PERCENT.\n\n\
+            ARTICLE VII\n\nEVENTS OF DEFAULT\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3".to_owned(), None, None)], "the rate trigger after it is no level");
+    }
+
+    #[test]
+    fn the_verb_of_an_earlier_sentence_binds_no_level_in_the_next() {
+        let text = "Section 7.11 Financial Covenants. The Borrower shall not permit the Leverage Ratio to exceed 4.00 to \
+            1.00. The Applicable Margin steps up while it stands at 3.00 to 1.00 or more.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("4".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_debt_to_capitalisation_covenant_in_percent_is_read_as_a_fraction() {
+        let text = "Section 6.8 Financial Covenants. The Company shall not permit the ratio of Consolidated Debt to \
+            Total Capitalization to exceed 60% at any time; provided that for the fiscal quarter in which a Material \
+            Acquisition closes and the three fiscal quarters after it, the Company shall not permit the ratio of \
+            Consolidated Debt to Total Capitalization to exceed sixty-five percent (65%).\n\nSection 6.9 Liens.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(*found[0].covenant_type.value(), CovenantType::MaximumLeverageRatio);
+        let read: Vec<String> = found[0].levels.iter().map(|l| l.threshold.value().to_string()).collect();
+        assert_eq!(read, ["0.6", "0.65"]);
+    }
+
+    #[test]
+    fn a_leverage_ratio_in_percent_of_another_kind_is_not_read() {
+        let texts = [
+            "Section 7.11 Financial Covenants. The Borrower shall not permit the Bank's Leverage Ratio to be less \
+            than eight percent (8.00%) at any time.\n",
+            "Section 7.11 Financial Covenants. The Borrower shall not permit Capital Expenditures to exceed 10% of \
+            revenues, nor the ratio of Total Debt to EBITDA to exceed 45%.\n",
+            "Section 7.06 Dividends. The Borrower may pay dividends so long as the ratio of Total Debt to Total \
+            Capitalization does not exceed 45%.\n",
+        ];
+        for text in texts {
+            let ratios: Vec<_> = extract(&Document::scan(text)).into_iter().filter(|c| c.currency.is_none()).collect();
+            assert!(ratios.is_empty(), "{text}: {ratios:?}");
+        }
+    }
+
+    #[test]
+    fn a_promise_to_maintain_a_ratio_is_a_covenant_without_a_covenants_heading() {
+        let text = "Section 5.08 Leverage. The Borrower will maintain a Leverage Ratio of no greater than 3.00 to 1.00 \
+            as of the end of each fiscal quarter.\n\nSection 5.09 Insurance. The Borrower will maintain insurance.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("3".to_owned(), None, None)]);
+        let represented = "Section 4.09 Ratios. The Borrower maintains a Leverage Ratio of not more than 2.00 to 1.00 as \
+            of the date hereof.\n";
+        assert!(extract(&Document::scan(represented)).is_empty(), "a representation is no promise");
     }
 }

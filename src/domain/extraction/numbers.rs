@@ -401,7 +401,8 @@ fn vulgar_fraction(symbol: &str) -> Option<Decimal> {
     Decimal::from(numerator).checked_div(Decimal::from(denominator))
 }
 
-/// A stated ratio ("4.50:1.00", "4.50 to 1.00", "5.00x").
+/// A stated ratio ("4.50:1.00", "4.50 to 1.00", "5.00x"; in capitals too, as older agreements
+/// set their covenants: "3.0 TO 1.0").
 #[derive(Clone, Debug)]
 pub(crate) struct RatioMatch {
     pub span: Range<usize>,
@@ -417,7 +418,7 @@ impl Located for RatioMatch {
 
 static RATIO: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:[ \t]*|[ \t]*\r?\n[ \t]*)(?::|to)(?:[ \t]*|[ \t]*\r?\n[ \t]*)1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|[ \t]times)\b",
+        r"\b(?P<a>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:[ \t]*|[ \t]*\r?\n[ \t]*)(?::|to|TO)(?:[ \t]*|[ \t]*\r?\n[ \t]*)1(?:\.0{1,3})?(?P<more>[0-9])?|\b(?P<x>[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:x|X|[ \t](?:times|TIMES))\b",
     )
 });
 
@@ -675,5 +676,13 @@ mod tests {
         let found = find_ratios("shall increase to 0.70\nto 1.00 for four fiscal quarters");
         assert_eq!(found.iter().map(|r| r.value).collect::<Vec<_>>(), [dec("0.70")]);
         assert_eq!(find_ratios("Section 7.11\n\nto 1.00").len(), 0, "a blank line ends a ratio");
+    }
+
+    #[test]
+    fn a_ratio_written_in_capitals_is_read() {
+        let found: Vec<Decimal> =
+            find_ratios("NOT TO EXCEED 3.0 TO 1.0 NOR BE LESS THAN 2.50X").iter().map(|r| r.value).collect();
+        assert_eq!(found, [dec("3.0"), dec("2.50")]);
+        assert!(find_ratios("SECTION 7 TOTAL").is_empty());
     }
 }
