@@ -327,11 +327,19 @@ static REPLACED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]) or a replaced one (see
-/// [`REPLACED`]): neither is a level in force.
+/// Words right before a ratio that make it a step added to or taken from a level: "the maximum
+/// ratio may be increased by 0.50 to 1.00 for four quarters", "a step-up of 0.25 to 1.00".
+static STEP: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?:increased|decreased|reduced|raised|lowered|stepped[ \t\r\n]+(?:up|down))[ \t\r\n]+by|(?:increase|decrease|reduction|step-?[ \t\r\n]*(?:up|down))[ \t\r\n]+of)[ \t\r\n]*$",
+    )
+});
+
+/// Whether the ratio at `level` is a reported figure (see [`REPORTED`]), a replaced one (see
+/// [`REPLACED`]) or a step (see [`STEP`]): none is a level in force.
 fn is_reported(doc: &Document<'_>, level: usize) -> bool {
     let lead = doc.slice(super::text::before(doc.text, level, 40));
-    REPORTED.is_match(lead) || REPLACED.is_match(lead)
+    REPORTED.is_match(lead) || REPLACED.is_match(lead) || STEP.is_match(lead)
 }
 
 /// Words opening a clause that states a condition, not an obligation: "if", "so long as",
@@ -1028,6 +1036,17 @@ mod tests {
         let found = extract(&Document::scan(defined));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(levels(&found[0]), [("3.75".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_step_added_to_a_level_after_an_acquisition_is_no_level() {
+        let text = "Section 7.11 Financial Covenants. The Borrower will not permit the Net Leverage Ratio to exceed \
+            4.00 to 1.00; provided that following a Material Acquisition the maximum ratio may be increased by 0.50 \
+            to 1.00 for four fiscal quarters.\n\nSection 7.12 Liens.\n";
+        let found = extract(&Document::scan(text));
+        let levels: Vec<String> =
+            found.iter().flat_map(|c| c.levels.iter().map(|l| l.threshold.value().to_string())).collect();
+        assert_eq!(levels, ["4"], "{found:?}");
     }
 
     #[test]

@@ -266,51 +266,30 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         {
             continue;
         }
-        if converted_after(doc, found.span.end, clause.end) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
-                "is an amount of loans converted or exchanged into another class, the size of neither",
-            );
-            continue;
-        }
-        if part_of_a_facility_after(doc, found.span.end, clause.end) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
+        // An amount the text moves, splits, ends or names as other debt is no facility's size.
+        let set_aside = if converted_after(doc, found.span.end, clause.end) {
+            Some("is an amount of loans converted or exchanged into another class, the size of neither")
+        } else if part_of_a_facility_after(doc, found.span.end, clause.end) {
+            Some(
                 "is the amount of a part of a facility (a tranche, portion or sublimit of it), not the facility's size",
-            );
-            continue;
-        }
-        if ended_after(doc, found.span.end, clause.end) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
+            )
+        } else if ended_after(doc, found.span.end, clause.end) {
+            Some(
                 "is the amount of commitments or loans the text says are terminated or repaid in full, no facility of the agreement as amended",
-            );
-            continue;
-        }
-        if of_an_extension_class(doc, lead_range.start, found.span.end, clause.end) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
+            )
+        } else if of_an_extension_class(doc, lead_range.start, found.span.end, clause.end) {
+            Some(
                 "is the amount of one class of the facility (the commitments extended or not extended), not the facility's",
-            );
-            continue;
-        }
-        // "$100M of term loans due 2023 (the "Existing Term Loans")": the clause names the loans
-        // the amount measures as debt already owed, which this facility is not.
-        if names_other_debt(doc, found.span.end, clause.end) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
-                "is the amount of debt the text names as existing or outstanding, not of this facility",
-            );
+            )
+        } else if names_other_debt(doc, found.span.end, clause.end) {
+            // "$100M of term loans due 2023 (the "Existing Term Loans")": the clause names the
+            // loans the amount measures as debt already owed, which this facility is not.
+            Some("is the amount of debt the text names as existing or outstanding, not of this facility")
+        } else {
+            None
+        };
+        if let Some(reason) = set_aside {
+            report.dropped("/facilities/*/commitment", doc.slice(found.span.clone()), found.span.clone(), reason);
             continue;
         }
         let following = type_reference_after(doc, found.span.end, clause.end)
