@@ -40,7 +40,7 @@ static FINANCIAL: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"\b{}\b",
 
 static SECTION_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^[ \t]*(?:(?:section|clause|article)[ \t]+[0-9.]+[ \t.]*)?(?:[0-9]+(?:\.[0-9]+)*\.?[ \t]+)?(?:financial[ \t]+(?:maintenance[ \t]+)?(?:condition[ \t]+)?covenants?|financial[ \t]+condition)\b",
+        r"(?i)^[ \t]*(?:(?:section|clause|article)[ \t]+[0-9.]+[ \t.]*)?(?:[0-9]+(?:\.[0-9]+)*\.?[ \t]+)?(?:\([a-z0-9]{1,4}\)[ \t]*)?(?:financial[ \t]+(?:maintenance[ \t]+)?(?:condition[ \t]+)?covenants?|financial[ \t]+condition)\b",
     )
 });
 
@@ -1036,6 +1036,21 @@ mod tests {
         let found = extract(&Document::scan(defined));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(levels(&found[0]), [("3.75".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_lettered_subsection_headed_financial_covenants_holds_covenants() {
+        let text = "6. Covenants.\n\n(b)Insurance. Dealers shall keep the Inventory insured.\n\n(c)Financial Covenants.  \
+            Dealers covenant and agree that, so long as any Obligations remain outstanding, Dealers shall:\n\n(i)maintain \
+            at all times a ratio of Debt to Tangible Net Worth of not more than 3.10 to 1.0 as of each fiscal quarter \
+            end; and\n\n(ii)maintain at all times a Current Ratio of not less than 1.3 to 1.0.\n\n(d)No Dealer will \
+            merge.\n";
+        let found = extract(&Document::scan(text));
+        let stated: Vec<(CovenantType, String)> = found
+            .iter()
+            .flat_map(|c| c.levels.iter().map(|l| (*c.covenant_type.value(), l.threshold.value().to_string())))
+            .collect();
+        assert_eq!(stated, [(CovenantType::MaximumLeverageRatio, "3.1".to_owned())], "{found:?}");
     }
 
     #[test]
