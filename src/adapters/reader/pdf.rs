@@ -262,12 +262,21 @@ impl PageText {
         if self.bars.is_empty() {
             return;
         }
+        // Bars by the height of their middle, so that each glyph looks only at those in the band
+        // a strike through it can be drawn in (a page of table rules holds hundreds of bars).
+        let middle = |[_, _, bottom, top]: &[f64; 4]| (bottom + top) / 2.0;
+        self.bars.sort_by(|a, b| middle(a).total_cmp(&middle(b)));
+        let bars = &self.bars;
         let struck = |glyph: &Glyph| {
-            self.bars.iter().any(|&[left, right, bottom, top]| {
-                let middle = (bottom + top) / 2.0;
+            let ends = [STRIKE_ABOVE_BASELINE.start(), STRIKE_ABOVE_BASELINE.end()].map(|k| glyph.y + k * glyph.size);
+            // A little wider than the band: the exact test below decides.
+            let slack = 0.01 * glyph.size.abs();
+            let (low, high) = (ends[0].min(ends[1]) - slack, ends[0].max(ends[1]) + slack);
+            let first = bars.partition_point(|bar| middle(bar) < low);
+            bars[first..].iter().take_while(|bar| middle(bar) <= high).any(|bar @ &[left, right, bottom, top]| {
                 (left..=right).contains(&glyph.x_mid)
                     && top - bottom <= STRIKE_THICKNESS * glyph.size
-                    && STRIKE_ABOVE_BASELINE.contains(&((middle - glyph.y) / glyph.size))
+                    && STRIKE_ABOVE_BASELINE.contains(&((middle(bar) - glyph.y) / glyph.size))
             })
         };
         let mut cut: Vec<(usize, usize, std::ops::Range<usize>)> =

@@ -301,17 +301,20 @@ fn is_incurrence_test(sentence: &str) -> bool {
 /// exceed 3.25 to 1.00"): a test of what an action would do, which is a condition of the action,
 /// not a covenant.
 fn is_hypothetical(doc: &Document<'_>, verb: usize) -> bool {
-    let lead = doc.slice(super::text::before(doc.text, verb, 12)).trim_end();
-    // `get`, not indexing: five bytes back may fall inside a character ("“would").
-    lead.len().checked_sub(5).and_then(|start| lead.get(start..)).is_some_and(|word| word.eq_ignore_ascii_case("would"))
+    word_before(doc, verb).eq_ignore_ascii_case("would")
 }
 
 /// Whether the words in covenant form at `verb` are in the present indicative ("does not
 /// exceed"): a representation or a condition, not a promise.
 fn is_a_statement_of_fact(doc: &Document<'_>, verb: usize) -> bool {
-    let lead = doc.slice(super::text::before(doc.text, verb, 12)).trim_end();
-    let word = lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    let word = word_before(doc, verb);
     ["does", "do", "did"].iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// The word right before `pos` (letters only: "“would" gives "would").
+fn word_before<'t>(doc: &Document<'t>, pos: usize) -> &'t str {
+    let lead = doc.slice(super::text::before(doc.text, pos, 12)).trim_end();
+    lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("")
 }
 
 /// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the
@@ -517,17 +520,21 @@ fn binds(doc: &Document<'_>, metric: Range<usize>, level: usize) -> bool {
     let text = doc.slice(lead.clone());
     let metric_at = metric.start - lead.start;
     let name_end = metric.end.min(level) - lead.start;
+    // `get`, not indexing: a hostile text must not panic the reader.
+    let (Some(before_the_name), Some(after_the_name)) = (text.get(..metric_at), text.get(name_end..)) else {
+        return false;
+    };
     // A verb of an earlier sentence binds nothing in this one ("… to exceed 3.00 to 1.00. If the
     // ratio exceeds 2.50 to 1.00, …"; "… to exceed 4.00 to 1.00. The margin steps up while it
     // stands at 3.00 to 1.00").
-    if SENTENCE_END.is_match(&text[name_end..]) {
+    if SENTENCE_END.is_match(after_the_name) {
         return false;
     }
     if BINDS.find_iter(text).any(|b| b.start() >= name_end) {
         return true;
     }
-    let Some(before_name) = BINDS.find_iter(&text[..metric_at]).last() else { return false };
-    let between = &text[before_name.end()..metric_at];
+    let Some(before_name) = BINDS.find_iter(before_the_name).last() else { return false };
+    let between = before_the_name.get(before_name.end()..).unwrap_or("");
     // Past a semicolon the verb binds only the items of its list ("(a) … ; and (b) an Interest
     // Coverage Ratio of at least …"), not a new clause ("…; for purposes of this Section, a …").
     let next_item = between.rsplit_once(';').is_none_or(|(_, rest)| {

@@ -95,21 +95,13 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         frames.into_iter().partition(|f| matches!(f.key, FacilityKey::NumberedTranche(..)));
     frames = rest;
     if !numbered.is_empty() {
-        for list in [&mut commitments.defining, &mut commitments.passing] {
-            list.retain(|candidate| {
-                let of_numbered = !candidate.keys.is_empty()
-                    && candidate.keys.iter().all(|key| numbered.iter().any(|f| f.key == *key));
-                if of_numbered {
-                    report.dropped(
-                        "/facilities/*/commitment",
-                        candidate.value.quote(),
-                        candidate.value.span().range(),
-                        "is the amount of one of several tranches numbered under one letter; which of them the agreement keeps the text does not say",
-                    );
-                }
-                !of_numbered
-            });
-        }
+        commitments.drop_where(
+            report,
+            "is the amount of one of several tranches numbered under one letter; which of them the agreement keeps the text does not say",
+            |candidate| {
+                !candidate.keys.is_empty() && candidate.keys.iter().all(|key| numbered.iter().any(|f| f.key == *key))
+            },
+        );
     }
     // A facility the text names only where it speaks of other debt (the revolving facility the
     // proceeds repay, a line a covenant lets the borrower take from another lender) is none this
@@ -120,20 +112,11 @@ pub(crate) fn extract(doc: &Document<'_>, changes: &[AmendedTerm], report: &mut 
         if kept.is_empty() {
             frames = other;
         } else {
-            for list in [&mut commitments.defining, &mut commitments.passing] {
-                list.retain(|candidate| {
-                    let of_other = matches!(candidate.keys.as_slice(), [key] if other.iter().any(|f| f.key == *key));
-                    if of_other {
-                        report.dropped(
-                            "/facilities/*/commitment",
-                            candidate.value.quote(),
-                            candidate.value.span().range(),
-                            "is the amount of a facility the text names only as other debt, never as one it makes available",
-                        );
-                    }
-                    !of_other
-                });
-            }
+            commitments.drop_where(
+                report,
+                "is the amount of a facility the text names only as other debt, never as one it makes available",
+                |candidate| matches!(candidate.keys.as_slice(), [key] if other.iter().any(|f| f.key == *key)),
+            );
             frames = kept;
         }
     }

@@ -186,6 +186,29 @@ pub(super) struct Commitments {
 }
 
 impl Commitments {
+    /// Drops every candidate `drop` selects, reporting each with `reason`.
+    pub(super) fn drop_where(
+        &mut self,
+        report: &mut Report,
+        reason: &str,
+        drop: impl Fn(&Scoped<Sourced<Money>>) -> bool,
+    ) {
+        for list in [&mut self.defining, &mut self.passing] {
+            list.retain(|candidate| {
+                let dropped = drop(candidate);
+                if dropped {
+                    report.dropped(
+                        "/facilities/*/commitment",
+                        candidate.value.quote(),
+                        candidate.value.span().range(),
+                        reason,
+                    );
+                }
+                !dropped
+            });
+        }
+    }
+
     /// Every candidate, in text order.
     pub(super) fn all(&self) -> impl Iterator<Item = &Scoped<Sourced<Money>>> {
         let mut all: Vec<&Scoped<Sourced<Money>>> = self.defining.iter().chain(&self.passing).collect();
@@ -267,13 +290,13 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             continue;
         }
         // An amount the text moves, splits, ends or names as other debt is no facility's size.
-        let set_aside = if converted_after(doc, found.span.end, clause.end) {
+        let set_aside = if said_right_after(doc, found.span.end, clause.end, &CONVERTED_AFTER) {
             Some("is an amount of loans converted or exchanged into another class, the size of neither")
-        } else if part_of_a_facility_after(doc, found.span.end, clause.end) {
+        } else if said_right_after(doc, found.span.end, clause.end, &PART_OF_AFTER) {
             Some(
                 "is the amount of a part of a facility (a tranche, portion or sublimit of it), not the facility's size",
             )
-        } else if ended_after(doc, found.span.end, clause.end) {
+        } else if said_right_after(doc, found.span.end, clause.end, &ENDED_AFTER) {
             Some(
                 "is the amount of commitments or loans the text says are terminated or repaid in full, no facility of the agreement as amended",
             )
@@ -412,12 +435,6 @@ static PART_OF_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Whether the amount ending at `pos` is stated as a part of a facility (see [`PART_OF_AFTER`]).
-fn part_of_a_facility_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
-    let end = clause_end.min(pos.saturating_add(80)).max(pos);
-    PART_OF_AFTER.is_match(doc.slice(pos..end))
-}
-
 /// Words after an amount that end what it measures: "The Delayed Draw Term Commitments of
 /// $300,000,000 terminated undrawn", "Term B-1 Loans of $700,000,000 shall be repaid in full",
 /// "… are hereby permanently terminated". Only a statement that they end, not that they may
@@ -427,12 +444,6 @@ static ENDED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^[^$;.]{0,60}?\b(?:(?:were|was|have[ \t\r\n]+been|has[ \t\r\n]+been|are[ \t\r\n]+hereby|is[ \t\r\n]+hereby|shall[ \t\r\n]+be)[ \t\r\n]+(?:permanently[ \t\r\n]+)?(?:terminated|cancell?ed|(?:re|pre)?paid[ \t\r\n]+in[ \t\r\n]+full)|(?:terminated|expired)[ \t\r\n]+(?:undrawn|unused|in[ \t\r\n]+full))\b",
     )
 });
-
-/// Whether the amount ending at `pos` is of commitments or loans its clause says have ended.
-fn ended_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
-    let end = clause_end.min(pos.saturating_add(120)).max(pos);
-    ENDED_AFTER.is_match(doc.slice(pos..end))
-}
 
 /// A class an extension splits a facility into: "Extended Revolving Commitments", "Non-Extended
 /// Revolving Commitments", "Term Loans of Non-Extending Term Lenders", "Extending Term Lender".
@@ -452,11 +463,15 @@ fn of_an_extension_class(doc: &Document<'_>, lead_start: usize, amount_end: usiz
     EXTENSION_CLASS.is_match(doc.slice(lead_start..end))
 }
 
-/// Whether the amount ending at `pos` is converted into another class (see [`CONVERTED_AFTER`]).
-fn converted_after(doc: &Document<'_>, pos: usize, clause_end: usize) -> bool {
-    let end = clause_end.min(pos.saturating_add(120)).max(pos);
-    CONVERTED_AFTER.is_match(doc.slice(pos..end))
+/// Whether `words`, a pattern anchored at its start ([`CONVERTED_AFTER`], [`PART_OF_AFTER`],
+/// [`ENDED_AFTER`]), is said right after the amount ending at `pos`, before its clause ends.
+fn said_right_after(doc: &Document<'_>, pos: usize, clause_end: usize, words: &Regex) -> bool {
+    let end = clause_end.min(pos.saturating_add(SAID_AFTER_REACH)).max(pos);
+    words.is_match(doc.slice(pos..end))
 }
+
+/// How far after an amount [`said_right_after`] reads: each of its patterns bounds its own reach.
+const SAID_AFTER_REACH: usize = 120;
 
 /// A facility named by the defined-term parenthetical right after an amount: "$500,000,000 (the
 /// "Term A Loans")".
