@@ -508,6 +508,15 @@ fn score_changes(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
     scored
 }
 
+/// Whether one metric name is the other's words with some words added before or after
+/// ("Leverage" in "Maximum Leverage", "Leverage Ratio" in "Consolidated Leverage Ratio").
+fn one_names_the_other(a: &str, b: &str) -> bool {
+    let words = |name: &str| name.split_whitespace().map(str::to_ascii_lowercase).collect::<Vec<_>>();
+    let (a, b) = (words(a), words(b));
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    !short.is_empty() && long.windows(short.len()).any(|w| w == short.as_slice())
+}
+
 /// Financial covenants, one scored field per covenant. The labels list every covenant on a
 /// leverage, interest coverage, fixed charge coverage or debt service coverage ratio, each with
 /// its levels in order. A covenant found with exactly those levels is correct; one not found, or
@@ -528,26 +537,52 @@ fn score_covenants(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> {
     let shown = |(kind, metric, levels): &(String, String, Vec<Decimal>)| {
         format!("{kind} {metric}: {}", levels.iter().map(Decimal::to_string).collect::<Vec<_>>().join(", "))
     };
+    let labels: Vec<(&str, &str, Vec<Decimal>)> = labelled
+        .iter()
+        .map(|label| {
+            let kind = label["type"].as_str().unwrap_or_default();
+            // Readers may describe the metric after its name ("Interest Coverage Ratio (EBITDA to
+            // Interest Expense, four quarters)"): the name is what the agreement calls it.
+            let metric = label["metric"].as_str().unwrap_or_default();
+            let metric = metric.split_once(" (").map_or(metric, |(name, _)| name).trim();
+            let expected =
+                label["levels"].as_array().into_iter().flatten().filter_map(|l| l.as_str()?.parse().ok()).collect();
+            (kind, metric, expected)
+        })
+        .collect();
+    // A covenant is found under the name the label gives it, or else under a shorter or longer
+    // name of the same kind ("Leverage" for a section headed "Maximum Leverage"), those with the
+    // labelled levels first. A name of another covenant of that kind found first would only be
+    // scored against the wrong levels: a wrong value either way, never a hidden one.
+    let mut hits: Vec<Option<usize>> = vec![None; labels.len()];
     let mut used = vec![false; found.len()];
+    for (i, (kind, metric, _)) in labels.iter().enumerate() {
+        hits[i] =
+            found.iter().enumerate().position(|(j, f)| !used[j] && f.0 == *kind && f.1.eq_ignore_ascii_case(metric));
+        if let Some(j) = hits[i] {
+            used[j] = true;
+        }
+    }
+    for (i, (kind, metric, expected)) in labels.iter().enumerate() {
+        if hits[i].is_some() {
+            continue;
+        }
+        let candidates =
+            || found.iter().enumerate().filter(|(j, f)| !used[*j] && f.0 == *kind && one_names_the_other(&f.1, metric));
+        hits[i] = candidates().find(|(_, f)| f.2 == *expected).or_else(|| candidates().next()).map(|(j, _)| j);
+        if let Some(j) = hits[i] {
+            used[j] = true;
+        }
+    }
     let mut scored = Vec::new();
-    for (i, label) in labelled.iter().enumerate() {
-        let kind = label["type"].as_str().unwrap_or_default();
-        // Readers may describe the metric after its name ("Interest Coverage Ratio (EBITDA to
-        // Interest Expense, four quarters)"): the name is what the agreement calls it.
-        let metric = label["metric"].as_str().unwrap_or_default();
-        let metric = metric.split_once(" (").map_or(metric, |(name, _)| name).trim();
-        let expected: Vec<Decimal> =
-            label["levels"].as_array().into_iter().flatten().filter_map(|l| l.as_str()?.parse().ok()).collect();
-        let hit =
-            found.iter().enumerate().position(|(j, f)| !used[j] && f.0 == kind && f.1.eq_ignore_ascii_case(metric));
-        let (outcome, shown_found) = match hit {
+    for (i, ((_, _, expected), label)) in labels.iter().zip(labelled).enumerate() {
+        let (outcome, shown_found) = match hits[i] {
             None => (Outcome::Missing, String::new()),
             Some(j) => {
-                used[j] = true;
                 let levels = &found[j].2;
                 let mut rest = expected.iter();
                 let in_order = levels.iter().all(|level| rest.any(|e| e == level));
-                let outcome = if *levels == expected {
+                let outcome = if levels == expected {
                     Outcome::Correct
                 } else if in_order {
                     Outcome::Missing
@@ -866,6 +901,30 @@ mod tests {
         ]});
         let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| (s.field, s.outcome)).collect();
         assert_eq!(outcomes.last().map(|(f, o)| (f.starts_with("facilities/+"), *o)), Some((true, Outcome::Wrong)));
+    }
+
+    #[test]
+    fn a_covenant_named_in_fewer_words_than_its_label_is_scored_by_its_levels() {
+        let text = "CREDIT AGREEMENT\n\nSection 7.11 Financial Covenants.\n\n(a) Maximum Leverage. Permit the Leverage to \
+            exceed 4.50 to 1.00.\n\n(b) Interest Coverage Ratio. Permit the Interest Coverage Ratio to be less than \
+            3.00 to 1.00.\n\nSection 7.12 Liens.";
+        let extraction = extract_credit_agreement(text);
+        let fields = serde_json::json!({ "covenants": [
+            {"type": "MaximumLeverageRatio", "metric": "Maximum Leverage", "levels": ["4.50"], "quote": "…"},
+            {"type": "MinimumInterestCoverageRatio", "metric": "Minimum Interest Coverage Ratio", "levels": ["2.50"], "quote": "…"},
+        ]});
+        let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| (s.field, s.outcome)).collect();
+        // The right levels under a shorter name are right; other levels are wrong whatever the name.
+        assert_eq!(
+            outcomes,
+            [("covenants/0".to_owned(), Outcome::Correct), ("covenants/1".to_owned(), Outcome::Wrong)]
+        );
+        // A name of another kind is never taken for the label's.
+        let fields = serde_json::json!({ "covenants": [
+            {"type": "MinimumFixedChargeCoverageRatio", "metric": "Leverage", "levels": ["4.50"], "quote": "…"},
+        ]});
+        let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| s.outcome).collect();
+        assert_eq!(outcomes, [Outcome::Missing, Outcome::Wrong, Outcome::Wrong]);
     }
 
     #[test]

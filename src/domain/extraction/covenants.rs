@@ -115,6 +115,18 @@ static MAINTAIN: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The verb that opens an item of a negative covenants list, the lead-in's "will not" standing
+/// before the list: "(b) Permit the Fixed Charge Coverage Ratio … to be less than 1.25 to 1.00".
+static ITEM_VERB: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?:Permit|Allow|Suffer|PERMIT|ALLOW|SUFFER)\b"));
+
+/// A lead-in that ends in a colon and opens a list of covenants: "the Borrower will not:",
+/// "the Company will not, and will not permit any Subsidiary to:", "the Borrower shall:".
+static LEAD_IN: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:shall|will)(?:[ \t\r\n]+not)?(?:[ \t\r\n]*:|\b[^.;:]{0,300}?\bto[ \t\r\n]*:)"));
+
+/// How far before a list item its lead-in may stand.
+const LEAD_IN_REACH: usize = 40_000;
+
 /// How far a section runs when no later heading ends it.
 const MAX_SECTION: usize = 10_000;
 /// How far a financial covenants article may run over sections named after financial tests.
@@ -230,6 +242,8 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     regions.extend(
         COVENANT_FORM.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
     );
+    regions
+        .extend(negative_list_items(doc).into_iter().filter_map(|item| covenant_sentence(doc, item, without_heading)));
     // A promise to maintain a ratio ("The Borrower will maintain a Leverage Ratio of no greater
     // than 3.00 to 1.00") is a covenant sentence too.
     regions.extend(
@@ -275,6 +289,37 @@ fn covenant_sentence(doc: &Document<'_>, pos: usize, bare: bool) -> Option<Range
     let introduces_levels = doc.slice(sentence.clone()).trim_end().ends_with(':');
     let end = if introduces_levels { section_end(doc, sentence.end).max(sentence.end) } else { sentence.end };
     Some(heading..end)
+}
+
+/// Where the items of negative covenants lists open with their verb: a capitalised "Permit",
+/// "Allow" or "Suffer" right after a heading, an enumerator or a colon, whose nearest lead-in
+/// before it says "will not" / "shall not". Under an affirmative lead-in ("the Borrower shall:")
+/// or none, the verb binds nothing. An item is a covenant only when its sentence or heading
+/// names a metric ([`covenant_sentence`]): "Permit any Lien …" is not one.
+fn negative_list_items(doc: &Document<'_>) -> Vec<usize> {
+    let opens_an_item = |pos: usize| {
+        let lead = doc.slice(super::text::before(doc.text, pos, 12)).trim_end();
+        lead.ends_with(['.', ')', ':'])
+    };
+    let items: Vec<usize> = ITEM_VERB.find_iter(doc.text).map(|m| m.start()).filter(|&at| opens_an_item(at)).collect();
+    if items.is_empty() {
+        return items;
+    }
+    // One pass over the text for every lead-in, only when an item may need one.
+    let lead_ins: Vec<(usize, bool)> = LEAD_IN
+        .find_iter(doc.text)
+        .map(|m| (m.end(), m.as_str().split(|c: char| !c.is_ascii_alphabetic()).any(|w| w.eq_ignore_ascii_case("not"))))
+        .collect();
+    items
+        .into_iter()
+        .filter(|&item| {
+            let before = lead_ins.partition_point(|(end, _)| *end <= item);
+            before > 0 && {
+                let (end, negative) = lead_ins[before - 1];
+                negative && item - end <= LEAD_IN_REACH
+            }
+        })
+        .collect()
 }
 
 /// Words that test a ratio as of an action the borrower takes: "after giving pro forma effect
@@ -993,6 +1038,41 @@ mod tests {
                 )
             )]
         );
+    }
+
+    #[test]
+    fn an_item_of_a_will_not_list_that_opens_with_its_verb_is_a_covenant() {
+        let text = "ARTICLE 7\nNEGATIVE COVENANTS\nWhile any Advance is unpaid, the Company will not:\n\n\
+            7.01 Liens. Create or permit any Lien on its property, except Permitted Liens.\n\n\
+            7.02 Debt Service Coverage Ratio. Permit the Debt Service Coverage Ratio for any period of four \
+            fiscal quarters to be less than 1.40 to 1.00.\n\n\
+            7.03 Dividends. Pay any dividend, except as permitted by this Article.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].metric.value(), "Debt Service Coverage Ratio");
+        assert_eq!(levels(&found[0]), [("1.4".to_owned(), None, None)]);
+
+        // The lead-in may name the subsidiaries it also binds before its colon.
+        let text = "The Guarantor will not, and will not permit any of its Subsidiaries to:\n\
+            (a) Fundamental Changes. Merge into any other Person.\n\
+            (b) Capital Ratio. Permit the ratio of Consolidated Debt to Total Capitalization to exceed 0.55 to 1.00 \
+            at any time.\n";
+        let found = extract(&Document::scan(text));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(levels(&found[0]), [("0.55".to_owned(), None, None)]);
+    }
+
+    #[test]
+    fn a_permit_item_binds_nothing_under_an_affirmative_lead_in_or_after_a_list_has_ended() {
+        // "shall:" opens things the borrower must do; "Permit" there is not a prohibition.
+        let affirmative = "So long as any Loan is outstanding, the Company shall:\n\n\
+            (a) Inspections. Permit the Agent to inspect its books.\n\n\
+            (b) Reporting. Permit the Agent to verify that the Interest Coverage Ratio is at least 2.00 to 1.00.\n";
+        assert!(extract(&Document::scan(affirmative)).is_empty());
+        // A later affirmative lead-in ends the negative list.
+        let ended = "The Company will not:\n(a) Merge with any Person.\n\nThe Company shall:\n\
+            (a) Reports. Permit the Agent to review each computation of the Leverage Ratio being 3.00 to 1.00 or less.\n";
+        assert!(extract(&Document::scan(ended)).is_empty());
     }
 
     #[test]
