@@ -182,6 +182,9 @@ fn own_date(doc: &Document<'_>, preamble: Range<usize>, report: &mut Report) -> 
             }
         }
     }
+    if candidates.is_empty() {
+        candidates = execution_date(doc);
+    }
     dedupe_spans(&mut candidates);
     agree("/agreementDate", candidates, report)
 }
@@ -222,8 +225,38 @@ fn stated_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>>
         candidates.extend(date_starting_at(doc, opening.start + found.end()));
     }
     candidates.extend(note_dateline(doc, opening));
+    if candidates.is_empty() {
+        candidates = execution_date(doc);
+    }
     dedupe_spans(&mut candidates);
     agree("/agreementDate", candidates, report)
+}
+
+/// The words that close a document by dating its execution: "IN WITNESS WHEREOF, the parties
+/// have executed this Agreement as of", "Executed to be effective as of", "EXECUTED on" (up to
+/// eight words between the verb and "as of").
+static EXECUTED_AS_OF: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:executed|signed)(?:[ \t\r\n]+[a-z]+){0,8}?[ \t\r\n]+(?:as[ \t\r\n]+of|on)[ \t\r\n]+(?:this[ \t\r\n]+)?",
+    )
+});
+
+/// The date the operative text says the document is executed as of, when nothing else dates it:
+/// only in a sentence that opens with "IN WITNESS WHEREOF" or with the verb itself ("Executed to be
+/// effective as of December 28, 2023."), whose subject is the document. A recital that another
+/// instrument "was executed as of" a day dates that instrument, not this one.
+fn execution_date(doc: &Document<'_>) -> Vec<Sourced<Date>> {
+    let body = doc.parts.body.clone();
+    EXECUTED_AS_OF
+        .find_iter(doc.slice(body.clone()))
+        .filter(|found| {
+            let at = body.start + found.start();
+            let sentence = super::text::sentence_around(doc.text, at);
+            let lead = doc.slice(sentence.start.min(at)..at).trim_start();
+            lead.is_empty() || lead.get(..18).is_some_and(|w| w.eq_ignore_ascii_case("in witness whereof"))
+        })
+        .filter_map(|found| date_starting_at(doc, body.start + found.end()))
+        .collect()
 }
 
 /// "Issuance Date: December 27, 2022" on a note's face, often sharing its line with the principal
@@ -749,6 +782,23 @@ mod tests {
             let found = amendment(&doc, title(&doc).as_ref(), None, &mut report).expect("amendment");
             assert_eq!(found.amended_agreement_date, None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_document_that_states_no_date_elsewhere_is_dated_by_the_day_it_says_it_is_executed_as_of() {
+        let date_of = |text: &str| agreement_date(&scan(text), &mut Report::default()).map(|d| d.value().to_string());
+        let closing = "LOAN AGREEMENT\n\nThe undersigned, Pine Hollow Holdings, Inc. (the \"Borrower\"), has asked Ridge Bank \
+            (the \"Lender\") to lend it $4,000,000.\n\n1. Repayment. The Borrower shall repay the Loan.\n\n\
+            Executed to be effective as of March 6, 2024.\n\nPINE HOLLOW HOLDINGS, INC.\nBy: ________\n";
+        assert_eq!(date_of(closing), Some("2024-03-06".to_owned()));
+        let witness = "LOAN AGREEMENT\n\n1. Repayment. The Borrower shall repay the Loan.\n\nIN WITNESS WHEREOF, the parties \
+            have executed this Agreement as of July 9, 2021.\n\nRIDGE BANK\nBy: ________\n";
+        assert_eq!(date_of(witness), Some("2021-07-09".to_owned()));
+        // Another instrument said to be executed on a day is not this document.
+        let recital = "LOAN AGREEMENT\n\n1. Existing Note. The Borrower's existing note, which was executed as of May 2, \
+            2019, is cancelled.\n\nIN WITNESS WHEREOF, the parties have executed this Agreement as of the date first \
+            written above.\n";
+        assert_eq!(date_of(recital), None);
     }
 
     #[test]
