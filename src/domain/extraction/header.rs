@@ -422,10 +422,13 @@ pub(crate) fn effective_date(doc: &Document<'_>, report: &mut Report) -> Option<
 
 /// Another credit agreement named with its date, up to where the date starts: "that certain Credit
 /// Agreement dated as of", "amending the loan agreement dated", "replacing the credit agreement
-/// dated" (an amendment's, or a refinancing's, earlier agreement).
+/// dated" (an amendment's, or a refinancing's, earlier agreement); also "that certain Loan and
+/// Security Agreement, dated as of", "the Second Amended, Restated and Consolidated Credit
+/// Agreement, dated as of" and "amends the Credit Agreement (as amended …, the "Credit
+/// Agreement") dated as of".
 static AMENDED_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:that[ \t\r\n]+certain|the[ \t\r\n]+existing|the[ \t\r\n]+original|to[ \t\r\n]+the|amends(?:[ \t\r\n]+and[ \t\r\n]+restates)?[ \t\r\n]+the|amending(?:[ \t\r\n]+and[ \t\r\n]+restating)?[ \t\r\n]+the|(?:replaces|replacing|refinances|refinancing)[ \t\r\n]+the)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,4}?(?:credit|facility|facilities|loan)[ \t\r\n]+agreement[ \t]*,?[ \t]+dated[ \t\r\n]+(?:as[ \t\r\n]+of[ \t\r\n]+)?",
+        r"(?i)\b(?:that[ \t\r\n]+certain|the[ \t\r\n]+existing|the[ \t\r\n]+original|to[ \t\r\n]+the|amends(?:[ \t\r\n]+and[ \t\r\n]+restates)?[ \t\r\n]+the|amending(?:[ \t\r\n]+and[ \t\r\n]+restating)?[ \t\r\n]+the|(?:replaces|replacing|refinances|refinancing)[ \t\r\n]+the)[ \t\r\n]+(?:[a-z]+,?[ \t\r\n]+){0,5}?(?:credit|facility|facilities|loan)(?:[ \t\r\n]+and[ \t\r\n]+(?:security|guaranty|guarantee))?[ \t\r\n]+agreement[ \t]*,?(?:[ \t\r\n]+\([^()]{1,200}\))?[ \t]*,?[ \t]+dated[ \t\r\n]+(?:as[ \t\r\n]+of[ \t\r\n]+)?",
     )
 });
 
@@ -580,6 +583,12 @@ pub(crate) fn amendment(
         if contains_ci(found.as_str(), "amendment") {
             continue;
         }
+        // "… as amended and restated by that certain Second Amended and Restated Revolving Credit
+        // Agreement dated …" names an instrument that changed the agreement, not the agreement.
+        let lead = front_text.get(..found.start()).unwrap_or("").trim_end();
+        if lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().is_some_and(|w| w.eq_ignore_ascii_case("by")) {
+            continue;
+        }
         dates.extend(date_starting_at(doc, front_start + found.end()));
     }
     dates.extend(recited_execution_date(doc));
@@ -725,6 +734,32 @@ mod tests {
         let mut report = Report::default();
         assert_eq!(agreement_date(&doc, &mut report).map(|d| d.quote().to_owned()).as_deref(), Some("January 3, 2023"));
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn the_amended_agreement_is_read_through_its_longer_names_and_defining_parenthetical_but_not_its_amenders() {
+        let amended = |text: &str| {
+            let doc = scan(text);
+            let found = amendment(&doc, title(&doc).as_ref(), None, &mut Report::default()).expect("amendment");
+            found.amended_agreement_date.map(|d| d.value().to_string())
+        };
+        let security = "AMENDMENT NO. 3 TO LOAN AND SECURITY AGREEMENT\n\nThis AMENDMENT NO. 3 (this \"Amendment\") is \
+            dated as of May 5, 2022. WHEREAS, Fern Outfitters, Inc. and Lakeside Capital LLC are parties to that certain \
+            Loan and Security Agreement, dated as of August 2, 2018;\n";
+        assert_eq!(amended(security), Some("2018-08-02".to_owned()));
+        let defined = "THIRD AMENDMENT TO CREDIT AGREEMENT\n\nTHIS THIRD AMENDMENT (this \"Amendment\"), dated as of \
+            June 3, 2021, amends the Credit Agreement (as amended or supplemented before the date hereof, the \"Credit \
+            Agreement\") dated as of January 15, 2019 among Tern Corp. and the Lenders.\n";
+        assert_eq!(amended(defined), Some("2019-01-15".to_owned()));
+        let restated = "THIS FOURTH AMENDED AND RESTATED CREDIT AGREEMENT dated as of the 2nd day of July, 1997 (the \
+            \"Agreement\"), between Dune Corp. and Shore Bank, amends and restates in its entirety that certain Credit \
+            Agreement dated as of April 1, 1990 between Borrower and the Bank as amended and restated by that certain \
+            Third Amended and Restated Revolving Credit Agreement dated as of May 5, 1996 between Borrower and the Bank.\n";
+        assert_eq!(amended(restated), Some("1990-04-01".to_owned()));
+        // The amendment's own date line under its title names no earlier agreement.
+        let dated_title = "AMENDMENT NO. 2 TO THE CREDIT AGREEMENT\nDated as of March 3, 2016\n\nAMENDMENT NO. 2 TO THE CREDIT \
+            AGREEMENT among Reed Co. and the banks party to the Credit Agreement referred to below.\n";
+        assert_eq!(amended(dated_title), None);
     }
 
     #[test]
