@@ -130,6 +130,16 @@ static MOVED_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A lender's or the parties' operative consent to a later date, without the old one: "each Lender
+/// agrees to extend the Termination Date with respect to its Commitment for a period of 364 days,
+/// expiring November 5, 2015", "the Lenders hereby extend the Maturity Date to June 30, 2027". A
+/// request or an option to extend ("may request to extend") is not one.
+static EXTENDED_BY_CONSENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i:\b(?:agrees?[ \t\r\n]+to|hereby)[ \t\r\n]+extends?)[ \t\r\n]+(?:the[ \t\r\n]+)?(?P<term>(?:[A-Z][\w\-]*[ \t\r\n]+){0,4}Date)\b[^;.]{0,100}?[ \t\r\n,]+(?i:to|until|expiring(?:[ \t\r\n]+on)?|ending[ \t\r\n]+on)[ \t\r\n]+(?P<new>[A-Z0-9])",
+    )
+});
+
 /// An amendment's textual substitution: `deleting "$150,000,000" immediately following the words
 /// "the Total Commitment is" and substituting "$300,000,000" therefor`. The deleted text is no
 /// longer a term of the agreement; the substituted text is, read in the context of the words it
@@ -204,7 +214,11 @@ pub(crate) fn changes(doc: &Document<'_>) -> Vec<AmendedTerm> {
     for means in MEANS.captures_iter(doc.text) {
         found.extend(restated_definition(doc, &means));
     }
-    for captures in MOVED.captures_iter(doc.text).chain(MOVED_ACTIVE.captures_iter(doc.text)) {
+    for captures in MOVED
+        .captures_iter(doc.text)
+        .chain(MOVED_ACTIVE.captures_iter(doc.text))
+        .chain(EXTENDED_BY_CONSENT.captures_iter(doc.text))
+    {
         found.extend(moved_value(doc, &captures));
     }
     found.retain(|change| doc.parts.in_body(change.after.span().start));
@@ -531,6 +545,14 @@ mod tests {
             amended and restated as follows: \"Applicable Margin\" means, for any day, the rate per annum set forth \
             in the grid below under the caption \"Margin\", being 1.75% at Level I.\n";
         assert_eq!(read(text), [("Maturity Date".into(), "MaturityDate".into(), None, "2029-09-30".into())]);
+    }
+
+    #[test]
+    fn a_consent_to_extend_a_date_to_a_later_one_is_a_change_but_a_request_or_option_is_not() {
+        let text = "Section 2. Extension. Each Consenting Lender hereby agrees to extend the Expiry Date with respect to \
+            its Revolving Commitment for a further period of one year, expiring April 12, 2027.\n\n\
+            Section 3. The Borrower may request that the Lenders extend the Maturity Date to March 1, 2030.\n";
+        assert_eq!(read(text), [("Expiry Date".into(), "MaturityDate".into(), None, "2027-04-12".into())]);
     }
 
     #[test]
