@@ -20,7 +20,7 @@ use super::pricing::{self, PricingCandidates};
 use super::scope::{FacilityFrame, Scoped, covers, resolve};
 use super::sourced::Sourced;
 use commitments::{Commitments, commitment_candidates, resolve_commitment};
-use kinds::{facility_name, lettered_type, named_where_it_lends, reborrowing, reimbursement_loans};
+use kinds::{facility_name, lettered_type, named_where_it_lends, reborrowing, reimbursement_loans, titled_revolving};
 use maturities::{commitment_end_candidates, maturity_candidates};
 
 /// The facilities of the agreement with every field resolved.
@@ -233,6 +233,11 @@ fn revolving_kind(kind: FacilityType) -> bool {
 /// The dates the commitments end, which are a revolving facility's maturity, as stated in the
 /// document's own terms.
 fn commitment_ends(doc: &Document<'_>, report: &mut Report) -> Vec<Scoped<Sourced<Date>>> {
+    // A warehouse facility's advances are repaid on a "Final Maturity Date" after the commitments
+    // end (its revolving period): there the commitments' end is not the facility's maturity.
+    if doc.structure.definitions_where(|key| key.ends_with("final maturity date")).next().is_some() {
+        return Vec::new();
+    }
     let mut ends = commitment_end_candidates(doc);
     leave_aside_scoped(doc, "/facilities/*/terminationDate", &mut ends, report);
     ends
@@ -303,7 +308,9 @@ fn single_unnamed_facility(
     let frames = [frame.clone()];
     let commitment = resolve_commitment("/facilities/0/commitment", commitments, &frame, &frames, report);
     frame.currency = commitment.as_ref().map(|c| c.value().currency);
-    let facility_type = reborrowing(doc);
+    // What the agreement says of reborrowing comes first: a revolving title does not make loans
+    // that "may not be reborrowed" revolving.
+    let facility_type = reborrowing(doc).or_else(|| titled_revolving(doc));
     frame.facility_type = facility_type.as_ref().map(|t| *t.value());
     if frame.facility_type == Some(FacilityType::RevolvingCredit) {
         maturities.extend(commitment_ends(doc, report));

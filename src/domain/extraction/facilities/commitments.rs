@@ -89,7 +89,7 @@ fn sums_the_lenders_above(doc: &Document<'_>, total: &MoneyMatch) -> bool {
 
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+amount|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+(?:amount|limit)|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
     )
 });
 
@@ -126,8 +126,14 @@ fn is_commitment_term(term: &str) -> bool {
     let maximum_amount = term.starts_with("maximum ")
         && term.ends_with(" amount")
         && ["revolver", "revolving", "credit", "loan", "facility"].iter().any(|w| term.contains(w));
-    let names_amount =
-        term.contains("commitment") || term.ends_with("facility amount") || term == "maximum amount" || maximum_amount;
+    // "Facility Limit": what a warehouse or securitisation facility may have outstanding, its
+    // size. A qualified one ("Class B Facility Limit") caps a class of advances.
+    let facility_limit = matches!(term, "facility limit" | "maximum facility limit" | "aggregate facility limit");
+    let names_amount = term.contains("commitment")
+        || term.ends_with("facility amount")
+        || term == "maximum amount"
+        || maximum_amount
+        || facility_limit;
     names_amount
         && ![
             "sublimit",
@@ -431,7 +437,7 @@ static TOTAL_INCREASED_TO: LazyLock<Regex> = LazyLock::new(|| {
 /// the Revolving Commitments".
 static PART_OF_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^[^$;.]{0,40}?\b(?:tranche|portion|part|sub-?facility|sub-?tranche|sub-?limit)[ \t\r\n]+(?:of|under|within)\b",
+        r"(?i)^[^$;.]{0,40}?\b(?:tranche|portion|part|sub-?facility|sub-?tranche|sub-?limit)[ \t\r\n]+(?:of|under|within)\b|^[ \t\r\n]*(?:for|of)[ \t\r\n]+(?:the[ \t\r\n]+)?Class[ \t\r\n]+[A-Z0-9][A-Z0-9-]{0,3}\b",
     )
 });
 

@@ -9,6 +9,7 @@ use regex::Regex;
 
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::facility_refs::{FacilityKey, FacilityRef};
+use crate::domain::extraction::header;
 use crate::domain::extraction::model::FacilityType;
 use crate::domain::extraction::sourced::Sourced;
 use std::ops::Range;
@@ -108,6 +109,20 @@ pub(super) fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
         (None, Some(span)) => doc.sourced(span, FacilityType::TermLoan),
         _ => None,
     }
+}
+
+/// The revolving type of an agreement whose own title says it is one ("Master Revolving Loan
+/// Agreement", "Revolving Credit Agreement"), with the title's words: the parties name the
+/// instrument by what it lends. An amendment, waiver or consent to such an agreement is titled by
+/// the agreement it changes, and may add loans of another kind, so its title says nothing of them.
+pub(super) fn titled_revolving(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
+    let title = header::title(doc)?;
+    let words = title.value().to_ascii_lowercase();
+    let revolving = words.contains("revolving") && words.trim_end().ends_with("agreement");
+    let changes_another = ["amendment", "waiver", "consent", "term", "supplement", "joinder", "assumption"]
+        .iter()
+        .any(|w| words.contains(w));
+    (revolving && !changes_another).then(|| doc.sourced(title.span().range(), FacilityType::RevolvingCredit)).flatten()
 }
 
 /// A cap on the amount outstanding at any time.

@@ -573,3 +573,56 @@ fn the_amount_the_aggregate_commitments_are_increased_to_is_their_size_but_one_l
     let (defining, passing) = commitment_quotes(one_lender);
     assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
 }
+
+#[test]
+fn a_warehouse_facility_limit_is_its_size_but_the_limit_of_one_class_of_advances_is_not() {
+    let text = "\u{201c}Facility Limit\u{201d} means $275,000,000, as that amount may be reduced under Section 2.4.\n\n\
+        Each Committed Lender shall make Advances to the Borrower so long as the outstanding Advances do not exceed the \
+        lesser of the Facility Limit and the Borrowing Base.\n";
+    assert_eq!(only_facility(text).commitment.map(|c| c.quote().to_owned()), Some("$275,000,000".to_owned()));
+    let one_class = "\u{201c}Class B Facility Limit\u{201d} means $40,000,000.\n\nEach Committed Lender shall make \
+        Advances to the Borrower so long as the outstanding Advances do not exceed the Borrowing Base.\n";
+    let doc = Document::scan(one_class);
+    let found = extract(&doc, &changes(&doc), &mut Report::default());
+    assert!(found.iter().all(|f| f.commitment.is_none()), "{found:?}");
+    // A limit stated per class of advances gives each class's amount, neither the facility's.
+    let per_class = "\u{201c}Facility Limit\u{201d} means $220,000,000 for Class A Advances and $45,000,000 for \
+        Class B Advances.\n\nEach Committed Lender shall make Advances to the Borrower so long as the outstanding \
+        Advances do not exceed the Facility Limit.\n";
+    let doc = Document::scan(per_class);
+    let found = extract(&doc, &changes(&doc), &mut Report::default());
+    assert!(found.iter().all(|f| f.commitment.is_none()), "{found:?}");
+}
+
+#[test]
+fn an_agreement_titled_revolving_lends_revolving_advances_unless_it_forbids_reborrowing() {
+    let agreement = |title: &str, repayment: &str| {
+        format!(
+            "{title}\n\nDated as of June 1, 2024\n\n\u{201c}Facility Limit\u{201d} means $180,000,000.\n\nThe Committed \
+             Lenders shall make Advances to the Borrower prior to the Commitment Termination Date so long as the \
+             Advances outstanding do not exceed the Facility Limit. {repayment}\n"
+        )
+    };
+    let kind = |text: &str| only_facility(text).facility_type.map(|t| *t.value());
+    let revolving = agreement("MASTER REVOLVING LOAN AGREEMENT", "");
+    assert_eq!(kind(&revolving), Some(FacilityType::RevolvingCredit));
+    let not_again = agreement("MASTER REVOLVING LOAN AGREEMENT", "Advances repaid may not be reborrowed.");
+    assert_eq!(kind(&not_again), Some(FacilityType::TermLoan));
+    // An amendment is titled by the agreement it changes, and says nothing of the loans it adds.
+    let amendment = agreement("FIRST AMENDMENT TO REVOLVING LOAN AGREEMENT", "");
+    assert_eq!(kind(&amendment), None);
+    assert_eq!(kind(&agreement("LOAN AGREEMENT", "")), None);
+}
+
+#[test]
+fn the_end_of_a_warehouse_revolving_period_is_not_its_maturity_when_a_final_maturity_date_follows() {
+    let text = "MASTER REVOLVING LOAN AGREEMENT\n\n\u{201c}Commitment Termination Date\u{201d} means June 1, 2027.\n\n\
+        \u{201c}Final Maturity Date\u{201d} means the date twenty-four months after the Commitment Termination Date.\n\n\
+        \u{201c}Facility Limit\u{201d} means $180,000,000.\n\nThe Committed Lenders shall make Advances to the Borrower \
+        prior to the Commitment Termination Date so long as the Advances outstanding do not exceed the Facility Limit.\n";
+    let facility = only_facility(text);
+    assert_eq!(facility.facility_type.map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+    // The maturity is the final one, counted from the end of the revolving period.
+    let maturity = facility.termination_date.map(|d| d.quote().to_owned());
+    assert_eq!(maturity.as_deref(), Some("twenty-four months after the Commitment Termination Date"));
+}

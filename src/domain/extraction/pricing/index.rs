@@ -14,7 +14,9 @@ use crate::domain::extraction::currency::CurrencyCode;
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::sourced::Sourced;
-use crate::domain::extraction::text::{before, clause_around, contains_any_ci, matches_outside_date_names, pattern};
+use crate::domain::extraction::text::{
+    before, clause_around, contains_any_ci, matches_outside_date_names, pattern, sentence_around,
+};
 
 /// "with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75%": one margin stated for
 /// loans of two benchmarks of one currency. The facility's index is then the one the agreement
@@ -72,8 +74,10 @@ fn bears_risk_free(loans: &[&BenchmarkMatch]) -> bool {
 /// definitions. A benchmark only defined ("Term SOFR" means …) and otherwise named only for a
 /// default rate or a swap is not one the loans bear.
 fn loans_benchmarks<'d>(doc: &'d Document<'_>) -> Vec<&'d BenchmarkMatch> {
-    let usable: Vec<&BenchmarkMatch> =
-        in_force(doc).filter(|b| !names_another_rate(doc, b) && !names_another_instrument(doc, b)).collect();
+    let usable: Vec<&BenchmarkMatch> = in_force(doc)
+        .filter(|b| !names_another_rate(doc, b) && !names_another_instrument(doc, b))
+        .filter(|b| !part_of_the_prime_rate(doc, b))
+        .collect();
     let used = |index: FloatingRateIndex| usable.iter().any(|b| b.index == index && !in_own_definition(doc, b));
     usable.iter().copied().filter(|b| used(b.index)).collect()
 }
@@ -91,6 +95,19 @@ fn in_own_definition(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
         let after = definitions.partition_point(|d| d.term.start <= mention.span.start);
         after.checked_sub(1).and_then(|i| definitions.get(i)).is_some_and(|d| mention.span.end <= d.term.end)
     }
+}
+
+/// Whether `mention` stands in the definition of the prime rate: a bank's "Prime Rate" means the
+/// greatest of the rate it publishes, the federal funds rate plus 0.50% and Term SOFR plus 1.00%.
+/// Such a mention is one leg of the prime rate, and tells nothing of which benchmark the loans
+/// bear. (The legs of an alternate "Base Rate" are read where that rate is, as the base rate.)
+fn part_of_the_prime_rate(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
+    mention.index != FloatingRateIndex::UsdPrime
+        && doc.structure.definition_at(mention.span.start).is_some_and(|definition| {
+            find_benchmarks(doc.slice(definition.term.clone()))
+                .iter()
+                .any(|named| named.index == FloatingRateIndex::UsdPrime && !named.base_rate)
+        })
 }
 
 /// Clause words before a benchmark that make it the measure of another instrument than the loans:
@@ -137,7 +154,7 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
     let loans = loans_benchmarks(doc);
     let risk_free = bears_risk_free(&loans);
     for &index in preference {
-        if index == FloatingRateIndex::UsdPrime && risk_free {
+        if index == FloatingRateIndex::UsdPrime && (risk_free || only_legs_of_the_base_rate(doc, &loans)) {
             continue;
         }
         if let Some(mention) = libor_for_currency(doc, index) {
@@ -154,6 +171,30 @@ pub(super) fn default_index(doc: &Document<'_>, currency: CurrencyCode) -> Optio
     }
     None
 }
+
+/// Whether every prime rate the loans' benchmarks name is one leg of the alternate base rate's
+/// definition ("Base Rate" means the greatest of (a) the Prime Rate, …): the loans fall back on
+/// the base rate when their benchmark is unavailable, so those legs do not make them prime rate
+/// loans.
+fn only_legs_of_the_base_rate(doc: &Document<'_>, loans: &[&BenchmarkMatch]) -> bool {
+    let mut primes = loans.iter().filter(|b| b.index == FloatingRateIndex::UsdPrime && !b.base_rate).peekable();
+    primes.peek().is_some()
+        && primes.all(|b| {
+            let in_definition = doc.structure.definition_at(b.span.start).is_some_and(|definition| {
+                find_benchmarks(doc.slice(definition.term.clone())).iter().any(|named| named.base_rate)
+            });
+            // A definition given inside another's paragraph ("… the Base Rate plus 1.75%. "Base
+            // Rate" means the greatest of (a) the Prime Rate, …") is found by its own sentence.
+            let lead = doc.slice(sentence_around(doc.text, b.span.start).start..b.span.start);
+            let defined_in_sentence = BASE_RATE_MEANS.is_match(lead);
+            in_definition || defined_in_sentence
+        })
+}
+
+/// A sentence that defines the base rate: `"Base Rate" means`, `"Alternate Base Rate" shall mean`.
+static BASE_RATE_MEANS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r#"^[ \t\r\n]*["“](?:Alternate[ \t]+)?Base[ \t]+Rate["”][ \t\r\n]+(?:means|shall[ \t\r\n]+mean|is)\b"#)
+});
 
 /// Whether the clause that names `mention` names it as the measure of another rate (see
 /// `ANOTHER_RATE`): such a mention does not tell which benchmark the loans bear.

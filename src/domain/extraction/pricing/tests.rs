@@ -435,3 +435,38 @@ fn a_benchmark_only_defined_and_named_for_the_default_rate_or_a_swap_is_not_the_
         );
     }
 }
+
+#[test]
+fn a_benchmark_that_is_one_leg_of_the_prime_rate_s_definition_is_not_the_loans_index() {
+    let read = bank_loan(
+        "\"Prime Rate\" means, for any day, the highest of (a) the prime rate The Wall Street Journal publishes, (b) \
+         the Federal Funds Rate plus 0.50% and (c) Term SOFR for a one-month tenor plus 1.00%.",
+        "Advances bear interest at the Prime Rate plus 1.75% per annum.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    // The leg's 1.00% over Term SOFR still stands against the 1.75% over prime, so the margin and
+    // its index are withheld rather than read as a Term SOFR loan.
+    let index = facility.floating_rate_index.as_ref().map(|i| *i.value());
+    assert!(index != Some(FloatingRateIndex::UsdSofrCmeTerm), "{index:?}");
+    assert!(facility.spread.as_ref().is_none_or(|s| *s.value() != dec("0.01")), "{:?}", facility.spread);
+}
+
+#[test]
+fn a_prime_rate_named_only_as_a_leg_of_the_fallback_base_rate_is_not_the_loans_index() {
+    let read = bank_loan(
+        "\"Base Rate\" means the greatest of (a) the Prime Rate, (b) the Federal Funds Rate plus 0.50% and (c) 1.00%.",
+        "Advances bear interest at the Benchmark plus 2.75% per annum or, if the Benchmark cannot be determined, at \
+         the Base Rate plus 1.75% per annum.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!(facility.floating_rate_index.as_ref().map(|i| *i.value()), None);
+    // The same, with the base rate defined inside the interest clause's paragraph.
+    let read = bank_loan(
+        "",
+        "Advances bear interest at the Benchmark plus 2.75% per annum or, if the Benchmark cannot be determined, at \
+         the Base Rate plus 1.75% per annum. \"Base Rate\" means the greatest of (a) the Prime Rate, (b) the Federal \
+         Funds Rate plus 0.50% and (c) 1.00%.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!(facility.floating_rate_index.as_ref().map(|i| *i.value()), None);
+}
