@@ -158,7 +158,12 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
     let mut signing_for_above = false;
     // The testimonium is prose up to its first full stop; captions start after it.
     let mut in_testimonium = true;
-    for line in lines_in(doc.text, pages.clone()) {
+    let lines: Vec<Range<usize>> = lines_in(doc.text, pages.clone()).collect();
+    let mut skip_to = 0;
+    for (index, line) in lines.iter().cloned().enumerate() {
+        if index < skip_to {
+            continue;
+        }
         let content = doc.slice(line.clone());
         if in_testimonium {
             if content.trim_end().ends_with('.') {
@@ -190,9 +195,14 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         }
         // "NAME | By: …": a table row with the name in one cell and its signature in the next.
         let mut content = content;
+        let mut capacity_below: Option<CapacityBelow> = None;
         if let Some(cell) = SIGNED_IN_NEXT_CELL.captures(content).and_then(|c| c.name("signature")) {
             caption.push(line.start..line.start + content[..cell.start()].trim_end_matches([' ', '\t', '|']).len());
             content = &content[cell.start()..];
+            if let Some((below, next)) = capacity_in_next_row(doc, &lines[index + 1..], lma_style) {
+                capacity_below = Some(below);
+                skip_to = index + 1 + next;
+            }
         }
         if SIGNATURE_LINE.is_match(content) {
             // The entity named between a party's "By: its Administrator" and the next signature
@@ -213,6 +223,18 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             });
             let listed = listed.or_else(|| names_sharing_a_capacity(doc, &caption, lma_style));
             caption.clear();
+            // A singular heading ("BORROWER:") is spent by the first signature under it, read or
+            // not: the block after an unreadable one is another party's.
+            let heading_here = if heading.as_ref().is_some_and(|h| !h.plural) { heading.take() } else { None };
+            let heading_here = heading_here.as_ref().or(heading.as_ref());
+            // The capacity printed under the name in the next row ("as Administrative Agent |
+            // Name: …"): the block's own roles, or — a capacity the reader does not know, or one
+            // that runs on into further rows — nothing for the block.
+            let (block, states_a_capacity) = match capacity_below {
+                Some(CapacityBelow::Roles(roles)) => (block.map(|(name, _)| (name, roles)), true),
+                Some(CapacityBelow::Unread) => (None, true),
+                None => (block, states_a_capacity),
+            };
             // Entities signing through one officer under a plural heading ("GUARANTORS:" / each
             // name on its line / one "By:"), or listed above the capacity they share ("A LLC, /
             // B INC. and / C CORP., / each as a Guarantor").
@@ -231,7 +253,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             let roles = if !own_roles.is_empty() {
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
                 own_roles
-            } else if let Some(given) = heading.as_ref().filter(|h| h.roles.len() == 1) {
+            } else if let Some(given) = heading_here.filter(|h| h.roles.len() == 1) {
                 let borrower = given.in_prose && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
                 if borrower { Vec::new() } else { given.roles.iter().map(|r| (*r, name.clone())).collect() }
             } else if lender_run && reads_as_lending_institution(doc.slice(name.clone())) {
@@ -241,9 +263,6 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             } else {
                 Vec::new()
             };
-            if heading.as_ref().is_some_and(|h| !h.plural) {
-                heading = None;
-            }
             // The agent is named by the preamble; a second one read here would contradict it.
             let roles: Vec<(PartyRole, Range<usize>)> = roles
                 .into_iter()
@@ -271,6 +290,59 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         caption.push(line);
     }
 }
+
+/// A block's capacity printed in the row under its name, beside the signatory's details: a PDF
+/// of a two-column signature table puts "NAME, | By: …" on one row and "as Administrative Agent
+/// | Name: …" on the next.
+enum CapacityBelow {
+    /// The capacity reads whole as the block's roles.
+    Roles(Vec<(PartyRole, Range<usize>)>),
+    /// A capacity the reader does not read whole: the block is given nothing.
+    Unread,
+}
+
+/// The capacity cell of the next non-empty row after a block signed in its next cell, when that
+/// row opens with "as …" and its next cell holds the signatory's name or title; with the number
+/// of rows read (the caller passes over them).
+fn capacity_in_next_row(doc: &Document<'_>, below: &[Range<usize>], lma_style: bool) -> Option<(CapacityBelow, usize)> {
+    let at = below.iter().position(|l| !doc.slice(l.clone()).trim().is_empty())?;
+    let row = below.get(at)?.clone();
+    let row_text = doc.slice(row.clone());
+    if !CAPACITY_OPENS.is_match(row_text) {
+        return None;
+    }
+    // A capacity whose cell the reader cannot tell from the signatory's details beside it ("as
+    // Administrative Agent and L/C Name: Jo Park") is still the block's, unread.
+    let Some(cell) = CAPACITY_BESIDE_OFFICER.captures(row_text).and_then(|c| c.name("capacity")) else {
+        return Some((CapacityBelow::Unread, at + 1));
+    };
+    let span = row.start + cell.start()..row.start + cell.end();
+    // A capacity running on into the next row beside the signatory's details is not read whole.
+    let runs_on = below.get(at + 1).is_some_and(|next| {
+        let next = doc.slice(next.clone());
+        CELL_BESIDE_OFFICER.is_match(next) && !OFFICER_LINE.is_match(next)
+    });
+    let roles = if runs_on {
+        None
+    } else {
+        let text = doc.slice(span.clone()).trim_end_matches([',', ';', ' ', '\t']);
+        roles_to_end(text, 0, lma_style)
+            .map(|roles| roles.into_iter().map(|(role, r)| (role, span.start + r.start..span.start + r.end)).collect())
+    };
+    Some((roles.map_or(CapacityBelow::Unread, CapacityBelow::Roles), at + 1))
+}
+
+/// A row opening with a capacity: "as Administrative Agent …".
+static CAPACITY_OPENS: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)^[ \t]*as[ \t]+\S"));
+
+/// A row whose first cell states a capacity and whose next cell holds the signatory's details:
+/// "as Administrative Agent | Name: Jo Park".
+static CAPACITY_BESIDE_OFFICER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?P<capacity>as[ \t][^|]*?)[ \t]*\|[ \t]*(?:name|title|its)\b[ \t]*[:_]"));
+
+/// A row whose first cell is followed by the signatory's details: "Lender and L/C Issuer | Title: …".
+static CELL_BESIDE_OFFICER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*[^|\s][^|]*\|[ \t]*(?:name|title|its)\b[ \t]*[:_]"));
 
 /// Whether a signature line names another entity or a capacity through which the party above
 /// signs ("By: its Administrator", "By: HARBOR BANK, N.A., as attorney-in-fact"), rather than
@@ -573,6 +645,37 @@ mod tests {
         assert_eq!(roles_of_party(&found, "NORTHWIND RETAIL CORP."), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "NORTHWIND HOLDINGS INC."), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "RIVERBEND CAPITAL LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_capacity_printed_in_the_row_under_a_name_signed_in_the_next_cell_is_that_block_s() {
+        let found = signed(
+            "GUARANTORS:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nName: Ann Lee | Title: Manager\n\n[Signature Page to First Amendment]\n\nFIRST HARBOR BANK, N.A., | By: /s/ Tom Ray\nas Administrative Agent | Name: Tom Ray Title: Director\n\nLAKESHORE SAVINGS BANK, | By: /s/ Jo Park\nas a Lender and an Issuing Lender | Name: Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "FIRST HARBOR BANK, N.A."), Some(vec![PartyRole::AdministrativeAgent]));
+        assert_eq!(
+            roles_of_party(&found, "LAKESHORE SAVINGS BANK"),
+            Some(vec![PartyRole::Lender, PartyRole::IssuingBank])
+        );
+    }
+
+    #[test]
+    fn a_capacity_under_the_name_that_runs_into_the_signatory_s_details_gives_the_block_nothing() {
+        let found = signed(
+            "GUARANTORS:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nName: Ann Lee | Title: Manager\n\nGRANITE VALLEY BANK, | By: /s/ Tom Ray\nas Administrative Agent, Swing Line Lender and L/C Name: Tom Ray\nIssuer | Title: Director\n\nCEDAR POINT BANK, | By: /s/ Jo Park\nas Administrative Agent, Swing Line | Name: Jo Park\nLender and Issuing Bank | Title: Director\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "GRANITE VALLEY BANK"), None);
+        assert_eq!(roles_of_party(&found, "CEDAR POINT BANK"), None);
+    }
+
+    #[test]
+    fn a_singular_heading_is_spent_by_the_first_signature_under_it_even_when_that_block_is_unread() {
+        let found = signed(
+            "BORROWER:\nNORTHWIND TOOLS INC. GUARANTORS: | By: /s/ Ann Lee Name: Ann Lee\nPEBBLE CREEK LLC | By: /s/ Ann Lee Name: Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), None);
     }
 
     #[test]
