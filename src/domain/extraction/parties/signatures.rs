@@ -196,7 +196,10 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         // "NAME | By: …": a table row with the name in one cell and its signature in the next.
         let mut content = content;
         let mut capacity_below: Option<CapacityBelow> = None;
-        if let Some(cell) = SIGNED_IN_NEXT_CELL.captures(content).and_then(|c| c.name("signature")) {
+        if let Some(signature) = signed_on_the_caption_line(doc, line.clone(), lma_style) {
+            caption.push(line.start..signature);
+            content = &doc.text[signature..line.end];
+        } else if let Some(cell) = SIGNED_IN_NEXT_CELL.captures(content).and_then(|c| c.name("signature")) {
             caption.push(line.start..line.start + content[..cell.start()].trim_end_matches([' ', '\t', '|']).len());
             content = &content[cell.start()..];
             if let Some((below, next)) = capacity_in_next_row(doc, &lines[index + 1..], lma_style) {
@@ -290,6 +293,20 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         caption.push(line);
     }
 }
+
+/// Where the signature starts on a line that holds the whole caption before it: "ACME LLC, as a
+/// Lender By: /s/ …" — an HTML or Word cell holding name and signature, its line breaks read as
+/// spaces. Only a "By:" with its colon, after a caption that reads whole as a block.
+fn signed_on_the_caption_line(doc: &Document<'_>, line: Range<usize>, lma_style: bool) -> Option<usize> {
+    let content = doc.slice(line.clone());
+    let signature = SIGNED_IN_LINE.captures(content)?.name("signature")?;
+    let caption = line.start..line.start + signature.start();
+    read_caption(doc, caption, lma_style).map(|_| line.start + signature.start())
+}
+
+/// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee".
+static SIGNED_IN_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)[ \t]*:.*)$"));
 
 /// A block's capacity printed in the row under its name, beside the signatory's details: a PDF
 /// of a two-column signature table puts "NAME, | By: …" on one row and "as Administrative Agent
@@ -419,23 +436,40 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
 
 /// The names of a caption that lists several entities, a line each (with their descriptions),
 /// and nothing else; `None` when any line is something else.
+/// A line may also hold several names run together, as an HTML or Word cell's line breaks are
+/// read ("A LLC B INC. C CORP.").
 fn names_listed(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> Option<Vec<Range<usize>>> {
-    if caption.len() < 2 {
-        return None;
-    }
     let mut names = Vec::new();
     for line in caption {
         let padded = format!(" {}", doc.slice(line.clone()).trim());
         if DESCRIPTION.find(&padded).is_some_and(|d| d.start() == 0) {
             continue;
         }
-        let (name, roles) = read_caption(doc, line.clone(), lma_style)?;
-        if !roles.is_empty() {
+        match read_caption(doc, line.clone(), lma_style) {
+            Some((_, roles)) if !roles.is_empty() => return None,
+            Some((name, _)) => names.push(name),
+            None => names.extend(names_run_together(doc, line.clone())?),
+        }
+    }
+    (names.len() > 1).then_some(names)
+}
+
+/// The names of a line made of two or more whole names and nothing else but commas and "and"
+/// between them: "A LLC B INC. and C CORP.". `None` when anything else stands on the line.
+fn names_run_together(doc: &Document<'_>, line: Range<usize>) -> Option<Vec<Range<usize>>> {
+    let text = doc.slice(line.clone());
+    let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|'));
+    let only_joins = |gap: &str| gap.split_whitespace().all(|w| matches!(w.trim_matches(','), "" | "and"));
+    let mut names = Vec::new();
+    let mut previous_end = 0;
+    for found in NAME.find_iter(text) {
+        if !only_joins(text.get(previous_end..found.start())?) || is_role_word_name(found.as_str()) {
             return None;
         }
-        names.push(name);
+        names.push(line.start + found.start()..line.start + found.end());
+        previous_end = found.end();
     }
-    (!names.is_empty()).then_some(names)
+    (names.len() > 1 && text.get(previous_end..)?.trim().is_empty()).then_some(names)
 }
 
 /// The names of a caption listing several entities before the one capacity they share: "A LLC,
@@ -507,12 +541,13 @@ fn read_caption(doc: &Document<'_>, span: Range<usize>, lma_style: bool) -> Opti
     Some((start..start + whole.end(), roles))
 }
 
-/// Where the capacity before a role phrase opens: ", individually and as", ", in its capacity as".
+/// Where the capacity before a role phrase opens: ", individually and as", ", individually as a
+/// Lender and as …", ", in its capacity as".
 fn capacity_opening(text: &str, role_start: usize) -> usize {
     let before = &text[..role_start];
     let lower = before.to_ascii_lowercase();
     let trimmed = lower.trim_end();
-    for opener in ["individually and", "in its capacity", "in its capacities"] {
+    for opener in ["individually and", "individually", "in its capacity", "in its capacities"] {
         if let Some(rest) = trimmed.strip_suffix(opener) {
             return rest.len();
         }
@@ -676,6 +711,39 @@ mod tests {
             "BORROWER:\nNORTHWIND TOOLS INC. GUARANTORS: | By: /s/ Ann Lee Name: Ann Lee\nPEBBLE CREEK LLC | By: /s/ Ann Lee Name: Ann Lee\n",
         );
         assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), None);
+    }
+
+    #[test]
+    fn a_caption_and_its_signature_on_one_line_are_read_as_a_block_only_when_the_caption_is_whole() {
+        let found = signed(
+            "GUARANTORS:\nPEBBLE CREEK LLC By: /s/ Ann Lee Name: Ann Lee Title: Manager\nRIVER STONE LP, by its general partner By: /s/ Ann Lee\n\nLAKESHORE SAVINGS BANK, as a Lender By: /s/ Jo Park Name: Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "RIVER STONE LP"), None);
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn names_run_together_on_one_line_under_a_plural_heading_each_take_its_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nPEBBLE CREEK LLC RIVER STONE INC. and OAK HILL CORP. | By: /s/ Ann Lee\nName: Ann Lee\n\nGUARANTORS:\nELM ROW LLC MAPLE PRESS INC., its sole member | By: /s/ Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC.", "OAK HILL CORP."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "ELM ROW LLC"), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "MAPLE PRESS INC."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_bank_signing_individually_as_a_lender_and_as_an_issuing_lender_holds_both_roles() {
+        let found = signed(
+            "CEDAR POINT BANK, N.A., individually as a Lender and as an Issuing Lender\nBy: /s/ Jo Park\nName: Jo Park\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "CEDAR POINT BANK, N.A."),
+            Some(vec![PartyRole::Lender, PartyRole::IssuingBank])
+        );
     }
 
     #[test]
