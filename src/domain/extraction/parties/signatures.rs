@@ -99,10 +99,11 @@ static NAME_OF_LENDER: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i:name[ \t]+of[ \t]+(?:lender|institution|bank))[ \t]*:[ \t|]*(?P<name>[^\n]*)"));
 
 /// An entity's description after its name: ", a Delaware corporation", ", a national banking
-/// association", ", an Alberta unlimited liability corporation".
+/// association", ", an Alberta unlimited liability corporation", or in the next cell of its row
+/// ("ACME LLC | a Delaware limited liability company").
 static DESCRIPTION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i),?[ \t\r\n]+an?[ \t\r\n]+(?:[\p{L}.\-]+[ \t\r\n]+){0,8}?(?:corporation|company|partnership|association|bank|trust|organization|institution|society)[ \t\r\n]*$",
+        r"(?i)(?:,|[ \t]*\|)?[ \t\r\n]+an?[ \t\r\n]+(?:[\p{L}.\-]+[ \t\r\n]+){0,8}?(?:corporation|company|partnership|association|bank|trust|organization|institution|society)[ \t\r\n]*$",
     )
 });
 
@@ -144,9 +145,10 @@ struct Heading {
     roles: Vec<PartyRole>,
     /// "LENDERS:" covers every block up to the next heading; "LENDER:" only the next one.
     plural: bool,
-    /// Stated in prose ("Each of the undersigned Guarantors …") rather than as a heading: a party
-    /// the document has already named as its borrower is not also given the role.
-    in_prose: bool,
+    /// Stated in prose ("Each of the undersigned Guarantors …") rather than as a heading, or read
+    /// from a heading naming the loan parties: a party the document has already named as its
+    /// borrower is not also given the role.
+    spares_the_borrower: bool,
 }
 
 /// Reads the signature pages of `doc` into `drafts`.
@@ -177,7 +179,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         // Read before the footer test: the consent's prose names the agreement it consents to.
         let joined_with_previous = caption.last().map_or(line.clone(), |previous| previous.start..line.end);
         if UNDERSIGNED_GUARANTORS.is_match(doc.slice(joined_with_previous)) {
-            heading = Some(Heading { roles: vec![PartyRole::Guarantor], plural: true, in_prose: true });
+            heading = Some(Heading { roles: vec![PartyRole::Guarantor], plural: true, spares_the_borrower: true });
             lender_run = false;
             caption.clear();
             continue;
@@ -196,6 +198,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         // "NAME | By: …": a table row with the name in one cell and its signature in the next.
         let mut content = content;
         let mut capacity_below: Option<CapacityBelow> = None;
+        let mut co_signers: Vec<Range<usize>> = Vec::new();
         if let Some(signature) = signed_on_the_caption_line(doc, line.clone(), lma_style) {
             caption.push(line.start..signature);
             content = &doc.text[signature..line.end];
@@ -205,6 +208,10 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             if let Some((below, next)) = capacity_in_next_row(doc, &lines[index + 1..], lma_style) {
                 capacity_below = Some(below);
                 skip_to = index + 1 + next;
+            } else if heading.as_ref().is_some_and(|h| h.plural && h.roles.len() == 1) {
+                let (names, rows) = names_beside_the_signatory(doc, &lines[index + 1..]);
+                co_signers = names;
+                skip_to = skip_to.max(index + 1 + rows);
             }
         }
         if SIGNATURE_LINE.is_match(content) {
@@ -230,6 +237,17 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             // not: the block after an unreadable one is another party's.
             let heading_here = if heading.as_ref().is_some_and(|h| !h.plural) { heading.take() } else { None };
             let heading_here = heading_here.as_ref().or(heading.as_ref());
+            // Entities listed in the rows under a block signed in its next cell, beside its
+            // signatory's name and title: they sign through the same officer under the heading.
+            if let Some(given) = heading_here.filter(|h| h.plural && h.roles.len() == 1) {
+                for name in co_signers {
+                    let borrower =
+                        given.spares_the_borrower && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
+                    if !borrower {
+                        drafts.add(doc, name.clone(), &[(given.roles[0], name)]);
+                    }
+                }
+            }
             // The capacity printed under the name in the next row ("as Administrative Agent |
             // Name: …"): the block's own roles, or — a capacity the reader does not know, or one
             // that runs on into further rows — nothing for the block.
@@ -257,7 +275,8 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
                 own_roles
             } else if let Some(given) = heading_here.filter(|h| h.roles.len() == 1) {
-                let borrower = given.in_prose && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
+                let borrower =
+                    given.spares_the_borrower && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
                 if borrower { Vec::new() } else { given.roles.iter().map(|r| (*r, name.clone())).collect() }
             } else if lender_run && reads_as_lending_institution(doc.slice(name.clone())) {
                 // A block among the lenders' pages is a lender only if its name is a lending
@@ -307,6 +326,44 @@ fn signed_on_the_caption_line(doc: &Document<'_>, line: Range<usize>, lma_style:
 /// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee".
 static SIGNED_IN_LINE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)[ \t]*:.*)$"));
+
+/// The names in the first cells of the rows under a block signed in its next cell, each beside
+/// the signatory's details ("PEBBLE LLC | Name: Ann Lee" / "RIVER INC. OAK CORP. | Title: CFO"), a
+/// PDF's rendering of one signature for several entities; with the number of rows read. Nothing
+/// when a row's first cell is anything but names.
+fn names_beside_the_signatory(doc: &Document<'_>, below: &[Range<usize>]) -> (Vec<Range<usize>>, usize) {
+    let mut names = Vec::new();
+    let mut rows = 0;
+    for row in below.iter().take(MAX_CO_SIGNER_ROWS) {
+        let Some(cell) = CELL_BESIDE_OFFICER.captures(doc.slice(row.clone())).and_then(|c| c.name("cell")) else {
+            break;
+        };
+        // A name closed by a comma goes on below ("CEDAR BANK, | Name: …" / "as Agent | Title: …").
+        if cell.as_str().ends_with(',') {
+            return (Vec::new(), 0);
+        }
+        let cell = row.start + cell.start()..row.start + cell.end();
+        let in_cell = match NAME.find(doc.slice(cell.clone())) {
+            Some(whole) if whole.start() == 0 && whole.end() == cell.len() && !is_role_word_name(whole.as_str()) => {
+                vec![cell.clone()]
+            }
+            _ => match names_run_together(doc, cell) {
+                Some(found) => found,
+                None => return (Vec::new(), 0),
+            },
+        };
+        names.extend(in_cell);
+        rows += 1;
+    }
+    // A capacity right under the names is some block's own: whose is not known.
+    if below.get(rows).is_some_and(|next| CAPACITY_OPENS.is_match(doc.slice(next.clone()))) {
+        return (Vec::new(), 0);
+    }
+    (names, rows)
+}
+
+/// How many rows under one signature may list entities signing through it.
+const MAX_CO_SIGNER_ROWS: usize = 4;
 
 /// A block's capacity printed in the row under its name, beside the signatory's details: a PDF
 /// of a two-column signature table puts "NAME, | By: …" on one row and "as Administrative Agent
@@ -359,7 +416,7 @@ static CAPACITY_BESIDE_OFFICER: LazyLock<Regex> =
 
 /// A row whose first cell is followed by the signatory's details: "Lender and L/C Issuer | Title: …".
 static CELL_BESIDE_OFFICER: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i)^[ \t]*[^|\s][^|]*\|[ \t]*(?:name|title|its)\b[ \t]*[:_]"));
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?P<cell>[^|\s][^|]*?)[ \t]*\|[ \t]*(?:name|title|its)\b[ \t]*[:_]"));
 
 /// Whether a signature line names another entity or a capacity through which the party above
 /// signs ("By: its Administrator", "By: HARBOR BANK, N.A., as attorney-in-fact"), rather than
@@ -388,6 +445,15 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
     if tokens.is_empty() {
         return None;
     }
+    // "OTHER LOAN PARTIES:", "SUBSIDIARY LOAN PARTIES:", "LOAN PARTIES:": the obligors besides the
+    // borrower, who sign an amendment as its guarantors.
+    if matches!(
+        tokens.as_slice(),
+        ["loan", "parties" | "party"] | ["other" | "subsidiary", "loan", "parties" | "party"]
+    ) {
+        let heading = Heading { roles: vec![PartyRole::Guarantor], plural: true, spares_the_borrower: true };
+        return Some((heading, rest));
+    }
     if !tokens.iter().all(|t| HEADING_WORDS.contains(t)) {
         // A heading of another kind ("HOLDINGS", "PLEDGORS:") ends the one above it; a line of
         // capitals that is a name ("TRUIST BANK") is no heading.
@@ -396,7 +462,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
         let colon = captures.name("colon").is_some();
         let other_heading = colon && rest.is_empty() && tokens.len() <= 4
             || NAME.find(content).is_none() && (colon && tokens.len() <= 4 || upper_case && tokens.len() == 1);
-        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true, in_prose: false }, rest));
+        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true, spares_the_borrower: false }, rest));
     }
     let mut roles: Vec<PartyRole> = Vec::new();
     for piece in lower.split([',', '&']).flat_map(|p| p.split(" and ")) {
@@ -416,7 +482,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
             }
         }
     }
-    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks"), in_prose: false }, rest))
+    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks"), spares_the_borrower: false }, rest))
 }
 
 /// The party a block's caption names, with the roles it states. `None` when the caption is not,
@@ -744,6 +810,46 @@ mod tests {
             roles_of_party(&found, "CEDAR POINT BANK, N.A."),
             Some(vec![PartyRole::Lender, PartyRole::IssuingBank])
         );
+    }
+
+    #[test]
+    fn the_loan_parties_signing_under_their_own_heading_are_guarantors_but_the_borrower_is_not() {
+        let found = signed(
+            "OTHER LOAN PARTIES:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nName: Ann Lee\n\nLOAN PARTIES:\nNORTHWIND TOOLS INC. | By: /s/ Ann Lee\nName: Ann Lee\n\nRIVER STONE INC. | By: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "RIVER STONE INC."), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]));
+    }
+
+    #[test]
+    fn names_listed_a_row_each_with_their_description_in_the_next_cell_take_the_heading_s_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nPEBBLE CREEK LLC | a Delaware limited liability company\nRIVER STONE INC. | an Ohio corporation\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_bank_and_trust_company_is_one_name() {
+        let found = signed(
+            "LENDER:\nPIEDMONT BANK & TRUST COMPANY | By: /s/ Jo Park\nName: Jo Park\n\nLENDER:\nLAKE BANK AND TRUST COMPANY OF TOLEDO | By: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PIEDMONT BANK & TRUST COMPANY"), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "LAKE BANK AND TRUST COMPANY OF TOLEDO"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn entities_listed_in_the_rows_beside_one_signatory_s_details_take_the_plural_heading_s_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nRIVER STONE INC. | Name: Ann Lee\nOAK HILL CORP. ELM ROW LLC | Title: Secretary\n\nGUARANTORS:\nMAPLE PRESS LLC | By: /s/ Ann Lee\nCEDAR POINT BANK, | Name: Jo Park\nas Administrative Agent | Title: Director\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC.", "OAK HILL CORP.", "ELM ROW LLC", "MAPLE PRESS LLC"] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "CEDAR POINT BANK"), None, "{found:?}");
     }
 
     #[test]
