@@ -492,12 +492,24 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
     // The fewest lines that read as one block: the name's first line is the latest that parses.
     for lines in 1..=caption.len().min(MAX_CAPTION_LINES) {
         let first = caption.get(caption.len() - lines)?;
+        // A line above ending in a connector ("MERRILL CAPITAL, a division of") runs on into this
+        // one: the name starts above, and a read from here would take part of it.
+        let above = (caption.len() > lines).then(|| caption.get(caption.len() - lines - 1)).flatten();
+        if above.is_some_and(|line| ends_in_a_connector(doc.slice(line.clone()))) {
+            continue;
+        }
         let span = first.start..last.end;
         if let Some(read) = read_caption(doc, span, lma_style) {
             return Some(read);
         }
     }
     None
+}
+
+/// Whether a caption line ends in a word that joins it to the next: "of", "and", "&".
+fn ends_in_a_connector(line: &str) -> bool {
+    let last = line.trim_end().rsplit([' ', '\t', '|']).next().unwrap_or_default();
+    matches!(last.to_ascii_lowercase().as_str(), "of" | "and" | "&")
 }
 
 /// The names of a caption that lists several entities, a line each (with their descriptions),
@@ -850,6 +862,14 @@ mod tests {
             assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
         }
         assert_eq!(roles_of_party(&found, "CEDAR POINT BANK"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_read_from_below_a_line_ending_in_a_connector_would_take_part_of_a_name_and_gives_nothing() {
+        let found = signed(
+            "WILLOW CAPITAL, a division of\nWillow Business Credit Services\nInc., individually as a Lender and as\nAgent\nBy: /s/ Jo Park\n",
+        );
+        assert!(found.iter().all(|(name, _)| !name.contains("Willow") && !name.contains("WILLOW")), "{found:?}");
     }
 
     #[test]
