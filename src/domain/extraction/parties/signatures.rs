@@ -27,8 +27,13 @@ static SIGNATURE_LINE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t|]*(?:By|BY)\b[ \t]*(?::|_|/s/|\||$|[\p{Lu}])"));
 
 /// A row whose first cell is not a signature and whose next cell is: "ACME LLC | By: /s/ …".
-static SIGNED_IN_NEXT_CELL: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*\|[ \t]*(?P<signature>(?:By|BY)\b[ \t]*(?::|_|/s/|$).*)$"));
+/// Between them a cell may hold the party's jurisdiction, as a guarantors' table lists it:
+/// "ACME LLC | Delaware | By: …".
+static SIGNED_IN_NEXT_CELL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?P<caption>[^|\s][^|]*?)[ \t]*\|(?:[ \t]*(?P<place>[\p{Lu}][\p{L}.]*(?:[ \t]+[\p{Lu}][\p{L}.]*){0,2})[ \t]*\|)?[ \t]*(?P<signature>(?:By|BY)\b[ \t]*(?::|_|/s/|$).*)$",
+    )
+});
 
 /// Lines that belong to a signature, not to a caption: the signatory's name, title and details.
 static OFFICER_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -202,9 +207,9 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         if let Some(signature) = signed_on_the_caption_line(doc, line.clone(), lma_style) {
             caption.push(line.start..signature);
             content = &doc.text[signature..line.end];
-        } else if let Some(cell) = SIGNED_IN_NEXT_CELL.captures(content).and_then(|c| c.name("signature")) {
-            caption.push(line.start..line.start + content[..cell.start()].trim_end_matches([' ', '\t', '|']).len());
-            content = &content[cell.start()..];
+        } else if let Some((name_cell, cell)) = signed_in_next_cell(content) {
+            caption.push(line.start + name_cell.start..line.start + name_cell.end);
+            content = &content[cell..];
             if let Some((below, next)) = capacity_in_next_row(doc, &lines[index + 1..], lma_style) {
                 capacity_below = Some(below);
                 skip_to = index + 1 + next;
@@ -311,6 +316,19 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         }
         caption.push(line);
     }
+}
+
+/// The caption cell and where the signature starts on a row signed in its next cell; a middle
+/// cell must be a place ("Delaware"), never a role ("Guarantor"), which the caption would lose.
+fn signed_in_next_cell(content: &str) -> Option<(Range<usize>, usize)> {
+    let captures = SIGNED_IN_NEXT_CELL.captures(content)?;
+    if captures
+        .name("place")
+        .is_some_and(|place| ONE_ROLE.is_match(place.as_str()) || is_role_word_name(place.as_str()))
+    {
+        return None;
+    }
+    Some((captures.name("caption")?.range(), captures.name("signature")?.start()))
 }
 
 /// Where the signature starts on a line that holds the whole caption before it: "ACME LLC, as a
@@ -870,6 +888,24 @@ mod tests {
             "WILLOW CAPITAL, a division of\nWillow Business Credit Services\nInc., individually as a Lender and as\nAgent\nBy: /s/ Jo Park\n",
         );
         assert!(found.iter().all(|(name, _)| !name.contains("Willow") && !name.contains("WILLOW")), "{found:?}");
+    }
+
+    #[test]
+    fn a_guarantors_table_with_a_jurisdiction_cell_before_each_signature_is_read() {
+        let found = signed(
+            "GUARANTORS:\nGuarantor | Jurisdiction of Organization\nPEBBLE CREEK LLC | Delaware | By: /s/ Ann Lee Name: Ann Lee\nRIVER STONE INC. | New York | By: /s/ Ann Lee Name: Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_cell_between_the_name_and_its_signature_may_be_a_place_but_never_a_role_the_caption_would_lose() {
+        let place = "PEBBLE CREEK LLC | Delaware | By: /s/ Ann Lee";
+        assert_eq!(super::signed_in_next_cell(place), Some((0..16, 30)));
+        assert_eq!(super::signed_in_next_cell("OAK HILL CORP. | Guarantor | By: /s/ Ann Lee"), None);
+        assert_eq!(super::signed_in_next_cell("CEDAR BANK, N.A. | Lenders | By: /s/ Jo Park"), None);
     }
 
     #[test]
