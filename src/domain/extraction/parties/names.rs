@@ -28,7 +28,12 @@ pub(crate) static LEGAL_FORM_FIRST: LazyLock<Regex> =
 
 fn name_pattern(space: &str) -> String {
     let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
-    let bank = format!(r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b)?");
+    // "PIEDMONT BANK & TRUST COMPANY", "… BANK AND TRUST COMPANY OF CHICAGO": a bank and trust
+    // company is one name, not a bank followed by words that end nowhere (the legal form after a
+    // bank's name completes it).
+    let bank = format!(
+        r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b|[ \t]+(?:&|and|AND)[ \t]+(?:Trust|TRUST)\b)?"
+    );
     let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
     // "RBC CAPITAL MARKETS": the name a bank's investment-banking arm arranges under, complete
     // without a legal form (one that has it, "KEYBANC CAPITAL MARKETS, LLC", keeps it).

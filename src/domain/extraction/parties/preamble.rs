@@ -654,14 +654,52 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
         }
         merged.push(line.clone());
     }
+    // Role lines side by side in cells ("as Co-Syndication Agents | as Co-Documentation Agents"):
+    // each role is its own column's, so the names above it are only those in the same cell of
+    // rows cut into as many cells; a row cut otherwise ends the names.
+    let role_line_end = text.get(marker..).and_then(|t| t.find('\n')).map_or(text.len(), |i| marker + i);
+    // A role in the cell after the names' ("A LLC B INC. | as Joint Lead Arrangers") is theirs
+    // alone: the names of that row's cell before it, run together as a cell's line breaks are read.
+    let role_line = slice(text, line_start..role_line_end);
+    let role_cells = role_line.matches('|').count() + 1;
+    let column = slice(text, line_start..marker).matches('|').count();
+    let before_role = slice(text, line_start..marker);
+    let role_opens_its_cell = before_role.rsplit('|').next().is_some_and(|cell| cell.trim().is_empty());
+    if role_cells > 1 && column > 0 && role_opens_its_cell && !role_line.split('|').all(opens_a_capacity) {
+        let row = before_role.trim_end().trim_end_matches('|');
+        let cell_start = row.rfind('|').map_or(0, |p| p + 1);
+        let cell = &row[cell_start..];
+        let trimmed = cell.trim().trim_end_matches(',').trim_end();
+        let offset = line_start + cell_start + (cell.len() - cell.trim_start().len());
+        let mut names: Vec<Range<usize>> =
+            names_run_together(trimmed).into_iter().map(|n| offset + n.start..offset + n.end).collect();
+        if !plural {
+            names.truncate(1);
+        }
+        return names;
+    }
     for (i, line) in merged.into_iter().enumerate() {
         let joined = slice(text, line.clone()).replace(['\n', '\r'], " ");
-        let content = joined.as_str();
+        let (cell_start, content) = if role_cells == 1 {
+            (0, joined.as_str())
+        } else if i == 0 {
+            // The role's own line up to the role: its cell only.
+            let start = joined.rfind('|').map_or(0, |p| p + 1);
+            (start, joined.get(start..).unwrap_or_default())
+        } else {
+            let cells: Vec<&str> = joined.split('|').collect();
+            if joined.trim().is_empty() {
+                continue;
+            }
+            let Some(cell) = cells.get(column).filter(|_| cells.len() == role_cells) else { break };
+            let start = cells.iter().take(column).map(|c| c.len() + 1).sum::<usize>();
+            (start, *cell)
+        };
         let trimmed = content.trim().trim_end_matches(',').trim_end();
         if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("and") {
             continue;
         }
-        let offset = line.start + (content.len() - content.trim_start().len());
+        let offset = line.start + cell_start + (content.len() - content.trim_start().len());
         let names = whole_names(trimmed);
         if names.is_empty() {
             // The marker's own line may hold only the role: look above it; a list item in
@@ -693,6 +731,38 @@ fn is_capitals_list_item(line: &str) -> bool {
             // "THE LENDERS PARTY HERETO," is a class, not a name.
             !STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)) && !is_role_word_name(word)
         })
+}
+
+/// Whether a cell opens with a capacity ("as Co-Documentation Agents").
+fn opens_a_capacity(cell: &str) -> bool {
+    let cell = cell.trim_start();
+    cell.get(..3).is_some_and(|opening| opening.eq_ignore_ascii_case("as ")) || cell.trim().is_empty()
+}
+
+/// The names of a table cell: whole names as on any cover line, or whole names run together with
+/// only a space between them, as a cell's line breaks are read ("A LLC B INC. C BANK, N.A.").
+fn names_run_together(cell: &str) -> Vec<Range<usize>> {
+    let names = whole_names(cell);
+    if !names.is_empty() {
+        return names;
+    }
+    let mut names = Vec::new();
+    let mut end = 0;
+    for name in NAME.find_iter(cell) {
+        let gap = &cell[end..name.start()];
+        let words = gap.trim_matches(|c: char| c == ',' || c.is_whitespace());
+        let ends_in_bank = names.last().is_some_and(|last: &Range<usize>| {
+            let read = &cell[last.clone()];
+            read.ends_with("BANK") || read.ends_with("Bank")
+        });
+        if !(words.is_empty() || words.eq_ignore_ascii_case("and")) || ends_in_bank || is_role_word_name(name.as_str())
+        {
+            return Vec::new();
+        }
+        names.push(name.range());
+        end = name.end();
+    }
+    if cell[end..].trim_matches(|c: char| c == ',' || c.is_whitespace()).is_empty() { names } else { Vec::new() }
 }
 
 /// The names a cover-page line consists of: one whole name, or whole names separated by commas or
@@ -848,6 +918,31 @@ mod tests {
         let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
         assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
         assert_eq!(with_role(&found, PartyRole::Bookrunner), ["BIRCH SECURITIES INC.", "ALDER CAPITAL LLC"]);
+    }
+
+    #[test]
+    fn role_lines_side_by_side_in_cells_give_each_role_to_its_own_column_only() {
+        let cover = "CREDIT AGREEMENT\n\nCEDAR BANK, N.A. | PINE BANK, N.A.\nBIRCH BANK, N.A., | ALDER TRUST COMPANY,\nas Co-Syndication Agents | as Co-Documentation Agents\n\nMAPLE SECURITIES LLC\nELM BANK, N.A. | OAK BANK, N.A.\nas Joint Lead Arrangers | as Joint Bookrunners\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::SyndicationAgent), ["CEDAR BANK, N.A.", "BIRCH BANK, N.A."]);
+        assert_eq!(with_role(&found, PartyRole::DocumentationAgent), ["PINE BANK, N.A.", "ALDER TRUST COMPANY"]);
+        // A row cut into another number of cells ends the names: whose column it was is unknown.
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["ELM BANK, N.A."]);
+        assert_eq!(with_role(&found, PartyRole::Bookrunner), ["OAK BANK, N.A."]);
+    }
+
+    #[test]
+    fn names_run_together_in_the_cell_before_their_role_take_it_and_no_names_above() {
+        let cover = "CREDIT AGREEMENT\n\nWILLOW SECURITIES LLC\nCEDAR CAPITAL LLC PINE BANK, N.A. and BIRCH SECURITIES INC. | as Joint Lead Arrangers\nALDER BANK, N.A. | as Syndication Agent\nOAK BANK, N.A. HOLLY NATIONAL BANK | as Documentation Agents\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(
+            with_role(&found, PartyRole::Arranger),
+            ["CEDAR CAPITAL LLC", "PINE BANK, N.A.", "BIRCH SECURITIES INC."]
+        );
+        assert_eq!(with_role(&found, PartyRole::SyndicationAgent), ["ALDER BANK, N.A."]);
+        assert_eq!(with_role(&found, PartyRole::DocumentationAgent), ["OAK BANK, N.A.", "HOLLY NATIONAL BANK"]);
+        // The line above the row is another row's: no arranger.
+        assert!(!with_role(&found, PartyRole::Arranger).contains(&"WILLOW SECURITIES LLC".to_owned()));
     }
 
     #[test]

@@ -27,8 +27,13 @@ static SIGNATURE_LINE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t|]*(?:By|BY)\b[ \t]*(?::|_|/s/|\||$|[\p{Lu}])"));
 
 /// A row whose first cell is not a signature and whose next cell is: "ACME LLC | By: /s/ …".
-static SIGNED_IN_NEXT_CELL: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*\|[ \t]*(?P<signature>(?:By|BY)\b[ \t]*(?::|_|/s/|$).*)$"));
+/// Between them a cell may hold the party's jurisdiction, as a guarantors' table lists it:
+/// "ACME LLC | Delaware | By: …".
+static SIGNED_IN_NEXT_CELL: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?P<caption>[^|\s][^|]*?)[ \t]*\|(?:[ \t]*(?P<place>[\p{Lu}][\p{L}.]*(?:[ \t]+[\p{Lu}][\p{L}.]*){0,2})[ \t]*\|)?[ \t]*(?P<signature>(?:By|BY)\b[ \t]*(?::|_|/s/|$).*)$",
+    )
+});
 
 /// Lines that belong to a signature, not to a caption: the signatory's name, title and details.
 static OFFICER_LINE: LazyLock<Regex> = LazyLock::new(|| {
@@ -99,10 +104,11 @@ static NAME_OF_LENDER: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i:name[ \t]+of[ \t]+(?:lender|institution|bank))[ \t]*:[ \t|]*(?P<name>[^\n]*)"));
 
 /// An entity's description after its name: ", a Delaware corporation", ", a national banking
-/// association", ", an Alberta unlimited liability corporation".
+/// association", ", an Alberta unlimited liability corporation", or in the next cell of its row
+/// ("ACME LLC | a Delaware limited liability company").
 static DESCRIPTION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i),?[ \t\r\n]+an?[ \t\r\n]+(?:[\p{L}.\-]+[ \t\r\n]+){0,8}?(?:corporation|company|partnership|association|bank|trust|organization|institution|society)[ \t\r\n]*$",
+        r"(?i)(?:,|[ \t]*\|)?[ \t\r\n]+an?[ \t\r\n]+(?:[\p{L}.\-]+[ \t\r\n]+){0,8}?(?:corporation|company|partnership|association|bank|trust|organization|institution|society)[ \t\r\n]*$",
     )
 });
 
@@ -144,9 +150,10 @@ struct Heading {
     roles: Vec<PartyRole>,
     /// "LENDERS:" covers every block up to the next heading; "LENDER:" only the next one.
     plural: bool,
-    /// Stated in prose ("Each of the undersigned Guarantors …") rather than as a heading: a party
-    /// the document has already named as its borrower is not also given the role.
-    in_prose: bool,
+    /// Stated in prose ("Each of the undersigned Guarantors …") rather than as a heading, or read
+    /// from a heading naming the loan parties: a party the document has already named as its
+    /// borrower is not also given the role.
+    spares_the_borrower: bool,
 }
 
 /// Reads the signature pages of `doc` into `drafts`.
@@ -158,7 +165,12 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
     let mut signing_for_above = false;
     // The testimonium is prose up to its first full stop; captions start after it.
     let mut in_testimonium = true;
-    for line in lines_in(doc.text, pages.clone()) {
+    let lines: Vec<Range<usize>> = lines_in(doc.text, pages.clone()).collect();
+    let mut skip_to = 0;
+    for (index, line) in lines.iter().cloned().enumerate() {
+        if index < skip_to {
+            continue;
+        }
         let content = doc.slice(line.clone());
         if in_testimonium {
             if content.trim_end().ends_with('.') {
@@ -172,7 +184,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         // Read before the footer test: the consent's prose names the agreement it consents to.
         let joined_with_previous = caption.last().map_or(line.clone(), |previous| previous.start..line.end);
         if UNDERSIGNED_GUARANTORS.is_match(doc.slice(joined_with_previous)) {
-            heading = Some(Heading { roles: vec![PartyRole::Guarantor], plural: true, in_prose: true });
+            heading = Some(Heading { roles: vec![PartyRole::Guarantor], plural: true, spares_the_borrower: true });
             lender_run = false;
             caption.clear();
             continue;
@@ -190,9 +202,22 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         }
         // "NAME | By: …": a table row with the name in one cell and its signature in the next.
         let mut content = content;
-        if let Some(cell) = SIGNED_IN_NEXT_CELL.captures(content).and_then(|c| c.name("signature")) {
-            caption.push(line.start..line.start + content[..cell.start()].trim_end_matches([' ', '\t', '|']).len());
-            content = &content[cell.start()..];
+        let mut capacity_below: Option<CapacityBelow> = None;
+        let mut co_signers: Vec<Range<usize>> = Vec::new();
+        if let Some(signature) = signed_on_the_caption_line(doc, line.clone(), lma_style) {
+            caption.push(line.start..signature);
+            content = &doc.text[signature..line.end];
+        } else if let Some((name_cell, cell)) = signed_in_next_cell(content) {
+            caption.push(line.start + name_cell.start..line.start + name_cell.end);
+            content = &content[cell..];
+            if let Some((below, next)) = capacity_in_next_row(doc, &lines[index + 1..], lma_style) {
+                capacity_below = Some(below);
+                skip_to = index + 1 + next;
+            } else if heading.as_ref().is_some_and(|h| h.plural && h.roles.len() == 1) {
+                let (names, rows) = names_beside_the_signatory(doc, &lines[index + 1..]);
+                co_signers = names;
+                skip_to = skip_to.max(index + 1 + rows);
+            }
         }
         if SIGNATURE_LINE.is_match(content) {
             // The entity named between a party's "By: its Administrator" and the next signature
@@ -213,6 +238,29 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             });
             let listed = listed.or_else(|| names_sharing_a_capacity(doc, &caption, lma_style));
             caption.clear();
+            // A singular heading ("BORROWER:") is spent by the first signature under it, read or
+            // not: the block after an unreadable one is another party's.
+            let heading_here = if heading.as_ref().is_some_and(|h| !h.plural) { heading.take() } else { None };
+            let heading_here = heading_here.as_ref().or(heading.as_ref());
+            // Entities listed in the rows under a block signed in its next cell, beside its
+            // signatory's name and title: they sign through the same officer under the heading.
+            if let Some(given) = heading_here.filter(|h| h.plural && h.roles.len() == 1) {
+                for name in co_signers {
+                    let borrower =
+                        given.spares_the_borrower && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
+                    if !borrower {
+                        drafts.add(doc, name.clone(), &[(given.roles[0], name)]);
+                    }
+                }
+            }
+            // The capacity printed under the name in the next row ("as Administrative Agent |
+            // Name: …"): the block's own roles, or — a capacity the reader does not know, or one
+            // that runs on into further rows — nothing for the block.
+            let (block, states_a_capacity) = match capacity_below {
+                Some(CapacityBelow::Roles(roles)) => (block.map(|(name, _)| (name, roles)), true),
+                Some(CapacityBelow::Unread) => (None, true),
+                None => (block, states_a_capacity),
+            };
             // Entities signing through one officer under a plural heading ("GUARANTORS:" / each
             // name on its line / one "By:"), or listed above the capacity they share ("A LLC, /
             // B INC. and / C CORP., / each as a Guarantor").
@@ -231,8 +279,9 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             let roles = if !own_roles.is_empty() {
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
                 own_roles
-            } else if let Some(given) = heading.as_ref().filter(|h| h.roles.len() == 1) {
-                let borrower = given.in_prose && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
+            } else if let Some(given) = heading_here.filter(|h| h.roles.len() == 1) {
+                let borrower =
+                    given.spares_the_borrower && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
                 if borrower { Vec::new() } else { given.roles.iter().map(|r| (*r, name.clone())).collect() }
             } else if lender_run && reads_as_lending_institution(doc.slice(name.clone())) {
                 // A block among the lenders' pages is a lender only if its name is a lending
@@ -241,9 +290,6 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             } else {
                 Vec::new()
             };
-            if heading.as_ref().is_some_and(|h| !h.plural) {
-                heading = None;
-            }
             // The agent is named by the preamble; a second one read here would contradict it.
             let roles: Vec<(PartyRole, Range<usize>)> = roles
                 .into_iter()
@@ -272,6 +318,124 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
     }
 }
 
+/// The caption cell and where the signature starts on a row signed in its next cell; a middle
+/// cell must be a place ("Delaware"), never a role ("Guarantor"), which the caption would lose.
+fn signed_in_next_cell(content: &str) -> Option<(Range<usize>, usize)> {
+    let captures = SIGNED_IN_NEXT_CELL.captures(content)?;
+    if captures
+        .name("place")
+        .is_some_and(|place| ONE_ROLE.is_match(place.as_str()) || is_role_word_name(place.as_str()))
+    {
+        return None;
+    }
+    Some((captures.name("caption")?.range(), captures.name("signature")?.start()))
+}
+
+/// Where the signature starts on a line that holds the whole caption before it: "ACME LLC, as a
+/// Lender By: /s/ …" — an HTML or Word cell holding name and signature, its line breaks read as
+/// spaces. Only a "By:" with its colon, after a caption that reads whole as a block.
+fn signed_on_the_caption_line(doc: &Document<'_>, line: Range<usize>, lma_style: bool) -> Option<usize> {
+    let content = doc.slice(line.clone());
+    let signature = SIGNED_IN_LINE.captures(content)?.name("signature")?;
+    let caption = line.start..line.start + signature.start();
+    read_caption(doc, caption, lma_style).map(|_| line.start + signature.start())
+}
+
+/// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee".
+static SIGNED_IN_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)[ \t]*:.*)$"));
+
+/// The names in the first cells of the rows under a block signed in its next cell, each beside
+/// the signatory's details ("PEBBLE LLC | Name: Ann Lee" / "RIVER INC. OAK CORP. | Title: CFO"), a
+/// PDF's rendering of one signature for several entities; with the number of rows read. Nothing
+/// when a row's first cell is anything but names.
+fn names_beside_the_signatory(doc: &Document<'_>, below: &[Range<usize>]) -> (Vec<Range<usize>>, usize) {
+    let mut names = Vec::new();
+    let mut rows = 0;
+    for row in below.iter().take(MAX_CO_SIGNER_ROWS) {
+        let Some(cell) = CELL_BESIDE_OFFICER.captures(doc.slice(row.clone())).and_then(|c| c.name("cell")) else {
+            break;
+        };
+        // A name closed by a comma goes on below ("CEDAR BANK, | Name: …" / "as Agent | Title: …").
+        if cell.as_str().ends_with(',') {
+            return (Vec::new(), 0);
+        }
+        let cell = row.start + cell.start()..row.start + cell.end();
+        let in_cell = match NAME.find(doc.slice(cell.clone())) {
+            Some(whole) if whole.start() == 0 && whole.end() == cell.len() && !is_role_word_name(whole.as_str()) => {
+                vec![cell.clone()]
+            }
+            _ => match names_run_together(doc, cell) {
+                Some(found) => found,
+                None => return (Vec::new(), 0),
+            },
+        };
+        names.extend(in_cell);
+        rows += 1;
+    }
+    // A capacity right under the names is some block's own: whose is not known.
+    if below.get(rows).is_some_and(|next| CAPACITY_OPENS.is_match(doc.slice(next.clone()))) {
+        return (Vec::new(), 0);
+    }
+    (names, rows)
+}
+
+/// How many rows under one signature may list entities signing through it.
+const MAX_CO_SIGNER_ROWS: usize = 4;
+
+/// A block's capacity printed in the row under its name, beside the signatory's details: a PDF
+/// of a two-column signature table puts "NAME, | By: …" on one row and "as Administrative Agent
+/// | Name: …" on the next.
+enum CapacityBelow {
+    /// The capacity reads whole as the block's roles.
+    Roles(Vec<(PartyRole, Range<usize>)>),
+    /// A capacity the reader does not read whole: the block is given nothing.
+    Unread,
+}
+
+/// The capacity cell of the next non-empty row after a block signed in its next cell, when that
+/// row opens with "as …" and its next cell holds the signatory's name or title; with the number
+/// of rows read (the caller passes over them).
+fn capacity_in_next_row(doc: &Document<'_>, below: &[Range<usize>], lma_style: bool) -> Option<(CapacityBelow, usize)> {
+    let at = below.iter().position(|l| !doc.slice(l.clone()).trim().is_empty())?;
+    let row = below.get(at)?.clone();
+    let row_text = doc.slice(row.clone());
+    if !CAPACITY_OPENS.is_match(row_text) {
+        return None;
+    }
+    // A capacity whose cell the reader cannot tell from the signatory's details beside it ("as
+    // Administrative Agent and L/C Name: Jo Park") is still the block's, unread.
+    let Some(cell) = CAPACITY_BESIDE_OFFICER.captures(row_text).and_then(|c| c.name("capacity")) else {
+        return Some((CapacityBelow::Unread, at + 1));
+    };
+    let span = row.start + cell.start()..row.start + cell.end();
+    // A capacity running on into the next row beside the signatory's details is not read whole.
+    let runs_on = below.get(at + 1).is_some_and(|next| {
+        let next = doc.slice(next.clone());
+        CELL_BESIDE_OFFICER.is_match(next) && !OFFICER_LINE.is_match(next)
+    });
+    let roles = if runs_on {
+        None
+    } else {
+        let text = doc.slice(span.clone()).trim_end_matches([',', ';', ' ', '\t']);
+        roles_to_end(text, 0, lma_style)
+            .map(|roles| roles.into_iter().map(|(role, r)| (role, span.start + r.start..span.start + r.end)).collect())
+    };
+    Some((roles.map_or(CapacityBelow::Unread, CapacityBelow::Roles), at + 1))
+}
+
+/// A row opening with a capacity: "as Administrative Agent …".
+static CAPACITY_OPENS: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)^[ \t]*as[ \t]+\S"));
+
+/// A row whose first cell states a capacity and whose next cell holds the signatory's details:
+/// "as Administrative Agent | Name: Jo Park".
+static CAPACITY_BESIDE_OFFICER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?P<capacity>as[ \t][^|]*?)[ \t]*\|[ \t]*(?:name|title|its)\b[ \t]*[:_]"));
+
+/// A row whose first cell is followed by the signatory's details: "Lender and L/C Issuer | Title: …".
+static CELL_BESIDE_OFFICER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?P<cell>[^|\s][^|]*?)[ \t]*\|[ \t]*(?:name|title|its)\b[ \t]*[:_]"));
+
 /// Whether a signature line names another entity or a capacity through which the party above
 /// signs ("By: its Administrator", "By: HARBOR BANK, N.A., as attorney-in-fact"), rather than
 /// the signature of an officer.
@@ -299,6 +463,15 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
     if tokens.is_empty() {
         return None;
     }
+    // "OTHER LOAN PARTIES:", "SUBSIDIARY LOAN PARTIES:", "LOAN PARTIES:": the obligors besides the
+    // borrower, who sign an amendment as its guarantors.
+    if matches!(
+        tokens.as_slice(),
+        ["loan", "parties" | "party"] | ["other" | "subsidiary", "loan", "parties" | "party"]
+    ) {
+        let heading = Heading { roles: vec![PartyRole::Guarantor], plural: true, spares_the_borrower: true };
+        return Some((heading, rest));
+    }
     if !tokens.iter().all(|t| HEADING_WORDS.contains(t)) {
         // A heading of another kind ("HOLDINGS", "PLEDGORS:") ends the one above it; a line of
         // capitals that is a name ("TRUIST BANK") is no heading.
@@ -307,7 +480,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
         let colon = captures.name("colon").is_some();
         let other_heading = colon && rest.is_empty() && tokens.len() <= 4
             || NAME.find(content).is_none() && (colon && tokens.len() <= 4 || upper_case && tokens.len() == 1);
-        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true, in_prose: false }, rest));
+        return other_heading.then(|| (Heading { roles: Vec::new(), plural: true, spares_the_borrower: false }, rest));
     }
     let mut roles: Vec<PartyRole> = Vec::new();
     for piece in lower.split([',', '&']).flat_map(|p| p.split(" and ")) {
@@ -327,7 +500,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
             }
         }
     }
-    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks"), in_prose: false }, rest))
+    Some((Heading { roles, plural: is_plural(&lower) || lower.ends_with("banks"), spares_the_borrower: false }, rest))
 }
 
 /// The party a block's caption names, with the roles it states. `None` when the caption is not,
@@ -337,6 +510,12 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
     // The fewest lines that read as one block: the name's first line is the latest that parses.
     for lines in 1..=caption.len().min(MAX_CAPTION_LINES) {
         let first = caption.get(caption.len() - lines)?;
+        // A line above ending in a connector ("MERRILL CAPITAL, a division of") runs on into this
+        // one: the name starts above, and a read from here would take part of it.
+        let above = (caption.len() > lines).then(|| caption.get(caption.len() - lines - 1)).flatten();
+        if above.is_some_and(|line| ends_in_a_connector(doc.slice(line.clone()))) {
+            continue;
+        }
         let span = first.start..last.end;
         if let Some(read) = read_caption(doc, span, lma_style) {
             return Some(read);
@@ -345,25 +524,48 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
     None
 }
 
+/// Whether a caption line ends in a word that joins it to the next: "of", "and", "&".
+fn ends_in_a_connector(line: &str) -> bool {
+    let last = line.trim_end().rsplit([' ', '\t', '|']).next().unwrap_or_default();
+    matches!(last.to_ascii_lowercase().as_str(), "of" | "and" | "&")
+}
+
 /// The names of a caption that lists several entities, a line each (with their descriptions),
 /// and nothing else; `None` when any line is something else.
+/// A line may also hold several names run together, as an HTML or Word cell's line breaks are
+/// read ("A LLC B INC. C CORP.").
 fn names_listed(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> Option<Vec<Range<usize>>> {
-    if caption.len() < 2 {
-        return None;
-    }
     let mut names = Vec::new();
     for line in caption {
         let padded = format!(" {}", doc.slice(line.clone()).trim());
         if DESCRIPTION.find(&padded).is_some_and(|d| d.start() == 0) {
             continue;
         }
-        let (name, roles) = read_caption(doc, line.clone(), lma_style)?;
-        if !roles.is_empty() {
+        match read_caption(doc, line.clone(), lma_style) {
+            Some((_, roles)) if !roles.is_empty() => return None,
+            Some((name, _)) => names.push(name),
+            None => names.extend(names_run_together(doc, line.clone())?),
+        }
+    }
+    (names.len() > 1).then_some(names)
+}
+
+/// The names of a line made of two or more whole names and nothing else but commas and "and"
+/// between them: "A LLC B INC. and C CORP.". `None` when anything else stands on the line.
+fn names_run_together(doc: &Document<'_>, line: Range<usize>) -> Option<Vec<Range<usize>>> {
+    let text = doc.slice(line.clone());
+    let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|'));
+    let only_joins = |gap: &str| gap.split_whitespace().all(|w| matches!(w.trim_matches(','), "" | "and"));
+    let mut names = Vec::new();
+    let mut previous_end = 0;
+    for found in NAME.find_iter(text) {
+        if !only_joins(text.get(previous_end..found.start())?) || is_role_word_name(found.as_str()) {
             return None;
         }
-        names.push(name);
+        names.push(line.start + found.start()..line.start + found.end());
+        previous_end = found.end();
     }
-    (!names.is_empty()).then_some(names)
+    (names.len() > 1 && text.get(previous_end..)?.trim().is_empty()).then_some(names)
 }
 
 /// The names of a caption listing several entities before the one capacity they share: "A LLC,
@@ -435,12 +637,13 @@ fn read_caption(doc: &Document<'_>, span: Range<usize>, lma_style: bool) -> Opti
     Some((start..start + whole.end(), roles))
 }
 
-/// Where the capacity before a role phrase opens: ", individually and as", ", in its capacity as".
+/// Where the capacity before a role phrase opens: ", individually and as", ", individually as a
+/// Lender and as …", ", in its capacity as".
 fn capacity_opening(text: &str, role_start: usize) -> usize {
     let before = &text[..role_start];
     let lower = before.to_ascii_lowercase();
     let trimmed = lower.trim_end();
-    for opener in ["individually and", "in its capacity", "in its capacities"] {
+    for opener in ["individually and", "individually", "in its capacity", "in its capacities"] {
         if let Some(rest) = trimmed.strip_suffix(opener) {
             return rest.len();
         }
@@ -573,6 +776,136 @@ mod tests {
         assert_eq!(roles_of_party(&found, "NORTHWIND RETAIL CORP."), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "NORTHWIND HOLDINGS INC."), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "RIVERBEND CAPITAL LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_capacity_printed_in_the_row_under_a_name_signed_in_the_next_cell_is_that_block_s() {
+        let found = signed(
+            "GUARANTORS:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nName: Ann Lee | Title: Manager\n\n[Signature Page to First Amendment]\n\nFIRST HARBOR BANK, N.A., | By: /s/ Tom Ray\nas Administrative Agent | Name: Tom Ray Title: Director\n\nLAKESHORE SAVINGS BANK, | By: /s/ Jo Park\nas a Lender and an Issuing Lender | Name: Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "FIRST HARBOR BANK, N.A."), Some(vec![PartyRole::AdministrativeAgent]));
+        assert_eq!(
+            roles_of_party(&found, "LAKESHORE SAVINGS BANK"),
+            Some(vec![PartyRole::Lender, PartyRole::IssuingBank])
+        );
+    }
+
+    #[test]
+    fn a_capacity_under_the_name_that_runs_into_the_signatory_s_details_gives_the_block_nothing() {
+        let found = signed(
+            "GUARANTORS:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nName: Ann Lee | Title: Manager\n\nGRANITE VALLEY BANK, | By: /s/ Tom Ray\nas Administrative Agent, Swing Line Lender and L/C Name: Tom Ray\nIssuer | Title: Director\n\nCEDAR POINT BANK, | By: /s/ Jo Park\nas Administrative Agent, Swing Line | Name: Jo Park\nLender and Issuing Bank | Title: Director\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "GRANITE VALLEY BANK"), None);
+        assert_eq!(roles_of_party(&found, "CEDAR POINT BANK"), None);
+    }
+
+    #[test]
+    fn a_singular_heading_is_spent_by_the_first_signature_under_it_even_when_that_block_is_unread() {
+        let found = signed(
+            "BORROWER:\nNORTHWIND TOOLS INC. GUARANTORS: | By: /s/ Ann Lee Name: Ann Lee\nPEBBLE CREEK LLC | By: /s/ Ann Lee Name: Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), None);
+    }
+
+    #[test]
+    fn a_caption_and_its_signature_on_one_line_are_read_as_a_block_only_when_the_caption_is_whole() {
+        let found = signed(
+            "GUARANTORS:\nPEBBLE CREEK LLC By: /s/ Ann Lee Name: Ann Lee Title: Manager\nRIVER STONE LP, by its general partner By: /s/ Ann Lee\n\nLAKESHORE SAVINGS BANK, as a Lender By: /s/ Jo Park Name: Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "RIVER STONE LP"), None);
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn names_run_together_on_one_line_under_a_plural_heading_each_take_its_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nPEBBLE CREEK LLC RIVER STONE INC. and OAK HILL CORP. | By: /s/ Ann Lee\nName: Ann Lee\n\nGUARANTORS:\nELM ROW LLC MAPLE PRESS INC., its sole member | By: /s/ Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC.", "OAK HILL CORP."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "ELM ROW LLC"), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "MAPLE PRESS INC."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_bank_signing_individually_as_a_lender_and_as_an_issuing_lender_holds_both_roles() {
+        let found = signed(
+            "CEDAR POINT BANK, N.A., individually as a Lender and as an Issuing Lender\nBy: /s/ Jo Park\nName: Jo Park\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "CEDAR POINT BANK, N.A."),
+            Some(vec![PartyRole::Lender, PartyRole::IssuingBank])
+        );
+    }
+
+    #[test]
+    fn the_loan_parties_signing_under_their_own_heading_are_guarantors_but_the_borrower_is_not() {
+        let found = signed(
+            "OTHER LOAN PARTIES:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nName: Ann Lee\n\nLOAN PARTIES:\nNORTHWIND TOOLS INC. | By: /s/ Ann Lee\nName: Ann Lee\n\nRIVER STONE INC. | By: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "RIVER STONE INC."), Some(vec![PartyRole::Guarantor]));
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]));
+    }
+
+    #[test]
+    fn names_listed_a_row_each_with_their_description_in_the_next_cell_take_the_heading_s_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nPEBBLE CREEK LLC | a Delaware limited liability company\nRIVER STONE INC. | an Ohio corporation\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_bank_and_trust_company_is_one_name() {
+        let found = signed(
+            "LENDER:\nPIEDMONT BANK & TRUST COMPANY | By: /s/ Jo Park\nName: Jo Park\n\nLENDER:\nLAKE BANK AND TRUST COMPANY OF TOLEDO | By: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PIEDMONT BANK & TRUST COMPANY"), Some(vec![PartyRole::Lender]));
+        assert_eq!(roles_of_party(&found, "LAKE BANK AND TRUST COMPANY OF TOLEDO"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn entities_listed_in_the_rows_beside_one_signatory_s_details_take_the_plural_heading_s_role() {
+        let found = signed(
+            "SUBSIDIARY GUARANTORS:\nPEBBLE CREEK LLC | By: /s/ Ann Lee\nRIVER STONE INC. | Name: Ann Lee\nOAK HILL CORP. ELM ROW LLC | Title: Secretary\n\nGUARANTORS:\nMAPLE PRESS LLC | By: /s/ Ann Lee\nCEDAR POINT BANK, | Name: Jo Park\nas Administrative Agent | Title: Director\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC.", "OAK HILL CORP.", "ELM ROW LLC", "MAPLE PRESS LLC"] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "CEDAR POINT BANK"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_read_from_below_a_line_ending_in_a_connector_would_take_part_of_a_name_and_gives_nothing() {
+        let found = signed(
+            "WILLOW CAPITAL, a division of\nWillow Business Credit Services\nInc., individually as a Lender and as\nAgent\nBy: /s/ Jo Park\n",
+        );
+        assert!(found.iter().all(|(name, _)| !name.contains("Willow") && !name.contains("WILLOW")), "{found:?}");
+    }
+
+    #[test]
+    fn a_guarantors_table_with_a_jurisdiction_cell_before_each_signature_is_read() {
+        let found = signed(
+            "GUARANTORS:\nGuarantor | Jurisdiction of Organization\nPEBBLE CREEK LLC | Delaware | By: /s/ Ann Lee Name: Ann Lee\nRIVER STONE INC. | New York | By: /s/ Ann Lee Name: Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_cell_between_the_name_and_its_signature_may_be_a_place_but_never_a_role_the_caption_would_lose() {
+        let place = "PEBBLE CREEK LLC | Delaware | By: /s/ Ann Lee";
+        assert_eq!(super::signed_in_next_cell(place), Some((0..16, 30)));
+        assert_eq!(super::signed_in_next_cell("OAK HILL CORP. | Guarantor | By: /s/ Ann Lee"), None);
+        assert_eq!(super::signed_in_next_cell("CEDAR BANK, N.A. | Lenders | By: /s/ Jo Park"), None);
     }
 
     #[test]
