@@ -119,9 +119,10 @@ pub(super) fn titled_revolving(doc: &Document<'_>) -> Option<Sourced<FacilityTyp
     let title = header::title(doc)?;
     let words = title.value().to_ascii_lowercase();
     let revolving = words.contains("revolving") && words.trim_end().ends_with("agreement");
-    let changes_another = ["amendment", "waiver", "consent", "term", "supplement", "joinder", "assumption"]
-        .iter()
-        .any(|w| words.contains(w));
+    // Whole words: "Intermediate" holds "term" but is no term loan.
+    let changes_another = words
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|word| ["amendment", "waiver", "consent", "term", "supplement", "joinder", "assumption"].contains(&word));
     (revolving && !changes_another).then(|| doc.sourced(title.span().range(), FacilityType::RevolvingCredit)).flatten()
 }
 
