@@ -124,6 +124,11 @@ static ITEM_VERB: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?:Permit|Allow
 static LEAD_IN: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:shall|will)(?:[ \t\r\n]+not)?(?:[ \t\r\n]*:|\b[^.;:]{0,300}?\bto[ \t\r\n]*:)"));
 
+/// A line that opens an article: "ARTICLE VIII", "ARTICLE 7. REPORTING". Only in capitals: a
+/// wrapped line of prose may start with "Article 7 hereof".
+static ARTICLE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?m)^[ \t]*ARTICLE[ \t]+[0-9IVXLC]+\.?[ \t]*(?:[A-Z][A-Z ,&-]*)?\r?$"));
+
 /// How far before a list item its lead-in may stand.
 const LEAD_IN_REACH: usize = 40_000;
 
@@ -316,7 +321,9 @@ fn negative_list_items(doc: &Document<'_>) -> Vec<usize> {
             let before = lead_ins.partition_point(|(end, _)| *end <= item);
             before > 0 && {
                 let (end, negative) = lead_ins[before - 1];
-                negative && item - end <= LEAD_IN_REACH
+                // A new article ends the lead-in's list ("ARTICLE VIII REPORTING The Borrower
+                // shall, within 45 days …:" is not read as a lead-in, so it cannot end it).
+                negative && item - end <= LEAD_IN_REACH && !ARTICLE_LINE.is_match(doc.slice(end..item))
             }
         })
         .collect()
@@ -1069,6 +1076,12 @@ mod tests {
             (a) Inspections. Permit the Agent to inspect its books.\n\n\
             (b) Reporting. Permit the Agent to verify that the Interest Coverage Ratio is at least 2.00 to 1.00.\n";
         assert!(extract(&Document::scan(affirmative)).is_empty());
+        // A new article ends the negative list, whatever its own lead-in says.
+        let next_article = "ARTICLE VII\nNEGATIVE COVENANTS\nThe Company will not:\n(a) Merge with any Person.\n\n\
+            ARTICLE VIII\nREPORTING\nThe Company shall, within 45 days after each fiscal quarter:\n\
+            (a) Certificates. Permit the Agent to receive a certificate showing the Fixed Charge Coverage Ratio, which \
+            must be at least 1.20 to 1.00 for pricing purposes.\n";
+        assert!(extract(&Document::scan(next_article)).is_empty());
         // A later affirmative lead-in ends the negative list.
         let ended = "The Company will not:\n(a) Merge with any Person.\n\nThe Company shall:\n\
             (a) Reports. Permit the Agent to review each computation of the Leverage Ratio being 3.00 to 1.00 or less.\n";
