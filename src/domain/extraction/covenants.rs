@@ -308,8 +308,10 @@ fn negative_list_items(doc: &Document<'_>) -> Vec<usize> {
     if items.is_empty() {
         return items;
     }
-    // Every lead-in, found once and only when an item may need one.
+    // Every lead-in and article line, found once and only when an item may need them: a search
+    // between each item and its lead-in would repeat over the same text for every item.
     let lead_ins = lead_ins(doc);
+    let articles: Vec<usize> = ARTICLE_LINE.find_iter(doc.text).map(|m| m.start()).collect();
     items
         .into_iter()
         .filter(|&item| {
@@ -318,7 +320,9 @@ fn negative_list_items(doc: &Document<'_>) -> Vec<usize> {
                 let (end, negative) = lead_ins[before - 1];
                 // A new article ends the lead-in's list ("ARTICLE VIII REPORTING The Borrower
                 // shall, within 45 days …:" is not read as a lead-in, so it cannot end it).
-                negative && item - end <= LEAD_IN_REACH && !ARTICLE_LINE.is_match(doc.slice(end..item))
+                let next_article = articles.partition_point(|&start| start < end);
+                let article_between = articles.get(next_article).is_some_and(|&start| start < item);
+                negative && item - end <= LEAD_IN_REACH && !article_between
             }
         })
         .collect()

@@ -134,15 +134,22 @@ static TITLE_BLOCK_DATED: LazyLock<Regex> =
 /// ("Dated as of …", or a line holding only a date when the preamble says "as of the date first
 /// set forth above"); dates of other agreements named in it are not candidates. Without one:
 /// cover-page "Dated as of", "This … Agreement is dated …", a `Date:` label, a definition of the
-/// "Agreement Date", or — on a note's face — its "Issuance Date:" or its dateline.
+/// "Agreement Date", or — on a note's face — its "Issuance Date:" or its dateline. Either way,
+/// when none of these dates it, the day its operative text says it is executed as of.
 pub(crate) fn agreement_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
-    match doc.parts.preamble.clone() {
-        Some(preamble) => own_date(doc, preamble, report),
-        None => stated_date(doc, report),
+    let mut candidates = match doc.parts.preamble.clone() {
+        Some(preamble) => own_date(doc, preamble),
+        None => stated_date(doc),
+    };
+    if candidates.is_empty() {
+        candidates = execution_date(doc);
     }
+    dedupe_spans(&mut candidates);
+    agree("/agreementDate", candidates, report)
 }
 
-fn own_date(doc: &Document<'_>, preamble: Range<usize>, report: &mut Report) -> Option<Sourced<Date>> {
+/// The dates a document with a preamble gives itself there and in its title block.
+fn own_date(doc: &Document<'_>, preamble: Range<usize>) -> Vec<Sourced<Date>> {
     let mut candidates = Vec::new();
     let opening = preamble.start..super::text::floor_boundary(doc.text, preamble.start + 600).min(preamble.end);
     let opening_text = doc.slice(opening.clone());
@@ -182,14 +189,11 @@ fn own_date(doc: &Document<'_>, preamble: Range<usize>, report: &mut Report) -> 
             }
         }
     }
-    if candidates.is_empty() {
-        candidates = execution_date(doc);
-    }
-    dedupe_spans(&mut candidates);
-    agree("/agreementDate", candidates, report)
+    candidates
 }
 
-fn stated_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>> {
+/// The dates a document without a preamble gives itself (see [`agreement_date`]).
+fn stated_date(doc: &Document<'_>) -> Vec<Sourced<Date>> {
     let mut candidates = Vec::new();
     for dated in DATED.find_iter(doc.text) {
         // A cover-page date stands alone on its line; "dated as of" opening a wrapped line of prose
@@ -225,11 +229,7 @@ fn stated_date(doc: &Document<'_>, report: &mut Report) -> Option<Sourced<Date>>
         candidates.extend(date_starting_at(doc, opening.start + found.end()));
     }
     candidates.extend(note_dateline(doc, opening));
-    if candidates.is_empty() {
-        candidates = execution_date(doc);
-    }
-    dedupe_spans(&mut candidates);
-    agree("/agreementDate", candidates, report)
+    candidates
 }
 
 /// The words that close a document by dating its execution: "IN WITNESS WHEREOF, the parties
@@ -242,9 +242,10 @@ static EXECUTED_AS_OF: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The date the operative text says the document is executed as of, when nothing else dates it:
-/// only in a sentence that opens with "IN WITNESS WHEREOF" or with the verb itself ("Executed to be
-/// effective as of December 28, 2023."), whose subject is the document. A recital that another
-/// instrument "was executed as of" a day dates that instrument, not this one.
+/// only in a sentence that opens the signature pages ([`super::parts::IN_WITNESS`]) or with the
+/// verb itself ("Executed to be effective as of December 28, 2023."), whose subject is the
+/// document. A recital that another instrument "was executed as of" a day dates that instrument,
+/// not this one.
 fn execution_date(doc: &Document<'_>) -> Vec<Sourced<Date>> {
     let body = doc.parts.body.clone();
     EXECUTED_AS_OF
@@ -253,7 +254,7 @@ fn execution_date(doc: &Document<'_>) -> Vec<Sourced<Date>> {
             let at = body.start + found.start();
             let sentence = super::text::sentence_around(doc.text, at);
             let lead = doc.slice(sentence.start.min(at)..at).trim_start();
-            lead.is_empty() || lead.get(..18).is_some_and(|w| w.eq_ignore_ascii_case("in witness whereof"))
+            lead.is_empty() || super::parts::IN_WITNESS.find(lead).is_some_and(|witness| witness.start() == 0)
         })
         .filter_map(|found| date_starting_at(doc, body.start + found.end()))
         .collect()

@@ -89,7 +89,7 @@ static PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
 static NUMBERED_PARTY: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]+\S"));
 
 /// The signature pages begin: "IN WITNESS WHEREOF", "IN WITNESS OF WHICH".
-static IN_WITNESS: LazyLock<Regex> =
+pub(crate) static IN_WITNESS: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\bIN[ \t\r\n]+WITNESS[ \t\r\n]+(?:WHEREOF|OF[ \t\r\n]+WHICH)\b"));
 
 /// A line that opens an attachment: "EXHIBIT A", "Exhibit 10.1"'s own heading excluded by
