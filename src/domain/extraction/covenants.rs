@@ -353,6 +353,78 @@ fn lead_ins(doc: &Document<'_>) -> Vec<(usize, bool)> {
         .collect()
 }
 
+/// An enumerator opening a line: "(a)", "(ii)", "(3)".
+static ITEM_ENUMERATOR: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?m)^[ \t]*\([a-z0-9]{1,4}\)[ \t]"));
+
+/// A line that opens the next section or article and so ends a list: "6.10 Bank Accounts.",
+/// "Section 7.1", "ARTICLE 7".
+static NEXT_SECTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?m)^[ \t]*(?:(?:Section|SECTION)[ \t]+[0-9]|[0-9]{1,2}\.[0-9]{1,2}\.?[ \t]|ARTICLE[ \t]|Article[ \t]+[0-9IVX])",
+    )
+});
+
+/// How far after its lead-in a list of levels to maintain may run.
+const MAINTAIN_LIST_REACH: usize = 4_000;
+
+/// Words between a measure's name and its level in an item of a list of levels to maintain that
+/// say which way the level binds: "A Liquidity Ratio of at least 1.25 to 1.00", "a Leverage Ratio
+/// not to exceed 3.00 to 1.00".
+static ITEM_DIRECTION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:(?:at|not|no)[ \t\r\n]+(?:less|more|greater|least)(?:[ \t\r\n]+than)?|not[ \t\r\n]+(?:to[ \t\r\n]+)?exceed(?:ing)?|(?:a[ \t\r\n]+)?(?:minimum|maximum)[ \t\r\n]+of)\b",
+    )
+});
+
+/// The items of lists of levels to keep, each from its enumerator to the next one: the lists a
+/// lead-in opens with a promise to maintain, ending with a colon ("Maintain at all times, to be
+/// tested as of the last day of each month:", "the Borrower shall maintain the following:"),
+/// whose items name the measure and its level without a verb of their own ("(a) Liquidity. A
+/// Liquidity of at least $3,000,000."). A lead-in that says "not", or that is a condition ("If the
+/// Borrower fails to maintain the following: …"), opens no such list; the list ends at the next
+/// section or article, or at the first line after an item that opens no item.
+fn maintain_items(doc: &Document<'_>) -> Vec<Range<usize>> {
+    let mut items = Vec::new();
+    for (colon, _) in doc.text.match_indices(':') {
+        let clause = doc.slice(super::text::before(doc.text, colon, LEAD_IN_WORDS));
+        let clause = clause.rfind(['.', ';', ':']).map_or(clause, |cut| &clause[cut + 1..]);
+        let words: Vec<&str> = clause.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+        let promises = words.iter().any(|w| w.eq_ignore_ascii_case("maintain"))
+            && !words.iter().any(|w| ["not", "fail", "fails", "failure"].iter().any(|n| w.eq_ignore_ascii_case(n)))
+            && !CONDITION_OPENER.is_match(clause);
+        if !promises {
+            continue;
+        }
+        let reach = super::text::floor_boundary(doc.text, colon.saturating_add(MAINTAIN_LIST_REACH));
+        let list = colon + 1..reach.max(colon + 1);
+        let end = NEXT_SECTION_LINE.find(doc.slice(list.clone())).map_or(list.end, |m| list.start + m.start());
+        let starts: Vec<usize> =
+            ITEM_ENUMERATOR.find_iter(doc.slice(list.start..end)).map(|m| list.start + m.start()).collect();
+        // The first item opens the line right after the lead-in (blank lines aside).
+        if starts.first().is_none_or(|&first| !doc.slice(list.start..first).trim().is_empty()) {
+            continue;
+        }
+        for (n, &start) in starts.iter().enumerate() {
+            items.push(start..starts.get(n + 1).copied().unwrap_or(end));
+        }
+    }
+    items
+}
+
+/// Whether the level at `level` is bound by the lead-in of the list whose item holds it and its
+/// measure's name: same sentence, the words between the name and the level saying which way it
+/// binds, no condition or definition before the level.
+fn bound_by_its_lead_in(doc: &Document<'_>, items: &[Range<usize>], metric: Range<usize>, level: usize) -> bool {
+    let Some(item) = items.iter().find(|i| i.start <= metric.start && level < i.end) else { return false };
+    let between = doc.slice(metric.end.min(level)..level);
+    let lead = doc.slice(item.start..level);
+    ITEM_DIRECTION.is_match(between)
+        && !SENTENCE_END.is_match(between)
+        && !CONDITION_OPENER.is_match(lead)
+        && !CONDITION_ON_A_RATIO.is_match(lead)
+        && !DEFINES.is_match(lead)
+}
+
 /// Words that test a ratio as of an action the borrower takes: "after giving pro forma effect
 /// thereto", "immediately after giving effect to such Restricted Payment".
 static AS_OF_AN_ACTION: LazyLock<Regex> = LazyLock::new(|| {
@@ -504,14 +576,18 @@ fn metrics_in(text: &str, offset: usize) -> Vec<Range<usize>> {
 /// The financial covenants, one per metric as named, levels in the order stated: the ratios, then
 /// the covenants on amounts.
 pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
-    let regions = covenant_regions(doc);
-    let mut covenants = ratio_covenants(doc, &regions);
-    covenants.extend(amounts::extract(doc, &regions));
+    let items = maintain_items(doc);
+    let mut regions = covenant_regions(doc);
+    regions.extend(items.iter().cloned());
+    regions.sort_by_key(|r| r.start);
+    regions.dedup_by(|later, earlier| later.start < earlier.end);
+    let mut covenants = ratio_covenants(doc, &regions, &items);
+    covenants.extend(amounts::extract(doc, &regions, &items));
     covenants
 }
 
 /// The covenants on ratios found in `regions`.
-fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<FinancialCovenant> {
+fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>], items: &[Range<usize>]) -> Vec<FinancialCovenant> {
     let mut covenants: Vec<FinancialCovenant> = Vec::new();
     for region in regions.iter().cloned() {
         let region_text = doc.slice(region.clone());
@@ -534,7 +610,9 @@ fn ratio_covenants(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Financia
             };
             if !names_its_own_metric(doc, metric.clone(), ratio.span.start)
                 || is_reported(doc, ratio.span.start)
-                || (table_period.is_none() && !binds(doc, metric.clone(), ratio.span.start))
+                || (table_period.is_none()
+                    && !binds(doc, metric.clone(), ratio.span.start)
+                    && !bound_by_its_lead_in(doc, items, metric.clone(), ratio.span.start))
                 || (*in_percent && !is_a_capitalisation_level(doc, metric.clone(), ratio))
             {
                 continue;
@@ -1278,5 +1356,36 @@ mod tests {
         let represented = "Section 4.09 Ratios. The Borrower maintains a Leverage Ratio of not more than 2.00 to 1.00 as \
             of the date hereof.\n";
         assert!(extract(&Document::scan(represented)).is_empty(), "a representation is no promise");
+    }
+    #[test]
+    fn the_items_of_a_list_of_levels_to_maintain_are_bound_by_its_lead_in() {
+        let read = |text: &str| -> Vec<(CovenantType, Vec<String>)> {
+            extract(&Document::scan(text))
+                .into_iter()
+                .map(|c| (*c.covenant_type.value(), c.levels.iter().map(|l| l.threshold.value().to_string()).collect()))
+                .collect()
+        };
+        let list = "7 COVENANTS\n\n7.4 Ratios and Worth. Keep on a consolidated basis, and maintain as of each month end:\n\n\
+            (a) Coverage. A Fixed Charge Coverage Ratio of at least 1.40 to 1.00.\n\n\
+            (b) Worth. A Tangible Net Worth of not less than $6,500,000.\n\n\
+            7.5 Books. Keep proper books.\n";
+        assert_eq!(
+            read(list),
+            [
+                (CovenantType::MinimumFixedChargeCoverageRatio, vec!["1.4".to_owned()]),
+                (CovenantType::MinimumTangibleNetWorth, vec!["6500000".to_owned()]),
+            ]
+        );
+        // A condition that names the levels, a list of other things to maintain, an item whose
+        // amount names no direction and an item after the next section bind nothing.
+        let trigger = list.replace("Keep on a consolidated basis, and maintain", "If the Borrower fails to maintain");
+        assert!(read(&trigger).is_empty(), "{:?}", read(&trigger));
+        let insurance = "7.4 Insurance. Maintain the following policies:\n\n(a) Worth Cover. Fidelity insurance of at least $2,000,000.\n";
+        assert!(read(insurance).is_empty(), "{:?}", read(insurance));
+        let no_direction =
+            "7.4 Levels. Maintain as of each month end:\n\n(a) Liquidity. Liquidity equal to $3,000,000.\n";
+        assert!(read(no_direction).is_empty(), "{:?}", read(no_direction));
+        let after = "7.4 Levels. Maintain as of each month end:\n\n(a) Books. Proper books.\n\n7.5 Other.\n\n(a) Coverage. A Fixed Charge Coverage Ratio of at least 1.40 to 1.00.\n";
+        assert!(read(after).is_empty(), "{:?}", read(after));
     }
 }

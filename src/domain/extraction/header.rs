@@ -124,6 +124,26 @@ static PREAMBLE_DATED: LazyLock<Regex> = LazyLock::new(|| {
 static DATE_ABOVE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bdate[ \t\r\n]+first[ \t\r\n]+(?:set[ \t\r\n]+forth|written|above)"));
 
+/// "dated as of the Effective Date": the preamble dates the document by a defined date, given
+/// by the term's definition or by a label ("Effective Date: March 5, 2020" on the signature page).
+static DATED_BY_TERM: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^the[ \t\r\n]+((?:Effective|Closing|Agreement)[ \t\r\n]+Date)\b"));
+
+/// The date that the definition or the label of a defined date term gives, when they all give one
+/// date: "Effective Date" means March 5, 2020; `Effective Date: March 5, 2020`.
+fn defined_date(doc: &Document<'_>, term: &str) -> Vec<Sourced<Date>> {
+    let key = term.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let defined =
+        doc.structure.definitions.iter().filter(|d| d.key == key).map(|d| first_date_in(doc, d.body.clone(), 60));
+    let labelled =
+        doc.structure.labels.iter().filter(|l| l.key == key).map(|l| first_date_in(doc, l.value.clone(), 40));
+    let dates: Vec<Sourced<Date>> = defined.chain(labelled).flatten().collect();
+    match dates.first() {
+        Some(first) if dates.iter().all(|d| d.value() == first.value()) => vec![first.clone()],
+        _ => Vec::new(),
+    }
+}
+
 /// A title-block line that dates the document: "Dated as of March 15, 2024", or "dated as of"
 /// with the date on the lines below it.
 static TITLE_BLOCK_DATED: LazyLock<Regex> =
@@ -165,8 +185,13 @@ fn own_date(doc: &Document<'_>, preamble: Range<usize>) -> Vec<Sourced<Date>> {
             candidates.push(date);
             break;
         }
-        if DATE_ABOVE.is_match(doc.slice(at..super::text::floor_boundary(doc.text, at + 60))) {
+        let after = doc.slice(at..super::text::floor_boundary(doc.text, at + 60));
+        if DATE_ABOVE.is_match(after) {
             refers_above = true;
+            break;
+        }
+        if let Some(term) = DATED_BY_TERM.captures(after).and_then(|c| c.get(1)) {
+            candidates.extend(defined_date(doc, term.as_str()));
             break;
         }
     }
@@ -867,5 +892,25 @@ mod tests {
             Some("Convertible Promissory Note")
         );
         assert_eq!(amended_kind("WAIVER"), None);
+    }
+    #[test]
+    fn a_preamble_dated_as_of_a_defined_date_is_dated_by_that_terms_definition_or_label() {
+        let date_of = |text: &str| agreement_date(&scan(text), &mut Report::default()).map(|d| d.value().to_string());
+        let preamble = "LOAN AND SECURITY AGREEMENT\n\nTHIS LOAN AND SECURITY AGREEMENT (this \"Agreement\") dated as of \
+            the Effective Date between CEDAR BANK (\"Bank\") and WREN TOOLS, INC. (\"Borrower\") provides the terms on \
+            which Bank shall lend to Borrower.\n\n1 LOAN. Bank shall lend.\n\n";
+        let labelled =
+            format!("{preamble}BORROWER:\n\nWREN TOOLS, INC.\n\nBy: /s/ Ann Lee\n\nEffective Date: August 14, 2020\n");
+        assert_eq!(date_of(&labelled), Some("2020-08-14".to_owned()));
+        let defined =
+            format!("{preamble}13 DEFINITIONS\n\n\"Effective Date\" is October 2, 2019.\n\n\"Bank\" is Cedar Bank.\n");
+        assert_eq!(date_of(&defined), Some("2019-10-02".to_owned()));
+        // A term defined by an event states no day; two different days state none either.
+        let event = format!(
+            "{preamble}13 DEFINITIONS\n\n\"Effective Date\" means the date on which the conditions in Section 3.1 are satisfied.\n"
+        );
+        assert_eq!(date_of(&event), None);
+        let conflicting = format!("{labelled}\n13 DEFINITIONS\n\n\"Effective Date\" is October 2, 2019.\n");
+        assert_eq!(date_of(&conflicting), None);
     }
 }

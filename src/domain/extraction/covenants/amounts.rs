@@ -106,7 +106,7 @@ fn is_maximum(kind: CovenantType) -> bool {
 
 /// The amount covenants stated in `regions` (the financial covenant regions) or in covenant
 /// sentences that name their measure.
-pub(super) fn extract(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<FinancialCovenant> {
+pub(super) fn extract(doc: &Document<'_>, regions: &[Range<usize>], items: &[Range<usize>]) -> Vec<FinancialCovenant> {
     let mut covenants: Vec<FinancialCovenant> = Vec::new();
     for money in &doc.money {
         if doc.structure.definitions.iter().any(|d| d.body.start <= money.span.start && money.span.end <= d.body.end) {
@@ -114,7 +114,7 @@ pub(super) fn extract(doc: &Document<'_>, regions: &[Range<usize>]) -> Vec<Finan
         }
         let region = regions.iter().find(|r| r.start <= money.span.start && money.span.end <= r.end);
         let Some((metric, period, condition)) =
-            level_in_prose(doc, money, region).or_else(|| level_in_table(doc, money, region))
+            level_in_prose(doc, money, region, items).or_else(|| level_in_table(doc, money, region))
         else {
             continue;
         };
@@ -154,12 +154,20 @@ type Read =
     (Range<usize>, Option<super::super::sourced::Sourced<String>>, Option<super::super::sourced::Sourced<String>>);
 
 /// A level stated in a covenant clause: "permit Liquidity to be less than $25,000,000".
-fn level_in_prose(doc: &Document<'_>, money: &MoneyMatch, region: Option<&Range<usize>>) -> Option<Read> {
+fn level_in_prose(
+    doc: &Document<'_>,
+    money: &MoneyMatch,
+    region: Option<&Range<usize>>,
+    items: &[Range<usize>],
+) -> Option<Read> {
     let metric = metric_before(doc, money.span.start)?;
     let clause = clause_start(doc.text, metric.start)..money.span.start;
     let sentence = sentence_around(doc.text, money.span.start);
     let in_covenant = region.is_some() || COVENANT_FORM.is_match(doc.slice(sentence.start..money.span.start));
-    if !in_covenant || !binds(doc, &clause, &metric, money) {
+    let bound = binds(doc, &clause, &metric, money)
+        || (super::bound_by_its_lead_in(doc, items, metric.clone(), money.span.start)
+            && unconditioned(doc, &clause, &metric, money));
+    if !in_covenant || !bound {
         return None;
     }
     if formula_after(doc, money) || raised_after(doc, money.span.end) {
@@ -250,9 +258,10 @@ fn last_metric(doc: &Document<'_>, range: Range<usize>) -> Option<Range<usize>> 
         next_word.starts_with(|c: char| c.is_ascii_uppercase()) || next_word.to_ascii_lowercase().starts_with("ratio");
     // A capitalised word before the measure makes a longer term ("Unfunded Capital Expenditures",
     // "Maintenance Capital Expenditures") than the measure, unless it is a possessive ("the
-    // Borrower's Liquidity").
+    // Borrower's Liquidity") or an article opening a sentence ("A Tangible Net Worth of at least").
     let previous_word = doc.slice(range.start..metric.start).split_whitespace().next_back().unwrap_or("");
     let longer_term = previous_word.starts_with(|c: char| c.is_ascii_uppercase())
+        && !["A", "An", "The"].contains(&previous_word)
         && !previous_word.ends_with(['\'', '’'])
         && !previous_word.ends_with("'s")
         && !previous_word.ends_with("’s")
@@ -276,15 +285,18 @@ fn binds(doc: &Document<'_>, clause: &Range<usize>, metric: &Range<usize>, money
     } else {
         AT_LEAST.is_match(between) || (named.contains("minimum") && between.to_ascii_lowercase().contains(" of"))
     };
-    let another_amount = doc.money.iter().any(|m| metric.end <= m.span.start && m.span.end <= money.span.start);
-    let another_ratio = !doc.ratios_in(metric.end..money.span.start).is_empty();
-    direction
-        && COVENANT_VERB.is_match(&format!("{before} {between}"))
-        && !CONDITION_LEAD.is_match(before)
+    direction && COVENANT_VERB.is_match(&format!("{before} {between}")) && unconditioned(doc, clause, metric, money)
+}
+
+/// Whether the words of a level leave it unconditioned and whole: no condition, no formula, no
+/// other amount or ratio between the measure and the level.
+fn unconditioned(doc: &Document<'_>, clause: &Range<usize>, metric: &Range<usize>, money: &MoneyMatch) -> bool {
+    let between = doc.slice(metric.end..money.span.start);
+    !CONDITION_LEAD.is_match(doc.slice(clause.start..metric.start))
         && !CONDITION_LEAD.is_match(between)
         && !FORMULA_WORDS.is_match(between)
-        && !another_amount
-        && !another_ratio
+        && !doc.money.iter().any(|m| metric.end <= m.span.start && m.span.end <= money.span.start)
+        && doc.ratios_in(metric.end..money.span.start).is_empty()
 }
 
 /// Whether the words right after the amount make it part of a formula ("… plus 50% of …").
