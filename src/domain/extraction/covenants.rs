@@ -388,6 +388,9 @@ fn maintain_items(doc: &Document<'_>) -> Vec<Range<usize>> {
     for (colon, _) in doc.text.match_indices(':') {
         let clause = doc.slice(super::text::before(doc.text, colon, LEAD_IN_WORDS));
         let clause = clause.rfind(['.', ';', ':']).map_or(clause, |cut| &clause[cut + 1..]);
+        if !contains_ci(clause, "maintain") {
+            continue;
+        }
         let words: Vec<&str> = clause.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
         let promises = words.iter().any(|w| w.eq_ignore_ascii_case("maintain"))
             && !words.iter().any(|w| ["not", "fail", "fails", "failure"].iter().any(|n| w.eq_ignore_ascii_case(n)))

@@ -20,6 +20,11 @@ static GOVERNED_BY: LazyLock<Regex> = LazyLock::new(|| {
     let ws = r"[ \t\r\n]+";
     let reads =
         format!(r"(?:construed|interpreted|enforced)(?:,?{ws}(?:and{ws})?(?:construed|interpreted|enforced)){{0,2}}");
+    // "interpreted, and the rights and liabilities of the parties determined, in accordance with"
+    let determined = format!(
+        r"(?:,?{ws}and{ws}the{ws}rights{ws}and{ws}(?:liabilities|obligations|duties){ws}of{ws}the{ws}parties{ws}(?:hereto{ws}|hereunder{ws})?determined,?)?"
+    );
+    let reads = format!("{reads}{determined}");
     let applies = format!(r"(?:in{ws}accordance{ws}with|according{ws}to|pursuant{ws}to|under)");
     // "governed exclusively by", "governed in all respects by"
     let how = format!(r"(?:(?:exclusively|solely|in{ws}all{ws}respects){ws})?");
@@ -180,6 +185,28 @@ static THIS_DOCUMENT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// "this Note", "this Convertible Promissory Note": the note a clause names as itself.
+static THIS_NOTE: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bthis[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?note\b"));
+
+/// A preamble that names the document a note: "THIS SECURED PROMISSORY NOTE is made …", "…
+/// (this “Note”)". Not "(the “Note”)": a loan agreement so names the note that evidences its loan.
+static NAMES_ITSELF_A_NOTE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?i)(?:\A[ \t\r\n]*this[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?note[ \t\r\n]*(?:\(|,|(?:is|dated|made)\b)|\(this[ \t\r\n]+["“](?:[a-z]+[ \t\r\n]+){0,3}?note["”]\))"#,
+    )
+});
+
+/// How far into the preamble a note names itself.
+const NOTE_NAME_REACH: usize = 400;
+
+/// Whether the document's preamble names the document itself a note.
+fn names_itself_a_note(doc: &Document<'_>) -> bool {
+    doc.parts.preamble.as_ref().is_some_and(|preamble| {
+        let end = super::text::floor_boundary(doc.text, preamble.start + NOTE_NAME_REACH).min(preamble.end);
+        NAMES_ITSELF_A_NOTE.is_match(doc.slice(preamble.start..end.max(preamble.start)))
+    })
+}
+
 /// Where a proviso or a clause after a semicolon starts within a sentence.
 static PROVISO: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)(?:;|\bprovided(?:,?[ \t\r\n]+however,?)?[ \t\r\n]+that\b|\bexcept[ \t\r\n]+that\b)")
@@ -220,8 +247,15 @@ fn governs(doc: &Document<'_>, clause_start: usize) -> Governs {
     // provided that the perfection of any security interest shall be governed by …", the second
     // clause governs the security interest, not this Agreement.
     let lead = PROVISO.find_iter(lead).last().map_or(lead, |proviso| &lead[proviso.end()..]);
-    let this = THIS_DOCUMENT.find(lead).map(|found| found.start());
-    let lower = lead.to_ascii_lowercase();
+    let mut lower = lead.to_ascii_lowercase();
+    let mut this = THIS_DOCUMENT.find(lead).map(|found| found.start());
+    if names_itself_a_note(doc) {
+        // In a note that calls itself "this Note", the note is this document, not another one.
+        for found in THIS_NOTE.find_iter(lead) {
+            this = Some(this.map_or(found.start(), |at| at.min(found.start())));
+            lower.replace_range(found.range(), &" ".repeat(found.len()));
+        }
+    }
     let other = OTHER_INSTRUMENTS.iter().filter_map(|word| lower.find(word)).min();
     match (this, other) {
         (Some(this), Some(other)) if other < this => Governs::OtherInstrument,
@@ -601,5 +635,26 @@ mod tests {
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         let silent = amendment.replace("7. Choice of Law. The provisions on choice of law set forth in Section 10 of the Credit Agreement are incorporated herein by this reference, mutatis mutandis.", "7. Counterparts. This Agreement may be signed in counterparts.");
         assert_eq!(governing_law(&scan(&silent), &mut report), None);
+    }
+    #[test]
+    fn a_note_that_names_itself_so_is_governed_by_its_this_note_clause() {
+        let law_of = |text: &str| governing_law(&scan(text), &mut Report::default()).map(|l| *l.value());
+        let body = " is made as of May 3, 2022 between WREN TOOLS, INC. (the \"Maker\") and CEDAR BANK (the \"Holder\").\n\n\
+            1. Payment. The Maker shall pay the principal on May 3, 2025.\n\n\
+            9. Law. This Note shall be governed by and construed under the laws of the State of Nevada.\n\n\
+            IN WITNESS WHEREOF, the Maker has signed.\n";
+        assert_eq!(law_of(&format!("SECURED NOTE\n\nTHIS SECURED NOTE{body}")), Some(GoverningLaw::Usnv));
+        assert_eq!(law_of(&format!("SECURED NOTE\n\nThis instrument (this \"Note\"){body}")), Some(GoverningLaw::Usnv));
+        // A loan agreement's clause for "this Note" speaks of the note that evidences its loan.
+        let agreement = format!("LOAN AGREEMENT\n\nTHIS LOAN AGREEMENT (this \"Agreement\"){body}")
+            .replace("1. Payment.", "1. Note. The loan is evidenced by a promissory note (the \"Note\"). Payment.");
+        assert_eq!(law_of(&agreement), None);
+    }
+
+    #[test]
+    fn the_rights_and_liabilities_of_the_parties_determined_under_a_states_laws_name_that_states_law() {
+        let text = "This Agreement shall be interpreted, and the rights and liabilities of the parties determined, in \
+            accordance with the laws of the State of North Carolina.";
+        assert_eq!(governing_law(&scan(text), &mut Report::default()).map(|l| *l.value()), Some(GoverningLaw::Usnc));
     }
 }
