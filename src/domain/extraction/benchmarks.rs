@@ -76,7 +76,10 @@ pub(crate) fn with_aliases(
     let mut aliases = Vec::new();
     // "Index" alone is how a bank's form names the benchmark ("Index" means the prime rate
     // published in The Wall Street Journal).
-    let names_a_rate = |key: &str| (key.ends_with(" rate") || key == "index") && !is_margin_term(key);
+    // "Benchmark" alone is what a SOFR-era form prices by ("Benchmark" means, initially, Term
+    // SOFR): the benchmark in force until a replacement, which is named elsewhere.
+    let names_a_rate =
+        |key: &str| (key.ends_with(" rate") || key == "index" || key == "benchmark") && !is_margin_term(key);
     for definition in structure.definitions_where(names_a_rate) {
         let key = definition.key.as_str();
         if ["interest", "default", "applicable", "overdue", "floor"].iter().any(|w| key.contains(w)) {
@@ -103,7 +106,13 @@ pub(crate) fn with_aliases(
         let Ok(uses) = Regex::new(&format!(r"\b{}\b", regex::escape(term).replace(' ', r"[ \t\r\n]+"))) else {
             continue;
         };
-        aliases.extend(uses.find_iter(text).map(|found| BenchmarkMatch {
+        // "Benchmark Replacement", "Benchmark Transition Event": other terms the word opens.
+        let opens_other_term = |end: usize| {
+            let rest = super::text::slice(text, end..super::text::floor_boundary(text, (end + 3).min(text.len())));
+            rest.starts_with(' ') && rest[1..].starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        let uses = uses.find_iter(text).filter(|found| key != "benchmark" || !opens_other_term(found.end()));
+        aliases.extend(uses.map(|found| BenchmarkMatch {
             span: found.range(),
             index: target.index,
             base_rate: target.base_rate,
@@ -128,7 +137,7 @@ pub(crate) fn with_aliases(
 /// SOFR Rate", "means, for any day, LIBOR".
 static ALIAS_OF: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^[ \t\r\n,:]*(?:(?:with[ \t\r\n]+respect[ \t\r\n]+to|for)[ \t\r\n]+any[ \t\r\n]+(?:day|period|loan)[ \t\r\n]*,[ \t\r\n]*)?(?:the[ \t\r\n]+)?(?P<target>[A-Za-z€ ]{3,40})",
+        r"(?i)^[ \t\r\n,:]*(?:(?:with[ \t\r\n]+respect[ \t\r\n]+to|for)[ \t\r\n]+any[ \t\r\n]+(?:day|period|loan)[ \t\r\n]*,[ \t\r\n]*)?(?:initially[ \t\r\n]*,?[ \t\r\n]*)?(?:the[ \t\r\n]+)?(?P<target>[A-Za-z€ ]{3,40})",
     )
 });
 

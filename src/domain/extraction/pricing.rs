@@ -29,7 +29,7 @@ use super::document::{Document, Report, quoted};
 use super::model::{Facility, FacilityType, PricingGridLevel};
 use super::scope::{FacilityFrame, applicable, covers, resolve};
 use super::sourced::Sourced;
-use super::text::{Regions, any_word};
+use super::text::{Regions, any_word, pattern};
 pub(crate) use candidates::PricingCandidates;
 use conventions::{day_counts, frequencies, periods_and_tenors};
 use currencies::{is_multicurrency, optional_currencies};
@@ -55,6 +55,25 @@ static ANOTHER_RATE: LazyLock<Regex> = LazyLock::new(|| {
         "no event be less than",
     ])
 });
+
+/// Loans of an export-credit sub-line ("Ex-Im Advances", "EXIM Loans"), which a bank prices apart
+/// from the rest of its line (often on SOFR where the line is on prime).
+static SUB_LINE_LOANS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:ex-?im|export-import)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,2}?(?:advances?|loans?|credit[ \t\r\n]+extensions?|sub-?lines?|sub-?facility)\b",
+    )
+});
+
+/// Words right before a sub-line's loans that leave them out: "(other than Ex-Im Advances)".
+static LEAVES_OUT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:other[ \t\r\n]+than|except(?:[ \t\r\n]+for)?|excluding|excluded)[ \t\r\n(]*$"));
+
+/// Whether `lead_in`, the words of a clause before a rate or benchmark, makes the clause about the
+/// loans of a sub-line (`SUB_LINE_LOANS`) that it does not leave out: such a rate is the
+/// sub-line's, not the facility's, and neither its benchmark nor its margin is the line's.
+fn names_sub_line(lead_in: &str) -> bool {
+    SUB_LINE_LOANS.find_iter(lead_in).any(|found| !LEAVES_OUT.is_match(&lead_in[..found.start()]))
+}
 
 /// Every pricing statement in the document.
 pub(crate) fn candidates(doc: &Document<'_>) -> PricingCandidates {

@@ -16,8 +16,8 @@ use crate::domain::extraction::numbers::{Money, MoneyMatch};
 use crate::domain::extraction::scope::{FacilityFrame, Scoped, applicable, nearest_scope, resolve, unique_keys};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{
-    INLINE_TERM, after, any_word, clause_around, floor_boundary, line_around, matches_outside_date_names,
-    normalise_label, pattern, sentence_around,
+    Definition, INLINE_TERM, after, any_word, before, clause_around, floor_boundary, line_around,
+    matches_outside_date_names, normalise_label, pattern, sentence_around,
 };
 
 /// Words that mark an amount as something other than a facility's commitment: sublimits,
@@ -26,6 +26,9 @@ static NOT_A_COMMITMENT: LazyLock<Regex> = LazyLock::new(|| any_word(NOT_A_COMMI
 
 const NOT_A_COMMITMENT_WORDS: &[&str] = &[
     "sublimit",
+    "sub-limit",
+    "sub-line",
+    "subline",
     "incremental",
     "increase",
     "accordion",
@@ -53,7 +56,17 @@ const NOT_A_COMMITMENT_WORDS: &[&str] = &[
 /// Read before the amount only: "$25,000,000 minus the face amount of all outstanding Letters of
 /// Credit" is still a statement of the loans' limit.
 static NOT_A_COMMITMENT_LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    any_word(&["face amount", "increment", "reduc", "resulting", "less than", "fee", "exceeds", "any one borrowing"])
+    any_word(&[
+        "face amount",
+        "increment",
+        "reduc",
+        "resulting",
+        "less than",
+        "fee",
+        "exceeds",
+        "any one borrowing",
+        "as part of",
+    ])
 });
 
 /// How far above a total the lenders' amounts it adds up may start.
@@ -89,7 +102,7 @@ fn sums_the_lenders_above(doc: &Document<'_>, total: &MoneyMatch) -> bool {
 
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+(?:amount|limit)|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?[ \t\r\n]*$",
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+(?:amount|limit)|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?(?:[ \t\r\n]+the[ \t\r\n]+lesser[ \t\r\n]+of[ \t\r\n]*(?:\((?:i|a|1)\))?)?[ \t\r\n]*$",
     )
 });
 
@@ -265,9 +278,10 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
             .map(|(words, _)| words.clone());
         let clause = clause_around(doc.text, found.span.start);
+        let lead_start = lesser_of_lead_start(doc, clause.start, found.span.start).unwrap_or(clause.start);
         let lead_range = match &replaced_context {
             Some(words) => words.clone(),
-            None => clause.start.max(found.span.start.saturating_sub(160))..found.span.start,
+            None => lead_start.max(found.span.start.saturating_sub(160))..found.span.start,
         };
         let lead_in = doc.slice(lead_range.clone());
         // Within the definition's own paragraph: a definition runs on to the next one, over any
@@ -296,7 +310,11 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             continue;
         }
         // An amount the text moves, splits, ends or names as other debt is no facility's size.
-        let set_aside = if said_right_after(doc, found.span.end, clause.end, &CONVERTED_AFTER) {
+        let set_aside = if one_of_numbered_tranches(doc, found.span.end) {
+            Some(
+                "is the amount of one of the tranches the text numbers, not the facility's size (the total is stated, if at all, elsewhere)",
+            )
+        } else if said_right_after(doc, found.span.end, clause.end, &CONVERTED_AFTER) {
             Some("is an amount of loans converted or exchanged into another class, the size of neither")
         } else if said_right_after(doc, found.span.end, clause.end, &PART_OF_AFTER) {
             Some(
@@ -329,6 +347,7 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         // amount (a sublimit, a cap, a threshold), not a statement of the facility's size.
         let defines_other_amount = definition.is_some_and(|d| {
             !is_commitment_term(&d.key)
+                && !is_line_term(&d.key)
                 && ["amount", "limit", "sublimit", "cap", "threshold", "basket"].iter().any(|w| d.key.ends_with(w))
         });
         if defines_other_amount {
@@ -337,11 +356,13 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         let totals = labelled_total(doc, found) || sums_the_lenders_above(doc, found);
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
+        let defines_line = definition.is_some_and(|d| first_amount_of_a_line(doc, d, found));
         let defining = following.is_some()
             || labelled
             || totals
             || named_as_loan
             || increased_total
+            || defines_line
             || (defined && stated_in_passing);
         if !defining && !stated_in_passing {
             continue;
@@ -384,6 +405,93 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         }
     }
     candidates
+}
+
+/// "not to exceed the lesser of (i) $10,000,000 and (ii) the Borrowing Base": the amount opens the
+/// first item of a "lesser of" and its clause is that item; the lead-in that says what the amount
+/// limits is the clause before it. Its start, when the amount is so placed.
+fn lesser_of_lead_start(doc: &Document<'_>, clause_start: usize, amount_start: usize) -> Option<usize> {
+    let item = doc.slice(clause_start..amount_start).trim();
+    if !FIRST_ITEM.is_match(item) {
+        return None;
+    }
+    let before_item = doc.slice(before(doc.text, clause_start, 40)).trim_end().to_ascii_lowercase();
+    before_item.ends_with("lesser of").then(|| clause_around(doc.text, clause_start.saturating_sub(1)).start)
+}
+
+/// The first item's enumerator of a two-way choice: "(i)", "(a)", "(1)", "(x)".
+static FIRST_ITEM: LazyLock<Regex> = LazyLock::new(|| pattern(r"^\((?:i|a|1|x|A)\)$"));
+
+/// Defined terms that name a bank's or venture lender's line or loan by its size: `"Revolving
+/// Line" is $15,000,000`, `"Term Loan Amount" means $20,000,000`, `"Line of Credit" means a
+/// Credit Extension of up to $5,000,000`.
+fn is_line_term(term: &str) -> bool {
+    matches!(
+        term,
+        "revolving line"
+            | "revolving line amount"
+            | "revolving credit line"
+            | "line of credit"
+            | "credit line"
+            | "term loan amount"
+            | "loan amount"
+    )
+}
+
+/// Whether `found` is the amount a line's definition (`is_line_term`) opens with: the first
+/// amount in the definition, after a short lead ("is", "means an aggregate principal amount equal
+/// to", "means a Credit Extension of up to") that speaks of no tranche or part of it. An amount
+/// later in the definition (the size after an increase, a sublimit) is not what it defines.
+fn first_amount_of_a_line(doc: &Document<'_>, definition: &Definition, found: &MoneyMatch) -> bool {
+    if !is_line_term(&definition.key) || found.span.start < definition.body.start {
+        return false;
+    }
+    let lead = doc.slice(definition.body.start..found.span.start);
+    let first = doc.money.iter().find(|m| m.span.start >= definition.body.start).is_some_and(|m| m.span == found.span);
+    first && lead.len() <= 100 && !LINE_LEAD_OF_A_PART.is_match(lead)
+}
+
+/// Words in a line definition's lead that make its first amount a part of the line: a tranche,
+/// the first advance, an amount available on a condition.
+static LINE_LEAD_OF_A_PART: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:tranche|first|initial|second|sub-?limit|portion|part|upon|after|until|prior)\b|\([a-z0-9]{1,3}\)",
+    )
+});
+
+/// Whether the amount ending at `pos` is named right after as one of numbered tranches (`(the
+/// "Tranche 1 Term Loan")`, `(the "Second Tranche Advance")`) in a text that numbers another:
+/// the amount of one tranche, available perhaps only on a milestone, is not the facility's.
+fn one_of_numbered_tranches(doc: &Document<'_>, pos: usize) -> bool {
+    let Some(term) = named_after(doc, pos) else { return false };
+    let Some(id) = tranche_id(&term) else { return false };
+    NUMBERED_TRANCHE
+        .captures_iter(doc.text)
+        .filter_map(|c| c.get(0))
+        .any(|m| tranche_id(&normalise_label(m.as_str())).is_some_and(|other| other != id))
+}
+
+/// "Tranche 2", "Tranche Two", "Second Tranche": a tranche named by its number or rank (a
+/// lettered tranche, "Tranche A Term Loans", is as often a facility of its own).
+static NUMBERED_TRANCHE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\btranche[ \t]+(?:[0-9]{1,2}|one|two|three|four)\b|\b(?:first|second|third|fourth)[ \t]+tranche\b")
+});
+
+/// The number or rank of a tranche a term names (lower case), if it names one.
+fn tranche_id(term: &str) -> Option<String> {
+    let found = NUMBERED_TRANCHE.find(term)?;
+    let words: Vec<&str> = found.as_str().split_whitespace().collect();
+    let id =
+        if words.first().is_some_and(|w| w.eq_ignore_ascii_case("tranche")) { words.get(1) } else { words.first() };
+    let id = id?.to_ascii_lowercase();
+    let normal = match id.as_str() {
+        "one" | "first" => "1",
+        "two" | "second" => "2",
+        "three" | "third" => "3",
+        "four" | "fourth" => "4",
+        other => other,
+    };
+    Some(normal.to_owned())
 }
 
 /// A term defined inside another definition's paragraph, in the sentence before `pos`: `…, and

@@ -133,10 +133,12 @@ static OUTSTANDING_CAP: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// An undertaking to lend: "agrees to make Loans", "to make advances", "will lend".
+/// An undertaking to lend: "agrees to make Loans", "to make advances", "will lend"; or, as a bank's
+/// loan and security agreement says it, the borrower's right to draw: "Borrower may request
+/// Advances", "may borrow, repay and reborrow".
 static LENDS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:make|makes|making)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?(?:loans?|advances?|revolving)\b|\b(?:lend|advance)[ \t\r\n]+to\b",
+        r"(?i)\b(?:make|makes|making)[ \t\r\n]+(?:[a-z]+[ \t\r\n]+){0,3}?(?:loans?|advances?|revolving)\b|\b(?:lend|advance)[ \t\r\n]+to\b|\bmay[ \t\r\n]+request[ \t\r\n]+(?:(?:an?|one[ \t\r\n]+or[ \t\r\n]+more)[ \t\r\n]+)?(?:[a-z\-]+[ \t\r\n]+){0,2}?(?:advances?|loans?|credit[ \t\r\n]+extensions?)\b|\bmay[ \t\r\n]+borrow,?[ \t\r\n]+(?:and[ \t\r\n]+)?repay\b",
     )
 });
 

@@ -626,3 +626,44 @@ fn the_end_of_a_warehouse_revolving_period_is_not_its_maturity_when_a_final_matu
     let maturity = facility.termination_date.map(|d| d.quote().to_owned());
     assert_eq!(maturity.as_deref(), Some("twenty-four months after the Commitment Termination Date"));
 }
+
+#[test]
+fn a_line_defined_by_its_size_states_the_commitment_and_outweighs_its_sublimit() {
+    let text = "2.1 Revolving Line. Borrower may request Advances up to the Revolving Line. As part of the Revolving Line, Borrower may request Equipment Advances in an aggregate amount not to exceed $1,500,000 (the \"Equipment Line\").\n\n\"Revolving Line\" is Nine Million Dollars ($9,000,000).\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert_eq!(defining, ["Nine Million Dollars ($9,000,000)"]);
+    assert!(passing.is_empty(), "{passing:?}");
+    // A line whose first amount is a tranche's states no size in its definition.
+    let tranche =
+        "\"Revolving Line\" means (a) the first tranche of $3,000,000 and (b) after the Audit Date, $6,000,000.\n";
+    assert!(commitment_quotes(tranche).0.is_empty());
+}
+
+#[test]
+fn a_cap_stated_as_the_lesser_of_an_amount_and_the_borrowing_base_is_the_commitment() {
+    let text = "Borrower may borrow, repay and reborrow revolving loans (each a \"Revolving Loan\") in an aggregate principal amount outstanding not to exceed the lesser of (i) $6,500,000 and (ii) the Borrowing Base.\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert_eq!(defining.into_iter().chain(passing).collect::<Vec<_>>(), ["$6,500,000"]);
+}
+
+#[test]
+fn the_amount_of_one_numbered_tranche_is_not_the_facility_s() {
+    let text = "(a) On the Closing Date the Lender shall make a term loan in the principal amount of $4,000,000 (the \"Tranche 1 Term Loan\"). (b) Once the Revenue Milestone is met, the Lender shall make a term loan in the principal amount of $4,000,000 (the \"Tranche 2 Term Loan\").\n";
+    let (defining, passing) = commitment_quotes(text);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+    // A single tranche so named, with no other numbered, is the loan.
+    let single = "On the Closing Date the Lender shall make a term loan in the principal amount of $4,000,000 (the \"Tranche 1 Term Loan\").\n";
+    assert_eq!(commitment_quotes(single).0, ["$4,000,000"]);
+}
+
+#[test]
+fn a_line_the_borrower_may_request_advances_under_is_a_facility_beside_a_term_loan() {
+    let text = "2.1 Revolving Line.\n(a) Borrower may request Advances in an amount not to exceed the Revolving Line.\n2.2 Term Loan.\n(a) Bank shall make a term loan in the original principal amount of $2,000,000 (the \"Term Loan\").\n\n\"Revolving Line\" is $3,000,000.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = extract(&doc, &changes(&doc), &mut report);
+    let amounts: Vec<String> =
+        found.iter().filter_map(|f| f.commitment.as_ref().map(|c| c.quote().to_owned())).collect();
+    assert_eq!(found.len(), 2, "{:?}", report.warnings);
+    assert!(amounts.contains(&"$3,000,000".to_owned()) && amounts.contains(&"$2,000,000".to_owned()), "{amounts:?}");
+}

@@ -118,10 +118,12 @@ static ANOTHER_INSTRUMENT: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"(?i)\b(?:swaps?|hedg[a-z]*|letters?[ \t\r\n]+of[ \t\r\n]+credit|cost[ \t\r\n]+of[ \t\r\n]+funds|fees?)\b")
 });
 
-/// Whether the clause that names `mention` names it for another instrument (`ANOTHER_INSTRUMENT`).
+/// Whether the clause that names `mention` names it for another instrument (`ANOTHER_INSTRUMENT`)
+/// or for the loans of a sub-line priced apart (`names_sub_line`).
 fn names_another_instrument(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
     let clause = clause_around(doc.text, mention.span.start);
-    matches_outside_date_names(&ANOTHER_INSTRUMENT, doc.slice(clause.start..mention.span.start))
+    let lead_in = doc.slice(clause.start..mention.span.start);
+    matches_outside_date_names(&ANOTHER_INSTRUMENT, lead_in) || super::names_sub_line(lead_in)
 }
 
 /// The benchmark mentions in the provisions that state this document's terms: a rate named only

@@ -153,7 +153,7 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     {
         return RateKind::Excluded;
     }
-    if names_loans_of_another_rate(doc, clause.start..pct.span.start) {
+    if names_loans_of_another_rate(doc, clause.start..pct.span.start) || super::names_sub_line(lead_in) {
         return RateKind::Excluded;
     }
     let sentence_lead = doc.slice(sentence_around(doc.text, pct.span.start).start..pct.span.start);

@@ -470,3 +470,30 @@ fn a_prime_rate_named_only_as_a_leg_of_the_fallback_base_rate_is_not_the_loans_i
     let facility = read.agreement.facilities.first().expect("the revolving line");
     assert_eq!(facility.floating_rate_index.as_ref().map(|i| *i.value()), None);
 }
+
+#[test]
+fn an_export_sub_line_priced_on_sofr_does_not_price_the_line() {
+    let text = "(a) Advances shall bear interest at a floating per annum rate equal to the Prime Rate plus 0.75%.\n\n(b) Ex-Im Advances shall bear interest at a floating per annum rate equal to Term SOFR plus 2.25%.\n";
+    let found = pricing(text);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0075")]);
+    assert!(found.indices.iter().all(|i| *i.value.value() == FloatingRateIndex::UsdPrime));
+    // Leaving the sub-line out names the line's own loans.
+    let left_out = "Advances (other than Ex-Im Advances) shall bear interest at a floating per annum rate equal to Term SOFR plus 3.00%.\n";
+    let spreads: Vec<Decimal> = pricing(left_out).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.03")]);
+}
+
+#[test]
+fn a_benchmark_defined_as_initially_term_sofr_is_term_sofr() {
+    let text = "Each Term Loan bears interest at a floating per annum rate equal to the Benchmark plus 5.75%.\n\n\"Benchmark\" means, initially, Term SOFR; provided that after a Benchmark Transition Event it means the Benchmark Replacement.\n";
+    let found = pricing(text);
+    let spreads: Vec<Decimal> = found.spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.0575")]);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    // The terms the word opens are no mentions of the rate.
+    let doc = Document::scan(text);
+    assert!(doc.benchmarks.iter().all(|b| !doc.slice(b.span.clone()).contains("Replacement")));
+    let replaced = doc.benchmarks.iter().filter(|b| doc.slice(b.span.end..b.span.end + 11) == " Transition").count();
+    assert_eq!(replaced, 0);
+}
