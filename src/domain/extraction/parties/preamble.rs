@@ -1209,6 +1209,16 @@ mod tests {
     }
 
     #[test]
+    fn a_guarantor_definition_naming_one_whole_name_makes_it_the_guarantor() {
+        let preamble = "This CREDIT AGREEMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and RIVER BANK, N.A., as administrative agent.\n\n";
+        let named = format!("{preamble}\"Guarantor\" means Alder Parent LLC, a Delaware limited liability company.\n");
+        assert_eq!(with_role(&parties(&named), PartyRole::Guarantor), ["Alder Parent LLC"]);
+        let class =
+            format!("{preamble}\"Guarantor\" means Alder Parent LLC and each Subsidiary that signs a Guaranty.\n");
+        assert!(with_role(&parties(&class), PartyRole::Guarantor).is_empty());
+    }
+
+    #[test]
     fn each_opening_a_shared_parenthetical_gives_its_term_to_every_name_of_the_list() {
         let text = "This AMENDMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), ALDER PARENT LLC, a Delaware limited liability company (\u{201c}Holdings\u{201d}), ALDER EAST LLC and ALDER WEST LLC (each a \u{201c}Subsidiary Guarantor\u{201d} and, together with Holdings, the \u{201c}Guarantors\u{201d}), the Lenders party hereto and RIVER BANK, N.A., as administrative agent.\n";
         let found = parties(text);
