@@ -40,6 +40,11 @@ static QUOTED_TERM: LazyLock<Regex> =
 static TOGETHER_WITH: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\btogether[ \t\r\n]+with[ \t\r\n]+(?P<list>[^;()“”\x22]{1,160})"));
 
+/// A parenthetical that opens by giving its term to each of the names before it: "(each a
+/// "Guarantor" …)", "(each, an "Obligor")".
+static EACH_OPENS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"(?i)^\([ \t\r\n]*each[ \t\r\n]*,?[ \t\r\n]+(?:a|an)[ \t\r\n]+["“]"#));
+
 /// "and each direct and indirect Subsidiary of the foregoing": a class of entities joined to a
 /// list of named borrowers or guarantors before the term they share. Read over, never a party.
 static JOINED_SUBSIDIARIES: LazyLock<Regex> = LazyLock::new(|| {
@@ -270,7 +275,10 @@ fn read_parties(doc: &Document<'_>, preamble: Range<usize>, lma_style: bool, ter
         // A term shared "together with" named terms is shared by those parties only: the list
         // before it may begin with a party of another side ("BANK ("Bank"), and A ("A"), B ("B")
         // and C ("C", together with A and B, collectively, "Borrower")").
-        if marker.plural && !TOGETHER_WITH.is_match(inner) {
+        // "A and B (each a "Subsidiary Guarantor" and, together with Holdings, the
+        // "Guarantors")": "each" opening the parenthetical gives its term to every name of the
+        // list before it, whatever it is shared with besides.
+        if marker.plural && !TOGETHER_WITH.is_match(inner) || EACH_OPENS.is_match(inner) {
             // "A, B and C (collectively, the "Borrowers")": every name of the list, back to a name
             // that has a role of its own ("GRC (… collectively, the "Lenders"), A, B and C (…
             // collectively, the "Borrowers")": GRC is a lender, not a borrower).
@@ -810,6 +818,8 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
         (PartyRole::Borrower, &["borrower"][..]),
         (PartyRole::AdministrativeAgent, &["administrative agent", "agent"][..]),
         (PartyRole::FacilityAgent, &["facility agent"][..]),
+        (PartyRole::IssuingBank, ISSUER_TERMS),
+        (PartyRole::Guarantor, &["guarantor", "parent guarantor"][..]),
     ] {
         if drafts.any_has_role(role) {
             continue;
@@ -821,6 +831,12 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
             }
             if let Some(name) = name_opening(doc, definition.body.clone()) {
                 named.push((name, definition.term.clone()));
+            } else if role == PartyRole::IssuingBank
+                && let Some(names) = issuers_listed(doc, definition.body.clone())
+            {
+                for name in names {
+                    drafts.add(doc, name, &[(role, definition.term.clone())]);
+                }
             }
         }
         let Some((first, term)) = named.first().cloned() else { continue };
@@ -834,6 +850,49 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
         if named.iter().all(|(name, _)| key(name) == key(&first)) {
             drafts.add(doc, first, &[(role, term)]);
         }
+    }
+}
+
+/// The defined terms of the banks that issue the letters of credit.
+const ISSUER_TERMS: &[&str] = &[
+    "issuing bank",
+    "issuing banks",
+    "issuing lender",
+    "issuing lenders",
+    "l/c issuer",
+    "l/c issuers",
+    "lc issuer",
+    "lc issuers",
+    "letter of credit issuer",
+    "letter of credit issuers",
+];
+
+/// The banks an issuer definition lists, each as a whole name, when the list is the definition's
+/// whole subject and says each issues in its own capacity: `"Issuing Banks" means each of X, Y
+/// and Z, each in its capacity as an issuer of Letters of Credit`. A list that runs on into a class
+/// ("X and any other Lender that agrees …") names no one here.
+fn issuers_listed(doc: &Document<'_>, body: Range<usize>) -> Option<Vec<Range<usize>>> {
+    let head_end = floor_boundary(doc.text, body.start.saturating_add(400)).min(body.end);
+    let head = doc.slice(body.start..head_end);
+    let skipped = head.strip_prefix("each of ").or_else(|| head.strip_prefix("each of the following: "))?;
+    let offset = body.start + head.len() - skipped.len();
+    let mut names = Vec::new();
+    let mut at = 0;
+    loop {
+        let name = PREAMBLE_NAME.find_at(skipped, at).filter(|m| m.start() == at)?;
+        if is_role_word_name(name.as_str()) {
+            return None;
+        }
+        names.push(offset + name.start()..offset + name.end());
+        let rest = &skipped[name.end()..];
+        if rest.starts_with(", each in its capacity")
+            || rest.starts_with(", in their respective capacities")
+            || rest.starts_with(", each in their capacit")
+        {
+            return (names.len() >= 2).then_some(names);
+        }
+        let separator = [", and ", " and ", ", "].into_iter().find(|sep| rest.starts_with(sep))?;
+        at = name.end() + separator.len();
     }
 }
 
@@ -1123,6 +1182,50 @@ mod tests {
         // A party with a role of its own is not one of the subsidiaries' list.
         let text = "This CREDIT AGREEMENT is made as of May 1, 2021, among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), FIRST HARBOR BANK, N.A., as administrative agent, and each Subsidiary of the Borrower from time to time party hereto (collectively, the \u{201c}Guarantors\u{201d}).\n";
         assert!(with_role(&parties(text), PartyRole::Guarantor).is_empty());
+    }
+
+    #[test]
+    fn an_issuer_definition_naming_banks_makes_them_issuing_banks_but_a_class_or_a_successor_does_not() {
+        let preamble = "This CREDIT AGREEMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and RIVER BANK, N.A., as administrative agent.\n\n";
+        let one = format!(
+            "{preamble}\"LC Issuer\" means River Bank, N.A., in its capacity as issuer of Letters of Credit hereunder, and its successors in such capacity.\n"
+        );
+        assert_eq!(with_role(&parties(&one), PartyRole::IssuingBank), ["RIVER BANK, N.A."]);
+        let listed = format!(
+            "{preamble}\"Issuing Banks\" means each of River Bank, N.A., Stone Trust Company and Mill Bank PLC, each in its capacity as an issuer of Letters of Credit hereunder.\n"
+        );
+        assert_eq!(
+            with_role(&parties(&listed), PartyRole::IssuingBank),
+            ["RIVER BANK, N.A.", "Stone Trust Company", "Mill Bank PLC"]
+        );
+        for class in [
+            "\"Issuing Bank\" means each Lender that agrees to issue Letters of Credit hereunder.\n",
+            "\"Issuing Banks\" means each of River Bank, N.A. and any other Lender that agrees to issue Letters of Credit.\n",
+            "\"Successor Issuing Bank\" means Stone Trust Company, upon its appointment.\n",
+        ] {
+            let text = format!("{preamble}{class}");
+            assert!(with_role(&parties(&text), PartyRole::IssuingBank).is_empty(), "{class}");
+        }
+    }
+
+    #[test]
+    fn a_guarantor_definition_naming_one_whole_name_makes_it_the_guarantor() {
+        let preamble = "This CREDIT AGREEMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), the Lenders party hereto and RIVER BANK, N.A., as administrative agent.\n\n";
+        let named = format!("{preamble}\"Guarantor\" means Alder Parent LLC, a Delaware limited liability company.\n");
+        assert_eq!(with_role(&parties(&named), PartyRole::Guarantor), ["Alder Parent LLC"]);
+        let class =
+            format!("{preamble}\"Guarantor\" means Alder Parent LLC and each Subsidiary that signs a Guaranty.\n");
+        assert!(with_role(&parties(&class), PartyRole::Guarantor).is_empty());
+    }
+
+    #[test]
+    fn each_opening_a_shared_parenthetical_gives_its_term_to_every_name_of_the_list() {
+        let text = "This AMENDMENT dated as of May 1, 2020 is among ALDER CORP., a Delaware corporation (the \u{201c}Borrower\u{201d}), ALDER PARENT LLC, a Delaware limited liability company (\u{201c}Holdings\u{201d}), ALDER EAST LLC and ALDER WEST LLC (each a \u{201c}Subsidiary Guarantor\u{201d} and, together with Holdings, the \u{201c}Guarantors\u{201d}), the Lenders party hereto and RIVER BANK, N.A., as administrative agent.\n";
+        let found = parties(text);
+        let mut guarantors = with_role(&found, PartyRole::Guarantor);
+        guarantors.sort();
+        assert_eq!(guarantors, ["ALDER EAST LLC", "ALDER PARENT LLC", "ALDER WEST LLC"], "{found:?}");
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["ALDER CORP."]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::pattern;
 
-const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|l/c(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
+const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
 pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
@@ -18,6 +18,21 @@ pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub(crate) static ONE_ROLE: LazyLock<Regex> = LazyLock::new(|| pattern(&format!(r"(?i)\b(?:{ROLE})\b")));
+
+/// One role of a caption's capacity, opening the text it is matched against: "as a Guarantor",
+/// "a Guarantor", "Issuing Lender" (after "as Holdings and").
+pub(crate) static CAPACITY_ROLE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(&format!(r"(?i)^(?:as[ \t\r\n]+)?(?:(?:the|an?)[ \t\r\n]+)?(?:{ROLE})\b")));
+
+/// A capacity a loan party signs in that is none of the roles we state: "Grantor", "Pledgor",
+/// "Debtor", "Obligor", "Holdings", "a Loan Party", "a Credit Party". Beside a role in a caption
+/// ("as a Guarantor and Grantor", "as Holdings and a Guarantor") it gives nothing and takes nothing
+/// away; alone it is no role.
+pub(crate) static OTHER_LOAN_PARTY_CAPACITY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)^(?:as[ \t\r\n]+)?(?:(?:the|an?)[ \t\r\n]+)?(?:grantors?|pledgors?|debtors?|obligors?|holdings|(?:loan|credit)[ \t\r\n]+part(?:y|ies))\b",
+    )
+});
 
 /// Words that, right after a role, make the phrase another capacity: the agent, representative or
 /// administrator of that class of parties ("Lender Agent", "Lenders' Agent", "Borrower
@@ -141,4 +156,40 @@ pub(crate) fn is_role_term(term: &str) -> bool {
 fn is_bank_term(term: &str) -> bool {
     let words: Vec<&str> = term.split_whitespace().collect();
     matches!(words.as_slice(), [word] if word.eq_ignore_ascii_case("bank") || word.eq_ignore_ascii_case("banks"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stated(phrase: &str) -> Vec<PartyRole> {
+        let found = ROLE_LIST.find(phrase).map(|m| m.as_str().to_owned()).unwrap_or_default();
+        ONE_ROLE.find_iter(&found).flat_map(|one| roles_of(one.as_str(), false)).collect()
+    }
+
+    #[test]
+    fn an_issuer_of_letters_of_credit_is_read_in_its_short_and_long_spellings() {
+        for phrase in [
+            "as Agent and LC Issuer",
+            "as an LC Issuer",
+            "as L/C Issuing Bank",
+            "as Letter of Credit Issuing Lender",
+            "as the LC Issuing Bank",
+        ] {
+            assert!(stated(phrase).contains(&PartyRole::IssuingBank), "{phrase}: {:?}", stated(phrase));
+        }
+        // An issuer of something else is no issuer of the facility's letters of credit.
+        for phrase in ["as Issuer", "as Note Issuer", "as LC Beneficiary"] {
+            assert!(!stated(phrase).contains(&PartyRole::IssuingBank), "{phrase}: {:?}", stated(phrase));
+        }
+    }
+
+    #[test]
+    fn a_loan_party_s_other_capacities_are_known_but_are_no_role() {
+        for capacity in ["as Grantor", "a Pledgor", "as Holdings", "as a Loan Party", "Credit Parties"] {
+            assert!(OTHER_LOAN_PARTY_CAPACITY.is_match(capacity), "{capacity}");
+            assert!(!CAPACITY_ROLE.is_match(capacity), "{capacity}");
+        }
+        assert!(CAPACITY_ROLE.is_match("a Guarantor"));
+    }
 }

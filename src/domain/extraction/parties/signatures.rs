@@ -17,7 +17,7 @@ use regex::Regex;
 
 use super::drafts::Drafts;
 use super::names::{NAME, is_role_word_name, reads_as_lending_institution};
-use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
+use super::roles::{CAPACITY_ROLE, ONE_ROLE, OTHER_LOAN_PARTY_CAPACITY, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::{contains_ci, lines_in, pattern};
@@ -314,8 +314,23 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             }
             continue;
         }
+        // A sentence between blocks (a reaffirmation's or consent's prose) is no caption: the
+        // block under it starts after it.
+        if is_prose(content) {
+            caption.clear();
+            continue;
+        }
         caption.push(line);
     }
+}
+
+/// Whether a line is a sentence: it ends in a full stop after at least six words that open in
+/// lower case ("Each of the undersigned hereby reaffirms its obligations under the Guaranty."),
+/// which no name, description or capacity of a caption has.
+fn is_prose(line: &str) -> bool {
+    let trimmed = line.trim_end();
+    trimmed.ends_with('.')
+        && trimmed.split_whitespace().filter(|w| w.chars().next().is_some_and(char::is_lowercase)).count() >= 6
 }
 
 /// The caption cell and where the signature starts on a row signed in its next cell; a middle
@@ -623,6 +638,17 @@ fn read_caption(doc: &Document<'_>, span: Range<usize>, lma_style: bool) -> Opti
             break;
         }
     }
+    if roles.is_empty() {
+        // A capacity that holds a loan party's other capacity beside its roles ("as Holdings and
+        // a Guarantor", "as a Guarantor and Grantor").
+        for opening in CAPACITY_AS.find_iter(text) {
+            if let Some(read) = roles_beside_other_capacities(text, opening.start(), lma_style) {
+                name_end = capacity_opening(text, opening.start());
+                roles = read.into_iter().map(|(role, r)| (role, span.start + r.start..span.start + r.end)).collect();
+                break;
+            }
+        }
+    }
     let mut name_text = text[..name_end].trim_end_matches([',', ' ', '\t', '\r', '\n']);
     if let Some(description) = DESCRIPTION.find(name_text) {
         name_text = name_text[..description.start()].trim_end_matches([',', ' ', '\t', '\r', '\n']);
@@ -677,6 +703,44 @@ fn roles_to_end(text: &str, start: usize, lma_style: bool) -> Option<Vec<(PartyR
         at += join;
     }
     (!roles.is_empty()).then_some(roles)
+}
+
+/// "as " opening a capacity in a caption.
+static CAPACITY_AS: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)\bas[ \t\r\n]+\S"));
+
+/// Like `roles_to_end`, but a loan party's other capacity ("Grantor", "Holdings") may stand among
+/// the roles: the roles from `start` to the end of `text` when every item there is a role or such
+/// a capacity, at least one of each.
+fn roles_beside_other_capacities(text: &str, start: usize, lma_style: bool) -> Option<Vec<(PartyRole, Range<usize>)>> {
+    let mut roles = Vec::new();
+    let mut other = false;
+    let mut at = start;
+    while at < text.len() {
+        let rest = &text[at..];
+        if let Some(item) = CAPACITY_ROLE.find(rest) {
+            let found = item.as_str();
+            for one in ONE_ROLE.find_iter(found) {
+                for role in roles_of(one.as_str(), lma_style) {
+                    roles.push((role, at + one.start()..at + one.end()));
+                }
+            }
+            at += item.end();
+        } else if let Some(item) = OTHER_LOAN_PARTY_CAPACITY.find(rest) {
+            other = true;
+            at += item.end();
+        } else {
+            return None;
+        }
+        if at == text.len() {
+            break;
+        }
+        let join = ROLE_JOIN.find(&text[at..]).map_or(0, |m| m.end());
+        if join == 0 {
+            return None;
+        }
+        at += join;
+    }
+    (other && !roles.is_empty()).then_some(roles)
 }
 
 /// A name written over two lines is one name only where the break falls inside it: the first line
@@ -817,6 +881,30 @@ mod tests {
         assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]));
         assert_eq!(roles_of_party(&found, "RIVER STONE LP"), None);
         assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]));
+    }
+
+    #[test]
+    fn a_loan_party_s_other_capacity_beside_its_role_leaves_the_role_and_alone_gives_nothing() {
+        let found = signed(
+            "TALLOW HOLDINGS LLC, as Holdings and a Guarantor\nBy: /s/ Ann Lee\nName: Ann Lee\n\nBRACKEN MILLS INC.,\nas a Guarantor and Grantor\nBy: /s/ Ann Lee\nName: Ann Lee\n\nFERN VALLEY LLC, as Pledgor\nBy: /s/ Ann Lee\nName: Ann Lee\n\nQUILL ROAD LLC, as Grantor and general partner of Quill Fund\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        for name in ["TALLOW HOLDINGS LLC", "BRACKEN MILLS INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "FERN VALLEY LLC"), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "QUILL ROAD LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_sentence_above_names_sharing_a_capacity_is_no_part_of_their_caption() {
+        let found = signed(
+            "ELM ROW LLC, as Borrower\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: Treasurer\n\nCONFIRMATION OF GUARANTY\n\nEach of the undersigned hereby confirms that its obligations remain in full force and effect.\n\nPEBBLE CREEK LLC,\nRIVER STONE INC.,\neach as a Guarantor\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert!(!super::is_prose("FIRST HARBOR BANK, N.A."));
+        assert!(!super::is_prose("as Administrative Agent, Swing Line Lender and an L/C Issuer"));
     }
 
     #[test]
