@@ -464,8 +464,7 @@ fn is_a_statement_of_fact(doc: &Document<'_>, verb: usize) -> bool {
 
 /// The word right before `pos` (letters only: "“would" gives "would").
 fn word_before<'t>(doc: &Document<'t>, pos: usize) -> &'t str {
-    let lead = doc.slice(super::text::before(doc.text, pos, 12)).trim_end();
-    lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("")
+    super::text::last_word(doc.slice(super::text::before(doc.text, pos, 12)))
 }
 
 /// A past tense right before a ratio: the figure the borrower reports ("as of September 30 the

@@ -611,8 +611,7 @@ pub(crate) fn amendment(
         }
         // "… as amended and restated by that certain Second Amended and Restated Revolving Credit
         // Agreement dated …" names an instrument that changed the agreement, not the agreement.
-        let lead = front_text.get(..found.start()).unwrap_or("").trim_end();
-        if lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().is_some_and(|w| w.eq_ignore_ascii_case("by")) {
+        if super::text::last_word(front_text.get(..found.start()).unwrap_or("")).eq_ignore_ascii_case("by") {
             continue;
         }
         dates.extend(date_starting_at(doc, front_start + found.end()));

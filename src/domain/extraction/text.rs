@@ -15,8 +15,8 @@ pub(crate) use clauses::{
 };
 pub(crate) use matching::{any_word, capitalisable, contains_any_ci, contains_ci, matches_outside_date_names, pattern};
 pub(crate) use spans::{
-    Located, Regions, after, before, ceil_boundary, floor_boundary, line_around, lines_in, slice, trim_range,
-    trim_range_and, within,
+    Located, Regions, after, before, ceil_boundary, floor_boundary, last_word, line_around, lines_in, slice,
+    trim_range, trim_range_and, within,
 };
 pub(crate) use structure::{Definition, INLINE_TERM, Structure, normalise_label};
 pub(crate) use tables::{Table, is_page_furniture, table_after, table_cells, wrapped_table_after};

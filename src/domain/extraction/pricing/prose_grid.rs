@@ -483,7 +483,7 @@ fn markers_in(text: &str, sentence: Range<usize>) -> Vec<Marker> {
             continue;
         }
         let lead = piece[..whole.start()].trim_end().to_ascii_lowercase();
-        let previous_word = lead.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+        let previous_word = super::super::text::last_word(&lead);
         let following = piece[whole.end()..].trim_start().to_ascii_lowercase();
         // "clauses (a) and (b)": a reference, and so is what it joins.
         let joined_to_reference = previous_reference.is_some_and(|end| {

@@ -42,6 +42,12 @@ pub(crate) fn trim_range_and(text: &str, range: Range<usize>, trailing: &[char])
     trimmed.start..trimmed.start + kept.len()
 }
 
+/// The word `lead` ends with, letters only, after any trailing space ("“would " gives "would",
+/// "by\n" gives "by"); empty when it ends with anything but a letter ("2(b)").
+pub(crate) fn last_word(lead: &str) -> &str {
+    lead.trim_end().rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("")
+}
+
 /// Up to `max` bytes of text before `pos`, as an absolute range.
 pub(crate) fn before(text: &str, pos: usize, max: usize) -> Range<usize> {
     let pos = floor_boundary(text, pos);
@@ -141,5 +147,13 @@ mod tests {
         let text = "first\nsecond line\nthird";
         assert_eq!(line_around(text, 9, 50).map(|r| &text[r]), Some("second line"));
         assert_eq!(line_around(text, 9, 3), None);
+    }
+
+    #[test]
+    fn the_last_word_is_the_letters_a_lead_ends_with() {
+        assert_eq!(last_word("the ratio \u{201c}would "), "would");
+        assert_eq!(last_word("as amended by\n"), "by");
+        assert_eq!(last_word("in Section 2(b)"), "");
+        assert_eq!(last_word(""), "");
     }
 }
