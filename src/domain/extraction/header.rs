@@ -116,7 +116,7 @@ static THIS_AGREEMENT_DATED: LazyLock<Regex> = LazyLock::new(|| {
 /// that dates the document in its preamble, up to where the date starts.
 static PREAMBLE_DATED: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:dated|entered[ \t\r\n]+into|made(?:[ \t\r\n]+and[ \t\r\n]+entered[ \t\r\n]+into)?|effective)(?:[ \t\r\n]+(?:effective(?:ly)?|effective[ \t\r\n]+as[ \t\r\n]+of|as[ \t\r\n]+of|on))?[ \t\r\n]+(?:this[ \t\r\n]+)?",
+        r"(?i)\b(?:dated|entered[ \t\r\n]+into|made(?:[ \t\r\n]+and[ \t\r\n]+entered[ \t\r\n]+into)?|effective)(?:[ \t\r\n]+(?:effective[ \t\r\n]+as[ \t\r\n]+of|effective(?:ly)?|as[ \t\r\n]+of|on))?(?:[ \t]*:)?[ \t\r\n]+(?:this[ \t\r\n]+)?",
     )
 });
 
@@ -911,5 +911,15 @@ mod tests {
         assert_eq!(date_of(&event), None);
         let conflicting = format!("{labelled}\n13 DEFINITIONS\n\n\"Effective Date\" is October 2, 2019.\n");
         assert_eq!(date_of(&conflicting), None);
+    }
+    #[test]
+    fn a_preamble_made_effective_as_of_a_day_or_dated_as_of_with_a_colon_is_dated_by_it() {
+        let date_of = |text: &str| agreement_date(&scan(text), &mut Report::default()).map(|d| d.value().to_string());
+        let made_effective = "TERM LOAN AGREEMENT\n\nTHIS TERM LOAN AGREEMENT (this \"Agreement\") is made effective as of \
+            June 9, 2022 by and between WREN TOOLS, INC. (the \"Borrower\") and CEDAR BANK (the \"Lender\").\n";
+        assert_eq!(date_of(made_effective), Some("2022-06-09".to_owned()));
+        let colon = "TERM LOAN AGREEMENT\n\nTHIS TERM LOAN AGREEMENT, dated as of: June 9, 2022 (this \"Agreement\"), is \
+            by and between WREN TOOLS, INC. (the \"Borrower\") and CEDAR BANK (the \"Lender\").\n";
+        assert_eq!(date_of(colon), Some("2022-06-09".to_owned()));
     }
 }
