@@ -217,7 +217,7 @@ fn covenant_type(metric: &str) -> Option<CovenantType> {
 }
 
 /// The regions in which ratios are covenant levels.
-fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
+fn covenant_regions(doc: &Document<'_>, maintain_items: &[Range<usize>]) -> Vec<Range<usize>> {
     let mut regions: Vec<Range<usize>> = FINANCIAL
         .find_iter(doc.text)
         .filter_map(|word| {
@@ -252,6 +252,8 @@ fn covenant_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
     regions.extend(
         MAINTAIN.find_iter(doc.text).filter_map(|found| covenant_sentence(doc, found.start(), without_heading)),
     );
+    // The items of a list of levels to maintain, bound by its lead-in ([`maintain_items`]).
+    regions.extend(maintain_items.iter().cloned());
     regions.sort_by_key(|r| r.start);
     regions.dedup_by(|later, earlier| later.start < earlier.end);
     regions
@@ -339,9 +341,7 @@ fn lead_ins(doc: &Document<'_>) -> Vec<(usize, bool)> {
     doc.text
         .match_indices(':')
         .filter_map(|(colon, _)| {
-            let clause = doc.slice(super::text::before(doc.text, colon, LEAD_IN_WORDS));
-            let clause = clause.rfind(['.', ';', ':']).map_or(clause, |cut| &clause[cut + 1..]);
-            let words: Vec<&str> = clause.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+            let words = words_of(clause_before(doc, colon));
             let is = |word: &&str, expected: &str| word.eq_ignore_ascii_case(expected);
             let verb = words.iter().position(|w| is(w, "shall") || is(w, "will"))?;
             let rest = &words[verb + 1..];
@@ -353,11 +353,24 @@ fn lead_ins(doc: &Document<'_>) -> Vec<(usize, bool)> {
         .collect()
 }
 
+/// The clause a colon ends: the words since the last full stop, semicolon or colon, at most
+/// [`LEAD_IN_WORDS`] back.
+fn clause_before<'t>(doc: &Document<'t>, colon: usize) -> &'t str {
+    let clause = doc.slice(super::text::before(doc.text, colon, LEAD_IN_WORDS));
+    clause.rfind(['.', ';', ':']).map_or(clause, |cut| &clause[cut + 1..])
+}
+
+/// The words of `clause`, letters only.
+fn words_of(clause: &str) -> Vec<&str> {
+    clause.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect()
+}
+
 /// An enumerator opening a line: "(a)", "(ii)", "(3)".
 static ITEM_ENUMERATOR: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?m)^[ \t]*\([a-z0-9]{1,4}\)[ \t]"));
 
 /// A line that opens the next section or article and so ends a list: "6.10 Bank Accounts.",
-/// "Section 7.1", "ARTICLE 7".
+/// "Section 7.1", "ARTICLE 7". Not the document structure's headings: those are top-level only,
+/// and a list ends at the next numbered section ("6.10") too.
 static NEXT_SECTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"(?m)^[ \t]*(?:(?:Section|SECTION)[ \t]+[0-9]|[0-9]{1,2}\.[0-9]{1,2}\.?[ \t]|ARTICLE[ \t]|Article[ \t]+[0-9IVX])",
@@ -386,12 +399,11 @@ static ITEM_DIRECTION: LazyLock<Regex> = LazyLock::new(|| {
 fn maintain_items(doc: &Document<'_>) -> Vec<Range<usize>> {
     let mut items = Vec::new();
     for (colon, _) in doc.text.match_indices(':') {
-        let clause = doc.slice(super::text::before(doc.text, colon, LEAD_IN_WORDS));
-        let clause = clause.rfind(['.', ';', ':']).map_or(clause, |cut| &clause[cut + 1..]);
+        let clause = clause_before(doc, colon);
         if !contains_ci(clause, "maintain") {
             continue;
         }
-        let words: Vec<&str> = clause.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+        let words = words_of(clause);
         let promises = words.iter().any(|w| w.eq_ignore_ascii_case("maintain"))
             && !words.iter().any(|w| ["not", "fail", "fails", "failure"].iter().any(|n| w.eq_ignore_ascii_case(n)))
             && !CONDITION_OPENER.is_match(clause);
@@ -579,10 +591,7 @@ fn metrics_in(text: &str, offset: usize) -> Vec<Range<usize>> {
 /// the covenants on amounts.
 pub(crate) fn extract(doc: &Document<'_>) -> Vec<FinancialCovenant> {
     let items = maintain_items(doc);
-    let mut regions = covenant_regions(doc);
-    regions.extend(items.iter().cloned());
-    regions.sort_by_key(|r| r.start);
-    regions.dedup_by(|later, earlier| later.start < earlier.end);
+    let regions = covenant_regions(doc, &items);
     let mut covenants = ratio_covenants(doc, &regions, &items);
     covenants.extend(amounts::extract(doc, &regions, &items));
     covenants

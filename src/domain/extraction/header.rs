@@ -129,19 +129,16 @@ static DATE_ABOVE: LazyLock<Regex> =
 static DATED_BY_TERM: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^the[ \t\r\n]+((?:Effective|Closing|Agreement)[ \t\r\n]+Date)\b"));
 
-/// The date that the definition or the label of a defined date term gives, when they all give one
-/// date: "Effective Date" means March 5, 2020; `Effective Date: March 5, 2020`.
+/// The dates that the definitions and labels of a defined date term give: "Effective Date" means
+/// March 5, 2020; `Effective Date: March 5, 2020`. Two different days are a conflict [`agree`]
+/// reports, and the document is then dated by neither.
 fn defined_date(doc: &Document<'_>, term: &str) -> Vec<Sourced<Date>> {
-    let key = term.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let key = super::text::normalise_label(term);
     let defined =
         doc.structure.definitions.iter().filter(|d| d.key == key).map(|d| first_date_in(doc, d.body.clone(), 60));
     let labelled =
         doc.structure.labels.iter().filter(|l| l.key == key).map(|l| first_date_in(doc, l.value.clone(), 40));
-    let dates: Vec<Sourced<Date>> = defined.chain(labelled).flatten().collect();
-    match dates.first() {
-        Some(first) if dates.iter().all(|d| d.value() == first.value()) => vec![first.clone()],
-        _ => Vec::new(),
-    }
+    defined.chain(labelled).flatten().collect()
 }
 
 /// A title-block line that dates the document: "Dated as of March 15, 2024", or "dated as of"
@@ -910,7 +907,13 @@ mod tests {
         );
         assert_eq!(date_of(&event), None);
         let conflicting = format!("{labelled}\n13 DEFINITIONS\n\n\"Effective Date\" is October 2, 2019.\n");
-        assert_eq!(date_of(&conflicting), None);
+        let mut report = Report::default();
+        assert_eq!(agreement_date(&scan(&conflicting), &mut report), None);
+        assert!(
+            !report.conflicted_fields.is_empty(),
+            "two days are a conflict the warnings say: {:?}",
+            report.warnings
+        );
     }
     #[test]
     fn a_preamble_made_effective_as_of_a_day_or_dated_as_of_with_a_colon_is_dated_by_it() {
