@@ -703,29 +703,32 @@ mod tests {
     fn a_pdf_of_thousands_of_pages_sharing_one_content_stream_is_refused_before_its_pages_are_read() {
         // The review's file: 4,999 pages, one stream. Here 1,000 operations a page and a budget of
         // 4 s, for 5 million operations against the 2 million that fit: refused on the estimate,
-        // before a page is read (loading the file is most of the time taken).
+        // before a page is read. The reason shows which check refused it; the wall clock is not
+        // asserted, as a loaded test machine would make that assertion fail, not the reader.
         let pdf = shared_stream_pdf(4_999, 200, 1);
         assert!(pdf.len() < 1_000_000, "{} bytes", pdf.len());
-        let budget = Duration::from_secs(4);
-        let started = Instant::now();
-        let error = read_pdf(&pdf, usize::MAX, budget).unwrap_err();
+        let error = read_pdf(&pdf, usize::MAX, Duration::from_secs(4)).unwrap_err();
         let ReadError::TooCostly { limit_seconds: 4, reason } = &error else { panic!("{error:?}") };
         assert!(reason.starts_with("its 4999 pages run 5003999 content-stream operations"), "{reason}");
-        assert!(started.elapsed() < budget, "refused after {:?}", started.elapsed());
     }
 
     #[test]
     fn a_pdf_whose_first_pages_show_it_cannot_finish_in_time_is_refused_then() {
         // Few operations (one line a page), many glyphs: the estimate lets it through, the pages
         // read in the first tenth of the budget do not.
+        // Refused early means refused with most pages unread (a slower machine reads fewer before
+        // the projection, so this holds under load where a wall-clock bound would not).
         let pdf = shared_stream_pdf(2_000, 1, 500);
-        let budget = Duration::from_secs(4);
         assert!(ReadCost::new(&Document::load_mem(&pdf).unwrap()).of_document() < 20_000);
-        let started = Instant::now();
-        let error = read_pdf(&pdf, usize::MAX, budget).unwrap_err();
+        let error = read_pdf(&pdf, usize::MAX, Duration::from_secs(4)).unwrap_err();
         let ReadError::TooCostly { reason, .. } = &error else { panic!("{error:?}") };
-        assert!(reason.starts_with("its first "), "{reason}");
-        assert!(started.elapsed() < budget, "refused after {:?}", started.elapsed());
+        let read: usize = reason
+            .strip_prefix("its first ")
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|number| number.parse().ok())
+            .unwrap_or_else(|| panic!("{reason}"));
+        assert!(reason.contains(" of 2000 pages took "), "{reason}");
+        assert!(read < 1_000, "{reason}");
     }
 
     #[test]
