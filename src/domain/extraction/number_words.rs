@@ -45,15 +45,43 @@ pub fn parse_number_words(words: &str) -> Option<Decimal> {
     Decimal::from_str(&value.to_string()).ok()
 }
 
-/// The number an ordinal names: "first" to "twelfth", or in figures ("5th", "21st").
+/// The number an ordinal names: in words, "first" to "ninety-ninth" ("twenty-first" and "twenty
+/// first" alike), or in figures ("5th", "21st").
 pub(crate) fn parse_ordinal(word: &str) -> Option<u32> {
-    const ORDINALS: [&str; 12] = [
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    const UNITS: [&str; 19] = [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
         "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
     ];
+    const TENS: [&str; 8] =
+        ["twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth"];
     let lower = word.to_ascii_lowercase();
-    if let Some(position) = ORDINALS.iter().position(|o| *o == lower) {
-        return u32::try_from(position + 1).ok();
+    let unit = |w: &str| UNITS.iter().position(|o| *o == w).and_then(|p| u32::try_from(p + 1).ok());
+    if let Some(value) = unit(&lower) {
+        return Some(value);
+    }
+    if let Some(position) = TENS.iter().position(|t| *t == lower) {
+        return u32::try_from((position + 2) * 10).ok();
+    }
+    if let Some((tens, rest)) = lower.split_once(['-', ' ']) {
+        let tens = u32::try_from(small_number(tens.trim()).filter(|t| (20..100).contains(t) && t % 10 == 0)?).ok()?;
+        return Some(tens + unit(rest.trim()).filter(|u| *u < 10)?);
     }
     let digits = lower.strip_suffix("st").or_else(|| lower.strip_suffix("nd")).or_else(|| lower.strip_suffix("rd"));
     digits.or_else(|| lower.strip_suffix("th"))?.parse().ok()
@@ -122,5 +150,25 @@ mod tests {
         assert_eq!(parse_number_words("Hundred Thousand"), Some(dec("100000")));
         assert_eq!(parse_number_words("Five Hundred Lemons"), None);
         assert_eq!(parse_number_words("and"), None);
+    }
+
+    #[test]
+    fn ordinals_in_words_and_figures_name_their_number() {
+        for (word, number) in [
+            ("first", 1),
+            ("Twelfth", 12),
+            ("nineteenth", 19),
+            ("twentieth", 20),
+            ("twenty-first", 21),
+            ("Thirty First", 31),
+            ("ninety-ninth", 99),
+            ("21st", 21),
+            ("5th", 5),
+        ] {
+            assert_eq!(parse_ordinal(word), Some(number), "{word}");
+        }
+        for word in ["twenty", "tenth-first", "twenty-tenth", "one-first", "last", "twenty-"] {
+            assert_eq!(parse_ordinal(word), None, "{word}");
+        }
     }
 }
