@@ -3,7 +3,7 @@
 //! facility (see [`super::scope`]).
 //!
 //! Each kind of statement has its reader: flat margins (`margins`), grids in tables and in prose
-//! (`grids`, `prose_grid`), floors, fees, interest conventions and optional currencies; the
+//! (`grids`, `flattened_grid`, `prose_grid`), floors, fees, interest conventions and optional currencies; the
 //! benchmark a facility takes when no statement names one is `index`'s.
 
 mod candidates;
@@ -11,6 +11,7 @@ mod conventions;
 mod currencies;
 mod fees;
 mod fixed;
+mod flattened_grid;
 mod floors;
 mod grids;
 mod index;

@@ -9,6 +9,7 @@ use regex::Regex;
 use rust_decimal::Decimal;
 
 use super::candidates::PricingCandidates;
+use super::flattened_grid;
 use super::index::preferred_of_joined;
 use super::margins::names_loans_of_another_rate;
 use super::prose_grid::{self, LoanRate};
@@ -162,12 +163,19 @@ pub(super) fn read(
         // A grid that replaces the margins once a sustainability target is met adjusts the
         // pricing; the margins in force are the other grid's.
         let sustainability = contains_ci(doc.slice(sentence_around(doc.text, intro.start())), "sustainab");
-        let Some(table) = wrapped_table_after(doc.text, line.end, is_numeric_cell) else { continue };
+        let table = wrapped_table_after(doc.text, line.end, is_numeric_cell);
         if sustainability {
-            occupied.push(table.range.clone());
+            occupied.extend(table.map(|t| t.range));
             continue;
         }
-        let Some(levels_by_column) = grid_levels(doc, &table) else { continue };
+        // A table read as one, else the same grid flattened by a plain-text copy.
+        let read_as_table = table.as_ref().and_then(|t| Some((t.range.clone(), grid_levels(doc, t)?)));
+        let Some((table_range, levels_by_column)) = read_as_table.or_else(|| {
+            flattened_grid::read(doc, line.end)
+                .map(|grid| (grid.range, vec![(Vec::new(), grid.levels, grid.benchmark)]))
+        }) else {
+            continue;
+        };
         let table_scope = scope_of(doc, intro.start());
         if table_scope.keys.is_empty()
             && table_scope.except.is_empty()
@@ -176,7 +184,7 @@ pub(super) fn read(
             // "(a) For Term Loans, … (b) For all other Loans: … set forth below": the definition
             // prices facilities differently, and a grid whose own facility cannot be read is not
             // every facility's.
-            occupied.push(table.range.clone());
+            occupied.push(table_range);
             continue;
         }
         let initial = initial_level(doc, intro.start());
@@ -203,7 +211,7 @@ pub(super) fn read(
             }
             out.grids.push(Scoped::with_scope(levels, scope));
         }
-        occupied.push(table.range.clone());
+        occupied.push(table_range);
     }
     let tables = occupied.clone();
     for grid in prose_grid::read(doc, pricing_regions, |range| loans_priced_by(doc, range)) {

@@ -17,7 +17,7 @@ use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::numbers::PercentMatch;
 use crate::domain::extraction::scope::{Scoped, applies_once_extended, scope_of};
 use crate::domain::extraction::text::{
-    Definition, Regions, after, any_word, before, clause_around, contains_any_ci, contains_ci,
+    Definition, Regions, after, any_word, before, clause_around, contains_any_ci, contains_ci, last_word,
     matches_outside_date_names, pattern, sentence_around,
 };
 
@@ -135,6 +135,11 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     // "provided that the interest rate shall not be less than 6.00% per annum": a minimum of the
     // whole rate, neither the margin nor a floor of the benchmark.
     if ["less than", "lower than"].iter().any(|w| before_trimmed.ends_with(w)) {
+        return RateKind::Excluded;
+    }
+    // "the Credit Default Swap Spread less 1.00% per annum": a figure taken off a rate is no
+    // margin over it.
+    if matches!(last_word(before_trimmed), "less" | "minus") || before_trimmed.ends_with(" reduced by") {
         return RateKind::Excluded;
     }
     // "the Prime Rate plus the Applicable Margin plus 2%": a rate added on top of the margin is an

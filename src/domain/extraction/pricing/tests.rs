@@ -497,3 +497,63 @@ fn a_benchmark_defined_as_initially_term_sofr_is_term_sofr() {
     let replaced = doc.benchmarks.iter().filter(|b| doc.slice(b.span.end..b.span.end + 11) == " Transition").count();
     assert_eq!(replaced, 0);
 }
+
+#[test]
+fn a_figure_taken_off_a_rate_is_not_a_margin_over_it() {
+    let text = "\"Applicable Margin\" means, with respect to (a) any Eurocurrency Rate Advance, a rate per annum equal to the CDS Spread and (b) any Base Rate Advance, a rate per annum equal to the CDS Spread less 1.00% per annum.\n";
+    let found = pricing(text);
+    assert!(found.spreads.is_empty() && found.base_spreads.is_empty(), "{:?} {:?}", found.spreads, found.base_spreads);
+    // Unless the figure is not taken off: "unless" is not "less".
+    let added = "\"Applicable Margin\" means, for Term SOFR Loans, 1.75% per annum.\n";
+    assert_eq!(pricing(added).spreads.first().map(|s| *s.value.value()), Some(dec("0.0175")));
+}
+
+#[test]
+fn a_grid_whose_cells_each_sit_on_a_line_of_their_own_is_read_by_its_heading() {
+    let text = "\"Applicable Rate\" means, for any day, the rate per annum set forth below opposite the applicable Pricing Level:\nPricing Level\nABR\nLoans\nTerm SOFR\nLoans\nFacility\nFee\nPricing Level I\n0.000%\n0.750%\n0.060%\nPricing Level II\n0.125%\n1.125%\n0.080%\nPricing Level III\n0.250%\n1.250%\n0.100%\n\n\"Approved Fund\" means any fund.\n";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let read: Vec<(String, Decimal, Option<Decimal>, Option<Decimal>)> = grid
+        .value
+        .iter()
+        .map(|l| {
+            (
+                l.level.as_ref().map(|n| n.value().clone()).unwrap_or_default(),
+                *l.spread.as_ref().expect("spread").value(),
+                l.base_rate_spread.as_ref().map(|s| *s.value()),
+                l.commitment_fee.as_ref().map(|s| *s.value()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("Pricing Level I".to_owned(), dec("0.0075"), Some(dec("0")), Some(dec("0.0006"))),
+            ("Pricing Level II".to_owned(), dec("0.01125"), Some(dec("0.00125")), Some(dec("0.0008"))),
+            ("Pricing Level III".to_owned(), dec("0.0125"), Some(dec("0.0025")), Some(dec("0.001"))),
+        ]
+    );
+    assert!(found.spreads.is_empty(), "grid figures are not flat margins");
+}
+
+#[test]
+fn a_grid_whose_row_cells_ran_together_is_read_and_one_that_cannot_be_told_apart_is_not() {
+    let text = "\"Applicable Margin\" shall mean the rate per annum set forth in the table below:\nLevel\nRatings\nApplicable Margin\nfor SOFR\nLoans\n\n\nApplicable Margin\nfor ABR\nLoans\nIBaa3/BBB- or better1.75%0.75%IIBa1/BB+ or worse2.00%1.00%\n\nOther text.\n";
+    let found = pricing(text);
+    let [grid] = found.grids.as_slice() else { panic!("one grid: {:?}", found.grids) };
+    let spreads: Vec<Decimal> = grid.value.iter().filter_map(|l| l.spread.as_ref().map(|s| *s.value())).collect();
+    assert_eq!(spreads, [dec("0.0175"), dec("0.02")]);
+    assert_eq!(grid.value[1].condition.as_ref().map(|c| c.quote()), Some("IIBa1/BB+ or worse"));
+    // A label ending in a digit run into a two-digit figure ("A/A21.25%"), a column the heading
+    // does not name ("Drawn Cost"), or a heading naming a column twice: no grid is read.
+    for unreadable in [
+        text.replace("better1.75%", "A/A21.75%").replace("worse2.00%", "A/A32.00%"),
+        text.replace("for ABR\nLoans\n", "for ABR\nLoans\nDrawn Cost\n")
+            .replace("0.75%II", "0.75%1.00%II")
+            .replace("1.00%\n\n", "1.25%1.00%\n\n"),
+        text.replace("for SOFR\nLoans", "for SOFR Loans\nand Letter of Credit Fees"),
+    ] {
+        let found = pricing(&unreadable);
+        assert!(found.grids.is_empty(), "{unreadable}: {:?}", found.grids);
+    }
+}
