@@ -5,7 +5,7 @@
 //!   preambles, cover pages, LMA party lists, signature blocks);
 //! - `NAME … (the "Borrower")` (defined-term parentheticals);
 //! - `Borrower: NAME` (term sheets);
-//! - rows of a lender commitment schedule;
+//! - rows of a lender commitment schedule, also one a plain-text copy flattened to a cell a line;
 //! - signature blocks (`NAME, as a Lender / By: …`, or under a heading such as `GUARANTORS:`).
 //!
 //! Classes of parties ("THE LENDERS PARTY HERETO") are not parties. LEIs are attached to the
@@ -263,6 +263,13 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
             continue;
         }
         let Some(line) = super::text::line_around(doc.text, lender.start(), 300) else { continue };
+        if let Some(schedule) = flattened_schedule(doc, line.clone()) {
+            last_table_end = schedule.end;
+            for name in schedule.names {
+                drafts.add(doc, name, &[(PartyRole::Lender, line.clone())]);
+            }
+            continue;
+        }
         // A column of lender groups or of the lenders' agents ("Lender Group", "Lender Agent")
         // lists no lender.
         let header = LENDER_TABLE_HEADER.captures(doc.slice(line.clone()));
@@ -286,6 +293,75 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
             }
         }
     }
+}
+
+/// A commitment schedule a plain-text copy flattened, every cell on a line of its own: "Lender"
+/// (or "Name of Lender"), the other headings ("Commitment", "Applicable Percentage"), then each
+/// lender's name followed by as many figures as there are other headings, up to the total.
+static FLAT_LENDER_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?:name[ \t]+of[ \t]+)?lenders?[ \t]*:?[ \t]*$"));
+
+/// A heading of a schedule's figures: "Commitment", "Lender's Commitment (Cdn.$)", "Ratable Share".
+static FIGURE_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:commitments?|percentage|allocations?|share|amount|pro[ \t]+rata)\b"));
+
+/// The most figure columns, and the most rows, a flattened schedule is read for.
+const MAX_FIGURE_COLUMNS: usize = 4;
+const MAX_FLAT_ROWS: usize = 60;
+
+struct FlatSchedule {
+    names: Vec<Range<usize>>,
+    end: usize,
+}
+
+/// The lenders of a flattened commitment schedule headed by the line `heading`: only rows whose
+/// name line is one whole name ("Royal Bank of Canada", not "CDF"), and only when every row has
+/// the same number of figures as the heading has figure columns and at least two rows do.
+fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> Option<FlatSchedule> {
+    if !FLAT_LENDER_HEADING.is_match(doc.slice(heading.clone())) {
+        return None;
+    }
+    let mut lines = super::text::lines_in(doc.text, heading.end..doc.text.len())
+        .filter(|line| !doc.slice(line.clone()).trim().is_empty());
+    let mut columns = 0;
+    let mut first_row = None;
+    for line in lines.by_ref().take(MAX_FIGURE_COLUMNS + 1) {
+        if FIGURE_HEADING.is_match(doc.slice(line.clone())) && !MONEY_CELL.is_match(doc.slice(line.clone()).trim()) {
+            columns += 1;
+        } else {
+            first_row = Some(line);
+            break;
+        }
+    }
+    if !(1..=MAX_FIGURE_COLUMNS).contains(&columns) {
+        return None;
+    }
+    let mut names = Vec::new();
+    let mut rows = 0;
+    let mut end = heading.end;
+    let mut next = first_row;
+    while let Some(label) = next.take() {
+        let label_text = doc.slice(label.clone()).trim();
+        if MONEY_CELL.is_match(label_text) || rows >= MAX_FLAT_ROWS {
+            break;
+        }
+        let figures: Vec<Range<usize>> = lines.by_ref().take(columns).collect();
+        if figures.len() != columns || figures.iter().any(|f| !MONEY_CELL.is_match(doc.slice(f.clone()).trim())) {
+            break;
+        }
+        end = figures.last().map_or(end, |f| f.end);
+        if contains_ci(label_text, "total") {
+            rows += 1;
+            break;
+        }
+        let offset = doc.slice(label.clone()).len() - doc.slice(label.clone()).trim_start().len();
+        if let Some(name) = NAME.find(label_text).filter(|m| m.start() == 0 && m.end() == label_text.len()) {
+            names.push(label.start + offset..label.start + offset + name.end());
+        }
+        rows += 1;
+        next = lines.next();
+    }
+    (rows >= 2).then_some(FlatSchedule { names, end })
 }
 
 /// Gives each party the LEI stated right after its name. Invalid codes are reported, never used.
@@ -452,6 +528,29 @@ mod tests {
                 ("PINE BANK, N.A.".to_owned(), vec![PartyRole::Lender])
             ]
         );
+    }
+
+    #[test]
+    fn a_flattened_schedule_names_its_lenders_row_by_row() {
+        let schedule = "SCHEDULE 2.01\nCOMMITMENTS\nLender\nCommitment\nApplicable Percentage\nCedar Bank, N.A.\n$60,000,000.00\n60.000000000%\n\nRMB\n$25,000,000\n25.000000000%\nPine Trust Company, New York Branch\n$10,000,000\n10.0%\nBirch Bank PLC\n$5,000,000\n5.0%\nTotal\n$100,000,000\n100%\n\nElm Bank, N.A.\n$1\n1%\n";
+        let (found, _) = parties(schedule);
+        // "RMB" is no whole name, and the line after the total is not a row.
+        assert_eq!(
+            summary(&found),
+            [
+                ("Cedar Bank, N.A.".to_owned(), vec![PartyRole::Lender]),
+                ("Pine Trust Company, New York Branch".to_owned(), vec![PartyRole::Lender]),
+                ("Birch Bank PLC".to_owned(), vec![PartyRole::Lender])
+            ]
+        );
+        // A signature page's "Lender" caption, or rows with a figure missing, list no lender.
+        for text in [
+            "Lender\nBy: /s/ Ann Lee\nName: Ann Lee\nTitle: Director\nCedar Bank, N.A.\n$60,000,000\n",
+            "Lender\nCommitment\nApplicable Percentage\nCedar Bank, N.A.\n$60,000,000\nBirch Bank PLC\n$5,000,000\n",
+        ] {
+            let (found, _) = parties(text);
+            assert!(found.is_empty(), "{text}: {:?}", summary(&found));
+        }
     }
 
     #[test]
