@@ -88,6 +88,7 @@ mod parts;
 mod pricing;
 mod proposals;
 mod provisions;
+mod schedules;
 mod scope;
 mod sourced;
 mod sustainability;

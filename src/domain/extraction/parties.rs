@@ -24,6 +24,7 @@ use regex::Regex;
 
 use super::document::{Document, Report, quoted};
 use super::model::{Party, PartyRole};
+use super::schedules::{MONEY_CELL, flattened_schedule};
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
 use drafts::Drafts;
 use names::NAME;
@@ -252,9 +253,6 @@ static LENDER_TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-static MONEY_CELL: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"^(?:US\$|\$|£|€|[A-Z]{3}[ \t]?)?[0-9][0-9,]*(?:\.[0-9]+)?[ \t]?%?$"));
-
 /// Lenders named in the rows of a commitment schedule.
 fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
     let mut last_table_end = 0;
@@ -265,8 +263,12 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
         let Some(line) = super::text::line_around(doc.text, lender.start(), 300) else { continue };
         if let Some(schedule) = flattened_schedule(doc, line.clone()) {
             last_table_end = schedule.end;
-            for name in schedule.names {
-                drafts.add(doc, name, &[(PartyRole::Lender, line.clone())]);
+            // Only a name line that is one whole name ("Royal Bank of Canada", not "CDF").
+            for row in &schedule.rows {
+                let label = doc.slice(row.label.clone());
+                if NAME.find(label).is_some_and(|m| m.start() == 0 && m.end() == label.len()) {
+                    drafts.add(doc, row.label.clone(), &[(PartyRole::Lender, line.clone())]);
+                }
             }
             continue;
         }
@@ -293,75 +295,6 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
             }
         }
     }
-}
-
-/// A commitment schedule a plain-text copy flattened, every cell on a line of its own: "Lender"
-/// (or "Name of Lender"), the other headings ("Commitment", "Applicable Percentage"), then each
-/// lender's name followed by as many figures as there are other headings, up to the total.
-static FLAT_LENDER_HEADING: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i)^[ \t]*(?:name[ \t]+of[ \t]+)?lenders?[ \t]*:?[ \t]*$"));
-
-/// A heading of a schedule's figures: "Commitment", "Lender's Commitment (Cdn.$)", "Ratable Share".
-static FIGURE_HEADING: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i)\b(?:commitments?|percentage|allocations?|share|amount|pro[ \t]+rata)\b"));
-
-/// The most figure columns, and the most rows, a flattened schedule is read for.
-const MAX_FIGURE_COLUMNS: usize = 4;
-const MAX_FLAT_ROWS: usize = 60;
-
-struct FlatSchedule {
-    names: Vec<Range<usize>>,
-    end: usize,
-}
-
-/// The lenders of a flattened commitment schedule headed by the line `heading`: only rows whose
-/// name line is one whole name ("Royal Bank of Canada", not "CDF"), and only when every row has
-/// the same number of figures as the heading has figure columns and at least two rows do.
-fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> Option<FlatSchedule> {
-    if !FLAT_LENDER_HEADING.is_match(doc.slice(heading.clone())) {
-        return None;
-    }
-    let mut lines = super::text::lines_in(doc.text, heading.end..doc.text.len())
-        .filter(|line| !doc.slice(line.clone()).trim().is_empty());
-    let mut columns = 0;
-    let mut first_row = None;
-    for line in lines.by_ref().take(MAX_FIGURE_COLUMNS + 1) {
-        if FIGURE_HEADING.is_match(doc.slice(line.clone())) && !MONEY_CELL.is_match(doc.slice(line.clone()).trim()) {
-            columns += 1;
-        } else {
-            first_row = Some(line);
-            break;
-        }
-    }
-    if !(1..=MAX_FIGURE_COLUMNS).contains(&columns) {
-        return None;
-    }
-    let mut names = Vec::new();
-    let mut rows = 0;
-    let mut end = heading.end;
-    let mut next = first_row;
-    while let Some(label) = next.take() {
-        let label_text = doc.slice(label.clone()).trim();
-        if MONEY_CELL.is_match(label_text) || rows >= MAX_FLAT_ROWS {
-            break;
-        }
-        let figures: Vec<Range<usize>> = lines.by_ref().take(columns).collect();
-        if figures.len() != columns || figures.iter().any(|f| !MONEY_CELL.is_match(doc.slice(f.clone()).trim())) {
-            break;
-        }
-        end = figures.last().map_or(end, |f| f.end);
-        if contains_ci(label_text, "total") {
-            rows += 1;
-            break;
-        }
-        let offset = doc.slice(label.clone()).len() - doc.slice(label.clone()).trim_start().len();
-        if let Some(name) = NAME.find(label_text).filter(|m| m.start() == 0 && m.end() == label_text.len()) {
-            names.push(label.start + offset..label.start + offset + name.end());
-        }
-        rows += 1;
-        next = lines.next();
-    }
-    (rows >= 2).then_some(FlatSchedule { names, end })
 }
 
 /// Gives each party the LEI stated right after its name. Invalid codes are reported, never used.
