@@ -905,14 +905,16 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
             if !doc.parts.in_body(definition.term.start) {
                 continue;
             }
-            if let Some(name) = name_opening(doc, definition.body.clone()) {
-                named.push((name, definition.term.clone()));
-            } else if role == PartyRole::IssuingBank
-                && let Some(names) = issuers_listed(doc, definition.body.clone())
-            {
+            // A list of issuers is read before the name it opens with ("X, Y and Z, each in its
+            // capacity …" names three issuers, not X alone).
+            let listed =
+                if role == PartyRole::IssuingBank { issuers_listed(doc, definition.body.clone()) } else { None };
+            if let Some(names) = listed {
                 for name in names {
                     drafts.add(doc, name, &[(role, definition.term.clone())]);
                 }
+            } else if let Some(name) = name_opening(doc, definition.body.clone()) {
+                named.push((name, definition.term.clone()));
             }
         }
         let Some((first, term)) = named.first().cloned() else { continue };
@@ -950,7 +952,12 @@ const ISSUER_TERMS: &[&str] = &[
 fn issuers_listed(doc: &Document<'_>, body: Range<usize>) -> Option<Vec<Range<usize>>> {
     let head_end = floor_boundary(doc.text, body.start.saturating_add(400)).min(body.end);
     let head = doc.slice(body.start..head_end);
-    let skipped = head.strip_prefix("each of ").or_else(|| head.strip_prefix("each of the following: "))?;
+    // "each of X, Y and Z", "individually and collectively, each of …", or the list alone.
+    let skipped =
+        ["individually and collectively, each of ", "collectively, each of ", "each of the following: ", "each of "]
+            .iter()
+            .find_map(|opening| head.trim_start_matches([',', ' ']).strip_prefix(opening))
+            .unwrap_or(head);
     let offset = body.start + head.len() - skipped.len();
     let mut names = Vec::new();
     let mut at = 0;
@@ -961,9 +968,20 @@ fn issuers_listed(doc: &Document<'_>, body: Range<usize>) -> Option<Vec<Range<us
         }
         names.push(offset + name.start()..offset + name.end());
         let rest = &skipped[name.end()..];
-        if rest.starts_with(", each in its capacity")
-            || rest.starts_with(", in their respective capacities")
-            || rest.starts_with(", each in their capacit")
+        // The capacity closing the list, shared by each name ("in its capacity" after a list
+        // is each one's).
+        if [
+            ", each in its capacity",
+            ", in their respective capacities",
+            ", each in their capacit",
+            ", in its capacity",
+            ", in their capacit",
+            " (each in its capacity",
+            ", each as an issuer",
+            ", each as issuer",
+        ]
+        .iter()
+        .any(|closing| rest.starts_with(closing))
         {
             return (names.len() >= 2).then_some(names);
         }
@@ -1104,6 +1122,19 @@ mod tests {
         let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
         assert_eq!(with_role(&found, PartyRole::IssuingBank), ["WILLOW BANK PLC", "ASPEN BANK USA", "LARCH BANK"]);
         assert_eq!(with_role(&found, PartyRole::SwinglineLender), ["LARCH BANK"]);
+    }
+
+    #[test]
+    fn an_issuer_definition_listing_banks_without_each_of_names_them_all() {
+        let definitions = "\n\nARTICLE I\nDEFINITIONS\n\n\"L/C Issuer\" means Willow Bank, N.A., Aspen Bank USA and Larch Bank plc, in its capacity as an issuer of Letters of Credit hereunder, or any successor issuer thereof.\n\n\"Issuing Bank\" means any L/C Issuer.\n";
+        let found = parties(&format!("CREDIT AGREEMENT\n{COVERED_PREAMBLE}{definitions}"));
+        assert_eq!(
+            with_role(&found, PartyRole::IssuingBank),
+            ["Willow Bank, N.A.", "Aspen Bank USA", "Larch Bank plc"]
+        );
+        let collective = "\n\nARTICLE I\nDEFINITIONS\n\n\"Issuing Banks\" means, individually and collectively, each of Willow Bank, N.A. and Aspen Bank USA, in their respective capacities as issuers of Letters of Credit.\n";
+        let found = parties(&format!("CREDIT AGREEMENT\n{COVERED_PREAMBLE}{collective}"));
+        assert_eq!(with_role(&found, PartyRole::IssuingBank), ["Willow Bank, N.A.", "Aspen Bank USA"]);
     }
 
     #[test]
