@@ -529,12 +529,22 @@ fn is_list_separator(gap: &str) -> bool {
 /// The title roles a cover page lists, each for the whole-line names above it.
 pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: bool, drafts: &mut Drafts) {
     let text = doc.slice(front.clone());
+    // Where the role phrase before the current one ended, on the same line: a cover set as one
+    // line ("A, as Borrower, B and C, as Co-Syndication Agents, D, as …") lists each role's
+    // names between the previous role phrase and its own.
+    let mut previous_end = 0;
     for list in ROLE_LIST.find_iter(text) {
+        let segment_start = previous_end;
+        previous_end = list.end();
+        // "as Joint Lead Arrangers:": a caption of the names below it (read with the captions).
+        if text.get(list.end()..).is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':')) {
+            continue;
+        }
         let mut roles = Vec::new();
         for one in ONE_ROLE.find_iter(list.as_str()) {
             let span = front.start + list.start() + one.start()..front.start + list.start() + one.end();
             for role in roles_of(one.as_str(), lma_style) {
-                if is_title_role(role) {
+                if is_cover_role(role) {
                     roles.push((role, span.clone()));
                 }
             }
@@ -543,7 +553,11 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
             continue;
         }
         let plural = is_plural(list.as_str());
-        for name in names_above(text, list.start(), plural) {
+        let mut names = names_above(text, list.start(), plural);
+        if names.is_empty() {
+            names = names_inline(text, segment_start, list.start(), plural);
+        }
+        for name in names {
             drafts.add(doc, front.start + name.start..front.start + name.end, &roles);
         }
     }
@@ -564,10 +578,45 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
     }
 }
 
+/// The names a role phrase of a cover set as one long line applies to: the text between the
+/// previous role phrase on that line and this one, when it is whole names and nothing else
+/// ("…, as Administrative Agent ____ A, B and C, as Co-Syndication Agents, …"); only the last
+/// for a singular role. A line of ordinary length is read by [`names_above`].
+fn names_inline(text: &str, segment_start: usize, marker: usize, plural: bool) -> Vec<Range<usize>> {
+    let line_start = text.get(..marker).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let line_end = text.get(marker..).and_then(|t| t.find('\n')).map_or(text.len(), |i| marker + i);
+    if line_end - line_start < 300 || segment_start < line_start {
+        return Vec::new();
+    }
+    let segment = slice(text, segment_start..marker);
+    // Furniture between the blocks ("____", "- - -") and the comma after the previous role.
+    let opening = segment.len() - segment.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+    let body = segment[opening..].trim_end().trim_end_matches(',').trim_end();
+    if body.is_empty() {
+        return Vec::new();
+    }
+    let mut names = whole_names(body);
+    if names.is_empty() {
+        names = names_run_together(body);
+    }
+    let offset = segment_start + opening;
+    let mut names: Vec<Range<usize>> = names.into_iter().map(|n| offset + n.start..offset + n.end).collect();
+    if !plural && names.len() > 1 {
+        names.drain(..names.len() - 1);
+    }
+    names
+}
+
 /// The title roles of a cover-page line that is a caption of roles and nothing else, written
-/// above the names that hold them ("Joint Lead Arrangers and Joint Bookrunners:").
+/// above the names that hold them ("Joint Lead Arrangers and Joint Bookrunners:", or with the
+/// capacity's "as" when a colon ends it: "as Joint Lead Arrangers:").
 fn title_roles_caption(line: &str) -> Option<Vec<PartyRole>> {
-    let caption = line.trim().trim_end_matches(':').trim_end();
+    let written = line.trim();
+    let caption = written.trim_end_matches(':').trim_end();
+    let caption = match caption.get(..3) {
+        Some(opening) if opening.eq_ignore_ascii_case("as ") && written.ends_with(':') => caption[3..].trim_start(),
+        _ => caption,
+    };
     if caption.is_empty() || caption.len() > 120 {
         return None;
     }
@@ -593,6 +642,14 @@ fn is_title_role(role: PartyRole) -> bool {
         role,
         PartyRole::Arranger | PartyRole::Bookrunner | PartyRole::SyndicationAgent | PartyRole::DocumentationAgent
     )
+}
+
+/// The roles a cover page's "as …" line gives the names written above it: the title roles and
+/// the banks that issue letters of credit or make swing line loans ("REDFERN BANK, / as Swingline
+/// Lender and as Issuing Bank"), which a cover often names where the preamble only says "the
+/// L/C Issuers party hereto".
+fn is_cover_role(role: PartyRole) -> bool {
+    is_title_role(role) || matches!(role, PartyRole::IssuingBank | PartyRole::SwinglineLender)
 }
 
 /// The names on the lines below a caption of roles, each line whole names, up to the first line
@@ -776,6 +833,9 @@ fn names_run_together(cell: &str) -> Vec<Range<usize>> {
 /// The names a cover-page line consists of: one whole name, or whole names separated by commas or
 /// "and" ("BARCLAYS BANK PLC, GOLDMAN SACHS BANK USA,"); nothing else may stand between them.
 fn whole_names(line: &str) -> Vec<Range<usize>> {
+    // "ALDER CAPITAL MARKETS, LLC (f/k/a ALDER SECURITIES LLC)": the former name a parenthetical
+    // after the last name recalls is no name of a party here.
+    let line = former_name_removed(line);
     // Between two names a comma or "and": a bare space joins the parts of one name the pattern
     // reads as two ("DEUTSCHE BANK SECURITIES INC.").
     // A table's cell boundary ("|") or a run of blanks between printed columns separates names
@@ -811,6 +871,22 @@ fn whole_names(line: &str) -> Vec<Range<usize>> {
     if separator(&line[end..], true) { names } else { Vec::new() }
 }
 
+/// `line` without a closing parenthetical that gives a former name ("(f/k/a …)", "(formerly
+/// known as …)", "(formerly …)").
+fn former_name_removed(line: &str) -> &str {
+    let trimmed = line.trim_end().trim_end_matches(',').trim_end();
+    if !trimmed.ends_with(')') {
+        return line;
+    }
+    let Some(open) = trimmed.rfind('(') else { return line };
+    let inner = trimmed[open + 1..].trim_start().to_ascii_lowercase();
+    if ["f/k/a", "fka ", "f.k.a.", "formerly"].iter().any(|w| inner.starts_with(w)) {
+        trimmed[..open].trim_end()
+    } else {
+        line
+    }
+}
+
 /// The borrower or agent a definition names (`"Borrower" means AT&T Capital Corporation, a
 /// Delaware corporation`), for a role the preamble gives no one.
 pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
@@ -829,14 +905,16 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
             if !doc.parts.in_body(definition.term.start) {
                 continue;
             }
-            if let Some(name) = name_opening(doc, definition.body.clone()) {
-                named.push((name, definition.term.clone()));
-            } else if role == PartyRole::IssuingBank
-                && let Some(names) = issuers_listed(doc, definition.body.clone())
-            {
+            // A list of issuers is read before the name it opens with ("X, Y and Z, each in its
+            // capacity …" names three issuers, not X alone).
+            let listed =
+                if role == PartyRole::IssuingBank { issuers_listed(doc, definition.body.clone()) } else { None };
+            if let Some(names) = listed {
                 for name in names {
                     drafts.add(doc, name, &[(role, definition.term.clone())]);
                 }
+            } else if let Some(name) = name_opening(doc, definition.body.clone()) {
+                named.push((name, definition.term.clone()));
             }
         }
         let Some((first, term)) = named.first().cloned() else { continue };
@@ -874,7 +952,12 @@ const ISSUER_TERMS: &[&str] = &[
 fn issuers_listed(doc: &Document<'_>, body: Range<usize>) -> Option<Vec<Range<usize>>> {
     let head_end = floor_boundary(doc.text, body.start.saturating_add(400)).min(body.end);
     let head = doc.slice(body.start..head_end);
-    let skipped = head.strip_prefix("each of ").or_else(|| head.strip_prefix("each of the following: "))?;
+    // "each of X, Y and Z", "individually and collectively, each of …", or the list alone.
+    let skipped =
+        ["individually and collectively, each of ", "collectively, each of ", "each of the following: ", "each of "]
+            .iter()
+            .find_map(|opening| head.trim_start_matches([',', ' ']).strip_prefix(opening))
+            .unwrap_or(head);
     let offset = body.start + head.len() - skipped.len();
     let mut names = Vec::new();
     let mut at = 0;
@@ -885,9 +968,20 @@ fn issuers_listed(doc: &Document<'_>, body: Range<usize>) -> Option<Vec<Range<us
         }
         names.push(offset + name.start()..offset + name.end());
         let rest = &skipped[name.end()..];
-        if rest.starts_with(", each in its capacity")
-            || rest.starts_with(", in their respective capacities")
-            || rest.starts_with(", each in their capacit")
+        // The capacity closing the list, shared by each name ("in its capacity" after a list
+        // is each one's).
+        if [
+            ", each in its capacity",
+            ", in their respective capacities",
+            ", each in their capacit",
+            ", in its capacity",
+            ", in their capacit",
+            " (each in its capacity",
+            ", each as an issuer",
+            ", each as issuer",
+        ]
+        .iter()
+        .any(|closing| rest.starts_with(closing))
         {
             return (names.len() >= 2).then_some(names);
         }
@@ -1020,6 +1114,60 @@ mod tests {
         let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
         assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
         assert_eq!(with_role(&found, PartyRole::SyndicationAgent), ["BIRCH BANK, N.A."]);
+    }
+
+    #[test]
+    fn a_cover_names_the_issuing_banks_and_swing_line_lender_the_preamble_leaves_to_a_class() {
+        let cover = "CREDIT AGREEMENT\n\nWILLOW BANK PLC and ASPEN BANK USA,\nas L/C Issuers\n\nLARCH BANK,\nas Swingline Lender and as an Issuing Bank\n\nTHE LENDERS AND L/C ISSUERS PARTY HERETO\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::IssuingBank), ["WILLOW BANK PLC", "ASPEN BANK USA", "LARCH BANK"]);
+        assert_eq!(with_role(&found, PartyRole::SwinglineLender), ["LARCH BANK"]);
+    }
+
+    #[test]
+    fn an_issuer_definition_listing_banks_without_each_of_names_them_all() {
+        let definitions = "\n\nARTICLE I\nDEFINITIONS\n\n\"L/C Issuer\" means Willow Bank, N.A., Aspen Bank USA and Larch Bank plc, in its capacity as an issuer of Letters of Credit hereunder, or any successor issuer thereof.\n\n\"Issuing Bank\" means any L/C Issuer.\n";
+        let found = parties(&format!("CREDIT AGREEMENT\n{COVERED_PREAMBLE}{definitions}"));
+        assert_eq!(
+            with_role(&found, PartyRole::IssuingBank),
+            ["Willow Bank, N.A.", "Aspen Bank USA", "Larch Bank plc"]
+        );
+        let collective = "\n\nARTICLE I\nDEFINITIONS\n\n\"Issuing Banks\" means, individually and collectively, each of Willow Bank, N.A. and Aspen Bank USA, in their respective capacities as issuers of Letters of Credit.\n";
+        let found = parties(&format!("CREDIT AGREEMENT\n{COVERED_PREAMBLE}{collective}"));
+        assert_eq!(with_role(&found, PartyRole::IssuingBank), ["Willow Bank, N.A.", "Aspen Bank USA"]);
+    }
+
+    #[test]
+    fn a_capacity_ending_in_a_colon_is_a_caption_of_the_names_below_it() {
+        let cover = "CREDIT AGREEMENT\n\nFIRST HARBOR BANK, N.A.,\nas Administrative Agent\n\nas Joint Lead Arrangers:\n\nCEDAR CAPITAL MARKETS, LLC\nPINE SECURITIES LLC\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
+        assert!(!with_role(&found, PartyRole::Arranger).contains(&"FIRST HARBOR BANK, N.A.".to_owned()));
+    }
+
+    #[test]
+    fn a_former_name_recalled_after_a_cover_name_is_read_over() {
+        let cover =
+            "CREDIT AGREEMENT\n\nCEDAR CAPITAL MARKETS, LLC (f/k/a CEDAR SECURITIES LLC),\nas Sole Lead Arranger\n";
+        let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC"]);
+    }
+
+    #[test]
+    fn a_cover_set_as_one_line_gives_each_role_the_names_since_the_role_before_it() {
+        let line = "CREDIT AGREEMENT\n\nORCHARD FOODS CORP., as Borrower, THE LENDERS PARTY HERETO and FIRST HARBOR BANK, N.A., as Administrative Agent ______ BIRCH BANK, N.A., ELM BANK PLC and OAK BANK USA, as Co-Syndication Agents, WILLOW BANK, N.A. ASPEN BANK USA and LARCH BANK, as Co-Documentation Agents, CEDAR CAPITAL MARKETS, LLC and PINE SECURITIES LLC, as Joint Lead Arrangers\n";
+        let found = parties(&format!("{line}{COVERED_PREAMBLE}"));
+        assert_eq!(
+            with_role(&found, PartyRole::SyndicationAgent),
+            ["BIRCH BANK, N.A.", "ELM BANK PLC", "OAK BANK USA"]
+        );
+        assert_eq!(
+            with_role(&found, PartyRole::DocumentationAgent),
+            ["WILLOW BANK, N.A.", "ASPEN BANK USA", "LARCH BANK"]
+        );
+        assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
+        // The borrower and agent before them keep their own roles only.
+        assert!(with_role(&found, PartyRole::SyndicationAgent).iter().all(|n| !n.contains("HARBOR")));
     }
 
     #[test]

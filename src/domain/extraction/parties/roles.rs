@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::pattern;
 
-const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lender|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:bank|lender)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuer|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
+const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lenders?|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:banks?|lenders?)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
 pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
     pattern(&format!(
@@ -129,6 +129,11 @@ pub(crate) fn roles_of(phrase: &str, lma_style: bool) -> Vec<PartyRole> {
 /// Whether a role phrase stands for several parties ("Joint Lead Arrangers", "Original Lenders").
 pub(crate) fn is_plural(phrase: &str) -> bool {
     let lower = phrase.to_ascii_lowercase();
+    // "Issuing Banks": the bare "banks" of a name is no role word, the issuers' is.
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    if words.windows(2).any(|pair| pair == ["issuing", "banks"]) {
+        return true;
+    }
     lower.split(|c: char| !c.is_ascii_alphabetic()).any(|word| {
         matches!(
             word,
@@ -141,6 +146,7 @@ pub(crate) fn is_plural(phrase: &str) -> bool {
                 | "borrowers"
                 | "joint"
                 | "agents"
+                | "issuers"
         )
     })
 }
@@ -182,6 +188,18 @@ mod tests {
         for phrase in ["as Issuer", "as Note Issuer", "as LC Beneficiary"] {
             assert!(!stated(phrase).contains(&PartyRole::IssuingBank), "{phrase}: {:?}", stated(phrase));
         }
+    }
+
+    #[test]
+    fn issuers_and_swing_line_lenders_are_read_in_the_plural_and_stand_for_several() {
+        for phrase in ["as L/C Issuers", "as Issuing Banks", "as Letter of Credit Issuers", "as Issuing Lenders"] {
+            assert!(stated(phrase).contains(&PartyRole::IssuingBank), "{phrase}: {:?}", stated(phrase));
+            assert!(is_plural(phrase), "{phrase}");
+        }
+        assert!(stated("as Swing Line Lenders").contains(&PartyRole::SwinglineLender));
+        // A name's own "Banks" is no plural role word.
+        assert!(!is_plural("as Agent for the Harbor Banks"));
+        assert!(!is_plural("as Issuing Bank"));
     }
 
     #[test]
