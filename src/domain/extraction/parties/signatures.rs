@@ -362,12 +362,30 @@ fn signed_on_the_caption_line(doc: &Document<'_>, line: Range<usize>, lma_style:
     let content = doc.slice(line.clone());
     let signature = SIGNED_IN_LINE.captures(content)?.name("signature")?;
     let caption = line.start..line.start + signature.start();
+    if name_starts_on_the_line_above(doc, line.start) {
+        return None;
+    }
     read_caption(doc, caption, lma_style).map(|_| line.start + signature.start())
 }
 
-/// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee".
+/// Whether the line right above `start` ends in two words in capitals with nothing after them
+/// ("… Title: Director WILLOW FINANCIAL" above "SERVICES LIMITED, as a Lender By /s/ …"): a
+/// name's first words, run on from the block above; the caption below holds only its end. A
+/// heading ("THE LENDERS") is no name.
+fn name_starts_on_the_line_above(doc: &Document<'_>, start: usize) -> bool {
+    let Some(above) = doc.text[..start].strip_suffix('\n') else { return false };
+    let above = above.strip_suffix('\r').unwrap_or(above);
+    let last_line = above.rsplit('\n').next().unwrap_or_default();
+    let words: Vec<&str> = last_line.split_whitespace().collect();
+    let capitals = |w: &str| w.len() > 1 && w.chars().all(|c| c.is_alphabetic() && c.is_uppercase());
+    let heading = words.iter().all(|w| HEADING_WORDS.contains(&w.to_ascii_lowercase().as_str()));
+    words.len() >= 2 && words[words.len() - 2..].iter().all(|w| capitals(w)) && !heading
+}
+
+/// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee", or
+/// "ACME LLC By /s/ Ann Lee" (an electronic signature after a "By" without its colon).
 static SIGNED_IN_LINE: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)[ \t]*:.*)$"));
+    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)(?:[ \t]*:|[ \t]+/s/).*)$"));
 
 /// The names in the first cells of the rows under a block signed in its next cell, each beside
 /// the signatory's details ("PEBBLE LLC | Name: Ann Lee" / "RIVER INC. OAK CORP. | Title: CFO"), a
@@ -1258,6 +1276,25 @@ mod tests {
             assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
         }
         assert_eq!(roles_of_party(&found, "OAK HILL CORP."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_signed_on_its_line_by_an_electronic_signature_without_a_colon_is_read_when_whole() {
+        let found = signed(
+            "NORTHWIND TOOLS INC., as Borrower By /s/ Ann Lee Name: Ann Lee\n\nLAKESHORE SAVINGS BANK, as a Lender By /s/ Jo Park Name: Jo Park\n\nApproved as to form by counsel By /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]), "{found:?}");
+        assert_eq!(found.len(), 3, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_whose_name_starts_on_the_line_above_after_a_signatory_s_title_gives_no_fragment() {
+        let found = signed(
+            "NORTHWIND TOOLS INC., as Borrower By /s/ Ann Lee Name: Ann Lee Title: Director WILLOW FINANCIAL\nSERVICES LIMITED, as a Lender By /s/ Jo Park Name: Jo Park\n\nTHE LENDERS\nLAKESHORE SAVINGS BANK, as a Lender By: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "SERVICES LIMITED"), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
     }
 
     #[test]
