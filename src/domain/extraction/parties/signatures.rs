@@ -58,6 +58,7 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words a heading may be made of.
 const HEADING_WORDS: &[&str] = &[
+    "additional",
     "administrative",
     "agent",
     "agents",
@@ -75,6 +76,7 @@ const HEADING_WORDS: &[&str] = &[
     "collateral",
     "company",
     "documentation",
+    "existing",
     "guarantor",
     "guarantors",
     "holder",
@@ -88,6 +90,7 @@ const HEADING_WORDS: &[&str] = &[
     "lenders",
     "line",
     "loan",
+    "new",
     "parent",
     "parties",
     "party",
@@ -125,9 +128,13 @@ static AS_CAPACITY: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)(?:^|[ \t,|
 /// A consent or reaffirmation on the signature pages naming its signers as guarantors: "Each of
 /// the undersigned Guarantors hereby consents …", "the undersigned, each as a Subsidiary
 /// Guarantor, …". The blocks after it sign as guarantors, as under a "GUARANTORS:" heading.
+/// Also the other ways a consent names its signers' capacity: "each of the undersigned, in its
+/// capacity as a Guarantor, hereby …" (a capacity that goes on, "as a Guarantor or as the
+/// Borrower", is not read), "the undersigned (each, a “Guarantor”) …", "the undersigned, being
+/// all of the Guarantors, …", and "Each Guarantor hereby consents / acknowledges / reaffirms …".
 static UNDERSIGNED_GUARANTORS: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?(?:as[ \t\r\n]+)?(?:an?[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?\b",
+        r#"(?i)\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?(?:as[ \t\r\n]+)?(?:an?[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?\b|\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?in[ \t\r\n]+(?:its|their)[ \t\r\n]+(?:respective[ \t\r\n]+)?capacit(?:y|ies)[ \t\r\n]+as[ \t\r\n]+(?:an?[ \t\r\n]+|the[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?[ \t\r\n]*(?:,|hereby\b)|\bundersigned[ \t\r\n]*\((?:each|collectively)[ \t\r\n]*,?[ \t\r\n]*(?:an?|the)[ \t\r\n]+["“]?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?["”]?\)|\bundersigned[ \t\r\n]*,?[ \t\r\n]*being[ \t\r\n]+(?:all[ \t\r\n]+(?:of[ \t\r\n]+)?)?the[ \t\r\n]+(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors\b|\beach[ \t\r\n]+(?:of[ \t\r\n]+the[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?[ \t\r\n]+(?:party[ \t\r\n]+hereto[ \t\r\n]+)?hereby[ \t\r\n]+(?:consents|acknowledges|reaffirms|ratifies|confirms|agrees)\b"#,
     )
 });
 
@@ -236,7 +243,9 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
                     .filter(|names| names.len() > 1)
                     .map(|names| names.into_iter().map(|name| (name.clone(), vec![(h.roles[0], name)])).collect())
             });
-            let listed = listed.or_else(|| names_sharing_a_capacity(doc, &caption, lma_style));
+            let listed = listed
+                .or_else(|| names_sharing_a_capacity(doc, &caption, lma_style))
+                .or_else(|| names_each_with_a_capacity(doc, &caption, lma_style));
             caption.clear();
             // A singular heading ("BORROWER:") is spent by the first signature under it, read or
             // not: the block after an unreadable one is another party's.
@@ -353,12 +362,30 @@ fn signed_on_the_caption_line(doc: &Document<'_>, line: Range<usize>, lma_style:
     let content = doc.slice(line.clone());
     let signature = SIGNED_IN_LINE.captures(content)?.name("signature")?;
     let caption = line.start..line.start + signature.start();
+    if name_starts_on_the_line_above(doc, line.start) {
+        return None;
+    }
     read_caption(doc, caption, lma_style).map(|_| line.start + signature.start())
 }
 
-/// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee".
+/// Whether the line right above `start` ends in two words in capitals with nothing after them
+/// ("… Title: Director WILLOW FINANCIAL" above "SERVICES LIMITED, as a Lender By /s/ …"): a
+/// name's first words, run on from the block above; the caption below holds only its end. A
+/// heading ("THE LENDERS") is no name.
+fn name_starts_on_the_line_above(doc: &Document<'_>, start: usize) -> bool {
+    let Some(above) = doc.text[..start].strip_suffix('\n') else { return false };
+    let above = above.strip_suffix('\r').unwrap_or(above);
+    let last_line = above.rsplit('\n').next().unwrap_or_default();
+    let words: Vec<&str> = last_line.split_whitespace().collect();
+    let capitals = |w: &str| w.len() > 1 && w.chars().all(|c| c.is_alphabetic() && c.is_uppercase());
+    let heading = words.iter().all(|w| HEADING_WORDS.contains(&w.to_ascii_lowercase().as_str()));
+    words.len() >= 2 && words[words.len() - 2..].iter().all(|w| capitals(w)) && !heading
+}
+
+/// A caption and its signature on one line, no cell between them: "ACME LLC By: /s/ Ann Lee", or
+/// "ACME LLC By /s/ Ann Lee" (an electronic signature after a "By" without its colon).
 static SIGNED_IN_LINE: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)[ \t]*:.*)$"));
+    LazyLock::new(|| pattern(r"^[ \t]*[^|\s][^|]*?[ \t](?P<signature>(?:By|BY)(?:[ \t]*:|[ \t]+/s/).*)$"));
 
 /// The names in the first cells of the rows under a block signed in its next cell, each beside
 /// the signatory's details ("PEBBLE LLC | Name: Ann Lee" / "RIVER INC. OAK CORP. | Title: CFO"), a
@@ -482,7 +509,7 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
     // borrower, who sign an amendment as its guarantors.
     if matches!(
         tokens.as_slice(),
-        ["loan", "parties" | "party"] | ["other" | "subsidiary", "loan", "parties" | "party"]
+        ["loan" | "credit", "parties" | "party"] | ["other" | "subsidiary", "loan" | "credit", "parties" | "party"]
     ) {
         let heading = Heading { roles: vec![PartyRole::Guarantor], plural: true, spares_the_borrower: true };
         return Some((heading, rest));
@@ -502,6 +529,13 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
         let piece = piece.trim();
         // Only a piece that is a role whole: "LENDER AGENT:" heads no lender.
         let role_term = piece.strip_prefix("the ").unwrap_or(piece);
+        // "INITIAL GUARANTOR:", "EXISTING GUARANTORS:", "ADDITIONAL BORROWER:": a role qualified
+        // by when its holder joined is that role.
+        let role_term = ["initial ", "existing ", "additional ", "new "]
+            .iter()
+            .find_map(|q| role_term.strip_prefix(q))
+            .filter(|rest| is_role_term(rest))
+            .unwrap_or(role_term);
         let found = if matches!(piece, "bank" | "banks") {
             vec![PartyRole::Lender]
         } else if is_role_term(role_term) {
@@ -620,6 +654,23 @@ fn names_sharing_a_capacity(doc: &Document<'_>, caption: &[Range<usize>], lma_st
     let roles: Vec<(PartyRole, Range<usize>)> =
         roles.into_iter().map(|(role, r)| (role, span.start + r.start..span.start + r.end)).collect();
     Some(names.into_iter().map(|name| (span.start + name.start..span.start + name.end, roles.clone())).collect())
+}
+
+/// The parties of a caption listing several entities above one signature, a line each, each line
+/// whole a name with its own roles ("A LLC, as a Guarantor" / "B INC., as a Guarantor"); `None`
+/// unless every line reads so.
+fn names_each_with_a_capacity(
+    doc: &Document<'_>,
+    caption: &[Range<usize>],
+    lma_style: bool,
+) -> Option<Vec<SignedBlock>> {
+    if caption.len() < 2 {
+        return None;
+    }
+    caption
+        .iter()
+        .map(|line| read_caption(doc, line.clone(), lma_style).filter(|(_, roles)| !roles.is_empty()))
+        .collect()
 }
 
 /// Reads `NAME[, a … corporation][, as ROLE[ and ROLE…]]` from `span`, all of it.
@@ -1157,6 +1208,93 @@ mod tests {
         for name in ["NORTHWIND LOGISTICS LLC", "NORTHWIND RETAIL CORP."] {
             assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
         }
+    }
+
+    #[test]
+    fn a_role_heading_qualified_by_when_its_holders_joined_gives_that_role() {
+        let found = signed(
+            "NORTHWIND TOOLS INC., as Borrower\nBy: /s/ Ann Lee\nName: Ann Lee\n\nINITIAL GUARANTOR:\nNORTHWIND LOGISTICS LLC\nBy: /s/ Ann Lee\nName: Ann Lee\n\nEXISTING GUARANTORS:\nNORTHWIND FLEET, INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n\nRIVER STONE INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        for name in ["NORTHWIND LOGISTICS LLC", "NORTHWIND FLEET, INC.", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn the_credit_parties_signing_under_their_own_heading_are_guarantors_but_the_borrower_is_not() {
+        let found = signed(
+            "CREDIT PARTIES:\nNORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n\nPEBBLE CREEK LLC\nBy: /s/ Ann Lee\nName: Ann Lee\n\nOTHER CREDIT PARTIES:\nRIVER STONE INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+        );
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), Some(vec![PartyRole::Guarantor]), "{found:?}");
+        assert_eq!(roles_of_party(&found, "RIVER STONE INC."), Some(vec![PartyRole::Guarantor]), "{found:?}");
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]), "{found:?}");
+    }
+
+    #[test]
+    fn a_consent_stating_its_signers_guarantors_in_other_words_makes_the_blocks_after_it_guarantors() {
+        for consent in [
+            "Each of the undersigned, in its capacity as a Guarantor, hereby consents to the Amendment.",
+            "The undersigned (each, a \u{201c}Guarantor\u{201d}) consent to the Amendment.",
+            "The undersigned, being all of the Guarantors, ratify the Loan Documents.",
+            "Each Guarantor hereby reaffirms its obligations under the Guaranty.",
+        ] {
+            let found = signed(&format!(
+                "NORTHWIND TOOLS INC., as Borrower\nBy: /s/ Ann Lee\nName: Ann Lee\n\n{consent}\n\nPEBBLE CREEK LLC\nBy: /s/ Ann Lee\nName: Ann Lee\n\nNORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+            ));
+            assert_eq!(
+                roles_of_party(&found, "PEBBLE CREEK LLC"),
+                Some(vec![PartyRole::Guarantor]),
+                "{consent}: {found:?}"
+            );
+            assert_eq!(
+                roles_of_party(&found, "NORTHWIND TOOLS INC."),
+                Some(vec![PartyRole::Borrower]),
+                "{consent}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_consent_in_another_capacity_or_in_a_capacity_that_goes_on_names_no_guarantor() {
+        for consent in [
+            "Each of the undersigned, in its capacity as a Pledgor, hereby consents to the Amendment.",
+            "Each of the undersigned, in its capacity as a Guarantor or as a Grantor, hereby consents.",
+        ] {
+            let found = signed(&format!(
+                "NORTHWIND TOOLS INC., as Borrower\nBy: /s/ Ann Lee\nName: Ann Lee\n\n{consent}\n\nPEBBLE CREEK LLC\nBy: /s/ Ann Lee\nName: Ann Lee\n",
+            ));
+            assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), None, "{consent}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn entities_listed_a_line_each_with_their_own_capacity_above_one_signature_each_hold_it() {
+        let found = signed(
+            "NORTHWIND TOOLS INC., as Borrower\nBy: /s/ Ann Lee\n\nPEBBLE CREEK LLC, as a Guarantor\nRIVER STONE INC., as a Guarantor\nBy: /s/ Ann Lee\nName: Ann Lee\n\nOAK HILL CORP., as a Guarantor\nOak Hill signs for its affiliates\nBy: /s/ Ann Lee\n",
+        );
+        for name in ["PEBBLE CREEK LLC", "RIVER STONE INC."] {
+            assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
+        }
+        assert_eq!(roles_of_party(&found, "OAK HILL CORP."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_signed_on_its_line_by_an_electronic_signature_without_a_colon_is_read_when_whole() {
+        let found = signed(
+            "NORTHWIND TOOLS INC., as Borrower By /s/ Ann Lee Name: Ann Lee\n\nLAKESHORE SAVINGS BANK, as a Lender By /s/ Jo Park Name: Jo Park\n\nApproved as to form by counsel By /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+        assert_eq!(roles_of_party(&found, "NORTHWIND TOOLS INC."), Some(vec![PartyRole::Borrower]), "{found:?}");
+        assert_eq!(found.len(), 3, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_whose_name_starts_on_the_line_above_after_a_signatory_s_title_gives_no_fragment() {
+        let found = signed(
+            "NORTHWIND TOOLS INC., as Borrower By /s/ Ann Lee Name: Ann Lee Title: Director WILLOW FINANCIAL\nSERVICES LIMITED, as a Lender By /s/ Jo Park Name: Jo Park\n\nTHE LENDERS\nLAKESHORE SAVINGS BANK, as a Lender By: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "SERVICES LIMITED"), None, "{found:?}");
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
     }
 
     #[test]
