@@ -264,10 +264,10 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
         if let Some(schedule) = flattened_schedule(doc, line.clone()) {
             last_table_end = schedule.end;
             // Only a name line that is one whole name ("Royal Bank of Canada", not "CDF").
-            for row in &schedule.rows {
-                let label = doc.slice(row.label.clone());
+            for lender in schedule.lenders {
+                let label = doc.slice(lender.clone());
                 if NAME.find(label).is_some_and(|m| m.start() == 0 && m.end() == label.len()) {
-                    drafts.add(doc, row.label.clone(), &[(PartyRole::Lender, line.clone())]);
+                    drafts.add(doc, lender, &[(PartyRole::Lender, line.clone())]);
                 }
             }
             continue;

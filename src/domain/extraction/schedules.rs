@@ -27,15 +27,10 @@ static FIGURE_HEADING: LazyLock<Regex> =
 const MAX_FIGURE_COLUMNS: usize = 4;
 const MAX_ROWS: usize = 60;
 
-/// One row: its label (a lender's name, or "Total") and its figures.
-pub(crate) struct FlatRow {
-    pub label: Range<usize>,
-    pub figures: Vec<Range<usize>>,
-}
-
-/// A flattened schedule: its lenders' rows, and where it ends (after its total row, if any).
+/// A flattened schedule: the name line of each lender's row, and where it ends (after its total
+/// row, if any).
 pub(crate) struct FlatSchedule {
-    pub rows: Vec<FlatRow>,
+    pub lenders: Vec<Range<usize>>,
     pub end: usize,
 }
 
@@ -45,43 +40,39 @@ pub(crate) fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> O
     if !LENDER_HEADING.is_match(doc.slice(heading.clone())) {
         return None;
     }
+    let is_figure = |line: &Range<usize>| MONEY_CELL.is_match(doc.slice(line.clone()));
     let mut lines = lines_in(doc.text, heading.end..doc.text.len()).filter_map(|line| trimmed(doc, line));
-    let mut headings = Vec::new();
-    let mut first_row = None;
+    let mut columns = 0;
+    let mut next = None;
     for line in lines.by_ref().take(MAX_FIGURE_COLUMNS + 1) {
-        let text = doc.slice(line.clone());
-        if FIGURE_HEADING.is_match(text) && !MONEY_CELL.is_match(text) {
-            headings.push(line);
+        if FIGURE_HEADING.is_match(doc.slice(line.clone())) && !is_figure(&line) {
+            columns += 1;
         } else {
-            first_row = Some(line);
+            next = Some(line);
             break;
         }
     }
-    let columns = headings.len();
     if !(1..=MAX_FIGURE_COLUMNS).contains(&columns) {
         return None;
     }
-    let mut rows = Vec::new();
-    let mut total = None;
-    let mut next = first_row;
+    let mut lenders = Vec::new();
+    let mut end = None;
     while let Some(label) = next.take() {
-        if MONEY_CELL.is_match(doc.slice(label.clone())) || rows.len() >= MAX_ROWS {
+        if is_figure(&label) || lenders.len() >= MAX_ROWS {
             break;
         }
         let figures: Vec<Range<usize>> = lines.by_ref().take(columns).collect();
-        if figures.len() != columns || figures.iter().any(|f| !MONEY_CELL.is_match(doc.slice(f.clone()))) {
+        if figures.len() != columns || !figures.iter().all(is_figure) {
             break;
         }
-        let row = FlatRow { label, figures };
-        if contains_ci(doc.slice(row.label.clone()), "total") {
-            total = Some(row);
+        end = figures.last().map(|figure| figure.end);
+        if contains_ci(doc.slice(label.clone()), "total") {
             break;
         }
-        rows.push(row);
+        lenders.push(label);
         next = lines.next();
     }
-    let end = total.as_ref().or(rows.last())?.figures.last()?.end;
-    (rows.len() >= 2).then_some(FlatSchedule { rows, end })
+    (lenders.len() >= 2).then_some(FlatSchedule { lenders, end: end? })
 }
 
 /// The line's content without its surrounding white space, if any is left.

@@ -503,8 +503,8 @@ fn a_figure_taken_off_a_rate_is_not_a_margin_over_it() {
     let text = "\"Applicable Margin\" means, with respect to (a) any Eurocurrency Rate Advance, a rate per annum equal to the CDS Spread and (b) any Base Rate Advance, a rate per annum equal to the CDS Spread less 1.00% per annum.\n";
     let found = pricing(text);
     assert!(found.spreads.is_empty() && found.base_spreads.is_empty(), "{:?} {:?}", found.spreads, found.base_spreads);
-    // Unless the figure is not taken off: "unless" is not "less".
-    let added = "\"Applicable Margin\" means, for Term SOFR Loans, 1.75% per annum.\n";
+    // A word that only ends in "less" takes nothing off.
+    let added = "\"Applicable Margin\" means, for Term SOFR Loans, nevertheless 1.75% per annum.\n";
     assert_eq!(pricing(added).spreads.first().map(|s| *s.value.value()), Some(dec("0.0175")));
 }
 
