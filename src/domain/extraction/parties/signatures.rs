@@ -133,9 +133,11 @@ static AS_CAPACITY: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)(?:^|[ \t,|
 /// Borrower", is not read), "the undersigned (each, a “Guarantor”) …", "the undersigned, being
 /// all of the Guarantors, …", and "Each Guarantor hereby consents / acknowledges / reaffirms …".
 static UNDERSIGNED_GUARANTORS: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r#"(?i)\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?(?:as[ \t\r\n]+)?(?:an?[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?\b|\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?in[ \t\r\n]+(?:its|their)[ \t\r\n]+(?:respective[ \t\r\n]+)?capacit(?:y|ies)[ \t\r\n]+as[ \t\r\n]+(?:an?[ \t\r\n]+|the[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?[ \t\r\n]*(?:,|hereby\b)|\bundersigned[ \t\r\n]*\((?:each|collectively)[ \t\r\n]*,?[ \t\r\n]*(?:an?|the)[ \t\r\n]+["“]?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?["”]?\)|\bundersigned[ \t\r\n]*,?[ \t\r\n]*being[ \t\r\n]+(?:all[ \t\r\n]+(?:of[ \t\r\n]+)?)?the[ \t\r\n]+(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors\b|\beach[ \t\r\n]+(?:of[ \t\r\n]+the[ \t\r\n]+)?(?:(?:subsidiary|parent)[ \t\r\n]+)?guarantors?[ \t\r\n]+(?:party[ \t\r\n]+hereto[ \t\r\n]+)?hereby[ \t\r\n]+(?:consents|acknowledges|reaffirms|ratifies|confirms|agrees)\b"#,
-    )
+    let qualified = r"(?:(?:subsidiary|parent)[ \t\r\n]+)?";
+    let guarantor = format!("{qualified}guarantors?");
+    pattern(&format!(
+        r#"(?i)\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?(?:as[ \t\r\n]+)?(?:an?[ \t\r\n]+)?{guarantor}\b|\bundersigned[ \t\r\n]*,?[ \t\r\n]*(?:each[ \t\r\n]+)?in[ \t\r\n]+(?:its|their)[ \t\r\n]+(?:respective[ \t\r\n]+)?capacit(?:y|ies)[ \t\r\n]+as[ \t\r\n]+(?:an?[ \t\r\n]+|the[ \t\r\n]+)?{guarantor}[ \t\r\n]*(?:,|hereby\b)|\bundersigned[ \t\r\n]*\((?:each|collectively)[ \t\r\n]*,?[ \t\r\n]*(?:an?|the)[ \t\r\n]+["“]?{guarantor}["”]?\)|\bundersigned[ \t\r\n]*,?[ \t\r\n]*being[ \t\r\n]+(?:all[ \t\r\n]+(?:of[ \t\r\n]+)?)?the[ \t\r\n]+{qualified}guarantors\b|\beach[ \t\r\n]+(?:of[ \t\r\n]+the[ \t\r\n]+)?{guarantor}[ \t\r\n]+(?:party[ \t\r\n]+hereto[ \t\r\n]+)?hereby[ \t\r\n]+(?:consents|acknowledges|reaffirms|ratifies|confirms|agrees)\b"#
+    ))
 });
 
 /// "each as a Guarantor", "as Guarantors": the capacity that closes a caption listing several
