@@ -1,13 +1,15 @@
 //! Lender commitment schedules that a plain-text copy flattened to one cell a line: "Lender" (or
 //! "Name of Lender"), the other headings ("Commitment", "Applicable Percentage"), then each
 //! lender's name line followed by as many figures as there are other headings, up to the total
-//! ("Total / $440,000,000 / 100%"). The parties reader takes the lenders from its rows.
+//! ("Total / $440,000,000 / 100%"). The parties reader takes the lenders from its rows; the
+//! commitments reader takes its total, in the currency its heading names.
 
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::currency::CurrencyCode;
 use super::document::Document;
 use super::text::{contains_ci, lines_in, pattern};
 
@@ -18,6 +20,13 @@ pub(crate) static MONEY_CELL: LazyLock<Regex> =
 /// The heading line of a flattened schedule's lender column.
 static LENDER_HEADING: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)^[ \t]*(?:name[ \t]+of[ \t]+)?lenders?[ \t]*:?[ \t]*$"));
+
+/// The same heading, found anywhere in a text.
+static LENDER_HEADING_LINE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?im)^[ \t]*(?:name[ \t]+of[ \t]+)?lenders?[ \t]*:?[ \t]*$"));
+
+/// A parenthesised note of a column's currency: "(Cdn.$)", "(US$)", "(in C$)", "(EUR)".
+static HEADING_CURRENCY: LazyLock<Regex> = LazyLock::new(|| pattern(r"\((?:in[ \t]+)?([^()]{1,30})\)"));
 
 /// A heading of a schedule's figures: "Commitment", "Lender's Commitment (Cdn.$)", "Ratable Share".
 static FIGURE_HEADING: LazyLock<Regex> =
@@ -32,6 +41,11 @@ const MAX_ROWS: usize = 60;
 pub(crate) struct FlatSchedule {
     pub lenders: Vec<Range<usize>>,
     pub end: usize,
+    /// The total row's amount, when the schedule has one column of amounts and a total row.
+    pub total: Option<Range<usize>>,
+    /// The currency the headings name for the amounts: `None` when they name none,
+    /// `Some(None)` when they note one that cannot be read ("(in local currency)").
+    pub heading_currency: Option<Option<CurrencyCode>>,
 }
 
 /// The flattened schedule headed by the line `heading`, when every row has the same number of
@@ -43,10 +57,15 @@ pub(crate) fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> O
     let is_figure = |line: &Range<usize>| MONEY_CELL.is_match(doc.slice(line.clone()));
     let mut lines = lines_in(doc.text, heading.end..doc.text.len()).filter_map(|line| trimmed(doc, line));
     let mut columns = 0;
+    let mut heading_currency = None;
     let mut next = None;
     for line in lines.by_ref().take(MAX_FIGURE_COLUMNS + 1) {
         if FIGURE_HEADING.is_match(doc.slice(line.clone())) && !is_figure(&line) {
             columns += 1;
+            if let Some(noted) = HEADING_CURRENCY.captures(doc.slice(line.clone())).and_then(|n| currency_noted(&n[1]))
+            {
+                heading_currency = Some(noted);
+            }
         } else {
             next = Some(line);
             break;
@@ -57,6 +76,7 @@ pub(crate) fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> O
     }
     let mut lenders = Vec::new();
     let mut end = None;
+    let mut total = None;
     while let Some(label) = next.take() {
         if is_figure(&label) || lenders.len() >= MAX_ROWS {
             break;
@@ -67,12 +87,46 @@ pub(crate) fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> O
         }
         end = figures.last().map(|figure| figure.end);
         if contains_ci(doc.slice(label.clone()), "total") {
+            let mut amounts = figures.into_iter().filter(|figure| !doc.slice(figure.clone()).ends_with('%'));
+            total = amounts.next().filter(|_| amounts.next().is_none());
             break;
         }
         lenders.push(label);
         next = lines.next();
     }
-    (lenders.len() >= 2).then_some(FlatSchedule { lenders, end: end? })
+    (lenders.len() >= 2).then_some(FlatSchedule { lenders, end: end?, total, heading_currency })
+}
+
+/// Every flattened schedule of the text, in text order.
+pub(crate) fn flattened_schedules(doc: &Document<'_>) -> Vec<FlatSchedule> {
+    let mut schedules: Vec<FlatSchedule> = Vec::new();
+    for heading in LENDER_HEADING_LINE.find_iter(doc.text) {
+        if schedules.last().is_some_and(|last| heading.start() < last.end) {
+            continue;
+        }
+        schedules.extend(flattened_schedule(doc, heading.range()));
+    }
+    schedules
+}
+
+/// The currency a heading's parenthesised note names: `None` when the note is about something
+/// else ("(as of the Closing Date)"), `Some(None)` when it is about a currency that cannot be read
+/// ("(in local currency)"). "Cdn.$" and "C$" are Canadian dollars, "US$" and "U.S. $" American
+/// ones; an ISO code or words ("Canadian Dollars") name their own.
+fn currency_noted(note: &str) -> Option<Option<CurrencyCode>> {
+    let compact: String = note.chars().filter(|c| !c.is_whitespace() && *c != '.').collect();
+    let upper = compact.to_ascii_uppercase();
+    let code = match upper.as_str() {
+        "CDN$" | "CDN" | "CAN$" => CurrencyCode::new("CAD"),
+        "US$" | "US" | "USD$" => CurrencyCode::new("USD"),
+        code if code.len() == 3 && code.chars().all(|c| c.is_ascii_uppercase()) => CurrencyCode::new(code),
+        _ => CurrencyCode::from_symbol(&compact).or_else(|| CurrencyCode::from_words(note)),
+    };
+    let about_currency = code.is_some()
+        || note.contains(['$', '£', '€', '¥'])
+        || contains_ci(note, "currenc")
+        || (compact.len() == 3 && compact.chars().all(|c| c.is_ascii_uppercase()));
+    about_currency.then_some(code)
 }
 
 /// The line's content without its surrounding white space, if any is left.

@@ -13,6 +13,7 @@ use crate::domain::extraction::amendments::substitutions;
 use crate::domain::extraction::document::{Document, Report, quoted};
 use crate::domain::extraction::facility_refs::FacilityKey;
 use crate::domain::extraction::numbers::{Money, MoneyMatch};
+use crate::domain::extraction::schedules::flattened_schedules;
 use crate::domain::extraction::scope::{FacilityFrame, Scoped, applicable, nearest_scope, resolve, unique_keys};
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{
@@ -239,6 +240,8 @@ impl Commitments {
 /// Every statement of a facility's commitment, with the facilities it is for.
 pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> Commitments {
     let mut candidates = Commitments::default();
+    let schedule_totals: Vec<_> =
+        flattened_schedules(doc).into_iter().filter_map(|s| Some((s.total?, s.heading_currency))).collect();
     let mut struck: Vec<Range<usize>> = Vec::new();
     let mut substituted: Vec<(Range<usize>, Range<usize>)> = Vec::new();
     for substitution in substitutions(doc.text) {
@@ -353,7 +356,27 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         if defines_other_amount {
             continue;
         }
-        let totals = labelled_total(doc, found) || sums_the_lenders_above(doc, found);
+        // The total row of a schedule a plain-text copy flattened, in the currency its heading
+        // notes ("Lender's Commitment (Cdn.$)" above "$200,000,000").
+        let schedule_total =
+            schedule_totals.iter().find(|(total, _)| total.start <= found.span.start && found.span.end <= total.end);
+        let mut money = found.money;
+        if let Some((_, Some(noted))) = schedule_total {
+            match noted {
+                Some(code) if *code == money.currency => {}
+                Some(code) if doc.slice(found.figures.clone()).starts_with('$') => money.currency = *code,
+                _ => {
+                    report.dropped(
+                        "/facilities/*/commitment",
+                        doc.slice(found.span.clone()),
+                        found.span.clone(),
+                        "is the total of a schedule whose heading notes a currency that cannot be read, or another than its figures'",
+                    );
+                    continue;
+                }
+            }
+        }
+        let totals = schedule_total.is_some() || labelled_total(doc, found) || sums_the_lenders_above(doc, found);
         let stated_in_passing = AMOUNT_LEAD_IN.is_match(lead_in)
             && (COMMITMENT_CONTEXT.is_match(lead_in) || !doc.refs_in(lead_range.clone()).is_empty());
         let defines_line = definition.is_some_and(|d| first_amount_of_a_line(doc, d, found));
@@ -399,7 +422,7 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             (None, None, Some(term)) => unique_keys(doc.refs_in(term)).into_iter().take(1).collect(),
             (None, None, None) => nearest_scope(doc, found.span.start),
         };
-        if let Some(money) = doc.sourced(found.span.clone(), found.money) {
+        if let Some(money) = doc.sourced(found.span.clone(), money) {
             let list = if defining { &mut candidates.defining } else { &mut candidates.passing };
             list.push(Scoped::new(money, keys));
         }

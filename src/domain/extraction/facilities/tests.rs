@@ -196,6 +196,35 @@ fn a_figure_below_the_lenders_amounts_that_adds_them_up_is_the_total_commitment(
 }
 
 #[test]
+fn the_total_row_of_a_flattened_schedule_is_the_commitment_in_its_headings_currency() {
+    let schedule = |heading: &str, total: &str| {
+        format!(
+            "SCHEDULE 1\nLender\n{heading}\nApplicable Percentage\nCedar Bank, N.A.\n$60,000,000\n60%\nBirch Bank PLC\n$40,000,000\n40%\n{total}\n$100,000,000\n100%\n"
+        )
+    };
+    let defining = |text: &str| {
+        let doc = Document::scan(text);
+        let found = commitment_candidates(&doc, &mut Report::default());
+        found
+            .defining
+            .iter()
+            .map(|c| (c.value.quote().to_owned(), c.value.value().currency.to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(defining(&schedule("Commitment", "Total")), [("$100,000,000".to_owned(), "USD".to_owned())]);
+    assert_eq!(
+        defining(&schedule("Lender's Commitment (Cdn.$)", "Total:")),
+        [("$100,000,000".to_owned(), "CAD".to_owned())]
+    );
+    // A currency note nobody can read, or a figure in another currency than the heading's, says
+    // nothing sure about the amount.
+    assert!(defining(&schedule("Commitment (in local currency)", "TOTAL")).is_empty());
+    assert!(defining(&schedule("Commitment (EUR)", "Total").replace("$100,000,000", "£100,000,000")).is_empty());
+    // Without a total row, a lender's figure is no facility's size.
+    assert!(defining(&schedule("Commitment", "Elm Bank")).is_empty());
+}
+
+#[test]
 fn an_amount_in_passing_in_the_definition_of_something_else_is_not_a_commitment() {
     let text = "\"Working Capital\" means current assets less current liabilities, including all Revolving Loans outstanding but excluding up to $2,500,000 of deferred revenue.\n\n\"Revolving Credit Note\" means the note evidencing the Revolving Loans in the principal amount of $30,000,000.\n";
     let (defining, passing) = commitment_quotes(text);

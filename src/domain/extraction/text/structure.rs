@@ -37,7 +37,7 @@ pub(crate) struct Label {
 /// (`"'Final Maturity Date' means …"`).
 static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"^[ \t]*(?:\([a-z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]{1,2}(?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"“”]{1,120})["”]{1,2})[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:,?[ \t]*(?:with[ \t]+respect[ \t]+to|in[ \t]+relation[ \t]+to|as[ \t]+to|for)\b[^.;:"”\n]{0,60}?,?[ \t]+)?(?:(?:means|shall mean|has the meaning|(?P<is>is))\b[ \t]*:?|:[ \t])"#,
+        r#"^[ \t]*(?:\([a-zA-Z0-9]{1,4}\)[ \t]*(?:\|[ \t]*)?)?["“]{1,2}(?:['‘](?P<restated>[^'’"”]{1,120})['’]|(?P<term>[^"“”]{1,120})["”]{1,2})[ \t]*(?:\([^)]{0,80}\)[ \t]*)?(?:,?[ \t]*(?:with[ \t]+respect[ \t]+to|in[ \t]+relation[ \t]+to|as[ \t]+to|for)\b[^.;:"”\n]{0,60}?,?[ \t]+)?(?:(?:means|shall mean|has the meaning|(?P<is>is))\b[ \t]*:?|:[ \t])"#,
     )
 });
 
@@ -314,6 +314,15 @@ mod tests {
         let structure = Structure::scan(text);
         let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
         assert_eq!(terms, ["Issue Date", "Maturity Date"]);
+    }
+
+    #[test]
+    fn a_definition_in_a_glossary_lettered_in_capitals_is_a_definition() {
+        // A section's own glossary, its items lettered (A), (B), … and set close to the term.
+        let text = "(v) As used in this Section:\n(K)\u{201c}Index Rate\u{201d} with respect to any day means the rate published.\n(L)\u{201c}Forward Rate\u{201d} means the term rate.\n";
+        let structure = Structure::scan(text);
+        let terms: Vec<&str> = structure.definitions.iter().map(|d| &text[d.term.clone()]).collect();
+        assert_eq!(terms, ["Index Rate", "Forward Rate"]);
     }
 
     #[test]
