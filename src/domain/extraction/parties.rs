@@ -28,7 +28,9 @@ use super::schedules::{MONEY_CELL, flattened_schedule};
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
 use drafts::Drafts;
 use names::NAME;
-use preamble::{cover_parties, debtor_parties, defined_parties, names_above, preamble_parties};
+use preamble::{
+    cover_parties, debtor_parties, defined_parties, is_cover_role, names_above, preamble_parties, printed_again,
+};
 use roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 
 static DEFINED_ROLE: LazyLock<Regex> =
@@ -127,7 +129,11 @@ fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
             }
         }
         // "NAME,\n as Administrative Agent": the whole-line name the role is written under.
-        for name in names_above(doc.text, list.start(), is_plural(list.as_str())) {
+        // A title role's holder may be named without a legal form ("ATB FINANCIAL,").
+        let printed = |name: &str| printed_again(doc, name);
+        let titles_only = !roles.is_empty() && roles.iter().all(|(role, _)| is_cover_role(*role));
+        let unmarked: Option<&dyn Fn(&str) -> bool> = if titles_only { Some(&printed) } else { None };
+        for name in names_above(doc.text, list.start(), is_plural(list.as_str()), unmarked) {
             drafts.add(doc, name, &roles);
         }
     }

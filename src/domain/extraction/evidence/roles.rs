@@ -140,8 +140,15 @@ pub(super) fn objection(doc: &Document<'_>, party: &Party, role: &Sourced<PartyR
     };
     let shared = statement.shared || is_plural(role.quote());
     let owned = match names.last() {
+        // A block that holds no name the pattern reads may still hold only this party's name,
+        // one without a legal form ("- and - / ATB FINANCIAL, / as Co-Lead Arranger").
+        _ if holds_only(doc.slice(block_before(doc, statement.start).0), &key) => true,
         Some(nearest) if same(nearest) => true,
-        _ if shared => names.iter().any(same) || joins_by_alias(doc, party, &statement),
+        _ if shared => {
+            names.iter().any(same)
+                || joins_by_alias(doc, party, &statement)
+                || doc.slice(block_before(doc, statement.start).0).lines().any(|line| holds_only(line, &key))
+        }
         _ => false,
     };
     if owned {
@@ -154,6 +161,17 @@ pub(super) fn objection(doc: &Document<'_>, party: &Party, role: &Sourced<PartyR
         ),
         None => format!("is given the role by {shown}, but its name is not stated in that party block"),
     })
+}
+
+/// Whether `text` (a party block, or one line of a list of names) is the name whose key is `key`
+/// and nothing else but list furniture ("- and -", "and", commas).
+fn holds_only(text: &str, key: &str) -> bool {
+    let words: String = text
+        .split_whitespace()
+        .filter(|word| !matches!(word.to_ascii_lowercase().as_str(), "-" | "and" | "&" | "," | "among" | "between"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    key.len() >= MIN_NAME_KEY && name_key(&words) == key
 }
 
 /// "Co-", "Deputy ", "Documentation " just before an agent's role phrase: another capacity.

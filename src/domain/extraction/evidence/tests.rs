@@ -330,6 +330,42 @@ SCHEDULE 2.01\n\nLender                              Commitment\nLarchmont Trust
     assert!(lender.is_some_and(|p| p.has_role(PartyRole::Lender)), "{:?}", spelt.agreement.parties);
 }
 
+/// A cover of party blocks joined by "- and -", two arrangers named without a legal form, and
+/// signature pages that print the names again.
+fn unmarked_cover(second: &str, listed: &str, pages: &str) -> String {
+    format!(
+        "CREDIT AGREEMENT\nmade as of May 4, 2021\namong\n\nBIRCHWOOD POWER LTD.,\nas Borrower,\n- and -\n\
+         MAPLE TRUST BANK,\nas Administrative Agent and as Lender,\n- and -\nCEDAR CAPITAL MARKETS,\n\
+         as Co-Lead Arranger\n- and -\n{second},\nas Co-Lead Arranger\n\nPINE BANK, N.A.,\n{listed},\nOAK BANK, N.A.,\n\
+         as Co-Documentation Agents\n\n\
+         This CREDIT AGREEMENT is made as of May 4, 2021 among BIRCHWOOD POWER LTD. (the \"Borrower\"), the Lenders \
+         and MAPLE TRUST BANK, as administrative agent.\n\nSection 9.10. Governing Law. This Agreement is governed \
+         by the law of the State of New York.\n\nIN WITNESS WHEREOF, the parties have signed this Agreement.\n\n{pages}"
+    )
+}
+
+#[test]
+fn a_cover_name_without_a_legal_form_holds_its_role_when_the_document_prints_it_again() {
+    let signed = "KESTREL FINANCIAL, as Lender\nBy: /s/ Jo Park\nName: Jo Park\n";
+    let extraction = extract_credit_agreement(&unmarked_cover("KESTREL FINANCIAL", "KESTREL FINANCIAL", signed));
+    assert_eq!(
+        roles_of(&extraction, "KESTREL FINANCIAL"),
+        [PartyRole::Arranger, PartyRole::DocumentationAgent],
+        "{:?}",
+        extraction.warnings
+    );
+    assert_eq!(roles_of(&extraction, "CEDAR CAPITAL MARKETS"), [PartyRole::Arranger]);
+    // Printed only on the cover, it may be a heading or a fragment: not read.
+    let extraction = extract_credit_agreement(&unmarked_cover("KESTREL FINANCIAL", "HERON BANK, N.A.", ""));
+    assert!(roles_of(&extraction, "KESTREL FINANCIAL").is_empty(), "{:?}", extraction.agreement.parties);
+    // One word, or words of a class, are no such name even if printed again.
+    for second in ["KESTREL", "EACH LENDER", "THE OTHER LENDERS"] {
+        let extraction = extract_credit_agreement(&unmarked_cover(second, second, &format!("{second}\n")));
+        assert!(roles_of(&extraction, second).is_empty(), "{second}: {:?}", extraction.agreement.parties);
+        assert_eq!(roles_of(&extraction, "CEDAR CAPITAL MARKETS"), [PartyRole::Arranger], "{second}");
+    }
+}
+
 #[test]
 fn a_role_phrase_belongs_to_the_name_stated_just_before_it() {
     let text = "COMMITMENT LETTER\n\nFacility: $20,000,000 revolving credit facility.\n\nBorrower: Alder Holdings, Inc.\n\n\

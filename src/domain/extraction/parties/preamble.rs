@@ -526,9 +526,19 @@ fn is_list_separator(gap: &str) -> bool {
     })
 }
 
+/// Whether the document prints `name` (its words, in any case, over any spacing) more than once.
+pub(crate) fn printed_again(doc: &Document<'_>, name: &str) -> bool {
+    let words: Vec<String> = name.split_whitespace().map(regex::escape).collect();
+    // Case matters only after the name: a name in capitals run into the next word by a lost
+    // line break ("SOCIETE GENERALEby") is still printed whole.
+    Regex::new(&format!(r"\b(?i:{})(?:\b|\p{{Ll}})", words.join(r"[ \t\r\n]+")))
+        .is_ok_and(|printed| printed.find_iter(doc.text).nth(1).is_some())
+}
+
 /// The title roles a cover page lists, each for the whole-line names above it.
 pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: bool, drafts: &mut Drafts) {
     let text = doc.slice(front.clone());
+    let printed_elsewhere = |name: &str| printed_again(doc, name);
     // Where the role phrase before the current one ended, on the same line: a cover set as one
     // line ("A, as Borrower, B and C, as Co-Syndication Agents, D, as …") lists each role's
     // names between the previous role phrase and its own.
@@ -553,7 +563,7 @@ pub(crate) fn cover_parties(doc: &Document<'_>, front: Range<usize>, lma_style: 
             continue;
         }
         let plural = is_plural(list.as_str());
-        let mut names = names_above(text, list.start(), plural);
+        let mut names = names_above(text, list.start(), plural, Some(&printed_elsewhere));
         if names.is_empty() {
             names = names_inline(text, segment_start, list.start(), plural);
         }
@@ -648,7 +658,7 @@ fn is_title_role(role: PartyRole) -> bool {
 /// the banks that issue letters of credit or make swing line loans ("REDFERN BANK, / as Swingline
 /// Lender and as Issuing Bank"), which a cover often names where the preamble only says "the
 /// L/C Issuers party hereto".
-fn is_cover_role(role: PartyRole) -> bool {
+pub(crate) fn is_cover_role(role: PartyRole) -> bool {
     is_title_role(role) || matches!(role, PartyRole::IssuingBank | PartyRole::SwinglineLender)
 }
 
@@ -689,7 +699,12 @@ fn names_below(text: &str, caption_end: usize, floor_end: usize) -> Vec<Range<us
 
 /// The names a cover-page role line applies to: the lines above it (or the start of its own
 /// line) that are each a whole name, skipping "and"; only the nearest for a singular role.
-pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<usize>> {
+pub(crate) fn names_above(
+    text: &str,
+    marker: usize,
+    plural: bool,
+    printed_elsewhere: Option<&dyn Fn(&str) -> bool>,
+) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     let line_start = text.get(..marker).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
     let mut candidates: Vec<Range<usize>> = Vec::with_capacity(25);
@@ -765,10 +780,20 @@ pub(crate) fn names_above(text: &str, marker: usize, plural: bool) -> Vec<Range<
             continue;
         }
         let offset = line.start + cell_start + (content.len() - content.trim_start().len());
-        let names = whole_names(trimmed);
+        let mut names = whole_names(trimmed);
+        // A cover's list item in capitals with no legal form ("SOCIETE GENERALE,", "ATB
+        // FINANCIAL,") is a name when its words are more than one and the document prints them
+        // again elsewhere (a signature block, a commitments schedule): a line that is only a
+        // fragment or a heading is not printed again as a name.
+        if names.is_empty()
+            && is_unmarked_name_item(content)
+            && printed_elsewhere.is_some_and(|printed| printed(trimmed))
+        {
+            names.push(0..trimmed.len());
+        }
         if names.is_empty() {
-            // The marker's own line may hold only the role: look above it; a list item in
-            // capitals the reader does not read as a name ("SOCIETE GENERALE,") is passed over.
+            // The marker's own line may hold only the role: look above it; any other list item
+            // in capitals the reader does not read as a name is passed over.
             if i == 0 || plural && is_capitals_list_item(content) {
                 continue;
             }
@@ -796,6 +821,21 @@ fn is_capitals_list_item(line: &str) -> bool {
             // "THE LENDERS PARTY HERETO," is a class, not a name.
             !STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)) && !is_role_word_name(word)
         })
+}
+
+/// A line of a cover page's list that may be a name without a legal form: "ATB FINANCIAL,",
+/// "SOCIETE GENERALE,". Two to six words in capitals and a comma, no list word, and neither
+/// opening with a role or class word nor made of them only ("EACH LENDER,", "CAPITAL ONE," is
+/// read elsewhere, if at all).
+fn is_unmarked_name_item(line: &str) -> bool {
+    let Some(words) = line.trim().strip_suffix(',') else { return false };
+    let count = words.split_whitespace().count();
+    let first = words.split_whitespace().next().unwrap_or("");
+    (2..=6).contains(&count)
+        && words.chars().all(|c| c.is_uppercase() || c.is_whitespace() || matches!(c, '.' | '&' | '-' | '\''))
+        && !words.split_whitespace().any(|word| STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)))
+        && !is_role_word_name(first)
+        && !is_role_word_name(words)
 }
 
 /// Whether a cell opens with a capacity ("as Co-Documentation Agents").
