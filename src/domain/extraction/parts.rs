@@ -55,6 +55,15 @@ static OPENS_WITH_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// "364-Day Credit Agreement dated as of …", "Term Loan Agreement, dated as of …": the title in
+/// title case opening the sentence, its words capitalised (or joining words), up to the document
+/// noun and the verb that dates or makes it.
+static OPENS_WITH_TITLE_CASE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?:(?:[A-Z0-9$][A-Za-z0-9$,.&'’()\-]*|to|of|and|the|for)[ \t\r\n]+){0,14}?(?:Agreement|Amendment(?:[ \t]+(?:No\.|Number|\#)[ \t]*[0-9A-Za-z]+)?)(?:[ \t\r\n]*\((?:this|the)[ \t\r\n]+[^()]{1,40}\))?[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
+    )
+});
+
 /// "AMENDMENT NO. 1 TO THE CREDIT AGREEMENT among …", "CREDIT AGREEMENT, by and between …".
 static OPENS_WITH_TITLE_AND_PARTIES: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
@@ -156,12 +165,14 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
         let previous_short = previous_line.len() <= 8;
         let starts_paragraph = line.start == 0 || previous_short || indent >= 3 || is_whole_title(previous_line);
         previous = line.clone();
-        if !first.is_some_and(|b| b.is_ascii_uppercase()) || !starts_paragraph {
+        if !first.is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) || !starts_paragraph {
             continue;
         }
         let head_end = paragraph_end(text, line.start, OPENING);
         let head = slice(text, line.start..head_end);
-        if !opens(head) {
+        // A title may open with a figure when it is written in title case ("364-Day Credit
+        // Agreement dated as of …"); a figure opening capitals is as often a cover's block.
+        if first.is_some_and(|b| b.is_ascii_digit()) && !OPENS_WITH_TITLE_CASE.is_match(head) || !opens(head) {
             continue;
         }
         let mut end = paragraph_end(text, line.start, MAX_PREAMBLE);
@@ -209,7 +220,7 @@ fn opens_preamble(head: &str) -> bool {
         });
         return title_words && DOCUMENT_NOUN.is_match(subject);
     }
-    OPENS_WITH_TITLE.is_match(head)
+    OPENS_WITH_TITLE.is_match(head) || OPENS_WITH_TITLE_CASE.is_match(head)
 }
 
 /// "CREDIT AGREEMENT among ACME CORP., a Delaware corporation ("Acme"), …": the title followed by
@@ -312,6 +323,19 @@ mod tests {
         let parts = Parts::find(text);
         let preamble = parts.preamble.expect("preamble");
         assert!(text[preamble].trim_start().starts_with("THIS CREDIT AGREEMENT"));
+    }
+
+    #[test]
+    fn a_title_in_title_case_dated_and_naming_its_parties_opens_the_preamble() {
+        let text = "Revolving Credit Agreement\n\nTABLE OF CONTENTS\n1.01 Defined Terms 1\n\n364-Day Credit Agreement dated as of March 2, 2022, among Juniper\nValley Mining Company, as the Borrower, and Harbor Bank, N.A., as Agent.\nThe parties hereto agree as follows:\n";
+        let preamble = Parts::find(text).preamble.expect("a preamble");
+        assert!(text[preamble.clone()].starts_with("364-Day Credit Agreement dated as of"), "{:?}", &text[preamble]);
+        // Words in lower case before the title are prose that refers to an agreement, not its title.
+        let prose = "Loans made under the Credit Agreement dated as of March 2, 2022, among Juniper Valley Mining Company and Harbor Bank, N.A. are due.\n";
+        assert_eq!(Parts::find(prose).preamble, None);
+        // A cover block in capitals that opens with a figure is no preamble, title case or not.
+        let cover = "364-DAY CREDIT AGREEMENT\ndated as of\nMarch 2, 2022\namong\nJUNIPER VALLEY MINING COMPANY,\nas the Borrower\n\nTABLE OF CONTENTS\n";
+        assert_eq!(Parts::find(cover).preamble, None);
     }
 
     #[test]

@@ -1069,6 +1069,18 @@ mod tests {
     const TITLED_PREAMBLE: &str = "AMENDMENT NO. 2 TO THE CREDIT AGREEMENT\n\nDated as of June 3, 2015\n\nAMENDMENT NO. 2 TO THE CREDIT AGREEMENT among {first}, the banks, financial institutions and other lenders parties to the Credit Agreement referred to below (collectively, the \"Banks\") and SECOND BANK, N.A., as agent (the \"Agent\") for the Banks.\n\nPRELIMINARY STATEMENTS: WMC has requested an extension.\n";
 
     #[test]
+    fn a_title_case_preamble_reads_names_wrapped_over_its_lines_whole() {
+        let text = "\n\n364-Day Credit Agreement dated as of May 2, 2021, among Juniper Valley\nMining Company, a Delaware corporation, as the Borrower, Harbor Point Bank,\nNational Association, as Administrative Agent, the Lenders party hereto, Bank of\nNorthland, N.A., as Syndication Agent, Eastgate Bank USA and The\nRiver-Stone Bank, Chicago Branch, as Co-Documentation Agents.\nThe parties hereto agree as follows:\n";
+        let found = parties(text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["Juniper Valley Mining Company"]);
+        assert_eq!(with_role(&found, PartyRole::SyndicationAgent), ["Bank of Northland, N.A."]);
+        assert_eq!(
+            with_role(&found, PartyRole::DocumentationAgent),
+            ["Eastgate Bank USA", "The River-Stone Bank, Chicago Branch"]
+        );
+    }
+
+    #[test]
     fn the_first_party_named_by_a_short_form_of_its_name_beside_the_banks_is_the_borrower() {
         for first in [
             "WILLOW MOTORS CORPORATION, an Ohio corporation (\"WMC\")",
