@@ -161,6 +161,11 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     if names_loans_of_another_rate(doc, clause.start..pct.span.start) || super::names_sub_line(lead_in) {
         return RateKind::Excluded;
     }
+    // "“Default Rate” means … the interest rate applicable to such Loan, plus 2.00%": every figure
+    // in the definition of another rate (a default or overdue rate) is that rate's.
+    if doc.structure.definition_at(pct.span.start).is_some_and(|d| super::ANOTHER_RATE.is_match(&d.key)) {
+        return RateKind::Excluded;
+    }
     let sentence_lead = doc.slice(sentence_around(doc.text, pct.span.start).start..pct.span.start);
     if FOR_A_NAMED_PERIOD.is_match(sentence_lead) {
         return RateKind::Excluded;

@@ -155,6 +155,14 @@ fn the_rate_on_sums_unpaid_at_their_due_date_is_not_a_margin() {
 }
 
 #[test]
+fn a_figure_in_the_definition_of_a_default_rate_is_not_a_margin() {
+    let text = "\"Applicable Rate\" means, with respect to SOFR Loans, 0.80%.\n\n\"Post-Default Rate\" means, with \
+        respect to principal of any SOFR Loan, the rate then applicable to such SOFR Loan, plus 2.00%.\n";
+    let found = pricing(text);
+    assert_eq!(found.spreads.iter().map(|s| *s.value.value()).collect::<Vec<_>>(), [dec("0.008")]);
+}
+
+#[test]
 fn a_benchmark_sum_the_rate_may_never_go_under_is_not_the_margin() {
     let text = "The advance carries interest at a fixed 8.25% per annum, but the rate shall in no event be less than \
         Term SOFR plus 2.50% per annum, nor shall it ever be less than the floor below.\n";
