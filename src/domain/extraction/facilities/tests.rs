@@ -667,3 +667,13 @@ fn a_line_the_borrower_may_request_advances_under_is_a_facility_beside_a_term_lo
     assert_eq!(found.len(), 2, "{:?}", report.warnings);
     assert!(amounts.contains(&"$3,000,000".to_owned()) && amounts.contains(&"$2,000,000".to_owned()), "{amounts:?}");
 }
+
+#[test]
+fn a_consent_to_extend_a_maturity_term_in_an_amendment_is_the_new_maturity_but_an_option_is_not() {
+    let consent = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\nSection 3. Extension. Each Lender signing below agrees to extend the Termination Date with respect to its Commitment for one year, expiring March 9, 2031.\n";
+    assert_eq!(maturity_quotes(consent), ["March 9, 2031"]);
+    let option = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\nSection 3. Extension. If a Lender agrees to extend the Termination Date with respect to its Commitment, expiring March 9, 2031, it shall notify the Agent.\n";
+    assert!(maturity_quotes(option).is_empty());
+    let elective = "Section 2.19. Any Lender that elects to participate agrees to extend the Termination Date until March 9, 2031.\n";
+    assert!(maturity_quotes(elective).is_empty());
+}
