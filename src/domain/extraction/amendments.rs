@@ -222,6 +222,9 @@ pub(crate) fn changes(doc: &Document<'_>) -> Vec<AmendedTerm> {
         found.extend(moved_value(doc, &captures));
     }
     found.retain(|change| doc.parts.in_body(change.after.span().start));
+    // A redline's run-together dates are a change wherever they stand: the marked copy of the
+    // amended agreement an amendment attaches exists to show what it changes.
+    found.extend(REDLINED_DATE.captures_iter(doc.text).filter_map(|captures| redlined_date(doc, &captures)));
     found.sort_by_key(|change| change.after.span().start);
     found.dedup_by(|later, earlier| later.after.span() == earlier.after.span());
     found
@@ -413,6 +416,50 @@ fn first_value(doc: &Document<'_>, range: Range<usize>, category: AmendedTermCat
     }
 }
 
+const MONTHS: &str = "January|February|March|April|May|June|July|August|September|October|November|December";
+
+/// A defined date as a redline shows it once its strike-through and underline are lost: the
+/// struck date runs straight into the inserted one. `"Maturity Date": March 18November 20,
+/// 20212023` (month and day, then month and day, then the two years), `March 18, 2021November 20,
+/// 2023` (two whole dates), `March 18, 20212023` (the year alone changed). Read only right after
+/// the term's definition opens, where a date is the value the term is given.
+static REDLINED_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    let ws = r"[ \t]+";
+    let year = r"(?:19|20)[0-9]{2}";
+    pattern(&format!(
+        r#"["“](?P<term>[A-Z][A-Za-z\- ]{{1,60}})["”][ \t]*(?::|means|shall{ws}mean)[ \t\r\n]+(?:(?P<m1>{MONTHS}){ws}(?P<d1>[0-9]{{1,2}})(?:(?P<m2>{MONTHS}){ws}(?P<d2>[0-9]{{1,2}}),[ \t]*(?P<y1>{year})(?P<y2>{year})|,[ \t]*(?P<y3>{year})(?:(?P<m4>{MONTHS}){ws}(?P<d4>[0-9]{{1,2}}),[ \t]*(?P<y4>{year})|(?P<y5>{year}))))\b"#
+    ))
+});
+
+/// The change a [`REDLINED_DATE`] shows, struck date first as redlines set it. A maturity or other
+/// date that the reading would move earlier is withheld: which of the two was struck is then in
+/// doubt.
+fn redlined_date(doc: &Document<'_>, captures: &Captures<'_>) -> Option<AmendedTerm> {
+    let whole = captures.get(0)?;
+    let term = captures.name("term")?;
+    let number = |name: &str| captures.name(name).and_then(|m| m.as_str().parse::<i32>().ok());
+    let month = |name: &str| {
+        let index = MONTHS.split('|').position(|m| Some(m) == captures.name(name).map(|c| c.as_str()))?;
+        time::Month::try_from(u8::try_from(index + 1).ok()?).ok()
+    };
+    let date = |m: &str, d: &str, y: &str| {
+        time::Date::from_calendar_date(number(y)?, month(m)?, u8::try_from(number(d)?).ok()?).ok()
+    };
+    let (before, after) = if captures.name("m2").is_some() {
+        (date("m1", "d1", "y1")?, date("m2", "d2", "y2")?)
+    } else if captures.name("m4").is_some() {
+        (date("m1", "d1", "y3")?, date("m4", "d4", "y4")?)
+    } else {
+        (date("m1", "d1", "y3")?, date("m1", "d1", "y5")?)
+    };
+    if after <= before {
+        return None;
+    }
+    let values = captures.name("m1")?.start()..whole.end();
+    let before = doc.sourced(values.clone(), StatedValue::Date(before));
+    change(doc, term.range(), before, doc.sourced(values, StatedValue::Date(after))?)
+}
+
 /// The value that starts at `pos`.
 fn value_at(doc: &Document<'_>, pos: usize, category: AmendedTermCategory) -> Option<Found> {
     let reach = super::text::floor_boundary(doc.text, pos + 60);
@@ -495,6 +542,26 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_redlined_definition_whose_dates_run_together_is_a_change_to_the_later_date() {
+        let dates = |text: &str| {
+            read(text).into_iter().map(|(term, _, before, after)| (term, before, after)).collect::<Vec<_>>()
+        };
+        let merged = "EXHIBIT A\n\"Final Maturity Date\": June 2September 14, 20242026, or the next Business Day.\n";
+        let expected = [("Final Maturity Date".to_owned(), Some("2024-06-02".to_owned()), "2026-09-14".to_owned())];
+        assert_eq!(dates(merged), expected);
+        let whole = "\"Final Maturity Date\" means June 2, 2024September 14, 2026.\n";
+        assert_eq!(dates(whole), expected);
+        let year = "\"Final Maturity Date\": June 2, 20242026.\n";
+        assert_eq!(dates(year)[0].2, "2026-06-02");
+        // Read struck-first, the later date would be struck: which one was is in doubt.
+        let backwards = "\"Final Maturity Date\": September 14June 2, 20262024.\n";
+        assert!(dates(backwards).is_empty());
+        // Two dates of a schedule are no redline.
+        let listed = "\"Payment Dates\": June 2, 2024 and September 14, 2026.\n";
+        assert!(dates(listed).is_empty());
     }
 
     #[test]

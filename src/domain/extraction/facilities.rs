@@ -20,7 +20,10 @@ use super::pricing::{self, PricingCandidates};
 use super::scope::{FacilityFrame, Scoped, covers, resolve};
 use super::sourced::Sourced;
 use commitments::{Commitments, commitment_candidates, resolve_commitment};
-use kinds::{facility_name, lettered_type, named_where_it_lends, reborrowing, reimbursement_loans, titled_revolving};
+use kinds::{
+    facility_name, lettered_type, named_where_it_lends, reborrowing, reimbursement_loans, revolving_by_its_marks,
+    titled_revolving,
+};
 use maturities::{commitment_end_candidates, maturity_candidates};
 
 /// The facilities of the agreement with every field resolved.
@@ -310,7 +313,7 @@ fn single_unnamed_facility(
     frame.currency = commitment.as_ref().map(|c| c.value().currency);
     // What the agreement says of reborrowing comes first: a revolving title does not make loans
     // that "may not be reborrowed" revolving.
-    let facility_type = reborrowing(doc).or_else(|| titled_revolving(doc));
+    let facility_type = reborrowing(doc).or_else(|| titled_revolving(doc)).or_else(|| revolving_by_its_marks(doc));
     frame.facility_type = facility_type.as_ref().map(|t| *t.value());
     if frame.facility_type == Some(FacilityType::RevolvingCredit) {
         maturities.extend(commitment_ends(doc, report));

@@ -149,7 +149,9 @@ pub(crate) fn apply_floating_rate(
         }
         !foreign
     });
-    facility.floating_rate_index = stated.or_else(|| frame.currency.and_then(|currency| default_index(doc, currency)));
+    // A facility without a stated amount has no currency of its own; a dollar benchmark may say it.
+    let currency = frame.currency.or_else(|| index::dollars_by_benchmark(doc));
+    facility.floating_rate_index = stated.or_else(|| currency.and_then(|currency| default_index(doc, currency)));
     facility.pricing_grid = resolve_grid(&format!("{base}/pricingGrid"), candidates, frame, frames, report);
     facility.floor = resolve(&format!("{base}/floor"), &candidates.floors, frame, frames, report);
     facility.interest_periods =

@@ -126,6 +126,35 @@ pub(super) fn titled_revolving(doc: &Document<'_>) -> Option<Sourced<FacilityTyp
     (revolving && !changes_another).then(|| doc.sourced(title.span().range(), FacilityType::RevolvingCredit)).flatten()
 }
 
+/// Loans the lenders bid for under the commitments ("Bid Advances", "Competitive Bid Loans", a
+/// "Notice of Bid Borrowing"): an option only a revolving facility offers, since a bid loan is
+/// drawn, repaid and bid for again within the commitments. Defined terms, so capitalised.
+static BID_LOANS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:Competitive[ \t\r\n]+)?Bid[ \t\r\n]+(?:Advances?|Loans?|Borrowings?)\b|\bCompetitive[ \t\r\n]+(?:Advances?|Loans?|Borrowings?)\b",
+    )
+});
+
+/// A 364-day agreement named by its title, as an amendment names the agreement it amends ("a
+/// 364-Day Credit Agreement dated as of …"): such a facility is a revolving line renewed each year.
+/// A 364-day term loan or bridge agreement says so in its title.
+static DAY_364_AGREEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b364[ \t\r\n]*-?[ \t\r\n]*day[ \t\r\n]+(?:revolving[ \t\r\n]+)?credit[ \t\r\n]+agreement\b")
+});
+
+/// The revolving type of a facility the text names no kind of, from the two marks of a revolving
+/// line an amendment keeps when it restates nothing of the facility: loans the lenders bid for
+/// ([`BID_LOANS`]) and a 364-day credit agreement ([`DAY_364_AGREEMENT`]). Either is withheld
+/// when the text also speaks of term loans or a bridge, which may be what it lends.
+pub(super) fn revolving_by_its_marks(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
+    let other_kind = ["term loan", "bridge"].iter().any(|w| contains_ci(doc.text, w));
+    if other_kind {
+        return None;
+    }
+    let found = BID_LOANS.find(doc.text).or_else(|| DAY_364_AGREEMENT.find(doc.text))?;
+    doc.sourced(found.range(), FacilityType::RevolvingCredit)
+}
+
 /// A cap on the amount outstanding at any time.
 static OUTSTANDING_CAP: LazyLock<Regex> = LazyLock::new(|| {
     pattern(

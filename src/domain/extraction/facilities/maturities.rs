@@ -80,6 +80,24 @@ static MATURITY_AMENDED_TO: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The operative words of a consent to a later maturity, right before the term it extends:
+/// "Each Lender so indicating … agrees to extend the", "the Lenders hereby extend the". A lender
+/// that "may" or "elects to" extend, or one that "agrees to extend" only once asked, states an
+/// option; so does a conditional ("if … agrees to extend"), which the sentence test rules out.
+static CONSENTS_TO_EXTEND: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\b(?:agrees?[ \t\r\n]+to|hereby)[ \t\r\n]+extends?[ \t\r\n]+(?:the[ \t\r\n]+)?$"));
+
+/// Whether the term at `term_start` is extended by the parties' present consent (see
+/// [`CONSENTS_TO_EXTEND`]), not by a lender's choice the sentence makes conditional or optional.
+fn consents_to_extend(doc: &Document<'_>, term_start: usize) -> bool {
+    if !CONSENTS_TO_EXTEND.is_match(doc.slice(before(doc.text, term_start, 40))) {
+        return false;
+    }
+    let lead = doc.slice(sentence_around(doc.text, term_start).start..term_start).to_ascii_lowercase();
+    let words: Vec<&str> = lead.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    !words.iter().any(|w| matches!(*w, "if" | "may" | "elects" | "elect" | "whether" | "unless"))
+}
+
 static MATURES_ON: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\b(?:matures?|maturing|repaid[ \t\r\n]+in[ \t\r\n]+full)[ \t\r\n]+on[ \t\r\n]+"));
 
@@ -217,8 +235,14 @@ pub(super) fn maturity_candidates(
     // What an amendment changes is read in one place (`amendments.rs`); a change that states the
     // value it replaces is an amendment's, never an original agreement's extension option.
     for change in changes {
-        let replaces = change.before.is_some() && change.category == AmendedTermCategory::MaturityDate;
-        if !replaces || !is_maturity_term(&normalise_label(change.term.value())) {
+        // A change without the old value counts when the parties consent to it in this document
+        // ("each Lender … agrees to extend the Termination Date … expiring November 5, 2015"):
+        // an option to extend is stated as what a lender may do, never as its agreement to do it.
+        let replaces = change.before.is_some() || consents_to_extend(doc, change.term.span().start);
+        if !replaces
+            || change.category != AmendedTermCategory::MaturityDate
+            || !is_maturity_term(&normalise_label(change.term.value()))
+        {
             continue;
         }
         // The term names the facility whose maturity it is ("Revolving Credit Maturity Date"):

@@ -696,3 +696,32 @@ fn a_line_the_borrower_may_request_advances_under_is_a_facility_beside_a_term_lo
     assert_eq!(found.len(), 2, "{:?}", report.warnings);
     assert!(amounts.contains(&"$3,000,000".to_owned()) && amounts.contains(&"$2,000,000".to_owned()), "{amounts:?}");
 }
+
+#[test]
+fn a_consent_to_extend_a_maturity_term_in_an_amendment_is_the_new_maturity_but_an_option_is_not() {
+    let consent = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\nSection 3. Extension. Each Lender signing below agrees to extend the Termination Date with respect to its Commitment for one year, expiring March 9, 2031.\n";
+    assert_eq!(maturity_quotes(consent), ["March 9, 2031"]);
+    let option = "AMENDMENT NO. 2 TO CREDIT AGREEMENT\n\nSection 3. Extension. If a Lender agrees to extend the Termination Date with respect to its Commitment, expiring March 9, 2031, it shall notify the Agent.\n";
+    assert!(maturity_quotes(option).is_empty());
+    let elective = "Section 2.19. Any Lender that elects to participate agrees to extend the Termination Date until March 9, 2031.\n";
+    assert!(maturity_quotes(elective).is_empty());
+}
+
+/// The types of the facilities `text` makes available.
+fn facility_types(text: &str) -> Vec<Option<FacilityType>> {
+    let doc = Document::scan(text);
+    let found = extract(&doc, &changes(&doc), &mut Report::default());
+    found.iter().map(|f| f.facility_type.as_ref().map(|t| *t.value())).collect()
+}
+
+#[test]
+fn an_amended_facility_with_bid_loans_or_a_364_day_agreement_revolves_unless_term_loans_are_named() {
+    let bid = "AMENDMENT NO. 1. Each Lender so indicating agrees to extend the Termination Date with respect to its Commitment, expiring May 1, 2030. The Eurodollar Rate for each Committed Advance and each Bid Advance is unchanged.\n";
+    assert_eq!(facility_types(bid), [Some(FacilityType::RevolvingCredit)]);
+    let yearly = "AMENDMENT NO. 1. The parties are party to a 364-Day Credit Agreement dated as of May 2, 2023. Each Lender so indicating agrees to extend the Termination Date with respect to its Commitment, expiring May 1, 2025.\n";
+    assert_eq!(facility_types(yearly), [Some(FacilityType::RevolvingCredit)]);
+    let term = "AMENDMENT NO. 1. The parties are party to a 364-Day Credit Agreement providing for a term loan dated as of May 2, 2023. The Lenders hereby extend the Termination Date to May 1, 2025.\n";
+    assert!(!facility_types(term).contains(&Some(FacilityType::RevolvingCredit)));
+    let bridge = "AMENDMENT NO. 1. The parties are party to a 364-Day Credit Agreement dated as of May 2, 2023 for the bridge financing. The Lenders hereby extend the Termination Date to May 1, 2025.\n";
+    assert_eq!(facility_types(bridge), [None]);
+}

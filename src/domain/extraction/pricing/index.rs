@@ -15,7 +15,7 @@ use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{
-    before, clause_around, contains_any_ci, matches_outside_date_names, pattern, sentence_around,
+    before, clause_around, contains_any_ci, contains_ci, matches_outside_date_names, pattern, sentence_around,
 };
 
 /// "with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75%": one margin stated for
@@ -241,4 +241,31 @@ fn libor_for_currency<'d>(doc: &'d Document<'_>, index: FloatingRateIndex) -> Op
         let window = clause.start.max(b.span.start.saturating_sub(200))..clause.end.min(b.span.end + 200);
         contains_any_ci(doc.slice(window), words)
     })
+}
+
+/// Words that name a currency other than the dollar, or that let the loans be drawn in one:
+/// "Alternative Currency", "Canadian Dollars", "Sterling". Whole words, so "Eurodollar" is none.
+static OTHER_CURRENCY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:sterling|pounds?|euros?|yen|swiss[ \t\r\n]+francs?|canadian|australian|(?:alternat(?:e|ive)|foreign|optional|other|agreed)[ \t\r\n]+currenc(?:y|ies)|GBP|EUR|JPY|CHF|CAD|AUD)\b|[£€¥]|\bC\$",
+    )
+});
+
+/// The dollar, for a facility whose amount the document does not state (an amendment that leaves
+/// the commitments as they were), when the loans' benchmark itself names dollars: a "Eurodollar"
+/// rate is the rate for dollar deposits, and SOFR is a dollar rate. Nothing in the text may name
+/// another currency, since a multicurrency agreement's dollar benchmark is not every loan's.
+pub(super) fn dollars_by_benchmark(doc: &Document<'_>) -> Option<CurrencyCode> {
+    let loans = loans_benchmarks(doc);
+    let dollars_only = |b: &&BenchmarkMatch| match b.index {
+        FloatingRateIndex::UsdSofrCmeTerm | FloatingRateIndex::UsdSofr => true,
+        FloatingRateIndex::UsdLibor => contains_ci(doc.slice(b.span.clone()), "eurodollar"),
+        _ => false,
+    };
+    let priced = loans.iter().filter(|b| !b.base_rate && b.index != FloatingRateIndex::UsdPrime);
+    let mut priced = priced.peekable();
+    let named = priced.peek().is_some() && loans.iter().any(dollars_only);
+    (named && priced.all(|b| b.index.currency() == "USD") && !OTHER_CURRENCY.is_match(doc.text))
+        .then(|| CurrencyCode::new("USD"))
+        .flatten()
 }

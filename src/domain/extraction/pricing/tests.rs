@@ -565,3 +565,17 @@ fn a_grid_whose_row_cells_ran_together_is_read_and_one_that_cannot_be_told_apart
         assert!(found.grids.is_empty(), "{unreadable}: {:?}", found.grids);
     }
 }
+
+#[test]
+fn a_eurodollar_benchmark_gives_the_dollar_to_a_facility_with_no_stated_amount() {
+    let doc = Document::scan(
+        "AMENDMENT NO. 4. The Eurodollar Margin shall be 1.10% per annum and the Base Rate Margin 0.10%.\n",
+    );
+    assert_eq!(index::dollars_by_benchmark(&doc).map(|c| c.as_str().to_owned()), Some("USD".to_owned()));
+    let libor = Document::scan("AMENDMENT NO. 4. The LIBOR Margin shall be 1.10% per annum.\n");
+    assert_eq!(index::dollars_by_benchmark(&libor), None, "LIBOR was quoted in several currencies");
+    let multicurrency = Document::scan(
+        "AMENDMENT NO. 4. The Eurodollar Rate applies to every Loan, including Loans in an Alternative Currency.\n",
+    );
+    assert_eq!(index::dollars_by_benchmark(&multicurrency), None);
+}
