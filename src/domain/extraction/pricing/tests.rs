@@ -115,6 +115,23 @@ fn a_term_sheet_rate_line_gives_index_spread_and_floor() {
 }
 
 #[test]
+fn a_rate_deemed_to_be_what_it_may_not_go_under_is_floored_there_but_not_by_a_base_rate_leg() {
+    let floors = |text: &str| pricing(text).floors.iter().map(|s| *s.value.value()).collect::<Vec<_>>();
+    let fed_funds = "\"Federal Funds Rate\" means the rate the reserve bank publishes; provided that if it would be \
+        less than zero, such rate shall be deemed to be zero.\n\n";
+    let benchmark = "\"Term SOFR\" means the forward rate published for the period; provided that if Term SOFR shall \
+        be less than 0.75%, Term SOFR shall be deemed to be 0.75% for all purposes.\n";
+    assert_eq!(floors(&format!("{fed_funds}{benchmark}")), [dec("0.0075")]);
+    assert_eq!(floors(&benchmark.replace("0.75%", "zero")), [dec("0")]);
+    // Two different figures state no floor.
+    assert!(floors(&benchmark.replacen("0.75%", "1.00%", 1)).is_empty());
+    assert!(floors(fed_funds).is_empty());
+    let base_rate = "\"ABR\" means the greatest of the Prime Rate and Term SOFR plus 1%; if the ABR would be less \
+        than 1.00%, such rate shall be deemed to be 1.00%.\n\n";
+    assert_eq!(floors(&format!("{base_rate}{benchmark}")), [dec("0.0075")]);
+}
+
+#[test]
 fn a_rate_added_on_top_of_the_margin_is_not_a_margin() {
     let text = "(a) Prime Rate Advances bear interest at the Prime Rate plus the Applicable Margin, provided that \
         principal not paid when due bears interest, payable on demand, at a rate equal to the lesser of (i) the Prime \
