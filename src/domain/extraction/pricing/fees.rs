@@ -11,7 +11,7 @@ use crate::domain::extraction::model::CommitmentFee;
 use crate::domain::extraction::numbers::PercentMatch;
 use crate::domain::extraction::scope::{Scoped, scope_at};
 use crate::domain::extraction::text::{
-    Regions, after, before, capitalisable, clause_around, contains_any_ci, pattern, sentence_around,
+    Regions, after, before, capitalisable, clause_around, contains_any_ci, floor_boundary, pattern, sentence_around,
 };
 
 static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
@@ -53,7 +53,7 @@ pub(super) fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingC
     found.sort_by_key(|p| p.span.start);
     found.dedup_by(|a, b| a.span == b.span);
     for pct in found {
-        if grid_tables.contains(pct.span.start) {
+        if grid_tables.contains(pct.span.start) || opens_a_run_of_rates(doc, pct) {
             continue;
         }
         let lead = doc.slice(before(doc.text, pct.span.start, 24)).to_ascii_lowercase();
@@ -80,6 +80,16 @@ pub(super) fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingC
             out.fees.push(Scoped::new(value, keys));
         }
     }
+}
+
+/// How far after a fee's figure two more rates make it one cell of a grid.
+const GRID_RUN: usize = 100;
+
+/// Whether two more rates follow the figure closely ("Level I 0.20% 1.25% 0.25% II 0.30% …", a
+/// pricing grid whose columns a text copy ran together, which a sentence only refers to): the
+/// figure is the fee of one level, not the fee.
+fn opens_a_run_of_rates(doc: &Document<'_>, pct: &PercentMatch) -> bool {
+    doc.percents_in(pct.span.end..floor_boundary(doc.text, pct.span.end.saturating_add(GRID_RUN))).len() >= 2
 }
 
 /// Words that make a fee a one-time payment.
@@ -123,6 +133,22 @@ mod tests {
         let mut found = PricingCandidates::default();
         fees(&doc, &Regions::new(Vec::new()), &mut found);
         assert!(found.fees.is_empty(), "{:?}", found.fees);
+    }
+
+    #[test]
+    fn the_first_cell_of_a_grid_run_together_is_not_the_fee_but_a_stated_rate_is() {
+        let fee_rates = |text: &str| {
+            let doc = Document::scan(text);
+            let mut found = PricingCandidates::default();
+            fees(&doc, &Regions::new(Vec::new()), &mut found);
+            found.fees.iter().map(|f| *f.value.value()).collect::<Vec<_>>()
+        };
+        let grid = "The \"Commitment Fee Rate\" is the rate in the column headed \"Commitment Fee\" below:\n\nLevel \
+            Commitment Fee SOFR Margin\nI 0.15% 1.00% II 0.20% 1.25% III 0.25% 1.50%\n";
+        assert!(fee_rates(grid).is_empty(), "{:?}", fee_rates(grid));
+        let stated = "The Borrower shall pay a commitment fee of 0.15% per annum on the daily unused Commitments, \
+            payable quarterly in arrears.\n";
+        assert_eq!(fee_rates(stated), [CommitmentFee::Rate(dec("0.0015"))]);
     }
 
     #[test]
