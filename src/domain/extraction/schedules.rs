@@ -117,8 +117,9 @@ fn currency_noted(note: &str) -> Option<Option<CurrencyCode>> {
     let compact: String = note.chars().filter(|c| !c.is_whitespace() && *c != '.').collect();
     let upper = compact.to_ascii_uppercase();
     let code = match upper.as_str() {
+        // Spellings of column notes that are not currency symbols elsewhere in a text.
         "CDN$" | "CDN" | "CAN$" => CurrencyCode::new("CAD"),
-        "US$" | "US" | "USD$" => CurrencyCode::new("USD"),
+        "US" => CurrencyCode::new("USD"),
         code if code.len() == 3 && code.chars().all(|c| c.is_ascii_uppercase()) => CurrencyCode::new(code),
         _ => CurrencyCode::from_symbol(&compact).or_else(|| CurrencyCode::from_words(note)),
     };

@@ -139,15 +139,16 @@ pub(super) fn objection(doc: &Document<'_>, party: &Party, role: &Sourced<PartyR
         other.len() >= MIN_NAME_KEY && (other.contains(&key) || key.contains(&other))
     };
     let shared = statement.shared || is_plural(role.quote());
+    let block = doc.slice(block_before(doc, statement.start).0);
     let owned = match names.last() {
         // A block that holds no name the pattern reads may still hold only this party's name,
         // one without a legal form ("- and - / ATB FINANCIAL, / as Co-Lead Arranger").
-        _ if holds_only(doc.slice(block_before(doc, statement.start).0), &key) => true,
+        _ if holds_only(block, &key) => true,
         Some(nearest) if same(nearest) => true,
         _ if shared => {
             names.iter().any(same)
                 || joins_by_alias(doc, party, &statement)
-                || doc.slice(block_before(doc, statement.start).0).lines().any(|line| holds_only(line, &key))
+                || block.lines().any(|line| holds_only(line, &key))
         }
         _ => false,
     };

@@ -808,34 +808,28 @@ pub(crate) fn names_above(
     found
 }
 
-/// A line of a cover page's list that is one item in capitals, none of its words a list, role or
-/// class word: "SOCIETE GENERALE,".
+/// The words of a line of a cover page's list that is one item in capitals and a comma, up to six
+/// words and none of them a list or class word ("THE LENDERS PARTY HERETO," is a class, not a name).
+fn capitals_item_words(line: &str) -> Option<Vec<&str>> {
+    let words = line.trim().strip_suffix(',')?;
+    let words: Vec<&str> = words.split_whitespace().collect();
+    let capitals = |word: &&str| word.chars().all(|c| c.is_uppercase() || matches!(c, '.' | '&' | '-' | '\''));
+    let listed = |word: &&str| STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w));
+    (!words.is_empty() && words.len() <= 6 && words.iter().all(capitals) && !words.iter().any(listed)).then_some(words)
+}
+
+/// A line of a cover page's list that is one item in capitals, none of its words a role word:
+/// "SOCIETE GENERALE,".
 fn is_capitals_list_item(line: &str) -> bool {
-    let item = line.trim();
-    let Some(words) = item.strip_suffix(',') else { return false };
-    let words = words.trim();
-    !words.is_empty()
-        && words.split_whitespace().count() <= 6
-        && words.chars().all(|c| c.is_uppercase() || c.is_whitespace() || matches!(c, '.' | '&' | '-' | '\''))
-        && words.split_whitespace().all(|word| {
-            // "THE LENDERS PARTY HERETO," is a class, not a name.
-            !STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)) && !is_role_word_name(word)
-        })
+    capitals_item_words(line).is_some_and(|words| !words.iter().any(|word| is_role_word_name(word)))
 }
 
 /// A line of a cover page's list that may be a name without a legal form: "ATB FINANCIAL,",
-/// "SOCIETE GENERALE,". Two to six words in capitals and a comma, no list word, and neither
-/// opening with a role or class word nor made of them only ("EACH LENDER,", "CAPITAL ONE," is
-/// read elsewhere, if at all).
+/// "SOCIETE GENERALE,". At least two words, neither opening with a role or class word nor made of
+/// them only ("EACH LENDER,"; "CAPITAL ONE," is read elsewhere, if at all).
 fn is_unmarked_name_item(line: &str) -> bool {
-    let Some(words) = line.trim().strip_suffix(',') else { return false };
-    let count = words.split_whitespace().count();
-    let first = words.split_whitespace().next().unwrap_or("");
-    (2..=6).contains(&count)
-        && words.chars().all(|c| c.is_uppercase() || c.is_whitespace() || matches!(c, '.' | '&' | '-' | '\''))
-        && !words.split_whitespace().any(|word| STOP_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)))
-        && !is_role_word_name(first)
-        && !is_role_word_name(words)
+    capitals_item_words(line)
+        .is_some_and(|words| words.len() >= 2 && !is_role_word_name(words[0]) && !is_role_word_name(&words.join(" ")))
 }
 
 /// Whether a cell opens with a capacity ("as Co-Documentation Agents").
