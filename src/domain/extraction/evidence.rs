@@ -62,30 +62,46 @@ fn check_party(doc: &Document<'_>, printing: &names::Printing<'_>, party: &mut P
             "is the end of a longer name, whose first words {} stand before it",
             quoted(doc.slice(lead.clone()), lead)
         );
-        for role in &party.roles {
-            withheld(report, &role_field(role), &party.name, &reason);
-        }
-        party.roles.clear();
+        withhold_all(party, &reason, report);
         return;
     }
     if let Some((stated, elsewhere)) = names::misprinted_word(printing, party.name.value()) {
         let reason = format!("is misprinted: the document prints \"{stated}\" only here and \"{elsewhere}\" elsewhere");
-        for role in &party.roles {
-            withheld(report, &role_field(role), &party.name, &reason);
-        }
-        party.roles.clear();
+        withhold_all(party, &reason, report);
         return;
     }
+    // A role may be stated in several places (the readers keep each): it stands by the first
+    // statement that is the party's own, and is withheld, for the first statement's reason, only
+    // when none is.
     let objections: Vec<Option<String>> = party.roles.iter().map(|role| roles::objection(doc, party, role)).collect();
-    let mut objections = objections.into_iter();
-    let name = party.name.clone();
-    party.roles.retain(|role| match objections.next().flatten() {
-        Some(reason) => {
-            withheld(report, &role_field(role), &name, &reason);
-            false
+    let mut kept: Vec<Sourced<PartyRole>> = Vec::new();
+    let mut refused: Vec<(&Sourced<PartyRole>, String)> = Vec::new();
+    for (role, objection) in party.roles.iter().zip(objections) {
+        match objection {
+            None if !kept.iter().any(|k| k.value() == role.value()) => kept.push(role.clone()),
+            Some(reason) if !refused.iter().any(|(r, _)| r.value() == role.value()) => refused.push((role, reason)),
+            _ => {}
         }
-        None => true,
-    });
+    }
+    for (role, reason) in refused.iter().filter(|(role, _)| !kept.iter().any(|k| k.value() == role.value())) {
+        withheld(report, &role_field(role), &party.name, reason);
+    }
+    // In the order the roles were first stated.
+    let first_stated = |role: &PartyRole| party.roles.iter().position(|r| r.value() == role);
+    kept.sort_by_key(|k| first_stated(k.value()));
+    party.roles = kept;
+}
+
+/// Withholds every role of `party` for one `reason` (each role once).
+fn withhold_all(party: &mut Party, reason: &str, report: &mut Report) {
+    let mut reported: Vec<PartyRole> = Vec::new();
+    for role in &party.roles {
+        if !reported.contains(role.value()) {
+            reported.push(*role.value());
+            withheld(report, &role_field(role), &party.name, reason);
+        }
+    }
+    party.roles.clear();
 }
 
 /// The field a party role is reported under: `/parties[role=AdministrativeAgent]`.

@@ -262,6 +262,29 @@ fn roles_of(extraction: &Extraction, name: &str) -> Vec<PartyRole> {
     party.map(|p| p.roles.iter().map(|r| *r.value()).collect()).unwrap_or_default()
 }
 
+#[test]
+fn a_role_first_read_from_a_class_phrase_stands_by_the_partys_own_statement_elsewhere() {
+    let text = "CREDIT AGREEMENT dated as of May 1, 2024 among Northwind Tools Inc., a Delaware corporation (the \
+\"Borrower\"), First Harbor Bank, N.A., as Administrative Agent, and the Lenders party hereto.\n\n\
+Section 1. Loans. The Lenders shall make loans.\n\n\
+IN WITNESS WHEREOF, the parties have signed this Agreement as of the date first written above.\n\n\
+NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\n\
+FIRST HARBOR BANK, N.A., as Administrative Agent and a Lender\nBy: /s/ Tom Ray\n";
+    let extraction = extract_credit_agreement(text);
+    assert_eq!(
+        roles_of(&extraction, "First Harbor Bank, N.A."),
+        [PartyRole::AdministrativeAgent, PartyRole::Lender],
+        "{:?}",
+        extraction.warnings
+    );
+    assert!(!warned(&extraction, "withheld: /parties[role=Lender]"), "{:?}", extraction.warnings);
+    // Without its own statement the class phrase alone gives no role, and says why.
+    let unsigned = text.replace(" and a Lender", "");
+    let extraction = extract_credit_agreement(&unsigned);
+    assert_eq!(roles_of(&extraction, "First Harbor Bank, N.A."), [PartyRole::AdministrativeAgent]);
+    assert!(warned(&extraction, "names a class of parties"), "{:?}", extraction.warnings);
+}
+
 fn agents(extraction: &Extraction) -> Vec<String> {
     let agents = extraction.agreement.parties.iter().filter(|p| p.has_role(PartyRole::AdministrativeAgent));
     agents.map(|p| p.name.value().clone()).collect()

@@ -1,5 +1,6 @@
 //! The parties found so far, one draft per name (compared by its letters and digits), each with
-//! every role stated for it and every place its name was read. Every reader of parties adds to
+//! every role stated for it (a role stated in several places once per place, up to
+//! [`MAX_SOURCES_PER_ROLE`]) and every place its name was read. Every reader of parties adds to
 //! the same drafts.
 
 use std::ops::Range;
@@ -17,6 +18,9 @@ pub(super) struct PartyDraft {
     /// Every place the name was read, for attaching the LEIs stated after it.
     pub(super) mentions: Vec<Range<usize>>,
 }
+
+/// The most statements of one role kept for a party.
+const MAX_SOURCES_PER_ROLE: usize = 3;
 
 #[derive(Default)]
 pub(crate) struct Drafts(pub(super) Vec<PartyDraft>);
@@ -65,10 +69,14 @@ impl Drafts {
         if let Some(party) = self.0.get_mut(index) {
             party.first_mention = party.first_mention.min(name.start);
             party.mentions.push(name.clone());
+            // A role stated again in another place keeps that statement too: the evidence check
+            // states the role by the first of them that is the party's own (a preamble's "and the
+            // Lenders party hereto" is a class, the lender's signature page its own role phrase).
             for (role, span) in roles {
-                if !party.roles.iter().any(|r| r.value() == role)
-                    && let Some(sourced) = doc.sourced(span.clone(), *role)
-                {
+                let mut sources = party.roles.iter().filter(|r| r.value() == role);
+                let known =
+                    sources.clone().count() >= MAX_SOURCES_PER_ROLE || sources.any(|r| r.span().range() == *span);
+                if !known && let Some(sourced) = doc.sourced(span.clone(), *role) {
                     party.roles.push(sourced);
                 }
             }

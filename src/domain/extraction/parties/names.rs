@@ -17,8 +17,9 @@ const COMPANY_OF_PLACE: &str =
 const TO_LEGAL: &str = r",?(?:[ \t]+|[ \t]*\r?\n[ \t]*)";
 
 /// "EXELON GENERATION COMPANY, LLC", "UBS AG, Stamford Branch": a second legal form, or the branch
-/// through which a bank acts, completes a name.
-const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,?[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){1,3}(?:Branch|BRANCH)\b)?";
+/// through which a bank acts, completes a name. A line may break before "Branch" ("…, NEW YORK /
+/// BRANCH"): the word alone on a line ends the name above it.
+const COMPLETION: &str = r"(?:,?[ \t]+(?:LLC\b|L\.L\.C\.|L\.P\.|LP\b|LLP\b|Inc\.|INC\.)|,?[ \t]+(?:[\p{Lu}][\p{L}]+[ \t]+){0,2}[\p{Lu}][\p{L}]+(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:Branch|BRANCH)\b)?";
 
 /// The pattern of a legal entity's name whose words are separated by `space`.
 /// A legal form opening a line: the end of a name wrapped from the line above ("PNC CAPITAL

@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::drafts::Drafts;
-use super::names::{NAME, is_role_word_name, reads_as_lending_institution};
+use super::names::{LEGAL_FORM_FIRST, NAME, is_role_word_name, reads_as_lending_institution};
 use super::roles::{CAPACITY_ROLE, ONE_ROLE, OTHER_LOAN_PARTY_CAPACITY, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
@@ -58,6 +58,7 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words a heading may be made of.
 const HEADING_WORDS: &[&str] = &[
+    "&",
     "additional",
     "administrative",
     "agent",
@@ -290,7 +291,9 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             let roles = if !own_roles.is_empty() {
                 lender_run = heading.is_none() && own_roles.iter().any(|(r, _)| *r == PartyRole::Lender);
                 own_roles
-            } else if let Some(given) = heading_here.filter(|h| h.roles.len() == 1) {
+            } else if let Some(given) = heading_here.filter(|h| h.roles.len() == 1 || !h.plural) {
+                // A singular heading joining roles ("Administrative Agent & Lender:") gives the one
+                // block under it each of them.
                 let borrower =
                     given.spares_the_borrower && drafts.has_role(doc.slice(name.clone()), PartyRole::Borrower);
                 if borrower { Vec::new() } else { given.roles.iter().map(|r| (*r, name.clone())).collect() }
@@ -522,8 +525,12 @@ fn heading_of(doc: &Document<'_>, line: Range<usize>) -> Option<(Heading, Range<
         // Words closed by a colon with nothing after them head blocks even when they read as a
         // name ("ACCOUNT BANK:").
         let colon = captures.name("colon").is_some();
+        // "BRANCH" or "LLC" alone on a line ends the name on the line above: no heading.
+        let ends_a_name = !colon && (tokens == ["branch"] || LEGAL_FORM_FIRST.is_match(content.trim_start()));
         let other_heading = colon && rest.is_empty() && tokens.len() <= 4
-            || NAME.find(content).is_none() && (colon && tokens.len() <= 4 || upper_case && tokens.len() == 1);
+            || !ends_a_name
+                && NAME.find(content).is_none()
+                && (colon && tokens.len() <= 4 || upper_case && tokens.len() == 1);
         return other_heading.then(|| (Heading { roles: Vec::new(), plural: true, spares_the_borrower: false }, rest));
     }
     let mut roles: Vec<PartyRole> = Vec::new();
@@ -850,7 +857,7 @@ mod tests {
         let doc = Document::scan(&text);
         extract(&doc, &mut Report::default())
             .into_iter()
-            .map(|p| (p.name.value().clone(), p.roles.iter().map(|r| *r.value()).collect()))
+            .map(|p| (p.name.value().clone(), super::super::distinct_roles(&p)))
             .collect()
     }
 
@@ -1278,6 +1285,31 @@ mod tests {
             assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
         }
         assert_eq!(roles_of_party(&found, "OAK HILL CORP."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_singular_heading_joining_two_roles_gives_the_block_under_it_both() {
+        let found = signed(
+            "Borrower:     NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nAdministrative Agent & Lender:  FIRST HARBOR BANK, N.A.\nBy:\nName:\n\nLender:     LAKESHORE SAVINGS BANK\nBy:\nName:\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "FIRST HARBOR BANK, N.A."),
+            Some(vec![PartyRole::AdministrativeAgent, PartyRole::Lender]),
+            "{found:?}"
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+    }
+
+    #[test]
+    fn a_name_wrapped_before_its_branch_is_read_whole_under_its_role_heading() {
+        let found = signed(
+            "Borrower:     NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nLender:     EASTGATE BANK OF COMMERCE, GRAND CAYMAN   \nBRANCH\nBy:\nName:\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "EASTGATE BANK OF COMMERCE, GRAND CAYMAN BRANCH"),
+            Some(vec![PartyRole::Lender]),
+            "{found:?}"
+        );
     }
 
     #[test]
