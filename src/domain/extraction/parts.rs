@@ -97,9 +97,13 @@ static PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
 /// A numbered party of an LMA party list: "(1) BRITANNIA FOODS PLC …".
 static NUMBERED_PARTY: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]+\S"));
 
-/// The signature pages begin: "IN WITNESS WHEREOF", "IN WITNESS OF WHICH".
-pub(crate) static IN_WITNESS: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"\bIN[ \t\r\n]+WITNESS[ \t\r\n]+(?:WHEREOF|OF[ \t\r\n]+WHICH)\b"));
+/// The signature pages begin: "IN WITNESS WHEREOF", "IN WITNESS OF WHICH", "AS EVIDENCE of the
+/// agreement by the parties hereto …".
+pub(crate) static IN_WITNESS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\bIN[ \t\r\n]+WITNESS[ \t\r\n]+(?:WHEREOF|OF[ \t\r\n]+WHICH)\b|\bAS[ \t\r\n]+EVIDENCE[ \t\r\n]+(?i:of[ \t\r\n]+the[ \t\r\n]+agreement)\b",
+    )
+});
 
 /// A line that opens an attachment: "EXHIBIT A", "Exhibit 10.1"'s own heading excluded by
 /// requiring a letter or number designation and nothing else on the line but a short caption.
@@ -171,8 +175,12 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
         let head_end = paragraph_end(text, line.start, OPENING);
         let head = slice(text, line.start..head_end);
         // A title may open with a figure when it is written in title case ("364-Day Credit
-        // Agreement dated as of …"); a figure opening capitals is as often a cover's block.
-        if first.is_some_and(|b| b.is_ascii_digit()) && !OPENS_WITH_TITLE_CASE.is_match(head) || !opens(head) {
+        // Agreement dated as of …"), or in capitals run on into its verb on one line ("364-DAY
+        // CREDIT AGREEMENT dated as of May 1, 2020 among …"); a figure opening capitals set over
+        // lines is as often a cover's block.
+        let title_runs_on = OPENS_WITH_TITLE.find(head).is_some_and(|title| !title.as_str().contains('\n'));
+        let figure_allowed = OPENS_WITH_TITLE_CASE.is_match(head) || title_runs_on;
+        if first.is_some_and(|b| b.is_ascii_digit()) && !figure_allowed || !opens(head) {
             continue;
         }
         let mut end = paragraph_end(text, line.start, MAX_PREAMBLE);
@@ -336,6 +344,30 @@ mod tests {
         // A cover block in capitals that opens with a figure is no preamble, title case or not.
         let cover = "364-DAY CREDIT AGREEMENT\ndated as of\nMarch 2, 2022\namong\nJUNIPER VALLEY MINING COMPANY,\nas the Borrower\n\nTABLE OF CONTENTS\n";
         assert_eq!(Parts::find(cover).preamble, None);
+    }
+
+    #[test]
+    fn a_title_in_capitals_opening_with_a_figure_opens_the_preamble_when_it_runs_on_into_its_date() {
+        let text = "364-DAY CREDIT AGREEMENT\n\ndated as of\n\nMarch 2, 2022\n\n364-DAY CREDIT AGREEMENT dated as of March 2, 2022 among JUNIPER\nVALLEY MINING INC., the LENDERS party hereto and HARBOR BANK, N.A., as Agent.\n";
+        let preamble = Parts::find(text).preamble.expect("a preamble");
+        assert!(
+            text[preamble.clone()].starts_with("364-DAY CREDIT AGREEMENT dated as of March"),
+            "{:?}",
+            &text[preamble]
+        );
+        // Its title on a line of its own, the date below it, is a cover block.
+        let cover = "364-DAY CREDIT AGREEMENT\ndated as of March 2, 2022\namong\nJUNIPER VALLEY MINING INC.,\nas the Borrower\n";
+        assert_eq!(Parts::find(cover).preamble, None);
+    }
+
+    #[test]
+    fn signature_pages_may_open_with_as_evidence_of_the_agreement() {
+        let text = "THIS CREDIT AGREEMENT dated as of May 1, 2024 is among ACME INC. and FIRST BANK, N.A.\n\nSection 1. Loans.\n\nAS EVIDENCE of the agreement by the parties hereto to the terms herein contained, each such party has caused this Agreement to be executed.\nACME INC.\nBy: /s/ Ann Lee\n";
+        let parts = Parts::find(text);
+        let pages = parts.signature_pages(text).expect("signature pages");
+        assert!(text[pages].starts_with("AS EVIDENCE of the agreement"));
+        let prose = text.replace("AS EVIDENCE of the agreement", "As evidence of the agreement");
+        assert_eq!(Parts::find(&prose).signature_pages(&prose), None, "prose in lower case opens no signature pages");
     }
 
     #[test]

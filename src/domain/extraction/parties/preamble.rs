@@ -23,7 +23,8 @@ use regex::Regex;
 
 use super::drafts::Drafts;
 use super::names::{
-    LEGAL_FORM_FIRST, NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name, reads_as_lending_institution,
+    LEGAL_FORM_FIRST, NAME, PREAMBLE_NAME, STOP_WORDS, described_names, is_role_word_name, name_key,
+    reads_as_lending_institution,
 };
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
@@ -949,6 +950,8 @@ pub(crate) fn defined_parties(doc: &Document<'_>, drafts: &mut Drafts) {
                 }
             } else if let Some(name) = name_opening(doc, definition.body.clone()) {
                 named.push((name, definition.term.clone()));
+            } else if let Some(name) = named_through_a_term(doc, definition.body.clone(), role) {
+                named.push((name, definition.term.clone()));
             }
         }
         let Some((first, term)) = named.first().cloned() else { continue };
@@ -1042,12 +1045,54 @@ fn name_opening(doc: &Document<'_>, body: Range<usize>) -> Option<Range<usize>> 
         .then(|| body.start + offset + name.start()..body.start + offset + name.end())
 }
 
+/// "“Borrower” means the Company or any Subsidiary Borrower" / "“Company” means Acme Inc., an
+/// Indiana corporation": the borrower a definition names through another defined term, the name
+/// that term's own definition opens with. Only for the borrower, only a term of one to three
+/// capitalised words that the definition opens with and that closes its subject, and only a name
+/// the preamble prints as a party.
+fn named_through_a_term(doc: &Document<'_>, body: Range<usize>, role: PartyRole) -> Option<Range<usize>> {
+    if role != PartyRole::Borrower {
+        return None;
+    }
+    let head = doc.slice(body.start..floor_boundary(doc.text, body.start.saturating_add(120)).min(body.end));
+    let term = TERM_OPENING.captures(head)?.name("term")?.as_str().to_ascii_lowercase();
+    if term == "borrower" {
+        return None;
+    }
+    let mut named = doc.structure.definitions_where(|key| key == term).filter(|d| doc.parts.in_body(d.term.start));
+    let name = name_opening(doc, named.next()?.body.clone())?;
+    let preamble = doc.slice(doc.parts.preamble.clone()?);
+    let key = name_key(doc.slice(name.clone()));
+    (key.len() >= 3 && name_key(preamble).contains(&key)).then_some(name)
+}
+
+/// A definition opening with another defined term that closes its subject: "the Company or any
+/// Subsidiary Borrower", "the Parent Borrower and each …", "the Company.".
+static TERM_OPENING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*the[ \t]+(?P<term>[\p{Lu}][\p{L}]+(?:[ \t]+[\p{Lu}][\p{L}]+){0,2})(?:[ \t]*[,.;]|[ \t]+(?:or|and)\b|[ \t]*$)",
+    )
+});
+
 #[cfg(test)]
 mod tests {
     use super::super::extract;
     use super::*;
     use crate::domain::extraction::document::Report;
     use crate::domain::extraction::model::Party;
+
+    #[test]
+    fn a_borrower_defined_through_another_term_is_the_party_that_terms_definition_names() {
+        let text = "THIS CREDIT AGREEMENT dated as of May 1, 2020 is among ACME TOOLS INC., the SUBSIDIARY BORROWERS referred to herein, the LENDERS party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n\nARTICLE I\n\nSection 1.01. Defined Terms.\n\n\u{201c}Borrower\u{201d} means the Company or any Subsidiary Borrower, as the context may require.\n\n\u{201c}Company\u{201d} means Acme Tools Inc., an Indiana corporation.\n\n\u{201c}Lenders\u{201d} means the banks party hereto.\n\nARTICLE II\n\nSection 2.01. Loans. Each Lender agrees to make Loans.\n";
+        let found = parties(text);
+        let borrowers: Vec<&str> =
+            found.iter().filter(|p| p.has_role(PartyRole::Borrower)).map(|p| p.name.value().as_str()).collect();
+        assert_eq!(borrowers, ["Acme Tools Inc."], "{found:?}");
+        // A name the preamble does not print as a party is not taken from a definition.
+        let elsewhere = text.replace("Acme Tools Inc., an Indiana", "Birch Holdings Inc., an Indiana");
+        let found = parties(&elsewhere);
+        assert!(found.iter().all(|p| !p.has_role(PartyRole::Borrower)), "{found:?}");
+    }
 
     fn parties(text: &str) -> Vec<Party> {
         let doc = Document::scan(text);

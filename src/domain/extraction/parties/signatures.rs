@@ -214,7 +214,9 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
         let mut content = content;
         let mut capacity_below: Option<CapacityBelow> = None;
         let mut co_signers: Vec<Range<usize>> = Vec::new();
-        if let Some(signature) = signed_on_the_caption_line(doc, line.clone(), lma_style) {
+        let signed_here = signed_on_the_caption_line(doc, line.clone(), lma_style)
+            .or_else(|| (!caption.is_empty()).then(|| capacity_signed_on_its_line(doc, line.clone())).flatten());
+        if let Some(signature) = signed_here {
             caption.push(line.start..signature);
             content = &doc.text[signature..line.end];
         } else if let Some((name_cell, cell)) = signed_in_next_cell(content) {
@@ -372,6 +374,19 @@ fn signed_on_the_caption_line(doc: &Document<'_>, line: Range<usize>, lma_style:
     }
     read_caption(doc, caption, lma_style).map(|_| line.start + signature.start())
 }
+
+/// Where the signature starts on a line that holds only the capacity of the name above it and the
+/// signature: "JPMORGAN CHASE BANK, N.A., / as Administrative Agent and a Lender   By: /s/ …".
+fn capacity_signed_on_its_line(doc: &Document<'_>, line: Range<usize>) -> Option<usize> {
+    let captures = CAPACITY_SIGNED_IN_LINE.captures(doc.slice(line.clone()))?;
+    let (capacity, signature) = (captures.name("capacity")?, captures.name("signature")?);
+    ONE_ROLE.is_match(capacity.as_str()).then(|| line.start + signature.start())
+}
+
+/// A capacity and its signature on one line: "as a Lender   By: /s/ Ann Lee".
+static CAPACITY_SIGNED_IN_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"^[ \t]*(?P<capacity>(?i:as)[ \t].*?)[ \t]+(?P<signature>(?:By|BY)(?:[ \t]*:|[ \t]+/s/).*)$")
+});
 
 /// Whether the line right above `start` ends in two words in capitals with nothing after them
 /// ("… Title: Director WILLOW FINANCIAL" above "SERVICES LIMITED, as a Lender By /s/ …"): a
@@ -574,12 +589,22 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
         if above.is_some_and(|line| ends_in_a_connector(doc.slice(line.clone()))) {
             continue;
         }
+        // A line opening with a connector ("OF CHINA LIMITED, NEW YORK") continues the one above.
+        if above.is_some() && opens_with_a_connector(doc.slice(first.clone())) {
+            continue;
+        }
         let span = first.start..last.end;
         if let Some(read) = read_caption(doc, span, lma_style) {
             return Some(read);
         }
     }
     None
+}
+
+/// Whether a caption line opens with a word that joins it to the line above: "of", "and", "&".
+fn opens_with_a_connector(line: &str) -> bool {
+    let first = line.trim_start().split([' ', '\t']).next().unwrap_or_default();
+    matches!(first.to_ascii_lowercase().as_str(), "of" | "and" | "&")
 }
 
 /// Whether a caption line ends in a word that joins it to the next: "of", "and", "&".
@@ -1285,6 +1310,31 @@ mod tests {
             assert_eq!(roles_of_party(&found, name), Some(vec![PartyRole::Guarantor]), "{name}: {found:?}");
         }
         assert_eq!(roles_of_party(&found, "OAK HILL CORP."), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_capacity_signed_on_its_own_line_closes_the_block_of_the_name_above_it() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\n  LAKESHORE SAVINGS BANK,\nas Syndication Agent and a Lender        By:     /s/ Jo Park\n  Name: Jo Park\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "LAKESHORE SAVINGS BANK"),
+            Some(vec![PartyRole::SyndicationAgent, PartyRole::Lender]),
+            "{found:?}"
+        );
+        // A line that is no capacity ("Approved as to form") closes nothing.
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nPINE RIVER LLC\nApproved as to form        By:     /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "PINE RIVER LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_caption_line_opening_with_a_connector_continues_the_name_above_it() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nUNITED TRADERS AND MERCHANTS BANK\nOF EASTLAND LIMITED, NEW YORK\nBRANCH, as a Lender\nBy: /s/ Jo Park\n",
+        );
+        assert!(found.iter().all(|(name, _)| !name.starts_with("OF ")), "{found:?}");
     }
 
     #[test]
