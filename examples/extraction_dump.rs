@@ -45,7 +45,12 @@ fn main() -> ExitCode {
                 if let Some(object) = agreement.as_object_mut() {
                     object.remove("provenance");
                 }
-                json!({ "file": name, "status": format!("{:?}", extraction.status), "agreement": agreement })
+                let mut line =
+                    json!({ "file": name, "status": format!("{:?}", extraction.status), "agreement": agreement });
+                if std::env::var_os("EXTRACTION_DUMP_WARNINGS").is_some() {
+                    line["warnings"] = json!(extraction.warnings);
+                }
+                line
             }
             Err(error) => json!({ "file": name, "unreadable": error }),
         };

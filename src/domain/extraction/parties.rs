@@ -24,7 +24,7 @@ use regex::Regex;
 
 use super::document::{Document, Report, quoted};
 use super::model::{Party, PartyRole};
-use super::schedules::{MONEY_CELL, flattened_schedule};
+use super::schedules::{MONEY_CELL, flattened_schedule, row_schedule};
 use super::text::{capitalisable, clause_start, contains_ci, pattern, table_after};
 use drafts::Drafts;
 use names::NAME;
@@ -280,7 +280,7 @@ fn lenders_from_schedules(doc: &Document<'_>, drafts: &mut Drafts) {
             continue;
         }
         let Some(line) = super::text::line_around(doc.text, lender.start(), 300) else { continue };
-        if let Some(schedule) = flattened_schedule(doc, line.clone()) {
+        if let Some(schedule) = flattened_schedule(doc, line.clone()).or_else(|| row_schedule(doc, line.clone())) {
             last_table_end = schedule.end;
             // Only a name line that is one whole name ("Royal Bank of Canada", not "CDF").
             for lender in schedule.lenders {

@@ -94,8 +94,21 @@ static PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// A numbered party of an LMA party list: "(1) BRITANNIA FOODS PLC …".
-static NUMBERED_PARTY: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]+\S"));
+/// A numbered party of an LMA party list: "(1) BRITANNIA FOODS PLC …", or its number alone on a
+/// line with the party's paragraph after it, as a text copy of a two-column list prints it.
+static NUMBERED_PARTY: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)(?:[ \t]+\S|[ \t]*\r?\n[ \t\r\n]*[A-Z])"));
+
+/// A number standing alone on its line: "(2)".
+static NUMBER_ALONE: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]*$"));
+
+/// "THIS AGREEMENT is made on 6 October 2021:", "This Agreement is dated 1 March 2024:": an LMA
+/// opening that dates the document and ends in a colon before its numbered list of parties.
+static DATED_BEFORE_PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]*(?:THIS|This)[ \t]+(?:[A-Z][A-Za-z\-]*[ \t]+){0,6}?(?:AGREEMENT|Agreement)[ \t]+is[ \t]+(?:made|dated)[ \t]+(?:on[ \t]+)?[0-9]{1,2}(?:st|nd|rd|th)?[ \t]+[A-Z][a-z]+[ \t]+[0-9]{4}[ \t]*:[ \t]*$",
+    )
+});
 
 /// The signature pages begin: "IN WITNESS WHEREOF", "IN WITNESS OF WHICH", "AS EVIDENCE of the
 /// agreement by the parties hereto …".
@@ -180,7 +193,13 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
         // lines is as often a cover's block.
         let title_runs_on = OPENS_WITH_TITLE.find(head).is_some_and(|title| !title.as_str().contains('\n'));
         let figure_allowed = OPENS_WITH_TITLE_CASE.is_match(head) || title_runs_on;
-        if first.is_some_and(|b| b.is_ascii_digit()) && !figure_allowed || !opens(head) {
+        let numbered_list_follows = || {
+            next_paragraph_start(text, paragraph_end(text, line.start, MAX_PREAMBLE))
+                .is_some_and(|next| NUMBERED_PARTY.is_match(slice(text, next..floor_boundary(text, next + 40))))
+        };
+        if first.is_some_and(|b| b.is_ascii_digit()) && !figure_allowed
+            || !(opens(head) || DATED_BEFORE_PARTY_LIST.is_match(head) && numbered_list_follows())
+        {
             continue;
         }
         let mut end = paragraph_end(text, line.start, MAX_PREAMBLE);
@@ -188,10 +207,16 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
         for _ in 0..MAX_PARTY_PARAGRAPHS {
             let next = next_paragraph_start(text, end);
             let Some(next) = next else { break };
-            if !NUMBERED_PARTY.is_match(slice(text, next..floor_boundary(text, next + 16))) {
+            if !NUMBERED_PARTY.is_match(slice(text, next..floor_boundary(text, next + 40))) {
                 break;
             }
             end = paragraph_end(text, next, MAX_PREAMBLE);
+            // A number alone on its line: the party is the paragraph after it.
+            if NUMBER_ALONE.is_match(slice(text, next..end))
+                && let Some(party) = next_paragraph_start(text, end)
+            {
+                end = paragraph_end(text, party, MAX_PREAMBLE);
+            }
         }
         return Some(line.start..end);
     }
@@ -399,6 +424,17 @@ mod tests {
         let parts = Parts::find(text);
         let preamble = parts.preamble.expect("preamble");
         assert!(text[preamble].ends_with("(the \"Agent\")."));
+    }
+
+    #[test]
+    fn an_lma_agreement_made_on_a_date_opens_its_preamble_over_numbers_set_apart_from_their_parties() {
+        let text = "INTERIM FACILITIES AGREEMENT\n\nTHIS AGREEMENT is made on 9 May 2022:\n\n \n\n(1)\n\nWREN HOLDINGS LIMITED, a company incorporated in Jersey (the \u{201c}Borrower\u{201d});\n\n \n\n(2)\n\nTALLOW BANK PLC as agent of the other Finance Parties (the \u{201c}Agent\u{201d}).\n\n1.\n\nDEFINITIONS\n";
+        let preamble = Parts::find(text).preamble.expect("a preamble");
+        assert!(text[preamble.clone()].starts_with("THIS AGREEMENT is made on 9 May 2022:"), "{:?}", &text[preamble]);
+        assert!(text[preamble.clone()].ends_with("(the \u{201c}Agent\u{201d})."), "{:?}", &text[preamble]);
+        // Without a list of parties after it, a dated sentence ending in a colon is no preamble.
+        let alone = "THIS AGREEMENT is made on 9 May 2022:\n\nthe parties agree as follows.\n";
+        assert_eq!(Parts::find(alone).preamble, None);
     }
 
     #[test]

@@ -150,7 +150,9 @@ pub(crate) fn apply_floating_rate(
         !foreign
     });
     // A facility without a stated amount has no currency of its own; a dollar benchmark may say it.
-    let currency = frame.currency.or_else(|| index::dollars_by_benchmark(doc));
+    // Nor one whose amount is withheld; the currency its loans are available in may say it.
+    let currency =
+        frame.currency.or_else(|| index::dollars_by_benchmark(doc)).or_else(|| index::currency_of_availability(doc));
     facility.floating_rate_index = stated.or_else(|| currency.and_then(|currency| default_index(doc, currency)));
     facility.pricing_grid = resolve_grid(&format!("{base}/pricingGrid"), candidates, frame, frames, report);
     facility.floor = resolve(&format!("{base}/floor"), &candidates.floors, frame, frames, report);

@@ -97,6 +97,62 @@ pub(crate) fn flattened_schedule(doc: &Document<'_>, heading: Range<usize>) -> O
     (lenders.len() >= 2).then_some(FlatSchedule { lenders, end: end?, total, heading_currency })
 }
 
+/// The heading of a schedule's lender column that names the lenders' class: "Name of Original
+/// Lender", "Name of Initial Term Lender".
+static NAMED_LENDER_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)^[ \t]*name[ \t]+of[ \t]+(?:[a-z]+[ \t]+){0,2}?lenders?[ \t]*:?[ \t]*$"));
+
+/// Cells of a row printed on one line, set apart by two spaces or more, or a tab.
+static CELL_GAP: LazyLock<Regex> = LazyLock::new(|| pattern(r"[ \t]*\t[ \t]*| {2,}"));
+
+/// How many lines of column headings a row schedule's heading may be followed by.
+const MAX_HEADING_LINES: usize = 14;
+
+/// The figures that open a line of cells ("730,745,438      351,840,397      N/A": two), or
+/// `None` when its first cell is no figure.
+fn leading_figures(line: &str) -> Option<usize> {
+    let count = CELL_GAP.split(line.trim()).take_while(|cell| MONEY_CELL.is_match(cell)).count();
+    (count > 0).then_some(count)
+}
+
+/// A schedule whose rows a text copy printed as two lines each: the lender's name, then its
+/// figures on one line ("Name of Original Lender" / headings wrapped over lines / "Cedar Bank
+/// PLC" / "  730,745,438      351,840,397      N/A"). Its headings must name commitments, every
+/// row must open with as many figures, and at least two rows must follow one another; a total row
+/// ends it. Only the lenders are read from it (no total, no currency).
+pub(crate) fn row_schedule(doc: &Document<'_>, heading: Range<usize>) -> Option<FlatSchedule> {
+    if !NAMED_LENDER_HEADING.is_match(doc.slice(heading.clone())) {
+        return None;
+    }
+    let lines: Vec<Range<usize>> = lines_in(doc.text, heading.end..doc.text.len())
+        .filter_map(|line| trimmed(doc, line))
+        .take(MAX_HEADING_LINES + 2 * MAX_ROWS + 2)
+        .collect();
+    let figures_at = |i: usize| lines.get(i).and_then(|line| leading_figures(doc.slice(line.clone())));
+    let is_name = |i: usize| {
+        lines.get(i).is_some_and(|line| figures_at(i).is_none() && !MONEY_CELL.is_match(doc.slice(line.clone())))
+    };
+    let first = (0..MAX_HEADING_LINES).find(|&i| is_name(i) && figures_at(i + 1).is_some())?;
+    let headings = lines.get(..first)?;
+    if !headings.iter().any(|line| FIGURE_HEADING.is_match(doc.slice(line.clone()))) {
+        return None;
+    }
+    let columns = figures_at(first + 1)?;
+    let mut lenders = Vec::new();
+    let mut end = None;
+    let mut i = first;
+    while is_name(i) && figures_at(i + 1) == Some(columns) && lenders.len() < MAX_ROWS {
+        let (label, figures) = (lines[i].clone(), lines[i + 1].clone());
+        end = Some(figures.end);
+        if contains_ci(doc.slice(label.clone()), "total") {
+            break;
+        }
+        lenders.push(label);
+        i += 2;
+    }
+    (lenders.len() >= 2).then_some(FlatSchedule { lenders, end: end?, total: None, heading_currency: None })
+}
+
 /// Every flattened schedule of the text, in text order.
 pub(crate) fn flattened_schedules(doc: &Document<'_>) -> Vec<FlatSchedule> {
     let mut schedules: Vec<FlatSchedule> = Vec::new();
@@ -136,4 +192,30 @@ fn trimmed(doc: &Document<'_>, line: Range<usize>) -> Option<Range<usize>> {
     let content = text.trim();
     let start = line.start + (text.len() - text.trim_start().len());
     (!content.is_empty()).then_some(start..start + content.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lenders(text: &str) -> Vec<&str> {
+        let doc = Document::scan(text);
+        let heading = text.find("Name of").expect("a heading");
+        let line = heading..heading + text[heading..].find('\n').unwrap_or(text.len() - heading);
+        row_schedule(&doc, line).map(|s| s.lenders.into_iter().map(|r| &text[r]).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_schedule_printed_a_name_line_and_a_figures_line_a_row_names_its_lenders() {
+        let text = "SCHEDULE 3\n\nName of Original Term Lender\n   Facility A\nCommitment (\u{a3})      Facility B\nCommitment (\u{a3})      Tax reference\n\nQuince Bank PLC\n     40,000,000        10,000,000      N/A\nLarch Capital S.A.\n     20,000,000        5,000,000      12/L/3456/DTTP\nTotal\n     60,000,000        15,000,000\n\nSIGNATORIES\n";
+        assert_eq!(lenders(text), ["Quince Bank PLC", "Larch Capital S.A."]);
+        // One row is no schedule; nor are headings that name no commitment.
+        let one = "Name of Original Lender\nCommitment\n\nQuince Bank PLC\n     40,000,000\n\nSIGNATORIES\n";
+        assert!(lenders(one).is_empty());
+        let no_commitment = "Name of Original Lender\nAddress\n\nQuince Bank PLC\n     40,000,000\nLarch Capital S.A.\n     20,000,000\n";
+        assert!(lenders(no_commitment).is_empty());
+        // Rows must agree on their figures.
+        let ragged = "Name of Original Lender\nCommitment\nQuince Bank PLC\n  40,000,000    10,000,000\nLarch Capital S.A.\n  20,000,000\nBirch Bank PLC\n  5,000,000\n";
+        assert!(lenders(ragged).is_empty());
+    }
 }

@@ -801,3 +801,24 @@ fn tranches_named_by_currency_or_jurisdiction_are_separate_facilities() {
     // LIBOR is tied to dollars and sterling only; no Canadian benchmark is stated.
     assert_eq!(canadian.floating_rate_index, None);
 }
+
+#[test]
+fn loans_available_only_in_sterling_and_priced_on_libor_alone_bear_sterling_libor() {
+    let text = "THIS AGREEMENT is made on 4 May 2021:\n\n(1)\n\nFINCH HOLDINGS LIMITED (the \u{201c}Borrower\u{201d});\n\n(2)\n\nROOK BANK PLC as agent of the other Finance Parties (the \u{201c}Agent\u{201d}).\n\n1.\n\nTHE FACILITIES\n\n(a) the Lenders make available to the Borrower a term loan facility in an aggregate amount equal to the Total Facility A Commitments (the \u{201c}Facility A\u{201d}) available to be utilised in Sterling; and\n\n(b) the Lenders make available to the Borrower a term loan facility in an aggregate amount equal to the Total Facility B Commitments (the \u{201c}Facility B\u{201d}) available to be utilised in Sterling.\n\n2.\n\nINTEREST\n\nThe rate of interest on each Loan for its Interest Period is the aggregate of the Margin and LIBOR for that Interest Period.\n\n\u{201c}Margin\u{201d} means 2.75 per cent. per annum.\n\n\u{201c}Total Facility A Commitments\u{201d} means \u{a3}40,000,000.\n\n\u{201c}Total Facility B Commitments\u{201d} means \u{a3}10,000,000.\n\n3.\n\nGOVERNING LAW\n\nThis Agreement is governed by English law.\n";
+    let indices = |text: &str| {
+        extract_credit_agreement(text)
+            .agreement
+            .facilities
+            .iter()
+            .map(|f| value(&f.floating_rate_index))
+            .collect::<Vec<_>>()
+    };
+    let found = indices(text);
+    assert!(!found.is_empty() && found.iter().all(|i| *i == Some(FloatingRateIndex::GbpLibor)), "{found:?}");
+    // Loans also available in dollars leave LIBOR's currency unsaid.
+    let both = text.replacen("available to be utilised in Sterling;", "available to be utilised in Dollars;", 1);
+    assert!(!indices(&both).contains(&Some(FloatingRateIndex::GbpLibor)), "{:?}", indices(&both));
+    let either =
+        text.replace("available to be utilised in Sterling", "available to be utilised in Sterling or in Dollars");
+    assert!(!indices(&either).contains(&Some(FloatingRateIndex::GbpLibor)), "{:?}", indices(&either));
+}

@@ -236,11 +236,50 @@ fn libor_for_currency<'d>(doc: &'d Document<'_>, index: FloatingRateIndex) -> Op
         return None;
     }
     let words = CURRENCY_MENTIONS.iter().find(|(code, _)| *code == index.currency())?.1;
-    in_force(doc).filter(|b| b.index == FloatingRateIndex::UsdLibor).find(|b| {
+    let quoted_in_currency = in_force(doc).filter(|b| b.index == FloatingRateIndex::UsdLibor).find(|b| {
         let clause = clause_around(doc.text, b.span.start);
         let window = clause.start.max(b.span.start.saturating_sub(200))..clause.end.min(b.span.end + 200);
         contains_any_ci(doc.slice(window), words)
+    });
+    quoted_in_currency.or_else(|| {
+        // Loans drawn only in that currency and priced on LIBOR alone bear that currency's LIBOR.
+        if currency_of_availability(doc).is_none_or(|currency| currency.as_str() != index.currency()) {
+            return None;
+        }
+        let priced: Vec<&BenchmarkMatch> = loans_benchmarks(doc).into_iter().filter(|b| !b.base_rate).collect();
+        let libor_only = priced.iter().all(|b| b.index == FloatingRateIndex::UsdLibor);
+        priced.first().copied().filter(|_| libor_only)
     })
+}
+
+/// "available to be utilised in Sterling", "available only in euro", "available in Dollars": the
+/// currency a statement of the operative text says the facilities' loans are drawn in, with any
+/// other currency it names beside it ("in Sterling or in Dollars").
+static AVAILABLE_IN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bavailable[ \t\r\n]+(?:to[ \t\r\n]+be[ \t\r\n]+(?:utili[sz]ed|drawn|borrowed)[ \t\r\n]+)?(?:only[ \t\r\n]+)?in[ \t\r\n]+(?P<currency>(?:pounds[ \t\r\n]+)?sterling|euros?|yen|swiss[ \t\r\n]+francs?|(?:u\.?s\.?[ \t\r\n]+)?dollars?)\b(?P<another>[ \t\r\n]*(?:,|or|and|and/or)[ \t\r\n]+(?:in[ \t\r\n]+)?(?:[a-z.]+[ \t\r\n]+)?(?:sterling|euros?|yen|francs?|dollars?|currenc))?",
+    )
+});
+
+/// The one currency other than the dollar that every statement of the operative text on where the
+/// loans are available names ("the Lenders make available … a term loan facility … available to
+/// be utilised in Sterling"): the currency of a facility whose amount is not read. `None` when no
+/// statement names one, when two name different currencies, or when one names dollars (a dollar
+/// facility's currency is read from its benchmark, see `dollars_by_benchmark`).
+pub(super) fn currency_of_availability(doc: &Document<'_>) -> Option<CurrencyCode> {
+    let mut found: Option<CurrencyCode> = None;
+    for captures in AVAILABLE_IN.captures_iter(doc.slice(doc.parts.body.clone())) {
+        // "in Sterling or in Dollars", "in euro and any Optional Currency": not one currency.
+        if captures.name("another").is_some() {
+            return None;
+        }
+        let code = CurrencyCode::from_words(&captures["currency"])?;
+        if code.as_str() == "USD" || found.is_some_and(|seen| seen != code) {
+            return None;
+        }
+        found = Some(code);
+    }
+    found
 }
 
 /// Words that name a currency other than the dollar, or that let the loans be drawn in one:
