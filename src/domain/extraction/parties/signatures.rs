@@ -103,9 +103,9 @@ const HEADING_WORDS: &[&str] = &[
     "the",
 ];
 
-/// "Name of Lender: CITIBANK, N.A." on a lender's own signature page.
+/// "Name of Lender: CITIBANK, N.A." ("[Name of Lender]:") on a lender's own signature page.
 static NAME_OF_LENDER: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?i:name[ \t]+of[ \t]+(?:lender|institution|bank))[ \t]*:[ \t|]*(?P<name>[^\n]*)"));
+    LazyLock::new(|| pattern(r"(?i:name[ \t]+of[ \t]+(?:lender|institution|bank))\]?[ \t]*:[ \t|]*(?P<name>[^\n]*)"));
 
 /// An entity's description after its name: ", a Delaware corporation", ", a national banking
 /// association", ", an Alberta unlimited liability corporation", or in the next cell of its row
@@ -200,6 +200,9 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
             continue;
         }
         if FOOTER_LINE.is_match(content) {
+            // "[Lender Signature Page to Credit Agreement]": the blocks of the lenders' pages are
+            // lenders when their names are lending institutions', as after a block signed as one.
+            lender_run |= heads_the_lenders_pages(content);
             continue;
         }
         if let Some(name_of) = NAME_OF_LENDER.captures(content).and_then(|c| c.name("name")) {
@@ -231,7 +234,7 @@ pub(super) fn signature_parties(doc: &Document<'_>, lma_style: bool, drafts: &mu
                 skip_to = skip_to.max(index + 1 + rows);
             }
         }
-        if SIGNATURE_LINE.is_match(content) {
+        if signed_here.is_some() || SIGNATURE_LINE.is_match(content) {
             // The entity named between a party's "By: its Administrator" and the next signature
             // signs for that party (its administrator, attorney-in-fact, manager): it holds none
             // of the party's roles.
@@ -383,10 +386,23 @@ fn capacity_signed_on_its_line(doc: &Document<'_>, line: Range<usize>) -> Option
     ONE_ROLE.is_match(capacity.as_str()).then(|| line.start + signature.start())
 }
 
-/// A capacity and its signature on one line: "as a Lender   By: /s/ Ann Lee".
+/// A capacity and its signature on one line: "as a Lender   By: /s/ Ann Lee", or a conformed
+/// signature set beside it without its "By" ("as a Lender      /s/ Ann Lee").
 static CAPACITY_SIGNED_IN_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"^[ \t]*(?P<capacity>(?i:as)[ \t].*?)[ \t]+(?P<signature>(?:By|BY)(?:[ \t]*:|[ \t]+/s/).*)$")
+    pattern(r"^[ \t]*(?P<capacity>(?i:as)[ \t].*?)[ \t]+(?P<signature>(?:By|BY)(?:[ \t]*:|[ \t]+/s/).*|/s/.*)$")
 });
+
+/// Whether a page heading or footer says the page is a lender's signature page ("LENDER
+/// SIGNATURE PAGE TO …", "[Signature Page of Lenders to …]") and names no other party's.
+fn heads_the_lenders_pages(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+    let others =
+        ["borrower", "borrowers", "agent", "agents", "guarantor", "guarantors", "parent", "holdings", "company"];
+    lower.contains("signature page")
+        && words.iter().any(|w| matches!(*w, "lender" | "lenders"))
+        && !words.iter().any(|w| others.contains(w))
+}
 
 /// Whether the line right above `start` ends in two words in capitals with nothing after them
 /// ("… Title: Director WILLOW FINANCIAL" above "SERVICES LIMITED, as a Lender By /s/ …"): a
@@ -1327,6 +1343,34 @@ mod tests {
             "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nPINE RIVER LLC\nApproved as to form        By:     /s/ Jo Park\n",
         );
         assert_eq!(roles_of_party(&found, "PINE RIVER LLC"), None, "{found:?}");
+    }
+
+    #[test]
+    fn a_capacity_beside_a_conformed_signature_without_by_closes_the_block() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nLAKESHORE SAVINGS BANK,\nas a Lender        /s/ Jo Park\nName: Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+    }
+
+    #[test]
+    fn the_lenders_signature_pages_make_lending_institutions_on_them_lenders() {
+        let pages = "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\n[LENDER SIGNATURE PAGE TO CREDIT AGREEMENT]\n\nLAKESHORE SAVINGS BANK\nBy: /s/ Jo Park\n\n[LENDER SIGNATURE PAGE TO CREDIT AGREEMENT]\n\nPEBBLE CREEK LLC\nBy: /s/ Ann Lee\n";
+        let found = signed(pages);
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
+        // A name that is no lending institution's is not made a lender by the page it is on.
+        assert_eq!(roles_of_party(&found, "PEBBLE CREEK LLC"), None, "{found:?}");
+        // A page naming other parties besides the lenders makes no one a lender.
+        let shared = pages.replace("[LENDER SIGNATURE PAGE", "[AGENT AND LENDER SIGNATURE PAGE");
+        assert_eq!(roles_of_party(&signed(&shared), "LAKESHORE SAVINGS BANK"), None);
+    }
+
+    #[test]
+    fn a_bracketed_name_of_lender_label_names_the_lender() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\n[Name of Lender]: LAKESHORE SAVINGS BANK\nBy: /s/ Jo Park\n",
+        );
+        assert_eq!(roles_of_party(&found, "LAKESHORE SAVINGS BANK"), Some(vec![PartyRole::Lender]), "{found:?}");
     }
 
     #[test]
