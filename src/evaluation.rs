@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::adapters::reader::{UNBOUNDED_READ, read_in_process};
 use crate::domain::extraction::{
-    AmendmentType, Extraction, ExtractionStatus, Facility, PartyRole, extract_credit_agreement,
+    AmendmentType, CommitmentFee, Extraction, ExtractionStatus, Facility, PartyRole, extract_credit_agreement,
 };
 use crate::domain::intake::MediaType;
 
@@ -277,6 +277,8 @@ fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> 
                 "pricing_grid_levels" => {
                     &|expected, found| expected.as_u64().map(|n| n.to_string()).as_deref() == Some(found)
                 }
+                "commitment_fee" => &commitment_fee_equal,
+                "floor" => &|expected, found| expected.as_str().is_some_and(|e| decimal_equal(found, e)),
                 _ => &text_equal,
             };
             let mut one = judge(extraction, field, &label_field["value"], value, same);
@@ -412,6 +414,8 @@ fn facility_fields(facility: Option<&Facility>) -> Vec<(&'static str, Option<Str
             "margin",
             "pricing_grid_levels",
             "maturity_date",
+            "commitment_fee",
+            "floor",
         ]
         .into_iter()
         .map(|field| (field, None))
@@ -424,6 +428,8 @@ fn facility_fields(facility: Option<&Facility>) -> Vec<(&'static str, Option<Str
         ("margin", f.spread.as_ref().map(|s| s.value().to_string())),
         ("pricing_grid_levels", (!f.pricing_grid.is_empty()).then(|| f.pricing_grid.len().to_string())),
         ("maturity_date", f.termination_date.as_ref().map(|d| d.value().to_string())),
+        ("commitment_fee", f.commitment_fee.as_ref().map(|c| fee_text(*c.value()))),
+        ("floor", f.floor.as_ref().map(|d| d.value().to_string())),
     ]
 }
 
@@ -682,6 +688,8 @@ fn withheld(extraction: &Extraction, field: &str) -> bool {
         "margin" => &["spread"],
         "commitment" => &["commitment"],
         "floating_rate_index" => &["floatingRateIndex"],
+        "commitment_fee" => &["commitmentFee"],
+        "floor" => &["/floor"],
         "borrowers" => &["[role=Borrower]"],
         "administrative_agent" => &["[role=AdministrativeAgent]", "[role=FacilityAgent]"],
         _ => return false,
@@ -696,6 +704,27 @@ fn text_equal(expected: &Value, found: &str) -> bool {
 fn decimal_equal(a: &str, b: &str) -> bool {
     match (a.parse::<Decimal>(), b.parse::<Decimal>()) {
         (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// How a stated commitment fee is shown and compared: a rate as its fraction ("0.0025"), a share
+/// of the margin after `of_margin ` ("of_margin 0.35").
+const OF_MARGIN: &str = "of_margin ";
+
+fn fee_text(fee: CommitmentFee) -> String {
+    match fee {
+        CommitmentFee::Rate(rate) => rate.to_string(),
+        CommitmentFee::PercentageOfMargin(share) => format!("{OF_MARGIN}{share}"),
+    }
+}
+
+/// A labelled fee (`"0.0025"`, or `{"of_margin": "0.35"}`) against one stated: a rate equals a
+/// rate, a share of the margin a share; never one the other.
+fn commitment_fee_equal(expected: &Value, found: &str) -> bool {
+    match (expected.as_str(), expected["of_margin"].as_str(), found.strip_prefix(OF_MARGIN)) {
+        (Some(rate), _, None) => decimal_equal(rate, found),
+        (None, Some(share), Some(stated)) => decimal_equal(share, stated),
         _ => false,
     }
 }
@@ -733,6 +762,10 @@ fn normalise_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dec(raw: &str) -> Decimal {
+        raw.parse().expect("test decimal")
+    }
 
     #[test]
     fn names_compare_as_analysts_read_them() {
@@ -901,6 +934,49 @@ mod tests {
         ]});
         let outcomes: Vec<_> = score_fields(&extraction, &fields).into_iter().map(|s| (s.field, s.outcome)).collect();
         assert_eq!(outcomes.last().map(|(f, o)| (f.starts_with("facilities/+"), *o)), Some((true, Outcome::Wrong)));
+    }
+
+    #[test]
+    fn a_facilitys_commitment_fee_and_floor_are_scored_when_labelled() {
+        let text = "CREDIT AGREEMENT dated as of March 1, 2024 among ACME CORP., as Borrower, and FIRST BANK, as \
+            Administrative Agent.\n\n\"Revolving Commitment\" means $50,000,000.\n\nThe Borrower shall pay a \
+            commitment fee of 0.15% per annum on the daily unused Revolving Commitments, payable quarterly in \
+            arrears.\n\nEach Revolving Loan bears interest at Term SOFR plus 1.50% per annum.\n\n\"Term SOFR\" means \
+            the forward-looking term rate; provided that if Term SOFR would be less than zero, it shall be deemed to \
+            be zero.\n";
+        let extraction = extract_credit_agreement(text);
+        let facility = &extraction.agreement.facilities[0];
+        assert_eq!(facility.commitment_fee.as_ref().map(|c| *c.value()), Some(CommitmentFee::Rate(dec("0.0015"))));
+        assert_eq!(facility.floor.as_ref().map(|f| *f.value()), Some(Decimal::ZERO));
+        let outcomes = |fee: Value, floor: Value| -> Vec<(String, Outcome)> {
+            let mut label = serde_json::json!({"facility_type": {"value": "RevolvingCredit", "quote": "…"}});
+            for (field, value) in [("commitment_fee", fee), ("floor", floor)] {
+                if !value.is_null() {
+                    label[field] = value;
+                }
+            }
+            let fields = serde_json::json!({ "facilities": [label] });
+            score_fields(&extraction, &fields)
+                .into_iter()
+                .filter(|s| s.field.ends_with("commitment_fee") || s.field.ends_with("floor"))
+                .map(|s| (s.field, s.outcome))
+                .collect()
+        };
+        let fee = |f: &str| (format!("facilities/0/{f}"), Outcome::Correct);
+        let wrong = |f: &str| (format!("facilities/0/{f}"), Outcome::Wrong);
+        let right = outcomes(
+            serde_json::json!({"value": "0.0015", "quote": "…"}),
+            serde_json::json!({"value": "0.00", "quote": "…"}),
+        );
+        assert_eq!(right, [fee("commitment_fee"), fee("floor")], "compared as decimals, not text");
+        let other = outcomes(
+            serde_json::json!({"value": {"of_margin": "0.0015"}, "quote": "…"}),
+            serde_json::json!({"value": null, "quote": "…", "why": "no floor"}),
+        );
+        assert_eq!(other, [wrong("commitment_fee"), wrong("floor")], "a share of the margin is no rate");
+        assert!(outcomes(Value::Null, Value::Null).is_empty(), "a field the labels leave out is not scored");
+        assert!(commitment_fee_equal(&serde_json::json!({"of_margin": "0.35"}), "of_margin 0.350"));
+        assert!(!commitment_fee_equal(&serde_json::json!("0.35"), "of_margin 0.35"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use rust_decimal::Decimal;
 
 use super::candidates::PricingCandidates;
 use crate::domain::extraction::document::Document;
@@ -17,7 +18,15 @@ use crate::domain::extraction::text::{
 static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
     let phrases = ["commitment fee", "commitment fees", "unused fee", "unused line fee", "undrawn fee", "ticking fee"];
     let alternatives: Vec<String> = phrases.iter().map(|p| capitalisable(p)).collect();
-    pattern(&format!(r"\b(?:{})\b", alternatives.join("|")))
+    // "Non-use Fee", "unused facility fee", "Unused Revolving Line Facility Fee": a fee named for
+    // the commitment left unused, whatever words of the facility it names in between.
+    let unused = ["unused", "non-use", "non-usage", "unutilized", "unutilised"].map(capitalisable).join("|");
+    let facility = ["line", "facility", "revolving", "credit", "commitment", "revolver"].map(capitalisable).join("|");
+    let fee = capitalisable("fee");
+    pattern(&format!(
+        r"\b(?:{})\b|\b(?:{unused})(?:[ \t\r\n]+(?:{facility}))+[ \t\r\n]+{fee}s?\b|\b(?:non-use|Non-[Uu]se|NON-USE|Non-[Uu]sage)[ \t\r\n]+{fee}s?\b",
+        alternatives.join("|")
+    ))
 });
 
 static OF_MARGIN: LazyLock<Regex> = LazyLock::new(|| {
@@ -72,6 +81,10 @@ pub(super) fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingC
         let following = doc.slice(after(doc.text, pct.span.end, 60));
         let fee = if OF_MARGIN.is_match(following) {
             CommitmentFee::PercentageOfMargin(pct.fraction)
+        } else if pct.fraction >= PROPORTION {
+            // "for purposes of determining the Non-use Fee, 100% of the face amount of the Letters
+            // of Credit shall be deemed used": a share of an amount, not a rate per annum.
+            continue;
         } else {
             CommitmentFee::Rate(pct.fraction)
         };
@@ -81,6 +94,10 @@ pub(super) fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingC
         }
     }
 }
+
+/// From what figure a percentage near a fee is a share of an amount ("100% of the face amount"),
+/// not a fee rate: fees on unused commitments are fractions of one per cent a year.
+const PROPORTION: Decimal = Decimal::from_parts(10, 0, 0, false, 2);
 
 /// How far after a fee's figure two more rates make it one cell of a grid.
 const GRID_RUN: usize = 100;
@@ -109,7 +126,6 @@ fn is_threshold_lead(lead: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rust_decimal::Decimal;
 
     fn dec(raw: &str) -> Decimal {
         raw.parse().expect("test decimal")
@@ -149,6 +165,30 @@ mod tests {
         let stated = "The Borrower shall pay a commitment fee of 0.15% per annum on the daily unused Commitments, \
             payable quarterly in arrears.\n";
         assert_eq!(fee_rates(stated), [CommitmentFee::Rate(dec("0.0015"))]);
+    }
+
+    #[test]
+    fn a_fee_named_for_the_unused_commitment_is_a_commitment_fee() {
+        let fee_rates = |text: &str| {
+            let doc = Document::scan(text);
+            let mut found = PricingCandidates::default();
+            fees(&doc, &Regions::new(Vec::new()), &mut found);
+            found.fees.iter().map(|f| *f.value.value()).collect::<Vec<_>>()
+        };
+        let non_use = "The Borrower shall pay (a) an unused facility fee (the \"Non-use Fee\") payable to the Agent \
+            for the Lenders, subject to Section 2.9, equal to one-half of one percent (0.5%) per annum on the average \
+            unused daily balance of the Revolving Commitments.\n";
+        assert_eq!(fee_rates(non_use), [CommitmentFee::Rate(dec("0.005"))]);
+        let long_name = "The Borrower shall pay to the Bank a fee (the \"Unused Revolving Line Facility\nFee\") in an \
+            amount equal to twenty-hundredths of one percent (0.20%) per annum of the average unused portion of the \
+            Revolving Line.\n";
+        assert_eq!(fee_rates(long_name), [CommitmentFee::Rate(dec("0.002"))]);
+        let share = "For purposes of determining the Non-use Fee, 100% of the face amount of the Letters of Credit \
+            shall be deemed to be used.\n";
+        assert!(fee_rates(share).is_empty(), "{:?}", fee_rates(share));
+        let flat = "The Borrower shall pay a Non-Usage Fee on the Maturity Date of $25,000.00 less the interest \
+            accrued.\n";
+        assert!(fee_rates(flat).is_empty(), "{:?}", fee_rates(flat));
     }
 
     #[test]
