@@ -31,9 +31,10 @@ fn name_pattern(space: &str) -> String {
     let connector = format!(r"{space}(?:(?:of|OF|de|du|des|la|le|del|der|van|von|the|THE|&){space})?");
     // "PIEDMONT BANK & TRUST COMPANY", "… BANK AND TRUST COMPANY OF CHICAGO": a bank and trust
     // company is one name, not a bank followed by words that end nowhere (the legal form after a
-    // bank's name completes it).
+    // bank's name completes it). "BANK OF" may end a line, its place on the next ("… BANK OF /
+    // NEW ENGLAND").
     let bank = format!(
-        r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:[ \t]+{CAPITALISED}){{1,3}}|[ \t]+USA\b|[ \t]+(?:&|and|AND)[ \t]+(?:Trust|TRUST)\b)?"
+        r"(?:Bank|BANK)\b(?:[ \t]+(?:of|OF)(?:(?:[ \t]+|[ \t]*\r?\n[ \t]*){CAPITALISED}){{1,3}}|[ \t]+USA\b|[ \t]+(?:&|and|AND)[ \t]+(?:Trust|TRUST)\b)?"
     );
     let legal = format!(r"{COMPANY_OF_PLACE}|{LEGAL_FORM}");
     // "RBC CAPITAL MARKETS": the name a bank's investment-banking arm arranges under, complete

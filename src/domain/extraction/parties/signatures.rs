@@ -1374,6 +1374,18 @@ mod tests {
     }
 
     #[test]
+    fn a_bank_of_a_place_wrapped_after_of_is_read_whole() {
+        let found = signed(
+            "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nHILLCREST SAVINGS BANK OF\nNEW ENGLAND, as a Lender\n\nBy: /s/ Jo Park\n",
+        );
+        assert_eq!(
+            roles_of_party(&found, "HILLCREST SAVINGS BANK OF NEW ENGLAND"),
+            Some(vec![PartyRole::Lender]),
+            "{found:?}"
+        );
+    }
+
+    #[test]
     fn a_caption_line_opening_with_a_connector_continues_the_name_above_it() {
         let found = signed(
             "NORTHWIND TOOLS INC.\nBy: /s/ Ann Lee\n\nUNITED TRADERS AND MERCHANTS BANK\nOF EASTLAND LIMITED, NEW YORK\nBRANCH, as a Lender\nBy: /s/ Jo Park\n",
