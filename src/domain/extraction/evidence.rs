@@ -73,22 +73,32 @@ fn check_party(doc: &Document<'_>, printing: &names::Printing<'_>, party: &mut P
     // A role may be stated in several places (the readers keep each): it stands by the first
     // statement that is the party's own, and is withheld, for the first statement's reason, only
     // when none is.
-    let objections: Vec<Option<String>> = party.roles.iter().map(|role| roles::objection(doc, party, role)).collect();
+    // Each role in the order it was first stated; its statements are read in order, and only until
+    // one is the party's own.
     let mut kept: Vec<Sourced<PartyRole>> = Vec::new();
-    let mut refused: Vec<(&Sourced<PartyRole>, String)> = Vec::new();
-    for (role, objection) in party.roles.iter().zip(objections) {
-        match objection {
-            None if !kept.iter().any(|k| k.value() == role.value()) => kept.push(role.clone()),
-            Some(reason) if !refused.iter().any(|(r, _)| r.value() == role.value()) => refused.push((role, reason)),
-            _ => {}
+    let mut seen: Vec<PartyRole> = Vec::new();
+    for role in &party.roles {
+        if seen.contains(role.value()) {
+            continue;
+        }
+        seen.push(*role.value());
+        let mut first_reason: Option<String> = None;
+        for statement in party.roles.iter().filter(|r| r.value() == role.value()) {
+            match roles::objection(doc, party, statement) {
+                None => {
+                    kept.push(statement.clone());
+                    first_reason = None;
+                    break;
+                }
+                Some(reason) => {
+                    first_reason.get_or_insert(reason);
+                }
+            }
+        }
+        if let Some(reason) = first_reason {
+            withheld(report, &role_field(role), &party.name, &reason);
         }
     }
-    for (role, reason) in refused.iter().filter(|(role, _)| !kept.iter().any(|k| k.value() == role.value())) {
-        withheld(report, &role_field(role), &party.name, reason);
-    }
-    // In the order the roles were first stated.
-    let first_stated = |role: &PartyRole| party.roles.iter().position(|r| r.value() == role);
-    kept.sort_by_key(|k| first_stated(k.value()));
     party.roles = kept;
 }
 
