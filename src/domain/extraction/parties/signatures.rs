@@ -619,14 +619,17 @@ fn read_block(doc: &Document<'_>, caption: &[Range<usize>], lma_style: bool) -> 
 
 /// Whether a caption line opens with a word that joins it to the line above: "of", "and", "&".
 fn opens_with_a_connector(line: &str) -> bool {
-    let first = line.trim_start().split([' ', '\t']).next().unwrap_or_default();
-    matches!(first.to_ascii_lowercase().as_str(), "of" | "and" | "&")
+    is_connector(line.trim_start().split([' ', '\t']).next().unwrap_or_default())
 }
 
 /// Whether a caption line ends in a word that joins it to the next: "of", "and", "&".
 fn ends_in_a_connector(line: &str) -> bool {
-    let last = line.trim_end().rsplit([' ', '\t', '|']).next().unwrap_or_default();
-    matches!(last.to_ascii_lowercase().as_str(), "of" | "and" | "&")
+    is_connector(line.trim_end().rsplit([' ', '\t', '|']).next().unwrap_or_default())
+}
+
+/// A word that joins the two parts of a name written over two lines.
+fn is_connector(word: &str) -> bool {
+    matches!(word.to_ascii_lowercase().as_str(), "of" | "and" | "&")
 }
 
 /// The names of a caption that lists several entities, a line each (with their descriptions),
