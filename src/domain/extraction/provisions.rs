@@ -407,6 +407,12 @@ static REPLACING: LazyLock<Regex> = LazyLock::new(|| any_word(&["replace", "tran
 /// with (x) Term SOFR or (y) another alternate benchmark rate" is about replacing it throughout.)
 fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
     let sentence = sentence_around(text, pos);
+    if let Some(aside) = parenthesis_around(text, sentence.clone(), pos) {
+        let rest = [slice(text, sentence.start..aside.start), slice(text, aside.end..sentence.end)].concat();
+        if !REPLACING.is_match(&rest) && !REPLACEMENT_SENTENCE.is_match(&rest) {
+            return aside;
+        }
+    }
     let clause = clause_around(text, pos);
     let in_an_item = clause.start > sentence.start && slice(text, clause.clone()).starts_with('(');
     let before_item = slice(text, sentence.start..clause.start);
@@ -415,6 +421,38 @@ fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
     } else {
         sentence
     }
+}
+
+/// The parenthesis inside `within` that holds `pos`, brackets included: a rate definition may
+/// say in passing what replaces its source ("… the rate on the screen page (or, if none, a
+/// comparable replacement rate the Agent selects) …"); the aside is the replacement provision,
+/// the rest of the definition still sets the interest.
+fn parenthesis_around(text: &str, within: Range<usize>, pos: usize) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut open = None;
+    for at in (within.start..pos.min(within.end)).rev() {
+        match bytes.get(at) {
+            Some(b')') => depth += 1,
+            Some(b'(') if depth == 0 => {
+                open = Some(at);
+                break;
+            }
+            Some(b'(') => depth -= 1,
+            _ => {}
+        }
+    }
+    let open = open?;
+    let mut depth = 0usize;
+    for at in pos..within.end {
+        match bytes.get(at) {
+            Some(b'(') => depth += 1,
+            Some(b')') if depth == 0 => return Some(open..at + 1),
+            Some(b')') => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Words of a defined term that name something priced on a benchmark ("Prime Rate Margin", "LIBOR
@@ -645,6 +683,24 @@ mod tests {
         assert!(!p.in_replacement(text.find("2.10%").expect("present")));
         assert!(p.in_replacement(text.find("any Benchmark Replacement").expect("present")));
         assert!(p.in_replacement(text.find("Term SOFR").expect("present")), "the words before the list replace LIBOR");
+    }
+
+    #[test]
+    fn a_replacement_named_in_an_aside_of_a_rate_definition_is_that_aside_only() {
+        let text = "\"Eurodollar Rate\" means the greater of (a) 0.50% and (b) the rate on the Screen Page for the \
+            Interest Period (or, if that page is no longer published, a comparable replacement rate the Agent selects \
+            (which selection is conclusive)), divided by one minus the Reserve Percentage.\n\n\
+            Section 2.05. Interest. Each Loan bears interest at the Eurodollar Rate plus 1.25%.\n";
+        let p = provisions(text);
+        assert!(p.in_replacement(text.find("a comparable").expect("present")));
+        assert!(!p.in_replacement(text.find("0.50%").expect("present")), "the rate's own floor");
+        assert!(!p.in_replacement(text.find("divided by").expect("present")));
+        let replacing = "Loans bear interest at LIBOR plus 1.25%. If LIBOR ends, the Agent may amend this Agreement to \
+            replace it with another rate (a replacement rate the Agent selects) that is never less than 0.50%.\n";
+        assert!(
+            provisions(replacing).in_replacement(replacing.find("0.50%").expect("present")),
+            "a sentence about replacing the benchmark stays whole"
+        );
     }
 
     #[test]
