@@ -273,12 +273,11 @@ fn score_facilities(extraction: &Extraction, labelled: &[Value]) -> Vec<Scored> 
             }
             let same: &dyn Fn(&Value, &str) -> bool = match field {
                 "commitment" => &commitment_equal,
-                "margin" => &|expected, found| expected.as_str().is_some_and(|e| decimal_equal(found, e)),
+                "margin" | "floor" => &decimal_label_equal,
                 "pricing_grid_levels" => {
                     &|expected, found| expected.as_u64().map(|n| n.to_string()).as_deref() == Some(found)
                 }
                 "commitment_fee" => &commitment_fee_equal,
-                "floor" => &|expected, found| expected.as_str().is_some_and(|e| decimal_equal(found, e)),
                 _ => &text_equal,
             };
             let mut one = judge(extraction, field, &label_field["value"], value, same);
@@ -699,6 +698,11 @@ fn withheld(extraction: &Extraction, field: &str) -> bool {
 
 fn text_equal(expected: &Value, found: &str) -> bool {
     expected.as_str().is_some_and(|e| e.eq_ignore_ascii_case(found))
+}
+
+/// A decimal label ("0.0125") against a stated decimal, compared as numbers.
+fn decimal_label_equal(expected: &Value, found: &str) -> bool {
+    expected.as_str().is_some_and(|e| decimal_equal(found, e))
 }
 
 fn decimal_equal(a: &str, b: &str) -> bool {

@@ -41,7 +41,7 @@ mod other_debt;
 use super::benchmarks::{BenchmarkMatch, find_benchmarks};
 use super::model::AmendmentType;
 use super::text::{
-    Regions, Structure, any_word, clause_around, floor_boundary, lines_in, pattern, sentence_around, slice,
+    Definition, Regions, Structure, any_word, clause_around, floor_boundary, lines_in, pattern, sentence_around, slice,
 };
 
 /// The provisions of a document that do not state its own facility terms.
@@ -169,6 +169,22 @@ impl Provisions {
     /// the replacement is in force at signing).
     pub(crate) fn in_replacement(&self, pos: usize) -> bool {
         self.replacement.contains(pos) && !self.in_force_at_signing.contains(pos)
+    }
+
+    /// Whether a defined term is used outside its own definition, and only in the benchmark
+    /// replacement provisions ("in no event shall any Benchmark Replacement be less than the
+    /// Floor"): then it is a term of a rate that may come, not of the rate in force. `ignore`
+    /// leaves out matches of the words that are not uses of the term.
+    pub(crate) fn only_replacements_use(
+        &self,
+        text: &str,
+        definition: &Definition,
+        ignore: impl Fn(Range<usize>) -> bool,
+    ) -> bool {
+        let Some(uses) = uses_of_term(slice(text, definition.term.clone())) else { return false };
+        let own = definition.term.start..definition.body.end;
+        let mut elsewhere = uses.find_iter(text).filter(|u| !own.contains(&u.start()) && !ignore(u.range())).peekable();
+        elsewhere.peek().is_some() && elsewhere.all(|u| self.in_replacement(u.start()))
     }
 
     /// Why a statement of a facility term at `span` is not evidence of this document's terms, if
@@ -455,6 +471,13 @@ fn parenthesis_around(text: &str, within: Range<usize>, pos: usize) -> Option<Ra
     None
 }
 
+/// The uses of a defined term in the text, however its lines wrap; a use may be plural or
+/// possessive ("SOFR-Based Rates", "the Eurodollar Rate's").
+fn uses_of_term(term: &str) -> Option<Regex> {
+    let words: Vec<String> = term.split_whitespace().map(regex::escape).collect();
+    Regex::new(&format!(r"(?-u:\b){}(?:s|es|'s|’s)?(?-u:\b)", words.join(r"[ \t\r\n]+"))).ok()
+}
+
 /// Words of a defined term that name something priced on a benchmark ("Prime Rate Margin", "LIBOR
 /// Floor"), not the benchmark.
 static PRICED_ON_A_BENCHMARK: LazyLock<Regex> =
@@ -491,11 +514,7 @@ fn benchmarks_only_replacements_use(
     let mut used_by: Vec<Vec<usize>> = vec![Vec::new(); defined.len()];
     let mut in_force: Vec<bool> = vec![false; defined.len()];
     for (index, (term, _)) in defined.iter().enumerate() {
-        let words: Vec<String> = slice(text, term.clone()).split_whitespace().map(regex::escape).collect();
-        // "SOFR-Based Rates", "the Eurodollar Rate's": a use may be plural or possessive.
-        let Ok(uses) = Regex::new(&format!(r"(?-u:\b){}(?:s|es|'s|’s)?(?-u:\b)", words.join(r"[ \t\r\n]+"))) else {
-            continue;
-        };
+        let Some(uses) = uses_of_term(slice(text, term.clone())) else { continue };
         for found in uses.find_iter(text) {
             match owner(found.start()) {
                 Some(user) if user == index => continue,

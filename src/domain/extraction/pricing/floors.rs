@@ -295,20 +295,14 @@ fn bare_figure(doc: &Document<'_>, range: Range<usize>) -> Option<Decimal> {
 }
 
 /// Whether a defined floor ("“Floor” means 0.15% per annum") is used only by the benchmark
-/// replacement provisions ("in no event shall any Benchmark Replacement be less than the Floor"):
-/// then it is the floor of a rate that may replace the benchmark, not the benchmark's.
+/// replacement provisions: then it is the floor of a rate that may replace the benchmark.
 fn used_only_by_replacement(doc: &Document<'_>, definition: &Definition) -> bool {
-    let term = doc.slice(definition.term.clone());
-    let words: Vec<String> = term.split_whitespace().map(regex::escape).collect();
-    let Ok(uses) = Regex::new(&format!(r"\b{}\b", words.join(r"[ \t\r\n]+"))) else { return false };
-    let own = definition.term.start..definition.body.end;
     // "7th Floor", "Floor 12": a storey in an address, not the term.
-    let storey = |u: &regex::Match<'_>| {
-        doc.slice(before(doc.text, u.start(), 6)).bytes().any(|b| b.is_ascii_digit())
-            || doc.slice(after(doc.text, u.end(), 3)).trim_start().starts_with(|c: char| c.is_ascii_digit())
+    let storey = |u: Range<usize>| {
+        doc.slice(before(doc.text, u.start, 6)).bytes().any(|b| b.is_ascii_digit())
+            || doc.slice(after(doc.text, u.end, 3)).trim_start().starts_with(|c: char| c.is_ascii_digit())
     };
-    let mut elsewhere = uses.find_iter(doc.text).filter(|u| !own.contains(&u.start()) && !storey(u)).peekable();
-    elsewhere.peek().is_some() && elsewhere.all(|u| doc.provisions.in_replacement(u.start()))
+    doc.provisions.only_replacements_use(doc.text, definition, storey)
 }
 
 #[cfg(test)]
