@@ -208,8 +208,54 @@ static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A fraction of one percent in figures: "3/8%", "3/8 of 1%", "1/2 of one percent". Halves,
+/// quarters and eighths only: the rates a fee or margin is written in.
+static FRACTION_OF_A_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?P<num>[1-7])/(?P<den>[248])(?:[ \t]*%|[ \t]+(?:per[ \t]?cent\b|percent\b)|[ \t\r\n]+of[ \t\r\n]+(?:1|one)[ \t]*(?:%|per[ \t]?cent\b|percent\b))",
+    )
+});
+
+/// Words before a fraction of a percent that make it the step a rate is rounded to ("rounded
+/// upward to the nearest 1/8 of 1%", "in multiples of 1/8%"), not a rate.
+static ROUNDING_STEP_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:nearest|multiples?[ \t\r\n]+of|increments?[ \t\r\n]+of)[ \t\r\n]+(?:whole[ \t\r\n]+)?$")
+});
+
+/// The fractions of one percent in `text` ("3/8 of 1%" is 0.375 %), except rounding steps.
+fn fractions_of_a_percent(text: &str) -> impl Iterator<Item = PercentMatch> + '_ {
+    FRACTION_OF_A_PERCENT.captures_iter(text).filter_map(|c| {
+        let span = c.get(0)?.range();
+        if ROUNDING_STEP_BEFORE.is_match(slice(text, super::text::before(text, span.start, 40))) {
+            return None;
+        }
+        let numerator = Decimal::from_str(c.name("num")?.as_str()).ok()?;
+        let denominator = Decimal::from_str(c.name("den")?.as_str()).ok()?;
+        if numerator >= denominator {
+            return None;
+        }
+        let fraction = numerator.checked_div(denominator)?.checked_div(Decimal::ONE_HUNDRED)?.normalize();
+        Some(PercentMatch { span, fraction })
+    })
+}
+
 /// Every percentage or basis-point figure in `text`, in order.
 pub(crate) fn find_percents(text: &str) -> Vec<PercentMatch> {
+    let mut found = figures_of_percents(text);
+    // "2 3/8%" is one figure with its fraction, already read.
+    let overlaps_a_figure =
+        |f: &PercentMatch| found.iter().any(|p| p.span.start < f.span.end && f.span.start < p.span.end);
+    let fractions: Vec<PercentMatch> = fractions_of_a_percent(text).filter(|f| !overlaps_a_figure(f)).collect();
+    if !fractions.is_empty() {
+        found.extend(fractions);
+        found.sort_by_key(|p| p.span.start);
+    }
+    found
+}
+
+/// The percentages written as a number (with any fraction after it) or in words restated in
+/// figures, in order.
+fn figures_of_percents(text: &str) -> Vec<PercentMatch> {
     PERCENT
         .captures_iter(text)
         .filter_map(|c| {
@@ -649,8 +695,25 @@ mod tests {
     }
 
     #[test]
-    fn a_figure_that_is_part_of_a_fraction_is_not_a_percentage() {
-        for text in ["a rate of 3/8 of 1% per annum", "a fee of 3/8% of the Commitment", "one and 125/1000 percent"] {
+    fn a_figure_that_is_part_of_a_fraction_is_not_a_percentage_but_the_fraction_is() {
+        for (text, expected) in [
+            ("a rate of 3/8 of 1% per annum", "3/8 of 1%"),
+            ("a fee of 3/8% of the Commitment", "3/8%"),
+            ("one-half of one percent (1/2 of one percent)", "1/2 of one percent"),
+        ] {
+            let found: Vec<&str> = find_percents(text).iter().map(|p| &text[p.span.clone()]).collect();
+            assert_eq!(found, [expected], "{text}");
+        }
+        assert_eq!(find_percents("a fee of 3/8 of 1% per annum")[0].fraction, dec("0.00375"));
+        let mixed = find_percents("LIBOR plus 2 3/8%");
+        assert_eq!(mixed.iter().map(|p| p.fraction).collect::<Vec<_>>(), [dec("0.02375")], "one figure");
+        for text in [
+            "one and 125/1000 percent",
+            "rounded upward to the nearest 1/8 of 1%",
+            "in multiples of 1/8%",
+            "1/16 of 1%",
+            "5/4%",
+        ] {
             assert!(find_percents(text).is_empty(), "{text}: {:?}", find_percents(text));
         }
         let stated = find_percents("one and 125/1000 percent (1.125%)");

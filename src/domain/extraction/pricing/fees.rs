@@ -23,8 +23,11 @@ static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
     let unused = ["unused", "non-use", "non-usage", "unutilized", "unutilised"].map(capitalisable).join("|");
     let facility = ["line", "facility", "revolving", "credit", "commitment", "revolver"].map(capitalisable).join("|");
     let fee = capitalisable("fee");
+    // "a utilization fee on the average unborrowed Available Commitment": whatever its name, a
+    // fee charged on the commitment left unused.
+    let on_unused = r"\bfee[ \t\r\n]+on[ \t\r\n]+the[ \t\r\n]+(?:(?:daily|average|aggregate|actual)[ \t\r\n]+)*(?:unused|unborrowed|undrawn|unutili[sz]ed)\b";
     pattern(&format!(
-        r"\b(?:{})\b|\b(?:{unused})(?:[ \t\r\n]+(?:{facility}))+[ \t\r\n]+{fee}s?\b|\b(?:non-use|Non-[Uu]se|NON-USE|Non-[Uu]sage)[ \t\r\n]+{fee}s?\b",
+        r"\b(?:{})\b|\b(?:{unused})(?:[ \t\r\n]+(?:{facility}))+[ \t\r\n]+{fee}s?\b|\b(?:non-use|Non-[Uu]se|NON-USE|Non-[Uu]sage)[ \t\r\n]+{fee}s?\b|{on_unused}",
         alternatives.join("|")
     ))
 });
@@ -189,6 +192,22 @@ mod tests {
         let flat = "The Borrower shall pay a Non-Usage Fee on the Maturity Date of $25,000.00 less the interest \
             accrued.\n";
         assert!(fee_rates(flat).is_empty(), "{:?}", fee_rates(flat));
+    }
+
+    #[test]
+    fn a_fee_on_the_unused_commitment_is_a_commitment_fee_whatever_its_name() {
+        let fee_rates = |text: &str| {
+            let doc = Document::scan(text);
+            let mut found = PricingCandidates::default();
+            fees(&doc, &Regions::new(Vec::new()), &mut found);
+            found.fees.iter().map(|f| *f.value.value()).collect::<Vec<_>>()
+        };
+        let text = "(a) Commitment Fee. The Borrower shall pay to the Agent a one-time commitment fee of 3/8 of 1% of \
+            the Commitment on the Closing Date.\n\n(b) Standby Fee. The Borrower shall pay to the Agent a standby fee \
+            on the average undrawn Commitment at a rate of 1/4 of 1% per annum, payable quarterly.\n";
+        assert_eq!(fee_rates(text), [CommitmentFee::Rate(dec("0.0025"))]);
+        let whole = "The Borrower shall pay a facility fee on the aggregate Commitments, used or unused, of 0.10%.\n";
+        assert!(fee_rates(whole).is_empty(), "{:?}", fee_rates(whole));
     }
 
     #[test]
