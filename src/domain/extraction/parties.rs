@@ -36,6 +36,11 @@ use roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 static DEFINED_ROLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"\((?:[^()"“”]{0,80}?)?["“](?P<term>[^"”\n]{1,40})["”](?:[^()]{0,80})?\)"#));
 
+/// A defined term alone in parentheses ("(the “Company”)", "(“Acme”)"): the name before it is
+/// defined there.
+static BARE_DEFINED_TERM: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"\((?:the[ \t\r\n]+)?["“][^"”()\n]{1,40}["”]\)"#));
+
 /// A statement of roles: its span, the roles with where each is stated, and whether the role is
 /// plural ("as Joint Lead Arrangers").
 type RoleMarker = (Range<usize>, Vec<(PartyRole, Range<usize>)>, bool);
@@ -153,6 +158,9 @@ fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
     for (span, roles, plural) in &markers {
         let floor = previous_end.max(span.start.saturating_sub(400));
         let start = segment_start(doc, span.start, floor, *plural);
+        // "ACME INC. (the “Borrower Representative”), the lenders party hereto (the “Lenders”)": a
+        // name is defined by the term just after it; a role marker further on is not its own.
+        let start = BARE_DEFINED_TERM.find_iter(doc.slice(start..span.start)).last().map_or(start, |t| start + t.end());
         for name in names_in(doc, start..span.start, *plural) {
             drafts.add(doc, name, roles);
         }
@@ -406,6 +414,18 @@ mod tests {
         let form = "EXHIBIT A\n\nFORM OF ASSIGNMENT AND ASSUMPTION\n\nCEDAR CAPITAL MARKETS, LLC,\nas Lead Arranger\n";
         let (found, _) = parties(&format!("{AMENDMENT}{form}"));
         assert!(found.iter().all(|p| !p.has_role(PartyRole::Arranger)), "{:?}", summary(&found));
+    }
+
+    #[test]
+    fn without_a_preamble_a_class_of_lenders_after_a_defined_name_gives_that_name_no_role() {
+        let text = "Parties: ACME WIDGETS INC., a Delaware corporation (the \u{201c}Borrower Representative\u{201d}), the \
+            lenders party hereto (the \u{201c}Lenders\u{201d}) and FIRST HARBOR BANK, N.A., as administrative agent (the \
+            \u{201c}Agent\u{201d}).\n";
+        let (found, _) = parties(text);
+        assert!(found.iter().all(|p| !p.has_role(PartyRole::Lender)), "{:?}", summary(&found));
+        let plain = "Parties: ACME WIDGETS INC., a Delaware corporation, as lender (the \u{201c}Lender\u{201d}).\n";
+        let (found, _) = parties(plain);
+        assert!(found.iter().any(|p| p.has_role(PartyRole::Lender)), "{:?}", summary(&found));
     }
 
     #[test]

@@ -47,11 +47,13 @@ const MAX_PARTY_PARAGRAPHS: usize = 30;
 static OPENS_WITH_THIS: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*(?:THIS|This)[ \t\r\n]+"));
 
 /// "CREDIT AGREEMENT, dated as of …", "AMENDMENT NO. 1 dated as of …", "AMENDMENT NUMBER TWO,
-/// dated as of …", "AMENDMENT NO. 1 TO CREDIT AGREEMENT (this "Amendment"), dated as of …": the
-/// title opening the sentence, as 1990s filings and many amendments write their preambles.
+/// dated as of …", "AMENDMENT NO. 1 TO CREDIT AGREEMENT (this "Amendment"), dated as of …",
+/// "CONSENT TO CREDIT AGREEMENT (AMENDMENT NO. 7 TO CREDIT AGREEMENT) (this "Agreement"), dated …"
+/// (a second title in parentheses): the title opening the sentence, as 1990s filings and many
+/// amendments write their preambles.
 static OPENS_WITH_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+(?:NO\.|NUMBER|\#)[ \t]*[0-9A-Z]+)?)(?:[ \t\r\n]*\((?:this|the)[ \t\r\n]+[^()]{1,40}\))?[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
+        r"^[ \t]*(?:[A-Z0-9$][A-Z0-9$,.&'’()\-]*[ \t\r\n]+){0,14}?(?:AGREEMENT|AMENDMENT(?:[ \t]+(?:NO\.|NUMBER|\#)[ \t]*[0-9A-Z]+)?)(?:[ \t\r\n]*\([A-Z0-9][A-Z0-9 .,&'’\-]{0,80}\))?(?:[ \t\r\n]*\((?:this|the)[ \t\r\n]+[^()]{1,40}\))?[ \t]*,?[ \t\r\n]+(?:is[ \t\r\n]+)?(?:dated|made|entered)\b",
     )
 });
 
@@ -227,6 +229,8 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
 /// CREDIT AGREEMENT"): the title is complete, so the next line opens a paragraph even without a
 /// blank line between (a title wrapped over lines, "… AMENDED, RESTATED", is not complete).
 fn is_whole_title(line: &str) -> bool {
+    // "(AMENDMENT NO. 7 TO CREDIT AGREEMENT)": a second title, set in parentheses under the first.
+    let line = line.strip_prefix('(').and_then(|l| l.strip_suffix(')')).unwrap_or(line);
     let capitals = line.chars().any(char::is_alphabetic) && !line.chars().any(char::is_lowercase);
     let last_word = line.rsplit(char::is_whitespace).next().unwrap_or("");
     capitals && DOCUMENT_NOUN.find(last_word).is_some_and(|noun| noun.range() == (0..last_word.len()))
@@ -445,6 +449,19 @@ mod tests {
         assert_eq!(parts.body.end, exhibit);
         assert!(parts.in_body(text.find("Section 1.").expect("present")));
         assert!(!parts.in_body(text.find("CONFORMED").expect("present")));
+    }
+
+    #[test]
+    fn a_second_title_in_parentheses_is_part_of_the_title_above_or_opening_the_preamble() {
+        let sentence = "CONSENT TO LOAN AGREEMENT (AMENDMENT NO. 4 TO LOAN AGREEMENT) (this \"Agreement\"), dated as of June 2, \
+            2021, among WIDGET CORP., a Delaware corporation (the \"Borrower\"), and FIRST BANK, as agent.\n";
+        for text in [
+            format!("Exhibit 10.2\nCONSENT TO LOAN AGREEMENT\n(AMENDMENT NO. 4 TO LOAN AGREEMENT)\n{sentence}"),
+            sentence.to_owned(),
+        ] {
+            let preamble = Parts::find(&text).preamble.expect("a preamble");
+            assert!(text[preamble].starts_with("CONSENT TO LOAN AGREEMENT (AMENDMENT"), "{text}");
+        }
     }
 
     #[test]
