@@ -429,6 +429,19 @@ mod tests {
     }
 
     #[test]
+    fn roles_each_followed_by_a_reference_to_their_definition_are_one_list() {
+        let text = "SIXTH AMENDMENT TO CREDIT AGREEMENT, dated as of May 2, 2022 (this \"Amendment\"), among ORCHARD FOODS \
+            CORP., a Delaware corporation (the \"Borrower\"), FIRST HARBOR BANK PLC, as Administrative Agent (as defined \
+            below), Collateral Agent (as defined below) and Swingline Lender, and the Lenders party hereto.\n";
+        let (found, _) = parties(text);
+        let bank = found.iter().find(|p| p.name.value() == "FIRST HARBOR BANK PLC").expect("the bank");
+        let roles = distinct_roles(bank);
+        for role in [PartyRole::AdministrativeAgent, PartyRole::CollateralAgent, PartyRole::SwinglineLender] {
+            assert!(roles.contains(&role), "{roles:?}");
+        }
+    }
+
+    #[test]
     fn a_us_preamble_names_borrower_and_agent_but_not_classes_of_lenders() {
         let text = "This CREDIT AGREEMENT is entered into as of March 15, 2024, among ACME HOLDINGS, INC., a Delaware corporation (the \"Borrower\"), the Guarantors party hereto, each lender from time to time party hereto (collectively, the \"Lenders\"), and JPMORGAN CHASE BANK, N.A., as Administrative Agent, Swing Line Lender and an L/C Issuer.";
         let (found, _) = parties(text);

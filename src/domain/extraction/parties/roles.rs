@@ -12,8 +12,11 @@ use crate::domain::extraction::text::pattern;
 const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lenders?|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:banks?|lenders?)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
 pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    // "as Administrative Agent (as defined below), Collateral Agent (as defined below) and …": a
+    // reference to the role's definition may follow each role.
+    let defined = r"(?:[ \t\r\n]*\(as[ \t\r\n]+(?:defined[ \t\r\n]+(?:below|herein|hereinafter)|hereinafter[ \t\r\n]+defined)\))?";
     pattern(&format!(
-        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t\r\n]+)(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b)*"
+        r"(?i)\bas[ \t\r\n]+(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b{defined}(?:(?:[ \t]*,[ \t]*\r?\n?[ \t]*(?:and[ \t]+)?|[ \t]*\r?\n?[ \t]*and[ \t\r\n]+)(?:the[ \t\r\n]+|an?[ \t\r\n]+)?(?:{ROLE})\b{defined})*"
     ))
 });
 
