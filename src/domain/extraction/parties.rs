@@ -161,11 +161,32 @@ fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
         // "ACME INC. (the “Borrower Representative”), the lenders party hereto (the “Lenders”)": a
         // name is defined by the term just after it; a role marker further on is not its own.
         let start = BARE_DEFINED_TERM.find_iter(doc.slice(start..span.start)).last().map_or(start, |t| start + t.end());
+        // "… L.L.C. and each lender from time to time party hereto (each a "Lender")": the term
+        // defines the class named right before it, not a party named earlier in the clause.
+        let last_name_end = NAME.find_iter(doc.slice(start..span.start)).last().map_or(start, |m| start + m.end());
+        if names_a_class(doc.slice(last_name_end..span.start)) {
+            previous_end = span.end;
+            continue;
+        }
         for name in names_in(doc, start..span.start, *plural) {
             drafts.add(doc, name, roles);
         }
         previous_end = span.end;
     }
+}
+
+/// A class of parties as an item of the list, which no name stands for: "and each lender from time
+/// to time party hereto", "the several banks and other financial institutions parties hereto", ",
+/// the Lenders" (not "agent for the Lenders", a description of the name before it).
+static CLASS_OF_PARTIES: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\bpart(?:y|ies)[ \t\r\n]+(?:hereto|thereto)\b|(?:,|\band\b)[ \t\r\n]+(?:each|the|several|various|other)[ \t\r\n]+(?:lenders?|banks?|financial[ \t\r\n]+institutions?|guarantors?)\b",
+    )
+});
+
+/// Whether the words between the last name and a defined role name a class of parties.
+fn names_a_class(between: &str) -> bool {
+    CLASS_OF_PARTIES.is_match(between)
 }
 
 /// Term sheets: "Borrower: Zenith Logistics Corp.".
@@ -398,6 +419,22 @@ mod tests {
     }
 
     const AMENDMENT: &str = "SECOND AMENDMENT TO CREDIT AGREEMENT\n\nThis SECOND AMENDMENT is entered into as of May 1, 2024, among ORCHARD FOODS CORP., a Delaware corporation (the \"Borrower\"), the Lenders party hereto and FIRST HARBOR BANK, N.A., as Administrative Agent.\n\nSection 1. The Credit Agreement is amended as set forth in Exhibit A.\n\nIN WITNESS WHEREOF, the parties have signed this Amendment.\n\nORCHARD FOODS CORP.\nBy: /s/ Ann Lee\n\n";
+
+    #[test]
+    fn without_a_preamble_a_role_term_defining_a_class_of_parties_is_given_to_no_name_before_it() {
+        // A page header run into the opening keeps it from being read as a preamble.
+        let text = "0042-7 v.3 LOAN AGREEMENT THIS LOAN AGREEMENT is made as of May 1, 2025 by and among ORCHARD FOODS CORP., a Delaware corporation (as \u{201c}Borrower\u{201d}), Ridge Credit Advisors LP and Ridge Health Advisors L.L.C. (collectively, the \u{201c}Ridge Representative\u{201d}) and each lender from time to time party hereto (each individually a \u{201c}Lender\u{201d}). WHEREAS, the Lenders have agreed to make term loans of $50,000,000 to the Borrower; WHEREAS, the Borrower will use the proceeds for general corporate purposes.\n";
+        let (found, _) = parties(text);
+        assert!(found.iter().all(|p| !p.has_role(PartyRole::Lender)), "{:?}", summary(&found));
+        // A name the term follows directly is still given it.
+        let named = text.replace("Ridge Credit Advisors LP and Ridge Health Advisors L.L.C. (collectively, the \u{201c}Ridge Representative\u{201d}) and each lender from time to time party hereto", "and GRANITE BANK, N.A.,");
+        let (found, _) = parties(&named);
+        assert!(
+            found.iter().any(|p| p.has_role(PartyRole::Lender) && p.name.value() == "GRANITE BANK, N.A."),
+            "{:?}",
+            summary(&found)
+        );
+    }
 
     #[test]
     fn the_cover_of_an_attached_conformed_copy_names_the_agreements_arrangers() {
