@@ -236,7 +236,27 @@ fn loan_margin_definitions<'d>(doc: &'d Document<'_>) -> Vec<&'d Definition> {
         added.find_iter(doc.text).any(|found| !doc.benchmarks_in(before(doc.text, found.start(), 120)).is_empty())
     };
     let added: Vec<&Definition> = defined.iter().copied().filter(added_to_benchmark).collect();
-    if added.is_empty() { defined } else { added }
+    if !added.is_empty() {
+        return added;
+    }
+    // "All Loans … shall bear interest … at a rate per annum equal to the Applicable Rate": a term
+    // the loans bear whole, in a sentence about interest that names no benchmark (outside the
+    // term's own definition), is their (fixed) interest rate, not a margin over anything.
+    let borne_whole = |definition: &&Definition| {
+        let term = regex::escape(&definition.key).replace(' ', r"[ \t\r\n]+");
+        let Ok(whole) = Regex::new(&format!(
+            r"(?i)\brate[ \t\r\n]+per[ \t\r\n]+annum[ \t\r\n]+equal[ \t\r\n]+to[ \t\r\n]+(?:the[ \t\r\n]+)?{term}\b[ \t\r\n]*(?:[.;,]|$)"
+        )) else {
+            return false;
+        };
+        whole.find_iter(doc.text).any(|found| {
+            let sentence = sentence_around(doc.text, found.start());
+            !definition.body.contains(&found.start())
+                && contains_ci(doc.slice(sentence.clone()), "interest")
+                && doc.benchmarks_in(sentence).is_empty()
+        })
+    };
+    defined.into_iter().filter(|d| !borne_whole(d)).collect()
 }
 
 /// "The Applicable Borrowing Margin … shall be", as an amendment sets a margin defined in the

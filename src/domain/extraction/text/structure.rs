@@ -41,6 +41,49 @@ static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A definition opening inside a long line, after the end of a sentence, a clause or a number
+/// (`… such adjustments.  "Adjusted Term Rate" means …`, `… v.15  "Agent Fee Letter" means …`):
+/// how a text copy of a page-image filing runs, each page's text one paragraph.
+static INLINE_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?:[.;:)]|[0-9])[ \t]{1,24}["“](?P<term>[^"“”\n]{1,120})["”][ \t]*(?:\([^)\n]{0,80}\)[ \t]*)?(?:means|shall[ \t]+mean|has[ \t]+the[ \t]+meaning|is[ \t]+defined)\b[ \t]*:?"#,
+    )
+});
+
+/// The shortest line read for a single definition that opens inside it (`INLINE_DEFINITION`): a
+/// paragraph holding a page's text, never a line of an ordinary document's layout.
+const LONG_LINE: usize = 1000;
+
+/// The definitions that open inside a line after `from` (relative to the line), in order: in a
+/// long line (`LONG_LINE`), in one that opens with a definition, or when two or more open in it
+/// (a page's definitions run together: `… Subsidiaries.  "Maturity Date" means …  "Note" means …`).
+fn inline_definitions(
+    content: &str,
+    line_start: usize,
+    from: usize,
+    opens_with_one: bool,
+    out: &mut Vec<DefinitionStart>,
+) {
+    if !(content.contains("mean") || content.contains("defined")) {
+        return;
+    }
+    let Some(rest) = content.get(from..) else { return };
+    let mut found = Vec::new();
+    for c in INLINE_DEFINITION.captures_iter(rest) {
+        let (Some(whole), Some(term)) = (c.get(0), c.name("term")) else { continue };
+        let open = term.start() - rest[..term.start()].chars().next_back().map_or(1, char::len_utf8);
+        found.push(DefinitionStart {
+            line: line_start + from + open,
+            term: line_start + from + term.start()..line_start + from + term.end(),
+            body: line_start + from + whole.end(),
+            restated: false,
+        });
+    }
+    if content.len() >= LONG_LINE || opens_with_one || found.len() >= 2 {
+        out.extend(found);
+    }
+}
+
 /// Whether the words after `"Term" is` say what happens to the term rather than what it is:
 /// `"Maturity Date" is deleted and replaced with …`, `"Lender" is hereby amended …`.
 fn changes_rather_than_defines(rest: &str) -> bool {
@@ -129,8 +172,10 @@ impl Structure {
                     body: line.start + whole.end(),
                     restated,
                 });
+                inline_definitions(content, line.start, whole.end(), true, &mut definition_starts);
                 continue;
             }
+            inline_definitions(content, line.start, 0, false, &mut definition_starts);
             if (first.is_ascii_digit() || matches!(first, b'A' | b'S')) && HEADING_LINE.is_match(content) {
                 headings.push(line.start + indent);
             }
@@ -244,6 +289,31 @@ pub(crate) fn normalise_label(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn definitions_opening_inside_a_page_long_paragraph_are_definitions() {
+        let filler = "The Lender and the Borrower agree to the terms set out below in this page. ".repeat(14);
+        let text = format!(
+            "  12  Draft 7  \u{201c}Base Spread\u{201d} means two percent (2.00%).  {filler}\u{201c}Expiry Date\u{201d} means June 30, 2031.  \u{201c}Lender Letter\u{201d} is defined in Section 2.5.  The Lender says \u{201c}hello\u{201d} means well.\n\nA short line. \u{201c}Quiet Term\u{201d} means nothing here.\n"
+        );
+        let structure = Structure::scan(&text);
+        let found: Vec<(&str, &str)> =
+            structure.definitions.iter().map(|d| (&text[d.term.clone()], &text[d.body.clone()])).collect();
+        assert_eq!(
+            found.iter().map(|(term, _)| *term).collect::<Vec<_>>(),
+            ["Base Spread", "Expiry Date", "Lender Letter"],
+            "{found:?}"
+        );
+        assert!(found[0].1.starts_with("two percent (2.00%).") && found[0].1.ends_with("in this page."), "{found:?}");
+        assert_eq!(found[1].1, "June 30, 2031.");
+
+        // A short page end whose definitions run together: two openings make them definitions.
+        let text =
+            "  40  Draft 7  \u{201c}Note\u{201d} means a note.  \u{201c}Payoff Date\u{201d} means May 1, 2030.\n";
+        let terms: Vec<String> =
+            Structure::scan(text).definitions.iter().map(|d| text[d.term.clone()].to_owned()).collect();
+        assert_eq!(terms, ["Note", "Payoff Date"]);
+    }
 
     #[test]
     fn definitions_run_to_the_next_definition() {
