@@ -430,6 +430,19 @@ fn a_sofr_swap_quoted_to_compare_other_debt_is_not_the_loans_index() {
 }
 
 #[test]
+fn a_spread_defined_before_and_from_a_named_date_is_the_later_one() {
+    let text = "\"Spread\" means, on any date of determination (i) prior to the Second Restatement Date, 3.10% per annum, \
+        and (ii) on or after the Second Restatement Date, 2.60% per annum.\n\nEach Loan bears interest at Term SOFR plus \
+        the Spread.\n";
+    let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.026")]);
+    // A step that does not name the date again supersedes nothing: both rates stay (and conflict).
+    let steps = text.replace("(ii) on or after the Second Restatement Date,", "(ii) thereafter,");
+    let spreads: Vec<Decimal> = pricing(&steps).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.031"), dec("0.026")]);
+}
+
+#[test]
 fn a_rate_term_the_loans_bear_whole_is_their_fixed_rate_not_a_margin() {
     let read = bank_loan(
         "\"Applicable Rate\" means, initially, seven and one-quarter percent (7.25%) per annum.",

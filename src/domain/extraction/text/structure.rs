@@ -41,29 +41,21 @@ static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// A definition opening inside a long line, after the end of a sentence, a clause or a number
-/// (`… such adjustments.  "Adjusted Term Rate" means …`, `… v.15  "Agent Fee Letter" means …`):
-/// how a text copy of a page-image filing runs, each page's text one paragraph.
+/// A definition opening inside a line, two or more spaces after the end of a sentence, a clause or
+/// a number (`… such adjustments.  "Adjusted Term Rate" means …`, `… v.15  "Agent Fee Letter" means
+/// …`): how a text copy of a page-image filing runs, each page's text one paragraph.
 static INLINE_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r#"(?:[.;:)]|[0-9])[ \t]{1,24}["“](?P<term>[^"“”\n]{1,120})["”][ \t]*(?:\([^)\n]{0,80}\)[ \t]*)?(?:means|shall[ \t]+mean|has[ \t]+the[ \t]+meaning|is[ \t]+defined)\b[ \t]*:?"#,
+        r#"(?:[.;:)]|[0-9])[ \t]{2,24}["“](?P<term>[^"“”\n]{1,120})["”][ \t]*(?:\([^)\n]{0,80}\)[ \t]*)?(?:means|shall[ \t]+mean|has[ \t]+the[ \t]+meaning|is[ \t]+defined)\b[ \t]*:?"#,
     )
 });
 
-/// The shortest line read for a single definition that opens inside it (`INLINE_DEFINITION`): a
-/// paragraph holding a page's text, never a line of an ordinary document's layout.
-const LONG_LINE: usize = 1000;
-
-/// The definitions that open inside a line after `from` (relative to the line), in order: in a
-/// long line (`LONG_LINE`), in one that opens with a definition, or when two or more open in it
-/// (a page's definitions run together: `… Subsidiaries.  "Maturity Date" means …  "Note" means …`).
-fn inline_definitions(
-    content: &str,
-    line_start: usize,
-    from: usize,
-    opens_with_one: bool,
-    out: &mut Vec<DefinitionStart>,
-) {
+/// The definitions that open inside a line after `from` (relative to the line), in order, when two
+/// or more open in it: a page's definitions run together (`… Subsidiaries.  "Maturity Date" means
+/// …  "Note" means …`). One alone in a long paragraph (a definition an amendment quotes in its
+/// text, one a covenant gives in passing) is left to the readers of the text around it. Each ends
+/// with its line at the latest.
+fn inline_definitions(content: &str, line_start: usize, from: usize, out: &mut Vec<DefinitionStart>) {
     if !(content.contains("mean") || content.contains("defined")) {
         return;
     }
@@ -77,9 +69,10 @@ fn inline_definitions(
             term: line_start + from + term.start()..line_start + from + term.end(),
             body: line_start + from + whole.end(),
             restated: false,
+            ends_by: Some(line_start + content.len()),
         });
     }
-    if content.len() >= LONG_LINE || opens_with_one || found.len() >= 2 {
+    if found.len() >= 2 {
         out.extend(found);
     }
 }
@@ -131,6 +124,8 @@ struct DefinitionStart {
     body: usize,
     /// Restated inside an amendment's quotes (`"'Term' means …"`).
     restated: bool,
+    /// Where the body ends at the latest: the end of the line a definition opened inside.
+    ends_by: Option<usize>,
 }
 
 /// The longest a definition body may run when no later definition or heading ends it.
@@ -171,11 +166,12 @@ impl Structure {
                     term: line.start + term.start()..line.start + term.end(),
                     body: line.start + whole.end(),
                     restated,
+                    ends_by: None,
                 });
-                inline_definitions(content, line.start, whole.end(), true, &mut definition_starts);
+                inline_definitions(content, line.start, whole.end(), &mut definition_starts);
                 continue;
             }
-            inline_definitions(content, line.start, 0, false, &mut definition_starts);
+            inline_definitions(content, line.start, 0, &mut definition_starts);
             if (first.is_ascii_digit() || matches!(first, b'A' | b'S')) && HEADING_LINE.is_match(content) {
                 headings.push(line.start + indent);
             }
@@ -195,6 +191,9 @@ impl Structure {
             let next_definition = definition_starts.get(index + 1).map_or(text.len(), |next| next.line);
             let next_heading = next_after(&headings, body_start).unwrap_or(text.len());
             let mut end = next_definition.min(next_heading).min(body_start.saturating_add(MAX_DEFINITION));
+            if let Some(line_end) = start.ends_by {
+                end = end.min(line_end);
+            }
             end = floor_boundary(text, end).max(body_start);
             if start.restated {
                 // The restated text ends where the double quotes opened before the term close;
@@ -294,7 +293,7 @@ mod tests {
     fn definitions_opening_inside_a_page_long_paragraph_are_definitions() {
         let filler = "The Lender and the Borrower agree to the terms set out below in this page. ".repeat(14);
         let text = format!(
-            "  12  Draft 7  \u{201c}Base Spread\u{201d} means two percent (2.00%).  {filler}\u{201c}Expiry Date\u{201d} means June 30, 2031.  \u{201c}Lender Letter\u{201d} is defined in Section 2.5.  The Lender says \u{201c}hello\u{201d} means well.\n\nA short line. \u{201c}Quiet Term\u{201d} means nothing here.\n"
+            "  12  Draft 7  \u{201c}Base Spread\u{201d} means two percent (2.00%).  {filler} \u{201c}Expiry Date\u{201d} means June 30, 2031.  \u{201c}Lender Letter\u{201d} is defined in Section 2.5.  The Lender says \u{201c}hello\u{201d} means well.\n\nA short line. \u{201c}Quiet Term\u{201d} means nothing here.\n"
         );
         let structure = Structure::scan(&text);
         let found: Vec<(&str, &str)> =
@@ -306,6 +305,13 @@ mod tests {
         );
         assert!(found[0].1.starts_with("two percent (2.00%).") && found[0].1.ends_with("in this page."), "{found:?}");
         assert_eq!(found[1].1, "June 30, 2031.");
+
+        // One opening alone in a long paragraph, or openings after a single space, are left alone.
+        let alone =
+            format!("{filler}Section 1.3 is amended:  \u{201c}Quiet Term\u{201d} means nothing here. {filler}\n");
+        assert!(Structure::scan(&alone).definitions.is_empty());
+        let single = format!("{filler}It ends. \u{201c}One\u{201d} means one. \u{201c}Two\u{201d} means two.\n");
+        assert!(Structure::scan(&single).definitions.is_empty());
 
         // A short page end whose definitions run together: two openings make them definitions.
         let text =
