@@ -150,6 +150,7 @@ pub(crate) fn is_margin_term(term: &str) -> bool {
         || lower.ends_with("applicable margin")
         || lower.ends_with("applicable spread")
         || lower == "margin"
+        || lower == "spread"
         || lower.ends_with(" margin"))
         && !lower.contains("fee")
 }

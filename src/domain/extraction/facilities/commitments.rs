@@ -101,9 +101,11 @@ fn sums_the_lenders_above(doc: &Document<'_>, total: &MoneyMatch) -> bool {
     count >= 2 && sum == total.money.value
 }
 
+/// The words before an amount that state it as the size of what they name: "an aggregate principal
+/// amount of", "Commitments … not to exceed", "“Maximum Facility Amount” means, at any date,".
 static AMOUNT_LEAD_IN: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+(?:amount|limit)|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|at[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?time(?:[ \t\r\n]+outstanding)?))?(?:[ \t\r\n]+the[ \t\r\n]+lesser[ \t\r\n]+of[ \t\r\n]*(?:\((?:i|a|1)\))?)?[ \t\r\n]*$",
+        r"(?i)(?:aggregate[ \t\r\n]+(?:original[ \t\r\n]+)?(?:principal[ \t\r\n]+)?amount|principal[ \t\r\n]+amount|(?:principal|aggregate)[ \t\r\n]+sum|facility[ \t\r\n]+(?:amount|limit)|commitments?|loans|advances|amount)\b[^$£€;]{0,80}?(?:\bof|\bequal[ \t\r\n]+to|\bnot[ \t\r\n]+to[ \t\r\n]+exceed|\bnot[ \t\r\n]+exceeding|\bshall[ \t\r\n]+not[ \t\r\n]+exceed|\bup[ \t\r\n]+to|\bis|\bare|\bmeans|\bshall[ \t\r\n]+mean|\bshall[ \t\r\n]+be|\bbeing|\btotall?ing|:)(?:,?[ \t\r\n]+(?:in[ \t\r\n]+the[ \t\r\n]+aggregate|(?:at|on)[ \t\r\n]+any[ \t\r\n]+(?:one[ \t\r\n]+)?(?:time|date)(?:[ \t\r\n]+outstanding)?),?)?(?:[ \t\r\n]+the[ \t\r\n]+lesser[ \t\r\n]+of[ \t\r\n]*(?:\((?:i|a|1)\))?)?[ \t\r\n]*$",
     )
 });
 

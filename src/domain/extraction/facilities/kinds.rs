@@ -75,6 +75,12 @@ pub(super) fn reimbursement_loans(doc: &Document<'_>) -> Option<Sourced<Facility
 static REBORROW: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bre-?(?:borrow|lend)(?:ed|ing|s)?\b|\bborrowed[ \t\r\n]+again\b"));
 
+/// "no portion of the Loans may be", "no amount repaid may be": a subject that denies what the
+/// verb after it allows (the lead before a reborrowing word, lower case with single spaces).
+static NOTHING_MAY_BE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"\bno (?:portion|part|amount|sums?|loans?|advances?)\b[^.;,]{0,60}\b(?:may|shall|can) be$")
+});
+
 /// The type of a facility the text describes only by whether its loans may be reborrowed, with
 /// the words that say so: revolving when they may be; a term loan when every mention forbids it
 /// ("Amounts borrowed and repaid may not be reborrowed"), since reborrowing is what distinguishes a
@@ -83,16 +89,17 @@ pub(super) fn reborrowing(doc: &Document<'_>) -> Option<Sourced<FacilityType>> {
     let mut allowed = None;
     let mut forbidden = None;
     for found in REBORROW.find_iter(doc.text) {
-        let lead = doc.slice(before(doc.text, found.start(), 40)).to_ascii_lowercase();
+        let lead = doc.slice(before(doc.text, found.start(), 80)).to_ascii_lowercase();
         let lead = lead.split_whitespace().collect::<Vec<_>>().join(" ");
         // "may not be reborrowed" forbids it; "is to be repaid and not reborrowed" in a notice
-        // only describes one borrowing.
-        let slot =
-            if ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w)) {
-                &mut forbidden
-            } else {
-                &mut allowed
-            };
+        // only describes one borrowing. So do a heading's "No Re-Borrowing" and a negated subject
+        // ("no portion of the Loans may be re-borrowed").
+        let denied =
+            ["may not be", "shall not be", "cannot be", "may not", "not be re-"].iter().any(|w| lead.ends_with(w))
+                || lead == "no"
+                || lead.ends_with(" no")
+                || NOTHING_MAY_BE.is_match(&lead);
+        let slot = if denied { &mut forbidden } else { &mut allowed };
         slot.get_or_insert(found.range());
     }
     // "to make Loans … from time to time … not to exceed at any time outstanding its

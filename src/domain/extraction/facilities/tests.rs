@@ -265,6 +265,27 @@ fn an_amendment_substitutes_the_commitment_it_replaces() {
 }
 
 #[test]
+fn a_facility_amount_defined_as_at_any_date_is_the_facility_s_size() {
+    let (defining, passing) =
+        commitment_quotes("\u{201c}Maximum Facility Amount\u{201d} means, at any date, $90,000,000.\n");
+    assert_eq!(defining.into_iter().chain(passing).collect::<Vec<_>>(), ["$90,000,000"]);
+}
+
+#[test]
+fn a_heading_or_a_subject_that_denies_reborrowing_makes_a_term_loan() {
+    for text in [
+        "(b) One Draw; No Re-Borrowing of Advances. The Lender shall advance the Loan on the Funding Date only.",
+        "Once repaid, no portion of the Advances may be re-borrowed.",
+        "No amount of the Loan that is prepaid shall be reborrowed.",
+    ] {
+        assert_eq!(reborrowing(&Document::scan(text)).map(|t| *t.value()), Some(FacilityType::TermLoan), "{text}");
+    }
+    // A "no" that denies something else leaves the reborrowing allowed.
+    let allowed = "No consent of the Lenders is needed, and amounts repaid may be reborrowed.";
+    assert_eq!(reborrowing(&Document::scan(allowed)).map(|t| *t.value()), Some(FacilityType::RevolvingCredit));
+}
+
+#[test]
 fn reborrowing_makes_a_facility_revolving_and_forbidding_it_a_term_loan() {
     for text in [
         "The principal balance hereof may be borrowed, repaid and borrowed again.",

@@ -15,7 +15,7 @@ use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::sourced::Sourced;
 use crate::domain::extraction::text::{
-    before, clause_around, contains_any_ci, contains_ci, matches_outside_date_names, pattern, sentence_around,
+    after, before, clause_around, contains_any_ci, contains_ci, matches_outside_date_names, pattern, sentence_around,
 };
 
 /// "with respect to Term SOFR Loans and Daily Simple SOFR Loans, 0.75%": one margin stated for
@@ -23,6 +23,7 @@ use crate::domain::extraction::text::{
 /// prefers by the rule `default_index` documents (Term SOFR before daily SOFR, EURIBOR before
 /// €STR), not whichever happens to stand nearer the figure.
 pub(super) fn preferred_of_joined(doc: &Document<'_>, mention: BenchmarkMatch) -> BenchmarkMatch {
+    let mention = rate_of_named_loans(doc, mention);
     let mut best = mention.clone();
     let mut end = mention.span.start;
     for earlier in doc.benchmarks_in(before(doc.text, mention.span.start, 80)).iter().rev() {
@@ -42,6 +43,36 @@ pub(super) fn preferred_of_joined(doc: &Document<'_>, mention: BenchmarkMatch) -
         end = earlier.span.start;
     }
     best
+}
+
+/// The words after a bare "SOFR" that make it the name of loans ("SOFR Loans", "SOFR Term Loans",
+/// "SOFR Revolving Borrowing").
+static NAMED_LOANS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"^[ \t]+(?:(?:Term|Revolving|Credit|TERM|REVOLVING)[ \t]+)?(?:Loans?|LOANS?|Advances?|Borrowings?)\b")
+});
+
+/// "SOFR Term Loans, 4.50%": loans named by a bare "SOFR" bear the rate the agreement's definition
+/// of those loans names ("“SOFR Term Loan” means a Term Loan that bears interest at a rate based on
+/// Adjusted Term SOFR"), when it names one benchmark; the name's own word does not say whether it
+/// is the term rate or the daily one.
+fn rate_of_named_loans(doc: &Document<'_>, mention: BenchmarkMatch) -> BenchmarkMatch {
+    if mention.index != FloatingRateIndex::UsdSofr || !doc.slice(mention.span.clone()).eq_ignore_ascii_case("sofr") {
+        return mention;
+    }
+    let Some(name) = NAMED_LOANS_AFTER.find(doc.slice(after(doc.text, mention.span.end, 40))) else {
+        return mention;
+    };
+    let named = doc.slice(mention.span.start..mention.span.end + name.end()).to_lowercase();
+    let named = named.split_whitespace().collect::<Vec<_>>().join(" ");
+    let singular = named.trim_end_matches('s');
+    let defined = doc.structure.definitions_where(|key| key == named || key == singular).next();
+    let Some(definition) = defined else { return mention };
+    let borne: Vec<BenchmarkMatch> =
+        doc.benchmarks_in(definition.body.clone()).iter().filter(|b| !b.base_rate).cloned().collect();
+    match borne.first() {
+        Some(first) if borne.iter().all(|b| b.index == first.index) => first.clone(),
+        _ => mention,
+    }
 }
 
 /// The currency and rank of an index among those the agreement may define for that currency.
@@ -123,8 +154,14 @@ static ANOTHER_INSTRUMENT: LazyLock<Regex> = LazyLock::new(|| {
 fn names_another_instrument(doc: &Document<'_>, mention: &BenchmarkMatch) -> bool {
     let clause = clause_around(doc.text, mention.span.start);
     let lead_in = doc.slice(clause.start..mention.span.start);
-    matches_outside_date_names(&ANOTHER_INSTRUMENT, lead_in) || super::names_sub_line(lead_in)
+    matches_outside_date_names(&ANOTHER_INSTRUMENT, lead_in)
+        || super::names_sub_line(lead_in)
+        || SWAP_AFTER.is_match(doc.slice(after(doc.text, mention.span.end, 24)))
 }
+
+/// "a spread to 5-year SOFR swaps", "the SOFR swap rate": a benchmark named as the leg of a swap
+/// is the measure of that swap (a rate quoted for comparison), not of the loans.
+static SWAP_AFTER: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)^[ \t\r\n]+(?:[a-z]+[ \t\r\n]+)?swaps?\b"));
 
 /// The benchmark mentions in the provisions that state this document's terms: a rate named only
 /// as one that may replace the benchmark ("Term SOFR" in a LIBOR agreement's successor-rate

@@ -104,6 +104,29 @@ static FOR_A_NAMED_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// "(i) prior to the First Amendment Date, 2.95% per annum": the words before a rate that limit it
+/// to the time before a named date.
+static BEFORE_A_NAMED_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:prior[ \t\r\n]+to|before)[ \t\r\n]+the[ \t\r\n]+(?P<date>(?:[a-z0-9-]+[ \t\r\n]+){0,3}date)[ \t\r\n]*,?[ \t\r\n]*$",
+    )
+});
+
+/// Whether the rate at `pct` is one that applied only before a named date, when its sentence
+/// names that date again before a later rate ("(i) prior to the First Amendment Date, 2.95% per
+/// annum, and (ii) on or after the First Amendment Date, 2.20% per annum"): the earlier rate is
+/// superseded by the one stated from the date on. `before_text` is the lower-case lead before the
+/// rate.
+fn superseded_on_a_named_date(doc: &Document<'_>, pct: &PercentMatch, before_text: &str) -> bool {
+    let Some(date) = BEFORE_A_NAMED_DATE.captures(before_text).and_then(|c| c.name("date")) else { return false };
+    let date = date.as_str().split_whitespace().collect::<Vec<_>>().join(" ");
+    let sentence = sentence_around(doc.text, pct.span.start);
+    let rest = doc.slice(pct.span.end..sentence.end).to_ascii_lowercase();
+    let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    let later_rate = doc.percents_in(pct.span.end..sentence.end).iter().any(|p| p.span.start > pct.span.end);
+    later_rate && rest.contains(&format!("the {date}"))
+}
+
 /// Classifies one stated percentage.
 fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     let clause = clause_around(doc.text, pct.span.start);
@@ -168,6 +191,9 @@ fn rate_kind(doc: &Document<'_>, pct: &PercentMatch) -> RateKind {
     }
     let sentence_lead = doc.slice(sentence_around(doc.text, pct.span.start).start..pct.span.start);
     if FOR_A_NAMED_PERIOD.is_match(sentence_lead) {
+        return RateKind::Excluded;
+    }
+    if superseded_on_a_named_date(doc, pct, &before_text) {
         return RateKind::Excluded;
     }
     let mention_before = doc.benchmarks_in(before_range).last().cloned();
@@ -236,7 +262,27 @@ fn loan_margin_definitions<'d>(doc: &'d Document<'_>) -> Vec<&'d Definition> {
         added.find_iter(doc.text).any(|found| !doc.benchmarks_in(before(doc.text, found.start(), 120)).is_empty())
     };
     let added: Vec<&Definition> = defined.iter().copied().filter(added_to_benchmark).collect();
-    if added.is_empty() { defined } else { added }
+    if !added.is_empty() {
+        return added;
+    }
+    // "All Loans … shall bear interest … at a rate per annum equal to the Applicable Rate": a term
+    // the loans bear whole, in a sentence about interest that names no benchmark (outside the
+    // term's own definition), is their (fixed) interest rate, not a margin over anything.
+    let borne_whole = |definition: &&Definition| {
+        let term = regex::escape(&definition.key).replace(' ', r"[ \t\r\n]+");
+        let Ok(whole) = Regex::new(&format!(
+            r"(?i)\brate[ \t\r\n]+per[ \t\r\n]+annum[ \t\r\n]+equal[ \t\r\n]+to[ \t\r\n]+(?:the[ \t\r\n]+)?{term}\b[ \t\r\n]*(?:[.;,]|$)"
+        )) else {
+            return false;
+        };
+        whole.find_iter(doc.text).any(|found| {
+            let sentence = sentence_around(doc.text, found.start());
+            !definition.body.contains(&found.start())
+                && contains_ci(doc.slice(sentence.clone()), "interest")
+                && doc.benchmarks_in(sentence).is_empty()
+        })
+    };
+    defined.into_iter().filter(|d| !borne_whole(d)).collect()
 }
 
 /// "The Applicable Borrowing Margin … shall be", as an amendment sets a margin defined in the

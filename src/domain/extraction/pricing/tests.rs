@@ -418,6 +418,62 @@ fn a_loan_at_a_fixed_rate_has_no_index_even_if_a_proviso_bounds_it_by_sofr() {
 }
 
 #[test]
+fn a_sofr_swap_quoted_to_compare_other_debt_is_not_the_loans_index() {
+    let read = bank_loan(
+        "\"Applicable Rate\" means seven and one-quarter percent (7.25%) per annum.\n\n\"MFN Right\" means the Bank's \
+         right to raise the Applicable Rate to the extent an Add-On Facility is priced at a spread to 5-year SOFR swaps \
+         in excess of 5.00% per annum.",
+        "All Advances shall bear interest at a rate per annum equal to the Applicable Rate.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!((facility.floating_rate_index.as_ref(), facility.spread.as_ref()), (None, None));
+}
+
+#[test]
+fn a_spread_defined_before_and_from_a_named_date_is_the_later_one() {
+    let text = "\"Spread\" means, on any date of determination (i) prior to the Second Restatement Date, 3.10% per annum, \
+        and (ii) on or after the Second Restatement Date, 2.60% per annum.\n\nEach Loan bears interest at Term SOFR plus \
+        the Spread.\n";
+    let spreads: Vec<Decimal> = pricing(text).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.026")]);
+    // A step that does not name the date again supersedes nothing: both rates stay (and conflict).
+    let steps = text.replace("(ii) on or after the Second Restatement Date,", "(ii) thereafter,");
+    let spreads: Vec<Decimal> = pricing(&steps).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.031"), dec("0.026")]);
+}
+
+#[test]
+fn a_rate_term_the_loans_bear_whole_is_their_fixed_rate_not_a_margin() {
+    let read = bank_loan(
+        "\"Applicable Rate\" means, initially, seven and one-quarter percent (7.25%) per annum.",
+        "All Advances shall bear interest on the unpaid principal amount thereof at a rate per annum equal to the \
+         Applicable Rate.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!((facility.floating_rate_index.as_ref(), facility.spread.as_ref()), (None, None));
+    // The same term added to a benchmark is the margin.
+    let read = bank_loan(
+        "\"Applicable Rate\" means 2.25% per annum.\n\n\"Term SOFR\" means the one-month CME Term SOFR rate.",
+        "All Advances shall bear interest at a rate per annum equal to Term SOFR plus the Applicable Rate.",
+    );
+    let facility = read.agreement.facilities.first().expect("the revolving line");
+    assert_eq!(facility.spread.as_ref().map(|s| *s.value()), Some(dec("0.0225")));
+}
+
+#[test]
+fn loans_named_by_a_bare_sofr_bear_the_rate_their_definition_names() {
+    let text = "\"Applicable Margin\" means, for the Advances consisting of SOFR Term Loans, three percent (3.00%).\n\n\
+        \"SOFR\" means the secured overnight financing rate.\n\n\"SOFR Term Loan\" means an Advance that bears interest \
+        at a rate based on Adjusted Term SOFR.\n\nEach Advance bears interest at Adjusted Term SOFR plus the Applicable \
+        Margin.\n";
+    let found = pricing(text);
+    assert_eq!(found.indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofrCmeTerm));
+    // Loans whose definition names daily simple SOFR bear it.
+    let daily = text.replace("Adjusted Term SOFR.", "Daily Simple SOFR.");
+    assert_eq!(pricing(&daily).indices.first().map(|i| *i.value.value()), Some(FloatingRateIndex::UsdSofr));
+}
+
+#[test]
 fn a_fallback_rate_of_a_fixed_rate_loan_is_neither_its_index_nor_its_margin() {
     let read = bank_loan(
         "\"Prime Rate\" is the prime rate published in The Wall Street Journal.",

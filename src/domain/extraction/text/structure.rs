@@ -41,6 +41,42 @@ static DEFINITION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A definition opening inside a line, two or more spaces after the end of a sentence, a clause or
+/// a number (`… such adjustments.  "Adjusted Term Rate" means …`, `… v.15  "Agent Fee Letter" means
+/// …`): how a text copy of a page-image filing runs, each page's text one paragraph.
+static INLINE_DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?:[.;:)]|[0-9])[ \t]{2,24}["“](?P<term>[^"“”\n]{1,120})["”][ \t]*(?:\([^)\n]{0,80}\)[ \t]*)?(?:means|shall[ \t]+mean|has[ \t]+the[ \t]+meaning|is[ \t]+defined)\b[ \t]*:?"#,
+    )
+});
+
+/// The definitions that open inside a line after `from` (relative to the line), in order, when two
+/// or more open in it: a page's definitions run together (`… Subsidiaries.  "Maturity Date" means
+/// …  "Note" means …`). One alone in a long paragraph (a definition an amendment quotes in its
+/// text, one a covenant gives in passing) is left to the readers of the text around it. Each ends
+/// with its line at the latest.
+fn inline_definitions(content: &str, line_start: usize, from: usize, out: &mut Vec<DefinitionStart>) {
+    if !(content.contains("mean") || content.contains("defined")) {
+        return;
+    }
+    let Some(rest) = content.get(from..) else { return };
+    let mut found = Vec::new();
+    for c in INLINE_DEFINITION.captures_iter(rest) {
+        let (Some(whole), Some(term)) = (c.get(0), c.name("term")) else { continue };
+        let open = term.start() - rest[..term.start()].chars().next_back().map_or(1, char::len_utf8);
+        found.push(DefinitionStart {
+            line: line_start + from + open,
+            term: line_start + from + term.start()..line_start + from + term.end(),
+            body: line_start + from + whole.end(),
+            restated: false,
+            ends_by: Some(line_start + content.len()),
+        });
+    }
+    if found.len() >= 2 {
+        out.extend(found);
+    }
+}
+
 /// Whether the words after `"Term" is` say what happens to the term rather than what it is:
 /// `"Maturity Date" is deleted and replaced with …`, `"Lender" is hereby amended …`.
 fn changes_rather_than_defines(rest: &str) -> bool {
@@ -88,6 +124,8 @@ struct DefinitionStart {
     body: usize,
     /// Restated inside an amendment's quotes (`"'Term' means …"`).
     restated: bool,
+    /// Where the body ends at the latest: the end of the line a definition opened inside.
+    ends_by: Option<usize>,
 }
 
 /// The longest a definition body may run when no later definition or heading ends it.
@@ -128,9 +166,12 @@ impl Structure {
                     term: line.start + term.start()..line.start + term.end(),
                     body: line.start + whole.end(),
                     restated,
+                    ends_by: None,
                 });
+                inline_definitions(content, line.start, whole.end(), &mut definition_starts);
                 continue;
             }
+            inline_definitions(content, line.start, 0, &mut definition_starts);
             if (first.is_ascii_digit() || matches!(first, b'A' | b'S')) && HEADING_LINE.is_match(content) {
                 headings.push(line.start + indent);
             }
@@ -150,6 +191,9 @@ impl Structure {
             let next_definition = definition_starts.get(index + 1).map_or(text.len(), |next| next.line);
             let next_heading = next_after(&headings, body_start).unwrap_or(text.len());
             let mut end = next_definition.min(next_heading).min(body_start.saturating_add(MAX_DEFINITION));
+            if let Some(line_end) = start.ends_by {
+                end = end.min(line_end);
+            }
             end = floor_boundary(text, end).max(body_start);
             if start.restated {
                 // The restated text ends where the double quotes opened before the term close;
@@ -244,6 +288,38 @@ pub(crate) fn normalise_label(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn definitions_opening_inside_a_page_long_paragraph_are_definitions() {
+        let filler = "The Lender and the Borrower agree to the terms set out below in this page. ".repeat(14);
+        let text = format!(
+            "  12  Draft 7  \u{201c}Base Spread\u{201d} means two percent (2.00%).  {filler} \u{201c}Expiry Date\u{201d} means June 30, 2031.  \u{201c}Lender Letter\u{201d} is defined in Section 2.5.  The Lender says \u{201c}hello\u{201d} means well.\n\nA short line. \u{201c}Quiet Term\u{201d} means nothing here.\n"
+        );
+        let structure = Structure::scan(&text);
+        let found: Vec<(&str, &str)> =
+            structure.definitions.iter().map(|d| (&text[d.term.clone()], &text[d.body.clone()])).collect();
+        assert_eq!(
+            found.iter().map(|(term, _)| *term).collect::<Vec<_>>(),
+            ["Base Spread", "Expiry Date", "Lender Letter"],
+            "{found:?}"
+        );
+        assert!(found[0].1.starts_with("two percent (2.00%).") && found[0].1.ends_with("in this page."), "{found:?}");
+        assert_eq!(found[1].1, "June 30, 2031.");
+
+        // One opening alone in a long paragraph, or openings after a single space, are left alone.
+        let alone =
+            format!("{filler}Section 1.3 is amended:  \u{201c}Quiet Term\u{201d} means nothing here. {filler}\n");
+        assert!(Structure::scan(&alone).definitions.is_empty());
+        let single = format!("{filler}It ends. \u{201c}One\u{201d} means one. \u{201c}Two\u{201d} means two.\n");
+        assert!(Structure::scan(&single).definitions.is_empty());
+
+        // A short page end whose definitions run together: two openings make them definitions.
+        let text =
+            "  40  Draft 7  \u{201c}Note\u{201d} means a note.  \u{201c}Payoff Date\u{201d} means May 1, 2030.\n";
+        let terms: Vec<String> =
+            Structure::scan(text).definitions.iter().map(|d| text[d.term.clone()].to_owned()).collect();
+        assert_eq!(terms, ["Note", "Payoff Date"]);
+    }
 
     #[test]
     fn definitions_run_to_the_next_definition() {
