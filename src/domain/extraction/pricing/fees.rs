@@ -27,7 +27,7 @@ static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
     // fee charged on the commitment left unused.
     let on_unused = r"\bfee[ \t\r\n]+on[ \t\r\n]+the[ \t\r\n]+(?:(?:daily|average|aggregate|actual)[ \t\r\n]+)*(?:unused|unborrowed|undrawn|unutili[sz]ed)\b";
     pattern(&format!(
-        r"\b(?:{})\b|\b(?:{unused})(?:[ \t\r\n]+(?:{facility}))+[ \t\r\n]+{fee}s?\b|\b(?:non-use|Non-[Uu]se|NON-USE|Non-[Uu]sage)[ \t\r\n]+{fee}s?\b|{on_unused}",
+        r"\b(?:{})\b|\b(?:{unused})(?:[ \t\r\n]+(?:{facility}))+[ \t\r\n]+{fee}s?\b|\b(?:non-use|Non-[Uu]se|NON-USE|Non-[Uu]sage|[Nn]on-[Uu]tili[sz]ation|NON-UTILI[SZ]ATION)[ \t\r\n]+{fee}s?\b|{on_unused}",
         alternatives.join("|")
     ))
 });
@@ -206,6 +206,9 @@ mod tests {
             the Commitment on the Closing Date.\n\n(b) Standby Fee. The Borrower shall pay to the Agent a standby fee \
             on the average undrawn Commitment at a rate of 1/4 of 1% per annum, payable quarterly.\n";
         assert_eq!(fee_rates(text), [CommitmentFee::Rate(dec("0.0025"))]);
+        let non_utilization = "The Borrower shall pay to the Agent a non-utilization fee equal to 0.50% per annum of \
+            the daily unused Commitments.\n";
+        assert_eq!(fee_rates(non_utilization), [CommitmentFee::Rate(dec("0.005"))]);
         let whole = "The Borrower shall pay a facility fee on the aggregate Commitments, used or unused, of 0.10%.\n";
         assert!(fee_rates(whole).is_empty(), "{:?}", fee_rates(whole));
     }

@@ -33,10 +33,11 @@ static DEEMED_FLOOR: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// "in no event shall the Index Rate be less than 0.50%", "the Eurocurrency Rate shall in no event
-/// be less than zero": a bound on the rate named before or inside (its subject).
+/// be less than zero", "… shall at no time be less than 0.00%": a bound on the rate named before
+/// or inside (its subject).
 static NEVER_BELOW: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)[ \t\r\n]+(?:shall|will)[ \t\r\n]+(?P<subject>[^,;.()]{1,80}?)[ \t\r\n]+be|(?P<before>shall|will)[ \t\r\n]+in[ \t\r\n]+no[ \t\r\n]+(?:event|case)[ \t\r\n]+be)[ \t\r\n]+less[ \t\r\n]+than[ \t\r\n]+(?P<figure>zero\b|[0-9]{1,2}(?:\.[0-9]{1,4})?[ \t]?%)",
+        r"(?i)\b(?:(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)|at[ \t\r\n]+no[ \t\r\n]+time)[ \t\r\n]+(?:shall|will)[ \t\r\n]+(?P<subject>[^,;.()]{1,80}?)[ \t\r\n]+be|(?P<before>shall|will)[ \t\r\n]+(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)|at[ \t\r\n]+no[ \t\r\n]+time)[ \t\r\n]+be)[ \t\r\n]+less[ \t\r\n]+than[ \t\r\n]+(?P<figure>zero\b|[0-9]{1,2}(?:\.[0-9]{1,4})?[ \t]?%)",
     )
 });
 
@@ -350,6 +351,9 @@ mod tests {
         let inside = "\"Index Rate\" means the Term SOFR Rate as in effect from time to time; provided, in no case will \
             the Index Rate be less than 0.50% per annum.\n";
         assert_eq!(floor_values(inside), [dec("0.005")]);
+        let at_no_time = "\"Term SOFR\" means the CME term SOFR reference rate for the Interest Period; provided that \
+            Term SOFR shall at no time be less than 0.00%.\nEach Loan bears interest at Term SOFR plus the Spread.\n";
+        assert_eq!(floor_values(at_no_time), [Decimal::ZERO]);
         let margin = "Notwithstanding the foregoing, in no event shall the Applicable Margin be less than zero.\n";
         assert!(floor_values(margin).is_empty(), "{:?}", floor_values(margin));
         let base = "\"Base Rate\" means the highest of the Prime Rate and the Federal Funds Rate plus 1/2 of 1%; \
