@@ -36,11 +36,6 @@ use roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 static DEFINED_ROLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"\((?:[^()"“”]{0,80}?)?["“](?P<term>[^"”\n]{1,40})["”](?:[^()]{0,80})?\)"#));
 
-/// A defined term alone in parentheses ("(the “Company”)", "(“Acme”)"): the name before it is
-/// defined there.
-static BARE_DEFINED_TERM: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r#"\((?:the[ \t\r\n]+)?["“][^"”()\n]{1,40}["”]\)"#));
-
 /// A statement of roles: its span, the roles with where each is stated, and whether the role is
 /// plural ("as Joint Lead Arrangers").
 type RoleMarker = (Range<usize>, Vec<(PartyRole, Range<usize>)>, bool);
@@ -158,9 +153,6 @@ fn marker_parties(doc: &Document<'_>, lma_style: bool, drafts: &mut Drafts) {
     for (span, roles, plural) in &markers {
         let floor = previous_end.max(span.start.saturating_sub(400));
         let start = segment_start(doc, span.start, floor, *plural);
-        // "ACME INC. (the “Borrower Representative”), the lenders party hereto (the “Lenders”)": a
-        // name is defined by the term just after it; a role marker further on is not its own.
-        let start = BARE_DEFINED_TERM.find_iter(doc.slice(start..span.start)).last().map_or(start, |t| start + t.end());
         // "… L.L.C. and each lender from time to time party hereto (each a "Lender")": the term
         // defines the class named right before it, not a party named earlier in the clause.
         let last_name_end = NAME.find_iter(doc.slice(start..span.start)).last().map_or(start, |m| start + m.end());
