@@ -471,6 +471,16 @@ mod tests {
     }
 
     #[test]
+    fn a_lead_administrative_agent_is_the_administrative_agent() {
+        let text = "FIRST AMENDMENT TO CREDIT AGREEMENT (this \"Amendment\"), dated as of May 2, 2022, is entered into \
+            among ORCHARD FOODS CORP. (the \"Borrower\"), the Lenders party hereto, and FIRST HARBOR BANK, N.A., as Lead \
+            Administrative Agent (the \"Lead Administrative Agent\").\n";
+        let (found, _) = parties(text);
+        let bank = found.iter().find(|p| p.name.value() == "FIRST HARBOR BANK, N.A.").expect("the bank");
+        assert!(bank.has_role(PartyRole::AdministrativeAgent), "{:?}", summary(&found));
+    }
+
+    #[test]
     fn a_us_preamble_names_borrower_and_agent_but_not_classes_of_lenders() {
         let text = "This CREDIT AGREEMENT is entered into as of March 15, 2024, among ACME HOLDINGS, INC., a Delaware corporation (the \"Borrower\"), the Guarantors party hereto, each lender from time to time party hereto (collectively, the \"Lenders\"), and JPMORGAN CHASE BANK, N.A., as Administrative Agent, Swing Line Lender and an L/C Issuer.";
         let (found, _) = parties(text);
