@@ -41,7 +41,8 @@ mod other_debt;
 use super::benchmarks::{BenchmarkMatch, find_benchmarks};
 use super::model::AmendmentType;
 use super::text::{
-    Definition, Regions, Structure, any_word, clause_around, floor_boundary, lines_in, pattern, sentence_around, slice,
+    Definition, Regions, Structure, any_word, clause_around, floor_boundary, lines_in, parentheticals, pattern,
+    sentence_around, slice,
 };
 
 /// The provisions of a document that do not state its own facility terms.
@@ -423,7 +424,14 @@ static REPLACING: LazyLock<Regex> = LazyLock::new(|| any_word(&["replace", "tran
 /// with (x) Term SOFR or (y) another alternate benchmark rate" is about replacing it throughout.)
 fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
     let sentence = sentence_around(text, pos);
-    if let Some(aside) = parenthesis_around(text, sentence.clone(), pos) {
+    // A rate definition may say in passing what replaces its source ("… the rate on the screen page
+    // (or, if none, a comparable replacement rate the Agent selects) …"): the aside is the
+    // replacement provision, the rest of the definition still sets the interest.
+    let aside = parentheticals(slice(text, sentence.clone()))
+        .into_iter()
+        .map(|p| sentence.start + p.start..sentence.start + p.end)
+        .find(|p| p.contains(&pos));
+    if let Some(aside) = aside {
         let rest = [slice(text, sentence.start..aside.start), slice(text, aside.end..sentence.end)].concat();
         if !REPLACING.is_match(&rest) && !REPLACEMENT_SENTENCE.is_match(&rest) {
             return aside;
@@ -437,38 +445,6 @@ fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
     } else {
         sentence
     }
-}
-
-/// The parenthesis inside `within` that holds `pos`, brackets included: a rate definition may
-/// say in passing what replaces its source ("… the rate on the screen page (or, if none, a
-/// comparable replacement rate the Agent selects) …"); the aside is the replacement provision,
-/// the rest of the definition still sets the interest.
-fn parenthesis_around(text: &str, within: Range<usize>, pos: usize) -> Option<Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut open = None;
-    for at in (within.start..pos.min(within.end)).rev() {
-        match bytes.get(at) {
-            Some(b')') => depth += 1,
-            Some(b'(') if depth == 0 => {
-                open = Some(at);
-                break;
-            }
-            Some(b'(') => depth -= 1,
-            _ => {}
-        }
-    }
-    let open = open?;
-    let mut depth = 0usize;
-    for at in pos..within.end {
-        match bytes.get(at) {
-            Some(b'(') => depth += 1,
-            Some(b')') if depth == 0 => return Some(open..at + 1),
-            Some(b')') => depth -= 1,
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The uses of a defined term in the text, however its lines wrap; a use may be plural or

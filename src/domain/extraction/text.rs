@@ -11,7 +11,7 @@ mod structure;
 mod tables;
 
 pub(crate) use clauses::{
-    clause_around, clause_end, clause_start, sentence_around, sentence_end_after, sentence_start_before,
+    clause_around, clause_end, clause_start, parentheticals, sentence_around, sentence_end_after, sentence_start_before,
 };
 pub(crate) use matching::{any_word, capitalisable, contains_any_ci, contains_ci, matches_outside_date_names, pattern};
 pub(crate) use spans::{

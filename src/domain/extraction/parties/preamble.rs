@@ -29,7 +29,7 @@ use super::names::{
 use super::roles::{ONE_ROLE, ROLE_LIST, is_plural, is_role_term, roles_of};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::PartyRole;
-use crate::domain::extraction::text::{ceil_boundary, floor_boundary, lines_in, pattern, slice};
+use crate::domain::extraction::text::{ceil_boundary, floor_boundary, lines_in, parentheticals, pattern, slice};
 
 /// A quoted defined term inside a parenthetical: (the "Borrower"), ("Parent").
 /// A term may wrap onto the next line ("the "U.S.\nBorrower"").
@@ -436,36 +436,6 @@ fn shortens(name: &str, alias: &str) -> bool {
     let generic = ["holdings", "parent", "company", "corporation", "group", "the", "bank", "trust"];
     let is_word = alias.len() >= 3 && !generic.contains(&alias) && words.iter().any(|w| w == alias);
     is_initials || is_word
-}
-
-/// The top-level parentheticals of `text`, in order, each from its `(` to just past its `)`. An
-/// unclosed parenthesis runs to the end of its line.
-fn parentheticals(text: &str) -> Vec<Range<usize>> {
-    let mut found = Vec::new();
-    let mut depth = 0usize;
-    let mut open = 0usize;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => {
-                if depth == 0 {
-                    open = i;
-                }
-                depth += 1;
-            }
-            ')' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    found.push(open..i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    if depth > 0 {
-        let end = text.get(open..).and_then(|rest| rest.find('\n')).map_or(text.len(), |i| open + i);
-        found.push(open..end);
-    }
-    found
 }
 
 /// Whether a name starting at `start` begins there rather than continuing capitalised words

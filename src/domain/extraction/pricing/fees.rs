@@ -134,34 +134,31 @@ mod tests {
         raw.parse().expect("test decimal")
     }
 
+    /// The fees read from `text`, outside any pricing grid.
+    fn fee_rates(text: &str) -> Vec<CommitmentFee> {
+        let doc = Document::scan(text);
+        let mut found = PricingCandidates::default();
+        fees(&doc, &Regions::new(Vec::new()), &mut found);
+        found.fees.iter().map(|f| *f.value.value()).collect()
+    }
+
     #[test]
     fn a_usage_threshold_in_a_fee_table_is_not_the_fee() {
         let text = "\"Unused Line Fee\" is payable quarterly at the rate in this table:\n\nLevel | Average Usage | Unused Line \
             Fee Rate\nI | > 40% of the Maximum Credit | 0.25%\nII | < 40% of the Maximum Credit | 0.375%\n";
-        let doc = Document::scan(text);
-        let mut found = PricingCandidates::default();
-        fees(&doc, &Regions::new(Vec::new()), &mut found);
-        assert!(found.fees.iter().all(|f| *f.value.value() != CommitmentFee::Rate(dec("0.4"))), "{:?}", found.fees);
+        let found = fee_rates(text);
+        assert!(found.iter().all(|f| *f != CommitmentFee::Rate(dec("0.4"))), "{found:?}");
     }
 
     #[test]
     fn a_one_time_commitment_fee_is_not_the_rate_on_unused_commitments() {
         let text = "The Borrower shall pay a one-time commitment fee in the amount of 0.25% of the Commitment on the \
             Closing Date.\n";
-        let doc = Document::scan(text);
-        let mut found = PricingCandidates::default();
-        fees(&doc, &Regions::new(Vec::new()), &mut found);
-        assert!(found.fees.is_empty(), "{:?}", found.fees);
+        assert!(fee_rates(text).is_empty(), "{:?}", fee_rates(text));
     }
 
     #[test]
     fn the_first_cell_of_a_grid_run_together_is_not_the_fee_but_a_stated_rate_is() {
-        let fee_rates = |text: &str| {
-            let doc = Document::scan(text);
-            let mut found = PricingCandidates::default();
-            fees(&doc, &Regions::new(Vec::new()), &mut found);
-            found.fees.iter().map(|f| *f.value.value()).collect::<Vec<_>>()
-        };
         let grid = "The \"Commitment Fee Rate\" is the rate in the column headed \"Commitment Fee\" below:\n\nLevel \
             Commitment Fee SOFR Margin\nI 0.15% 1.00% II 0.20% 1.25% III 0.25% 1.50%\n";
         assert!(fee_rates(grid).is_empty(), "{:?}", fee_rates(grid));
@@ -172,12 +169,6 @@ mod tests {
 
     #[test]
     fn a_fee_named_for_the_unused_commitment_is_a_commitment_fee() {
-        let fee_rates = |text: &str| {
-            let doc = Document::scan(text);
-            let mut found = PricingCandidates::default();
-            fees(&doc, &Regions::new(Vec::new()), &mut found);
-            found.fees.iter().map(|f| *f.value.value()).collect::<Vec<_>>()
-        };
         let non_use = "The Borrower shall pay (a) an unused facility fee (the \"Non-use Fee\") payable to the Agent \
             for the Lenders, subject to Section 2.9, equal to one-half of one percent (0.5%) per annum on the average \
             unused daily balance of the Revolving Commitments.\n";
@@ -196,12 +187,6 @@ mod tests {
 
     #[test]
     fn a_fee_on_the_unused_commitment_is_a_commitment_fee_whatever_its_name() {
-        let fee_rates = |text: &str| {
-            let doc = Document::scan(text);
-            let mut found = PricingCandidates::default();
-            fees(&doc, &Regions::new(Vec::new()), &mut found);
-            found.fees.iter().map(|f| *f.value.value()).collect::<Vec<_>>()
-        };
         let text = "(a) Commitment Fee. The Borrower shall pay to the Agent a one-time commitment fee of 3/8 of 1% of \
             the Commitment on the Closing Date.\n\n(b) Standby Fee. The Borrower shall pay to the Agent a standby fee \
             on the average undrawn Commitment at a rate of 1/4 of 1% per annum, payable quarterly.\n";
@@ -217,9 +202,6 @@ mod tests {
     fn a_fee_rate_that_applies_after_a_default_is_not_the_fee() {
         let text = "If an Event of Default shall have occurred and be continuing, the Commitment Fee Rate shall equal \
             0.75% per annum.\n";
-        let doc = Document::scan(text);
-        let mut found = PricingCandidates::default();
-        fees(&doc, &Regions::new(Vec::new()), &mut found);
-        assert!(found.fees.is_empty(), "{:?}", found.fees);
+        assert!(fee_rates(text).is_empty(), "{:?}", fee_rates(text));
     }
 }

@@ -216,6 +216,36 @@ fn is_sentence_end(bytes: &[u8], at: usize) -> bool {
     !ABBREVIATIONS.iter().any(|abbreviation| abbreviation.as_bytes() == lower.as_slice())
 }
 
+/// The top-level parentheticals of `text`, in order, each from its `(` to just past its `)`. An
+/// unclosed parenthesis runs to the end of its line.
+pub(crate) fn parentheticals(text: &str) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    let mut open = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => {
+                if depth == 0 {
+                    open = i;
+                }
+                depth += 1;
+            }
+            ')' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    found.push(open..i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        let end = text.get(open..).and_then(|rest| rest.find('\n')).map_or(text.len(), |i| open + i);
+        found.push(open..end);
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tables::is_page_furniture;
