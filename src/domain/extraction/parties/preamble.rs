@@ -752,6 +752,11 @@ pub(crate) fn names_above(
         }
         let offset = line.start + cell_start + (content.len() - content.trim_start().len());
         let mut names = whole_names(trimmed);
+        // A line of several names of which some have no legal form ("BNP PARIBAS, DBS BANK
+        // LTD., HSBC BANK USA, NATIONAL ASSOCIATION,"): each such item is read as below.
+        if let Some(printed) = printed_elsewhere.filter(|_| names.is_empty()) {
+            names = names_with_unmarked_items(trimmed, printed);
+        }
         // A cover's list item in capitals with no legal form ("SOCIETE GENERALE,", "ATB
         // FINANCIAL,") is a name when its words are more than one and the document prints them
         // again elsewhere (a signature block, a commitments schedule): a line that is only a
@@ -874,6 +879,49 @@ fn whole_names(line: &str) -> Vec<Range<usize>> {
         end = name.end();
     }
     if separator(&line[end..], true) { names } else { Vec::new() }
+}
+
+/// The names of a cover-page line listing several names, commas between them, where an item
+/// without a legal form is a name as a lone item is (`is_unmarked_name_item`, printed again
+/// elsewhere in the document): "BNP PARIBAS, DBS BANK LTD., HSBC BANK USA, NATIONAL ASSOCIATION".
+/// Empty unless the line is, whole, such items and whole names with commas or "and" between them.
+fn names_with_unmarked_items(line: &str, printed: &dyn Fn(&str) -> bool) -> Vec<Range<usize>> {
+    let mut names: Vec<Range<usize>> = Vec::new();
+    let mut end = 0;
+    let mut unmarked = 0;
+    let mut gap_item = |gap: Range<usize>, names: &mut Vec<Range<usize>>| -> bool {
+        let text = &line[gap.clone()];
+        let inner = text.trim_matches(|c: char| c == ',' || c.is_whitespace());
+        let inner = inner.strip_prefix("and ").unwrap_or(inner);
+        let inner = inner.strip_suffix(" and").unwrap_or(inner).trim();
+        if inner.is_empty() {
+            return true;
+        }
+        // One item, closed by its comma, between the names around it.
+        let closed = text.trim_end().ends_with(',') || gap.end == line.len();
+        if !closed || inner.contains(',') || !is_unmarked_name_item(&format!("{inner},")) || !printed(inner) {
+            return false;
+        }
+        let at = gap.start + text.find(inner).unwrap_or(0);
+        names.push(at..at + inner.len());
+        unmarked += 1;
+        true
+    };
+    for name in NAME.find_iter(line) {
+        if is_role_word_name(name.as_str()) || !gap_item(end..name.start(), &mut names) {
+            return Vec::new();
+        }
+        names.push(name.range());
+        end = name.end();
+    }
+    if !gap_item(end..line.len(), &mut names) {
+        return Vec::new();
+    }
+    // Only a line the whole-name reading could not take, for an item it did not know.
+    if unmarked == 0 || names.len() < 2 {
+        return Vec::new();
+    }
+    names
 }
 
 /// `line` without a closing parenthetical that gives a former name ("(f/k/a …)", "(formerly
@@ -1203,6 +1251,24 @@ mod tests {
         let cover = "CREDIT AGREEMENT\n\nFIRST HARBOR BANK, N.A.,\nas Administrative Agent\n\nas Joint Lead Arrangers:\n\nCEDAR CAPITAL MARKETS, LLC\nPINE SECURITIES LLC\n";
         let found = parties(&format!("{cover}{COVERED_PREAMBLE}"));
         assert_eq!(with_role(&found, PartyRole::Arranger), ["CEDAR CAPITAL MARKETS, LLC", "PINE SECURITIES LLC"]);
+    }
+
+    #[test]
+    fn a_cover_line_of_names_may_hold_a_name_without_a_legal_form_printed_again_elsewhere() {
+        let cover = "CREDIT AGREEMENT\n\nFIRST HARBOR BANK, N.A.,\n\nas Administrative Agent\n\nALDER BANK PLC, CEDAR BANK, N.A.,\n\nBIRCH PARIBAS, DUNE BANK LTD., ELM BANK USA, NATIONAL ASSOCIATION,\n\nFERN BANK AG NEW YORK BRANCH and THE BANK OF ELMWOOD,\nas Documentation Agents\n";
+        let signed = "\nSection 1. Loans.\n\nIN WITNESS WHEREOF, the parties have signed this Agreement.\n\nBIRCH PARIBAS, as a Lender\nBy: /s/ Ann Lee\n";
+        let text = format!("{cover}{COVERED_PREAMBLE}{signed}");
+        let agents = with_role(&parties(&text), PartyRole::DocumentationAgent);
+        for name in ["ALDER BANK PLC", "CEDAR BANK, N.A.", "BIRCH PARIBAS", "DUNE BANK LTD.", "THE BANK OF ELMWOOD"] {
+            assert!(agents.iter().any(|a| a == name), "{name}: {agents:?}");
+        }
+        // An item the document prints nowhere else is no name: the line, and those above it, are not read.
+        let text = format!("{cover}{COVERED_PREAMBLE}").replace("BIRCH PARIBAS", "BIRCH TIMBER");
+        let agents = with_role(&parties(&text), PartyRole::DocumentationAgent);
+        assert!(
+            agents.iter().all(|a| !a.contains("BIRCH") && !a.contains("ALDER") && !a.contains("DUNE")),
+            "{agents:?}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::pattern;
 
-const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing[ \t]?line(?:[ \t]+|[ \t]*\r?\n[ \t]*)lenders?|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:banks?|lenders?)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
+const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing(?:[ \t]?line|(?:[ \t]+|[ \t]*\r?\n[ \t]*)loan)(?:[ \t]+|[ \t]*\r?\n[ \t]*)lenders?|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:banks?|lenders?)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
 pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
     // "as Administrative Agent (as defined below), Collateral Agent (as defined below) and …": a
@@ -28,12 +28,13 @@ pub(crate) static CAPACITY_ROLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(&format!(r"(?i)^(?:as[ \t\r\n]+)?(?:(?:the|an?)[ \t\r\n]+)?(?:{ROLE})\b")));
 
 /// A capacity a loan party signs in that is none of the roles we state: "Grantor", "Pledgor",
-/// "Debtor", "Obligor", "Holdings", "a Loan Party", "a Credit Party". Beside a role in a caption
+/// "Debtor", "Obligor", "Holdings", "a Loan Party", "a Credit Party", and a bare "Issuer" (of
+/// letters of credit beside "a Lender", of securities elsewhere: not read). Beside a role in a caption
 /// ("as a Guarantor and Grantor", "as Holdings and a Guarantor") it gives nothing and takes nothing
 /// away; alone it is no role.
 pub(crate) static OTHER_LOAN_PARTY_CAPACITY: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)^(?:as[ \t\r\n]+)?(?:(?:the|an?)[ \t\r\n]+)?(?:grantors?|pledgors?|debtors?|obligors?|holdings|(?:loan|credit)[ \t\r\n]+part(?:y|ies))\b",
+        r"(?i)^(?:as[ \t\r\n]+)?(?:(?:the|an?)[ \t\r\n]+)?(?:grantors?|pledgors?|debtors?|obligors?|holdings|issuers?|(?:loan|credit)[ \t\r\n]+part(?:y|ies))\b",
     )
 });
 
@@ -212,5 +213,17 @@ mod tests {
             assert!(!CAPACITY_ROLE.is_match(capacity), "{capacity}");
         }
         assert!(CAPACITY_ROLE.is_match("a Guarantor"));
+    }
+
+    #[test]
+    fn a_swing_loan_lender_is_the_swing_line_lender_and_a_bare_issuer_is_another_capacity() {
+        for phrase in ["as Swing Loan Lender", "as the Swing Loan Lender", "as Swingline Lender"] {
+            assert_eq!(stated(phrase), vec![PartyRole::SwinglineLender], "{phrase}");
+        }
+        // "a Lender and an Issuer": the issuer beside the lender is known, and gives no role of its own.
+        for capacity in ["an Issuer", "as Issuer", "Issuers"] {
+            assert!(OTHER_LOAN_PARTY_CAPACITY.is_match(capacity), "{capacity}");
+            assert!(!CAPACITY_ROLE.is_match(capacity), "{capacity}");
+        }
     }
 }
