@@ -118,6 +118,8 @@ pub(crate) fn with_aliases(
             base_rate: target.base_rate,
         }));
     }
+    mentions.retain(|mention| !leg_of_the_base_rate(text, structure, mention));
+    term_sofr_names(text, &mut mentions);
     if aliases.is_empty() {
         return mentions;
     }
@@ -131,6 +133,51 @@ pub(crate) fn with_aliases(
         }
     }
     disjoint
+}
+
+/// Whether `mention` is a leg of the base rate: a benchmark other than the prime rate named in the
+/// definition of a term that is the base rate and nothing else ("Base Rate" means the greatest of
+/// the prime rate, the federal funds rate plus 0.50% and Daily Simple SOFR plus 1.00%). The loans
+/// bear that benchmark only where the agreement names it outside the definition; a bank loan at
+/// the base rate whose base rate compares SOFR bears no SOFR.
+fn leg_of_the_base_rate(text: &str, structure: &super::text::Structure, mention: &BenchmarkMatch) -> bool {
+    mention.index != FloatingRateIndex::UsdPrime
+        && structure.definition_at(mention.span.start).is_some_and(|definition| {
+            let named = find_benchmarks(super::text::slice(text, definition.term.clone()));
+            !named.is_empty() && named.iter().all(|b| b.base_rate)
+        })
+}
+
+/// "SOFR" opening the name of loans or of their margin: "SOFR Advances", "SOFR Loans", "SOFR
+/// Margin".
+static SOFR_NAME_WORD_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"^[ \t]+(?:Rate[ \t]+)?(?:Margin|MARGIN|Spread|Advances?|ADVANCES?|Loans?|LOANS?|Borrowings?|BORROWINGS?)\b",
+    )
+});
+
+/// The daily forms of SOFR: "Daily Simple SOFR", "Compounded SOFR", a "Daily SOFR" or a "SOFR
+/// Average".
+static DAILY_SOFR: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:daily[ \t\r\n]+simple|compounded|daily)[ \t\r\n]+SOFR\b|\bSOFR[ \t\r\n]+averages?\b")
+});
+
+/// A bare "SOFR" that names the loans or their margin ("SOFR Advances bear interest at Term SOFR
+/// plus the SOFR Margin") in a document whose only SOFR is the term rate: the loans so named bear
+/// Term SOFR. Where the document names a daily SOFR anywhere, the name does not tell which.
+fn term_sofr_names(text: &str, mentions: &mut [BenchmarkMatch]) {
+    let names_term_sofr = || mentions.iter().any(|m| m.index == FloatingRateIndex::UsdSofrCmeTerm);
+    if !names_term_sofr() || DAILY_SOFR.is_match(text) {
+        return;
+    }
+    for mention in mentions.iter_mut() {
+        let bare = super::text::slice(text, mention.span.clone()) == "SOFR";
+        let after =
+            super::text::slice(text, mention.span.end..super::text::floor_boundary(text, mention.span.end + 40));
+        if mention.index == FloatingRateIndex::UsdSofr && bare && SOFR_NAME_WORD_AFTER.is_match(after) {
+            mention.index = FloatingRateIndex::UsdSofrCmeTerm;
+        }
+    }
 }
 
 /// The opening of a definition that names a benchmark as the term's meaning: "means the Term
@@ -158,6 +205,43 @@ pub(crate) fn is_margin_term(term: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_benchmark_compared_in_the_base_rate_definition_is_a_leg_and_not_a_mention() {
+        let text = "\"Base Rate\" means, for any day, the greatest of (a) the prime rate of Kestrel Bank, (b) the Federal Funds Rate plus 0.50% and (c) Daily Simple SOFR plus 1.00%.\n\n\"Daily Simple SOFR\" means the secured overnight financing rate.\n\nLoans bear interest at the Base Rate plus 1.25%.\n";
+        let structure = crate::domain::extraction::text::Structure::scan(text);
+        let mentions = with_aliases(text, &structure, find_benchmarks(text));
+        let leg = text.find("Daily Simple SOFR plus").expect("leg");
+        assert!(mentions.iter().all(|m| m.span.start != leg), "the leg is no mention");
+        // The prime leg stays (pricing reads it as the base rate's), and so do the benchmark's
+        // own definition and every mention outside the base rate's.
+        assert!(mentions.iter().any(|m| m.index == FloatingRateIndex::UsdPrime && !m.base_rate));
+        let defined = text.find("Daily Simple SOFR\" means").expect("definition");
+        assert!(mentions.iter().any(|m| m.span.start == defined));
+        // A term that names another benchmark beside the base rate is not the base rate's.
+        let other = text.replace("\"Base Rate\" means", "\"Base Rate SOFR Day\" means");
+        let structure = crate::domain::extraction::text::Structure::scan(&other);
+        let mentions = with_aliases(&other, &structure, find_benchmarks(&other));
+        let leg = other.find("Daily Simple SOFR plus").expect("leg");
+        assert!(mentions.iter().any(|m| m.span.start == leg));
+    }
+
+    #[test]
+    fn sofr_naming_the_loans_of_an_agreement_whose_only_sofr_is_the_term_rate_is_term_sofr() {
+        let text = "SOFR Advances bear interest at Term SOFR plus the SOFR Margin.\n\n\"SOFR\" means the secured overnight financing rate.\n";
+        let indices = |text: &str| {
+            let structure = crate::domain::extraction::text::Structure::scan(text);
+            with_aliases(text, &structure, find_benchmarks(text)).iter().map(|m| m.index).collect::<Vec<_>>()
+        };
+        use FloatingRateIndex::{UsdSofr, UsdSofrCmeTerm};
+        // The names of the loans and of their margin; the rate's own definition stays SOFR.
+        assert_eq!(indices(text), [UsdSofrCmeTerm, UsdSofrCmeTerm, UsdSofrCmeTerm, UsdSofr]);
+        // Beside a daily SOFR the name says nothing of which.
+        let daily = format!("{text}Base Rate Advances bear the Daily Simple SOFR.\n");
+        assert_eq!(indices(&daily)[..3], [UsdSofr, UsdSofrCmeTerm, UsdSofr]);
+        // Without the term rate named, SOFR is SOFR.
+        assert_eq!(indices("SOFR Advances bear SOFR plus the SOFR Margin."), [UsdSofr; 3]);
+    }
 
     #[test]
     fn libor_era_benchmarks_are_usd_libor() {

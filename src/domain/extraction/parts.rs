@@ -101,6 +101,10 @@ static PARTY_LIST: LazyLock<Regex> = LazyLock::new(|| {
 static NUMBERED_PARTY: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)(?:[ \t]+\S|[ \t]*\r?\n[ \t\r\n]*[A-Z])"));
 
+/// A lettered party of a US preamble's list: "(a) ACME FUND SPV LLC, a Delaware limited liability
+/// company …", "(b) the Lenders party hereto".
+static LETTERED_PARTY: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([a-z]\)[ \t]+\S"));
+
 /// A number standing alone on its line: "(2)".
 static NUMBER_ALONE: LazyLock<Regex> = LazyLock::new(|| pattern(r"^[ \t]*\([0-9]{1,2}\)[ \t]*$"));
 
@@ -204,12 +208,16 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
         {
             continue;
         }
-        let mut end = paragraph_end(text, line.start, MAX_PREAMBLE);
+        let mut end = recitals_cut(text, line.start, paragraph_end(text, line.start, MAX_PREAMBLE));
+        // A US preamble that ends in a colon ("is entered into by and among:") may list its
+        // parties in lettered paragraphs: "(a) ACME FUND SPV LLC, … (the "Borrower");".
+        let lettered = slice(text, line.start..end).trim_end().ends_with(':');
         // An LMA preamble lists its parties in numbered paragraphs after "made between:".
         for _ in 0..MAX_PARTY_PARAGRAPHS {
             let next = next_paragraph_start(text, end);
             let Some(next) = next else { break };
-            if !NUMBERED_PARTY.is_match(slice(text, next..floor_boundary(text, next + 40))) {
+            let opening = slice(text, next..floor_boundary(text, next + 40));
+            if !(NUMBERED_PARTY.is_match(opening) || lettered && LETTERED_PARTY.is_match(opening)) {
                 break;
             }
             end = paragraph_end(text, next, MAX_PREAMBLE);
@@ -223,6 +231,40 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
         return Some(line.start..end);
     }
     None
+}
+
+/// "The parties agree as follows:", "the parties hereto hereby agree as follows:": the words that
+/// close a preamble sentence and open the agreement's terms.
+static AGREE_AS_FOLLOWS: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?i)\bagrees?[ \t\r\n]+as[ \t\r\n]+follows[ \t]*[:.]"));
+
+/// A line that only heads the recitals: "RECITALS", "Recitals.", "W I T N E S S E T H:",
+/// "BACKGROUND".
+static RECITALS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?m)^[ \t]*(?:RECITALS|Recitals|W[ \t]*I[ \t]*T[ \t]*N[ \t]*E[ \t]*S[ \t]*S[ \t]*E[ \t]*T[ \t]*H|Witnesseth|BACKGROUND|Background)[ \t]*[.:]?[ \t]*\r?$",
+    )
+});
+
+/// The end of a preamble paragraph that runs on, with no blank line, into what follows it (a text
+/// copy that keeps only line breaks): the preamble ends where it says the parties "agree as
+/// follows", or before a line that heads the recitals. The recitals tell of other agreements and
+/// their parties ("Gold Hill, in its capacity as Administrative Agent, … entered into that certain
+/// Loan and Security Agreement"), who are not this document's parties in those capacities.
+fn recitals_cut(text: &str, start: usize, end: usize) -> usize {
+    let paragraph = slice(text, start..end);
+    // Only after the words that introduce the parties: the cut never leaves a preamble without them.
+    let Some(parties) = PARTY_LIST.find(paragraph) else { return end };
+    let rest = &paragraph[parties.end()..];
+    let heading = RECITALS_HEADING.find(rest).map(|m| m.start());
+    let agreed = AGREE_AS_FOLLOWS.find(rest).map(|m| m.end());
+    match heading.into_iter().chain(agreed).min() {
+        Some(cut) => {
+            let cut = start + parties.end() + cut;
+            start + slice(text, start..cut).trim_end().len()
+        }
+        None => end,
+    }
 }
 
 /// Whether `line` is a title in capitals that ends in its document noun ("SECOND AMENDMENT TO
@@ -328,6 +370,23 @@ mod tests {
         assert!(text[preamble.clone()].starts_with("This CREDIT AGREEMENT"));
         assert!(text[preamble].ends_with("as Administrative Agent."));
         assert!(text[parts.front].contains("TABLE OF CONTENTS"));
+    }
+
+    #[test]
+    fn a_preamble_run_on_into_its_recitals_ends_where_the_parties_agree_or_the_recitals_begin() {
+        // A text copy that keeps only line breaks: the preamble sentence, then the recitals of an
+        // earlier agreement and its agent, with no blank line between.
+        let text = "THIS AMENDED AND RESTATED LOAN AND SECURITY AGREEMENT (this \"Agreement\") dated as of\nthe Effective Date by and between ORCHARD LANE BANK (\"Bank\"), and TIMBERWICK LABS, INC.\n(\"Borrower\"). The parties agree as follows:\nRecitals.\nA. Bank, Crestfall Capital II, LP (\"Crestfall\"), as Administrative Agent, and certain lenders entered into\nan earlier loan agreement with Borrower.\n";
+        let preamble = Parts::find(text).preamble.expect("preamble");
+        assert!(text[preamble.clone()].ends_with("The parties agree as follows:"), "{:?}", &text[preamble]);
+        // A recitals heading alone on its line ends it as well.
+        let headed = text.replace(" The parties agree as follows:", "");
+        let preamble = Parts::find(&headed).preamble.expect("preamble");
+        assert!(headed[preamble.clone()].ends_with("(\"Borrower\")."), "{:?}", &headed[preamble]);
+        // Words that only look like it before the parties are introduced do not cut.
+        let early = "THIS LOAN AGREEMENT, which the parties agree as follows: is dated as of May 1, 2024 between ORCHARD LANE BANK (\"Bank\") and TIMBERWICK LABS, INC. (\"Borrower\").\n";
+        let preamble = Parts::find(early).preamble.expect("preamble");
+        assert!(early[preamble].ends_with("(\"Borrower\")."));
     }
 
     #[test]

@@ -1125,6 +1125,37 @@ mod tests {
 
     const TITLED_PREAMBLE: &str = "AMENDMENT NO. 2 TO THE CREDIT AGREEMENT\n\nDated as of June 3, 2015\n\nAMENDMENT NO. 2 TO THE CREDIT AGREEMENT among {first}, the banks, financial institutions and other lenders parties to the Credit Agreement referred to below (collectively, the \"Banks\") and SECOND BANK, N.A., as agent (the \"Agent\") for the Banks.\n\nPRELIMINARY STATEMENTS: WMC has requested an extension.\n";
 
+    const LETTERED_PREAMBLE: &str = "FIRST AMENDED AND RESTATED CREDIT AGREEMENT\n\nThis FIRST AMENDED AND RESTATED CREDIT AGREEMENT, dated as of March 6, 2024 is entered into by and among:\n\n(a) GREYMOOR LENDING FUND SPV LLC, a Delaware limited liability company (the \"Borrower\");\n\n(b) the Lenders party hereto from time to time;\n\n(c) HALCYON ASSET LENDING LLC, in its capacity as Administrative Agent (in such capacity, the \"Administrative Agent\"); and\n\n(d) MARBLEHEAD TRUST COMPANY, N.A., a national banking association ({trustee}).\n\nRECITALS\n\nThe Borrower has requested a revolving credit facility.\n";
+
+    #[test]
+    fn a_preamble_ending_in_a_colon_reads_its_lettered_party_paragraphs() {
+        let text = LETTERED_PREAMBLE.replace("{trustee}", "the \"Custodian\"");
+        let found = parties(&text);
+        assert_eq!(with_role(&found, PartyRole::Borrower), ["GREYMOOR LENDING FUND SPV LLC"], "{found:?}");
+        assert_eq!(with_role(&found, PartyRole::AdministrativeAgent), ["HALCYON ASSET LENDING LLC"], "{found:?}");
+        // Lettered clauses after a preamble that does not end in a colon are its body, not parties.
+        let closed = text.replace("by and among:", "by and among the parties named below.");
+        assert!(parties(&closed).iter().all(|p| !p.has_role(PartyRole::AdministrativeAgent)));
+    }
+
+    #[test]
+    fn a_lettered_collateral_agent_defined_as_bank_is_not_made_a_lender() {
+        let text = LETTERED_PREAMBLE.replace(
+            "{trustee}",
+            "in its capacity as Collateral Agent (\"Bank\" and, in such capacity, the \"Collateral Agent\")",
+        );
+        let found = parties(&text);
+        // A real restatement defines its collateral agent as "Bank"; reading its lettered list must
+        // not make the collateral agent a lender.
+        assert!(with_role(&found, PartyRole::Lender).is_empty(), "the collateral agent lends nothing: {found:?}");
+        // Beside "the Agent" the bank is the lender and its agent both.
+        let agent = "\n\nTHIS CREDIT AGREEMENT is dated as of May 1, 1996 between TIMBERWICK LABS, INC., a Delaware corporation (the \"Borrower\"), and ORCHARD LANE BANK, N.A. (\"Bank\" and, in its capacity as agent, the \"Agent\").\n";
+        assert_eq!(with_role(&parties(agent), PartyRole::Lender), ["ORCHARD LANE BANK, N.A."]);
+        // "Bank" alone is still the lending side of a bilateral agreement.
+        let bilateral = "\n\nTHIS LOAN AND SECURITY AGREEMENT is dated as of May 1, 2023 between ORCHARD LANE BANK, a California corporation (\"Bank\"), and TIMBERWICK LABS, INC., a Delaware corporation (\"Borrower\").\n";
+        assert_eq!(with_role(&parties(bilateral), PartyRole::Lender), ["ORCHARD LANE BANK"]);
+    }
+
     #[test]
     fn a_title_case_preamble_reads_names_wrapped_over_its_lines_whole() {
         let text = "\n\n364-Day Credit Agreement dated as of May 2, 2021, among Juniper Valley\nMining Company, a Delaware corporation, as the Borrower, Harbor Point Bank,\nNational Association, as Administrative Agent, the Lenders party hereto, Bank of\nNorthland, N.A., as Syndication Agent, Eastgate Bank USA and The\nRiver-Stone Bank, Chicago Branch, as Co-Documentation Agents.\nThe parties hereto agree as follows:\n";

@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::domain::extraction::model::PartyRole;
 use crate::domain::extraction::text::pattern;
 
-const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*)?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing(?:[ \t]?line|(?:[ \t]+|[ \t]*\r?\n[ \t]*)loan)(?:[ \t]+|[ \t]*\r?\n[ \t]*)lenders?|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:banks?|lenders?)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
+const ROLE: &str = r"(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?(?:mandated(?:[ \t]+|[ \t]*\r?\n[ \t]*))?(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?arrangers?(?:[ \t\r\n]+and[ \t\r\n]+(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?))?|(?:(?:joint|sole)(?:[ \t]+|[ \t]*\r?\n[ \t]*)|co-[ \t]*)?book(?:[ \t]?|[ \t]*\r?\n[ \t]*)(?:runners?|managers?)|(?:lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?administrative(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|facility(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|collateral(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|security(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:agent|trustee)|(?:co-[ \t]*|lead(?:[ \t]+|[ \t]*\r?\n[ \t]*))?syndication(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|(?:co-[ \t]*)?documentation(?:[ \t]+|[ \t]*\r?\n[ \t]*)agents?|sustainability(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:coordinator|structuring(?:[ \t]+|[ \t]*\r?\n[ \t]*)agent|agent)|agent(?:[ \t\r\n]+of[ \t\r\n]+the[ \t\r\n]+other[ \t\r\n]+finance[ \t\r\n]+parties)?|swing(?:[ \t]?line|(?:[ \t]+|[ \t]*\r?\n[ \t]*)loan)(?:[ \t]+|[ \t]*\r?\n[ \t]*)lenders?|(?:l/c|lc)(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:(?:l/c|lc|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?issuing(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?:banks?|lenders?)|letter(?:[ \t]+|[ \t]*\r?\n[ \t]*)of(?:[ \t]+|[ \t]*\r?\n[ \t]*)credit(?:[ \t]+|[ \t]*\r?\n[ \t]*)issuers?|(?:original(?:[ \t]+|[ \t]*\r?\n[ \t]*)|initial(?:[ \t]+|[ \t]*\r?\n[ \t]*))?lenders?|(?:(?:parent|original|designated|u\.s\.|us|uk|canadian|foreign|co-)[ \t]*)?borrowers?|(?:(?:parent|original|subsidiary)(?:[ \t]+|[ \t]*\r?\n[ \t]*))?guarantors?";
 
 pub(crate) static ROLE_LIST: LazyLock<Regex> = LazyLock::new(|| {
     // "as Administrative Agent (as defined below), Collateral Agent (as defined below) and …": a
@@ -204,6 +204,14 @@ mod tests {
         // A name's own "Banks" is no plural role word.
         assert!(!is_plural("as Agent for the Harbor Banks"));
         assert!(!is_plural("as Issuing Bank"));
+    }
+
+    #[test]
+    fn a_lead_syndication_agent_is_a_syndication_agent() {
+        assert_eq!(stated("(as Lead Syndication Agent);"), [PartyRole::SyndicationAgent]);
+        assert_eq!(stated("as the Collateral Agent and Lead Syndication Agent").len(), 2);
+        // "Lead" before other words is not taken for it.
+        assert!(!stated("as Lead Arranger").contains(&PartyRole::SyndicationAgent));
     }
 
     #[test]
