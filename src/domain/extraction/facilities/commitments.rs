@@ -288,6 +288,15 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             );
             continue;
         }
+        if side_by_side_in_prose(doc, found) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "stands side by side with another amount in a sentence: a marked-up copy printed a deleted and an inserted amount, and neither can be told for the commitment",
+            );
+            continue;
+        }
         let replaced_context = substituted
             .iter()
             .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
@@ -467,6 +476,33 @@ fn defined_facility_over_generic(
         _ => false,
     };
     (generic_of_it && defined != near).then(|| vec![defined])
+}
+
+/// A lower-case word and one space ending the text before an amount: the amount is read in a
+/// sentence ("is", "of", "exceed"), not in a row of a table after a lender's name (one ending in
+/// "plc" too) or another column's figure, which runs of spaces set apart.
+static PROSE_WORD_BEFORE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?P<word>[a-z]+) $"));
+
+/// Whether `found` and another amount stand side by side, one space apart, where a
+/// sentence states one amount: "the Aggregate Revolving Commitments … is $175,000,000
+/// $225,000,000." A marked-up copy whose strike-through and underline were lost prints the
+/// deleted amount and the inserted one so; the first is the old term, and which one the text
+/// means cannot be told from the words. Figures side by side in a table (a lender's row of
+/// columns) follow a name or another figure, not a word of a sentence.
+pub(super) fn side_by_side_in_prose(doc: &Document<'_>, found: &MoneyMatch) -> bool {
+    let gap_only = |range: Range<usize>| doc.slice(range) == " ";
+    let at = doc.money.partition_point(|m| m.span.start < found.span.start);
+    let next = doc.money.get(at + 1).filter(|next| gap_only(found.span.end..next.span.start));
+    let previous = at.checked_sub(1).and_then(|i| doc.money.get(i)).filter(|p| gap_only(p.span.end..found.span.start));
+    let first = match (previous, next) {
+        (Some(previous), _) => previous,
+        (None, Some(_)) => found,
+        (None, None) => return false,
+    };
+    PROSE_WORD_BEFORE
+        .captures(doc.slice(before(doc.text, first.span.start, 40)))
+        .and_then(|c| c.name("word"))
+        .is_some_and(|word| word.as_str() != "plc")
 }
 
 /// "not to exceed the lesser of (i) $10,000,000 and (ii) the Borrowing Base": the amount opens the

@@ -782,3 +782,25 @@ fn an_amount_in_the_definition_of_a_lettered_tranche_is_that_tranche_s_not_a_gen
     let keys: Vec<FacilityKey> = found.all().flat_map(|c| c.keys.clone()).collect();
     assert!(!keys.contains(&FacilityKey::TermLetter(b'A')), "{keys:?}");
 }
+
+#[test]
+fn two_amounts_side_by_side_in_a_sentence_are_no_commitment_but_columns_of_a_row_are_left_to_the_schedule() {
+    // A marked-up copy read as flat text: the struck amount and the inserted one, a space apart.
+    let pair = "\"Aggregate Revolving Commitments\" means the Revolving Commitments of all the Lenders. The amount of \
+        the Aggregate Revolving Commitments on the Amendment No. 2 Effective Date is $140,000,000 $185,000,000.\n";
+    let (defining, passing) = commitment_quotes(pair);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+    let row = "Juniper Trust Company   $40,000,000   $20,000,000\n";
+    let doc = Document::scan(row);
+    assert_eq!(doc.money.len(), 2);
+    assert!(!super::commitments::side_by_side_in_prose(&doc, &doc.money[0]));
+    assert!(!super::commitments::side_by_side_in_prose(&doc, &doc.money[1]));
+}
+
+#[test]
+fn a_lender_row_after_a_lower_case_legal_form_is_no_pair_of_marked_up_amounts() {
+    let row = "Thornbury Bank plc £35,000,000 £15,000,000\n";
+    let doc = Document::scan(row);
+    assert_eq!(doc.money.len(), 2);
+    assert!(!super::commitments::side_by_side_in_prose(&doc, &doc.money[0]));
+}
