@@ -176,6 +176,21 @@ pub(crate) fn substitutions(text: &str) -> Vec<Substitution> {
         .collect()
 }
 
+/// Whether the figures at `figures` run straight into other figures, with nothing between: a
+/// marked-up copy whose strike-through and underline were lost prints the deleted figure and the
+/// inserted one as one run of digits ("$250,000,000300,000,000", "3.753.25%"). Neither part can be
+/// told for the term's value: the first is the old one, and the second is read from the middle of
+/// a number.
+pub(crate) fn fused_with_other_figures(text: &str, figures: Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let start = figures.start;
+    let before = start
+        .checked_sub(1)
+        .is_some_and(|i| digit_at(i) || (matches!(bytes[i], b'.' | b',') && i.checked_sub(1).is_some_and(digit_at)));
+    before || digit_at(figures.end)
+}
+
 /// How far after "means" a restated definition's value must start to be its value.
 const MEANS_REACH: usize = 40;
 /// How far after the operative words a restated definition may start.

@@ -500,11 +500,25 @@ static STEP: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Words after a ratio, in its sentence, that say the provision stating it is struck out: "Section
+/// 7.12, which requires a Fixed Charge Coverage Ratio of at least 1.25 to 1.00, is hereby deleted
+/// in its entirety". New text the sentence goes on to insert states its ratios after these words.
+static DELETED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:is|are|shall[ \t\r\n]+be|will[ \t\r\n]+be)[ \t\r\n]+(?:hereby[ \t\r\n]+)?(?:deleted|removed|eliminated|stricken)\b",
+    )
+});
+
 /// Whether the ratio at `level` is a reported figure (see [`REPORTED`]), a replaced one (see
-/// [`REPLACED`]) or a step (see [`STEP`]): none is a level in force.
+/// [`REPLACED`]), a step (see [`STEP`]) or one of a provision the sentence deletes (see
+/// [`DELETED_AFTER`]): none is a level in force.
 fn is_reported(doc: &Document<'_>, level: usize) -> bool {
     let lead = doc.slice(super::text::before(doc.text, level, 40));
-    REPORTED.is_match(lead) || REPLACED.is_match(lead) || STEP.is_match(lead)
+    let rest_of_sentence = doc.slice(level..sentence_around(doc.text, level).end.max(level));
+    REPORTED.is_match(lead)
+        || REPLACED.is_match(lead)
+        || STEP.is_match(lead)
+        || DELETED_AFTER.is_match(rest_of_sentence)
 }
 
 /// Words opening a clause that states a condition, not an obligation: "if", "so long as",
@@ -949,6 +963,21 @@ mod tests {
         let found = extract(&Document::scan(springing));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].levels[0].threshold.quote(), "5.00 to 1.00");
+    }
+
+    #[test]
+    fn a_covenant_the_amendment_deletes_is_none_but_one_it_puts_in_its_place_is() {
+        let deleted = "SECTION 2. Amendment. Section 6.09 of the Credit Agreement (Minimum Debt Service Coverage \
+            Ratio), which provides that the Borrower shall not permit the Debt Service Coverage Ratio as of the last \
+            day of any fiscal quarter to be less than 1.35 to 1.00, is hereby deleted in its entirety.\n";
+        let found = extract(&Document::scan(deleted));
+        assert!(found.is_empty(), "{found:?}");
+        let replaced = "SECTION 2. Amendment. Section 6.09 of the Credit Agreement is hereby deleted in its entirety \
+            and replaced with the following: the Borrower shall not permit the Debt Service Coverage Ratio as of the \
+            last day of any fiscal quarter to be less than 1.20 to 1.00.\n";
+        let found = extract(&Document::scan(replaced));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].levels[0].threshold.quote(), "1.20 to 1.00");
     }
 
     #[test]

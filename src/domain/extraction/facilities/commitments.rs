@@ -9,9 +9,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use rust_decimal::Decimal;
 
-use crate::domain::extraction::amendments::substitutions;
+use crate::domain::extraction::amendments::{fused_with_other_figures, substitutions};
 use crate::domain::extraction::document::{Document, Report, quoted};
 use crate::domain::extraction::facility_refs::FacilityKey;
+use crate::domain::extraction::model::FacilityType;
 use crate::domain::extraction::numbers::{Money, MoneyMatch};
 use crate::domain::extraction::schedules::flattened_schedules;
 use crate::domain::extraction::scope::{FacilityFrame, Scoped, applicable, nearest_scope, resolve, unique_keys};
@@ -278,6 +279,24 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             );
             continue;
         }
+        if fused_with_other_figures(doc.text, found.figures.clone()) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "runs straight into other figures: a marked-up copy fused a deleted and an inserted amount, and neither can be told for the commitment",
+            );
+            continue;
+        }
+        if side_by_side_in_prose(doc, found) {
+            report.dropped(
+                "/facilities/*/commitment",
+                doc.slice(found.span.clone()),
+                found.span.clone(),
+                "stands side by side with another amount in a sentence: a marked-up copy printed a deleted and an inserted amount, and neither can be told for the commitment",
+            );
+            continue;
+        }
         let replaced_context = substituted
             .iter()
             .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
@@ -422,7 +441,10 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             // €7,226,303.75`: the amount is the one this second definition sets, for the facility
             // it names, or for none when it names a part of one.
             (None, None, Some(term)) => unique_keys(doc.refs_in(term)).into_iter().take(1).collect(),
-            (None, None, None) => nearest_scope(doc, found.span.start),
+            (None, None, None) => {
+                let nearest = nearest_scope(doc, found.span.start);
+                defined_facility_over_generic(doc, definition, &nearest).unwrap_or(nearest)
+            }
         };
         if let Some(money) = doc.sourced(found.span.clone(), money) {
             let list = if defining { &mut candidates.defining } else { &mut candidates.passing };
@@ -430,6 +452,57 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
         }
     }
     candidates
+}
+
+/// `"Term A Loans" means the term loans made on the Closing Date in an aggregate principal amount
+/// of $400,000,000`: an amount in the definition of a facility's loans or commitments is that
+/// facility's, though the nearest reference before it is the generic kind ("the term loans") the
+/// definition explains the facility by. The defined facility, when the nearest reference is only
+/// that generic kind of it.
+fn defined_facility_over_generic(
+    doc: &Document<'_>,
+    definition: Option<&Definition>,
+    nearest: &[FacilityKey],
+) -> Option<Vec<FacilityKey>> {
+    let definition = definition?;
+    let &[near] = nearest else { return None };
+    let &[defined] = unique_keys(doc.refs_in(definition.term.clone())).as_slice() else { return None };
+    let defined_type = defined.stated_type()?;
+    let generic_of_it = match near {
+        FacilityKey::Term => {
+            matches!(defined_type, FacilityType::TermLoan | FacilityType::TermLoanA | FacilityType::TermLoanB)
+        }
+        FacilityKey::Revolving => defined_type == FacilityType::RevolvingCredit,
+        _ => false,
+    };
+    (generic_of_it && defined != near).then(|| vec![defined])
+}
+
+/// A lower-case word and one space ending the text before an amount: the amount is read in a
+/// sentence ("is", "of", "exceed"), not in a row of a table after a lender's name (one ending in
+/// "plc" too) or another column's figure, which runs of spaces set apart.
+static PROSE_WORD_BEFORE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?P<word>[a-z]+) $"));
+
+/// Whether `found` and another amount stand side by side, one space apart, where a
+/// sentence states one amount: "the Aggregate Revolving Commitments … is $175,000,000
+/// $225,000,000." A marked-up copy whose strike-through and underline were lost prints the
+/// deleted amount and the inserted one so; the first is the old term, and which one the text
+/// means cannot be told from the words. Figures side by side in a table (a lender's row of
+/// columns) follow a name or another figure, not a word of a sentence.
+pub(super) fn side_by_side_in_prose(doc: &Document<'_>, found: &MoneyMatch) -> bool {
+    let gap_only = |range: Range<usize>| doc.slice(range) == " ";
+    let at = doc.money.partition_point(|m| m.span.start < found.span.start);
+    let next = doc.money.get(at + 1).filter(|next| gap_only(found.span.end..next.span.start));
+    let previous = at.checked_sub(1).and_then(|i| doc.money.get(i)).filter(|p| gap_only(p.span.end..found.span.start));
+    let first = match (previous, next) {
+        (Some(previous), _) => previous,
+        (None, Some(_)) => found,
+        (None, None) => return false,
+    };
+    PROSE_WORD_BEFORE
+        .captures(doc.slice(before(doc.text, first.span.start, 40)))
+        .and_then(|c| c.name("word"))
+        .is_some_and(|word| word.as_str() != "plc")
 }
 
 /// "not to exceed the lesser of (i) $10,000,000 and (ii) the Borrowing Base": the amount opens the

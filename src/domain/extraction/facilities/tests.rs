@@ -746,3 +746,61 @@ fn an_amended_facility_with_bid_loans_or_a_364_day_agreement_revolves_unless_ter
     let bridge = "AMENDMENT NO. 1. The parties are party to a 364-Day Credit Agreement dated as of May 2, 2023 for the bridge financing. The Lenders hereby extend the Termination Date to May 1, 2025.\n";
     assert_eq!(facility_types(bridge), [None]);
 }
+
+#[test]
+fn an_amount_fused_with_another_by_a_lost_markup_is_no_commitment_but_a_whole_one_is() {
+    // A marked-up copy read as flat text: the struck "$90,000,000" runs into the inserted figure.
+    let fused = "\"Revolving Commitments\" means the commitments of the Revolving Lenders. The aggregate amount of \
+        the Revolving Commitments on the Amendment No. 4 Effective Date is $90,000,000120,000,000.\n";
+    let (defining, passing) = commitment_quotes(fused);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+    let whole = "\"Revolving Commitments\" means the commitments of the Revolving Lenders. The aggregate amount of \
+        the Revolving Commitments on the Amendment No. 4 Effective Date is $120,000,000.\n";
+    let (defining, passing) = commitment_quotes(whole);
+    assert_eq!([defining, passing].concat(), ["$120,000,000"]);
+}
+
+#[test]
+fn an_amount_in_the_definition_of_a_lettered_tranche_is_that_tranche_s_not_a_generic_term_loan_s() {
+    let text = "\"Revolving Facility\" means the revolving credit facility in an aggregate principal amount of \
+        $80,000,000.\n\n\"Term A Loans\" means the term loans advanced on the Closing Date in an aggregate principal \
+        amount of $260,000,000.\n\n\"Applicable Margin\" means (a) for Term A Loans, 2.10% per annum and (b) for \
+        Revolving Loans, 1.90% per annum, in each case for Term SOFR Loans.\n";
+    let doc = Document::scan(text);
+    let mut report = Report::default();
+    let found = extract(&doc, &changes(&doc), &mut report);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let term = found.iter().find(|f| f.facility_type.as_ref().is_some_and(|t| *t.value() == FacilityType::TermLoanA));
+    let term = term.expect("the Term A facility");
+    assert_eq!(term.commitment.as_ref().map(|c| c.quote().to_owned()), Some("$260,000,000".to_owned()));
+    assert_eq!(term.spread.as_ref().map(|s| *s.value()), Some(Decimal::new(21, 3)));
+    // Explained by another kind of facility, the defined term does not take the amount over.
+    let other_kind = "\"Term A Loans\" means the revolving loans advanced on the Closing Date in an aggregate \
+        principal amount of $260,000,000.\n";
+    let doc = Document::scan(other_kind);
+    let found = commitment_candidates(&doc, &mut Report::default());
+    let keys: Vec<FacilityKey> = found.all().flat_map(|c| c.keys.clone()).collect();
+    assert!(!keys.contains(&FacilityKey::TermLetter(b'A')), "{keys:?}");
+}
+
+#[test]
+fn two_amounts_side_by_side_in_a_sentence_are_no_commitment_but_columns_of_a_row_are_left_to_the_schedule() {
+    // A marked-up copy read as flat text: the struck amount and the inserted one, a space apart.
+    let pair = "\"Aggregate Revolving Commitments\" means the Revolving Commitments of all the Lenders. The amount of \
+        the Aggregate Revolving Commitments on the Amendment No. 2 Effective Date is $140,000,000 $185,000,000.\n";
+    let (defining, passing) = commitment_quotes(pair);
+    assert!(defining.is_empty() && passing.is_empty(), "{defining:?} {passing:?}");
+    let row = "Juniper Trust Company   $40,000,000   $20,000,000\n";
+    let doc = Document::scan(row);
+    assert_eq!(doc.money.len(), 2);
+    assert!(!super::commitments::side_by_side_in_prose(&doc, &doc.money[0]));
+    assert!(!super::commitments::side_by_side_in_prose(&doc, &doc.money[1]));
+}
+
+#[test]
+fn a_lender_row_after_a_lower_case_legal_form_is_no_pair_of_marked_up_amounts() {
+    let row = "Thornbury Bank plc £35,000,000 £15,000,000\n";
+    let doc = Document::scan(row);
+    assert_eq!(doc.money.len(), 2);
+    assert!(!super::commitments::side_by_side_in_prose(&doc, &doc.money[0]));
+}

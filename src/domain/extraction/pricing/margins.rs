@@ -11,6 +11,7 @@ use regex::Regex;
 use super::candidates::PricingCandidates;
 use super::floors::FLOOR_AFTER;
 use super::index::{has_risk_free_benchmark, preferred_of_joined};
+use crate::domain::extraction::amendments::fused_with_other_figures;
 use crate::domain::extraction::benchmarks::{BenchmarkMatch, is_margin_term};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
@@ -354,6 +355,10 @@ pub(super) fn flat_margins(
     let prime_is_benchmark = !has_risk_free_benchmark(doc);
     for pct in &doc.percents {
         if grid_tables.contains(pct.span.start) {
+            continue;
+        }
+        // "3.753.25%": a marked-up copy fused the deleted and the inserted rates.
+        if fused_with_other_figures(doc.text, pct.span.clone()) {
             continue;
         }
         let in_region = margin_regions.contains(pct.span.start);

@@ -652,3 +652,12 @@ fn a_eurodollar_benchmark_gives_the_dollar_to_a_facility_with_no_stated_amount()
     );
     assert_eq!(index::dollars_by_benchmark(&multicurrency), None);
 }
+
+#[test]
+fn a_rate_fused_with_another_by_a_lost_markup_is_no_margin_but_a_whole_one_is() {
+    let fused = "\"Applicable Rate\" means, with respect to Term B Loans, 4.003.50% per annum for Term SOFR Loans.\n";
+    assert!(pricing(fused).spreads.is_empty(), "{:?}", pricing(fused).spreads);
+    let whole = "\"Applicable Rate\" means, with respect to Term B Loans, 3.50% per annum for Term SOFR Loans.\n";
+    let spreads: Vec<Decimal> = pricing(whole).spreads.iter().map(|c| *c.value.value()).collect();
+    assert_eq!(spreads, [dec("0.035")]);
+}
