@@ -51,6 +51,10 @@ pub(crate) struct Provisions {
     recitals: Vec<(Range<usize>, bool)>,
     /// The recitals set aside, by what kind of document this is read as (see [`Self::read_as`]).
     set_aside_recitals: Regions,
+    /// Every clause stating, in the past tense, the interest loans bore ("under which advances
+    /// bore interest at LIBOR plus 2.75%"): a fact about another agreement or an earlier time,
+    /// set aside whatever the document is.
+    past_rates: Regions,
     replacement: Regions,
     in_force_at_signing: Regions,
     other_debt: Regions,
@@ -128,6 +132,7 @@ impl Provisions {
         Self {
             recitals,
             set_aside_recitals: Regions::new(fact_recitals),
+            past_rates: Regions::new(past_rate_clauses(text)),
             replacement: Regions::new(replacement),
             in_force_at_signing,
             other_debt: Regions::new(other_debt::other_debt_attachments(text)),
@@ -201,6 +206,8 @@ impl Provisions {
             Some(SetAside::OtherDebtProvision)
         } else if self.set_aside_unchanged.contains(span.start) {
             Some(SetAside::Unchanged)
+        } else if self.past_rates.contains(span.start) {
+            Some(SetAside::FactRecital)
         } else {
             None
         }
@@ -214,6 +221,27 @@ static UNCHANGED: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\bnothing[ \t\r\n]+(?:herein|in[ \t\r\n]+this[ \t\r\n]+\w+)[ \t\r\n]+shall[ \t\r\n]+(?:be[ \t\r\n]+deemed[ \t\r\n]+to[ \t\r\n]+)?(?:modify|amend|affect|change|alter)\b|\b(?:is|are|shall)[ \t\r\n]+not[ \t\r\n]+(?:be(?:ing)?[ \t\r\n]+)?(?:amended|modified|changed|affected)[ \t\r\n]+(?:hereby|by[ \t\r\n]+this)\b|\b(?:remains?|continues?)[ \t\r\n]+(?:unchanged|unaffected|unmodified)\b|\bcontinues?[ \t\r\n]+to[ \t\r\n]+(?:bear|accrue|mature)\b",
     )
 });
+
+/// A verb saying, in the past tense, what interest loans bore: "bore interest", "had borne
+/// interest", "were bearing interest". Not "accrued interest", which is also a noun ("together
+/// with accrued interest").
+static PAST_INTEREST: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(?:bore|(?:had|has|have)[ \t\r\n]+borne|(?:was|were)[ \t\r\n]+bearing)[ \t\r\n]+interest\b")
+});
+
+/// The clauses stating the interest loans bore in the past: from the start of the clause holding
+/// the verb (after the last comma or semicolon before it in its sentence) to the sentence's end.
+fn past_rate_clauses(text: &str) -> Vec<Range<usize>> {
+    PAST_INTEREST
+        .find_iter(text)
+        .map(|verb| {
+            let sentence = sentence_around(text, verb.start());
+            let before = slice(text, sentence.start..verb.start());
+            let clause_start = before.rfind([',', ';']).map_or(sentence.start, |at| sentence.start + at + 1);
+            clause_start..sentence.end.max(verb.end())
+        })
+        .collect()
+}
 
 /// "WHEREAS," opening a recital.
 static WHEREAS: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?:WHEREAS|Whereas)\b"));
@@ -548,6 +576,24 @@ mod tests {
         assert_eq!(set_aside_at(text, "June 1, 2030"), None, "the recitals end at the first article");
         let operative = text.rfind("$95,000,000").expect("present");
         assert_eq!(provisions(text).set_aside(operative..operative + 11), None);
+    }
+
+    #[test]
+    fn a_clause_saying_what_interest_loans_bore_is_set_aside_whatever_the_document_is() {
+        let text = "THIS AMENDED AND RESTATED LOAN AGREEMENT dated as of May 2, 2022 between ALDER BANK (\"Bank\") \
+            and WILLOW FARMS, LLC (\"Borrower\") restates the Loan Agreement dated as of June 1, 2018, under which \
+            advances bore interest at LIBOR plus 2.75%. The parties agree as follows:\n\n\
+            2.2 Interest. Advances bear interest at the Prime Rate plus 0.75%, and had borne no fee.\n";
+        for amendment in [None, Some(AmendmentType::AmendmentAndRestatement), Some(AmendmentType::Amendment)] {
+            assert_eq!(set_aside_when_read_as(text, "LIBOR", amendment), Some(SetAside::FactRecital));
+            assert_eq!(set_aside_when_read_as(text, "2.75%", amendment), Some(SetAside::FactRecital));
+            // The clause starts after the comma: the preamble's date and parties are not in it.
+            assert_eq!(set_aside_when_read_as(text, "June 1, 2018", amendment), None);
+            assert_eq!(set_aside_when_read_as(text, "0.75%", amendment), None, "what advances bear is kept");
+        }
+        // Interest accrued is a noun as often as a verb: it sets nothing aside.
+        let accrued = "Each Advance, with accrued interest at the Prime Rate plus 1.00%, is payable on demand.\n";
+        assert_eq!(set_aside_at(accrued, "1.00%"), None);
     }
 
     fn set_aside_when_read_as(text: &str, needle: &str, amendment: Option<AmendmentType>) -> Option<SetAside> {
