@@ -1,6 +1,7 @@
 //! The commitment fee on unused commitments: a rate, or a share of the margin ("35 per cent. of the
 //! applicable Margin"); not a one-time fee, a threshold it depends on, or the rate after a default.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -13,6 +14,7 @@ use crate::domain::extraction::numbers::PercentMatch;
 use crate::domain::extraction::scope::{Scoped, scope_at};
 use crate::domain::extraction::text::{
     Regions, after, before, capitalisable, clause_around, contains_any_ci, floor_boundary, pattern, sentence_around,
+    slice,
 };
 
 static COMMITMENT_FEE: LazyLock<Regex> = LazyLock::new(|| {
@@ -57,7 +59,15 @@ pub(super) fn fees(doc: &Document<'_>, grid_tables: &Regions, out: &mut PricingC
         if contains_any_ci(doc.slice(clause.start..mention.end()), ONE_TIME_FEE) {
             continue;
         }
-        let window = mention.end()..clause.end.min(mention.end().saturating_add(250)).max(mention.end());
+        let mut window = mention.end()..clause.end.min(mention.end().saturating_add(250)).max(mention.end());
+        // "2.4 Unused Line Fee. Borrower shall pay Bank a fee equal to …": a heading names the fee
+        // and the sentence after it states it.
+        if let Some(next) = sentence_after_heading(doc.text, clause.clone(), mention.range()) {
+            if contains_any_ci(doc.slice(next.clone()), ONE_TIME_FEE) {
+                continue;
+            }
+            window = next.start..next.end.min(next.start.saturating_add(250));
+        }
         if let Some(p) = doc.percents_in(window).first() {
             found.push(p);
         }
@@ -110,6 +120,33 @@ const GRID_RUN: usize = 100;
 /// figure is the fee of one level, not the fee.
 fn opens_a_run_of_rates(doc: &Document<'_>, pct: &PercentMatch) -> bool {
     doc.percents_in(pct.span.end..floor_boundary(doc.text, pct.span.end.saturating_add(GRID_RUN))).len() >= 2
+}
+
+/// The sentence after a heading that is only a fee's name ("2.4 Unused Line Fee." or "(c) Unused
+/// Line Fee:", the whole `clause` before its closing stop), when the heading's line
+/// goes on with it. A sentence that ends with the name ("… shall pay the Unused Line Fee.") is no
+/// heading.
+fn sentence_after_heading(text: &str, clause: Range<usize>, name: Range<usize>) -> Option<Range<usize>> {
+    let clause_end = clause.end;
+    let rest = slice(text, name.end..clause_end.max(name.end));
+    let number = slice(text, clause.start..name.start.max(clause.start)).trim();
+    let numbered =
+        number.trim_start_matches(|c: char| c.is_ascii_digit() || "().".contains(c) || c.is_ascii_lowercase());
+    if !rest.trim().is_empty() || !numbered.is_empty() || number.len() > 12 {
+        return None;
+    }
+    let tail = slice(text, clause_end..floor_boundary(text, clause_end.saturating_add(4)));
+    let closer = tail.len() - tail.trim_start_matches(['.', ':']).len();
+    if closer == 0 {
+        return None;
+    }
+    let gap = tail[closer..].len() - tail[closer..].trim_start_matches([' ', '\t']).len();
+    let start = clause_end + closer + gap;
+    // The sentence goes on on the heading's line, not under it as a paragraph of its own.
+    if gap == 0 || slice(text, start..floor_boundary(text, start + 1)).trim().is_empty() {
+        return None;
+    }
+    Some(start..sentence_around(text, start).end)
 }
 
 /// Words that make a fee a one-time payment.
@@ -165,6 +202,21 @@ mod tests {
         let stated = "The Borrower shall pay a commitment fee of 0.15% per annum on the daily unused Commitments, \
             payable quarterly in arrears.\n";
         assert_eq!(fee_rates(stated), [CommitmentFee::Rate(dec("0.0015"))]);
+    }
+
+    #[test]
+    fn a_heading_naming_the_fee_is_stated_by_the_sentence_after_it() {
+        let text = "2.4 Unused Line Fee. Borrower shall pay Bank a fee equal to one-quarter of one percent (0.25%) \
+            per annum of the average unused portion of the Revolving Line.\n";
+        assert_eq!(fee_rates(text), [CommitmentFee::Rate(dec("0.0025"))]);
+        let lettered = text.replace("2.4 Unused Line Fee.", "(c) Unused Line Fee:");
+        assert_eq!(fee_rates(&lettered), [CommitmentFee::Rate(dec("0.0025"))]);
+        // A sentence that ends with the fee's name is no heading: the next sentence is another matter.
+        let sentence = "Borrower shall pay the Unused Line Fee. Advances bear interest at 0.75% above the Prime Rate.\n";
+        assert!(fee_rates(sentence).is_empty(), "{:?}", fee_rates(sentence));
+        // Nor is a heading whose fee is paid once.
+        let once = text.replace("shall pay Bank a fee", "shall pay Bank a fully earned, non-refundable fee");
+        assert!(fee_rates(&once).is_empty(), "{:?}", fee_rates(&once));
     }
 
     #[test]

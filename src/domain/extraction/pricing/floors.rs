@@ -37,7 +37,7 @@ static DEEMED_FLOOR: LazyLock<Regex> = LazyLock::new(|| {
 /// or inside (its subject).
 static NEVER_BELOW: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?i)\b(?:(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)|at[ \t\r\n]+no[ \t\r\n]+time)[ \t\r\n]+(?:shall|will)[ \t\r\n]+(?P<subject>[^,;.()]{1,80}?)[ \t\r\n]+be|(?P<before>shall|will)[ \t\r\n]+(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)|at[ \t\r\n]+no[ \t\r\n]+time)[ \t\r\n]+be)[ \t\r\n]+less[ \t\r\n]+than[ \t\r\n]+(?P<figure>zero\b|[0-9]{1,2}(?:\.[0-9]{1,4})?[ \t]?%)",
+        r"(?i)\b(?:(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)|at[ \t\r\n]+no[ \t\r\n]+time)[ \t\r\n]+(?:shall|will)[ \t\r\n]+(?P<subject>[^,;.()]{1,80}?)[ \t\r\n]+be|(?P<before>shall|will)[ \t\r\n]+(?:in[ \t\r\n]+no[ \t\r\n]+(?:event|case)|at[ \t\r\n]+no[ \t\r\n]+time)[ \t\r\n]+be)[ \t\r\n]+less[ \t\r\n]+than[ \t\r\n]+(?P<figure>zero\b|(?:(?:zero|one|two|three|four|five|half|quarters?|eighths?|of|and|a|percent|per|cent)[ \t\r\n\-]+){1,8}\([ \t]*[0-9]{1,2}(?:\.[0-9]{1,4})?[ \t]?%[ \t]*\)|[0-9]{1,2}(?:\.[0-9]{1,4})?[ \t]?%)",
     )
 });
 
@@ -143,12 +143,13 @@ pub(super) fn floors(doc: &Document<'_>, out: &mut PricingCandidates) {
     }
 }
 
-/// The figure a bound is written as: "zero", or a percentage.
+/// The figure a bound is written as: "zero", or a percentage, in figures after its words ("one
+/// percent (1.00%)": the figure in brackets, the last, is the one read).
 fn figure_at(doc: &Document<'_>, m: regex::Match<'_>) -> Option<Decimal> {
     if m.as_str().eq_ignore_ascii_case("zero") {
         return Some(Decimal::ZERO);
     }
-    doc.percents_in(m.range()).first().map(|p| p.fraction)
+    doc.percents_in(m.range()).last().map(|p| p.fraction)
 }
 
 /// Whether a rate named in `range` is a benchmark the loans may bear (not the base rate, one of
@@ -354,6 +355,12 @@ mod tests {
         let at_no_time = "\"Term SOFR\" means the CME term SOFR reference rate for the Interest Period; provided that \
             Term SOFR shall at no time be less than 0.00%.\nEach Loan bears interest at Term SOFR plus the Spread.\n";
         assert_eq!(floor_values(at_no_time), [Decimal::ZERO]);
+        // The figure in words, then in brackets.
+        let in_words = "Each Advance bears interest at Term SOFR plus 2.25%; provided that Term SOFR shall at no time \
+            be less than one-half of one percent (0.50%).\n\"Term SOFR\" means the CME term SOFR reference rate.\n";
+        assert_eq!(floor_values(in_words), [dec("0.005")]);
+        let one = in_words.replace("one-half of one percent (0.50%)", "one percent ( 1.00%)");
+        assert_eq!(floor_values(&one), [dec("0.01")]);
         let margin = "Notwithstanding the foregoing, in no event shall the Applicable Margin be less than zero.\n";
         assert!(floor_values(margin).is_empty(), "{:?}", floor_values(margin));
         let base = "\"Base Rate\" means the highest of the Prime Rate and the Federal Funds Rate plus 1/2 of 1%; \
