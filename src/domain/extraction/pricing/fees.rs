@@ -212,7 +212,8 @@ mod tests {
         let lettered = text.replace("2.4 Unused Line Fee.", "(c) Unused Line Fee:");
         assert_eq!(fee_rates(&lettered), [CommitmentFee::Rate(dec("0.0025"))]);
         // A sentence that ends with the fee's name is no heading: the next sentence is another matter.
-        let sentence = "Borrower shall pay the Unused Line Fee. Advances bear interest at 0.75% above the Prime Rate.\n";
+        let sentence =
+            "Borrower shall pay the Unused Line Fee. Advances bear interest at 0.75% above the Prime Rate.\n";
         assert!(fee_rates(sentence).is_empty(), "{:?}", fee_rates(sentence));
         // Nor is a heading whose fee is paid once.
         let once = text.replace("shall pay Bank a fee", "shall pay Bank a fully earned, non-refundable fee");
