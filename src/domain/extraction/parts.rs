@@ -238,11 +238,12 @@ fn find_preamble_opening(text: &str, opens: fn(&str) -> bool) -> Option<Range<us
 static AGREE_AS_FOLLOWS: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?i)\bagrees?[ \t\r\n]+as[ \t\r\n]+follows[ \t]*[:.]"));
 
-/// A line that only heads the recitals: "RECITALS", "Recitals.", "W I T N E S S E T H:",
-/// "BACKGROUND".
-static RECITALS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+/// A line that only heads the recitals: "RECITALS", "Recitals.", "R E C I T A L S",
+/// "W I T N E S S E T H:", "PRELIMINARY STATEMENTS", "BACKGROUND". Where a preamble ends, and
+/// where the recitals the provisions set aside begin.
+pub(crate) static RECITALS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?m)^[ \t]*(?:RECITALS|Recitals|W[ \t]*I[ \t]*T[ \t]*N[ \t]*E[ \t]*S[ \t]*S[ \t]*E[ \t]*T[ \t]*H|Witnesseth|BACKGROUND|Background)[ \t]*[.:]?[ \t]*\r?$",
+        r"(?m)^[ \t]*(?:RECITALS|Recitals|R[ \t]E[ \t]C[ \t]I[ \t]T[ \t]A[ \t]L[ \t]S|W[ \t]*I[ \t]*T[ \t]*N[ \t]*E[ \t]*S[ \t]*S[ \t]*E[ \t]*T[ \t]*H|Witnesseth|PRELIMINARY[ \t]+STATEMENTS?|Preliminary[ \t]+Statements?|BACKGROUND|Background)[ \t]*[.:]?[ \t]*\r?$",
     )
 });
 

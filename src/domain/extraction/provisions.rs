@@ -40,6 +40,7 @@ mod other_debt;
 
 use super::benchmarks::{BenchmarkMatch, find_benchmarks};
 use super::model::AmendmentType;
+use super::parts::RECITALS_HEADING;
 use super::text::{
     Definition, Regions, Structure, any_word, clause_around, floor_boundary, lines_in, parentheticals, pattern,
     sentence_around, slice,
@@ -249,13 +250,6 @@ static WHEREAS: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?:WHEREAS|Wherea
 /// The words that end the recitals and open the operative text.
 static OPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
     pattern(r"\b(?:NOW|Now),?[ \t\r\n]+(?:THEREFORE|[Tt]herefore)\b|(?i:\bagree[sd]?[ \t\r\n]+as[ \t\r\n]+follows\b)")
-});
-
-/// A heading line over recitals written as paragraphs ("RECITALS", "Preliminary Statements").
-static RECITALS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?m)^[ \t]*(?:RECITALS|Recitals|R[ \t]E[ \t]C[ \t]I[ \t]T[ \t]A[ \t]L[ \t]S|PRELIMINARY[ \t]+STATEMENTS?|Preliminary[ \t]+Statements?|BACKGROUND|Background)[ \t]*:?[ \t]*\r?$",
-    )
 });
 
 /// The longest a recital is read for.
@@ -477,7 +471,7 @@ fn replacement_clause(text: &str, pos: usize) -> Range<usize> {
 
 /// The uses of a defined term in the text, however its lines wrap; a use may be plural or
 /// possessive ("SOFR-Based Rates", "the Eurodollar Rate's").
-fn uses_of_term(term: &str) -> Option<Regex> {
+pub(crate) fn uses_of_term(term: &str) -> Option<Regex> {
     let words: Vec<String> = term.split_whitespace().map(regex::escape).collect();
     Regex::new(&format!(r"(?-u:\b){}(?:s|es|'s|’s)?(?-u:\b)", words.join(r"[ \t\r\n]+"))).ok()
 }

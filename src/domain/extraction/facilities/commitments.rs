@@ -14,6 +14,7 @@ use crate::domain::extraction::document::{Document, Report, quoted};
 use crate::domain::extraction::facility_refs::FacilityKey;
 use crate::domain::extraction::model::FacilityType;
 use crate::domain::extraction::numbers::{Money, MoneyMatch};
+use crate::domain::extraction::parties::names::LEGAL_FORM_FIRST;
 use crate::domain::extraction::schedules::flattened_schedules;
 use crate::domain::extraction::scope::{FacilityFrame, Scoped, applicable, nearest_scope, resolve, unique_keys};
 use crate::domain::extraction::sourced::Sourced;
@@ -269,34 +270,11 @@ pub(super) fn commitment_candidates(doc: &Document<'_>, report: &mut Report) -> 
             ));
             continue;
         }
+        if let Some(why) = not_the_whole_amount(doc, found) {
+            report.dropped("/facilities/*/commitment", doc.slice(found.span.clone()), found.span.clone(), why);
+            continue;
+        }
         // The substituted amount reads in the context of the words it follows.
-        if figures_run_on(doc, found) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
-                "is cut short: its figures run on past a break in the text, so it is not the whole amount",
-            );
-            continue;
-        }
-        if fused_with_other_figures(doc.text, found.figures.clone()) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
-                "runs straight into other figures: a marked-up copy fused a deleted and an inserted amount, and neither can be told for the commitment",
-            );
-            continue;
-        }
-        if side_by_side_in_prose(doc, found) {
-            report.dropped(
-                "/facilities/*/commitment",
-                doc.slice(found.span.clone()),
-                found.span.clone(),
-                "stands side by side with another amount in a sentence: a marked-up copy printed a deleted and an inserted amount, and neither can be told for the commitment",
-            );
-            continue;
-        }
         let replaced_context = substituted
             .iter()
             .find(|(_, new)| new.start <= found.span.start && found.span.end <= new.end)
@@ -479,8 +457,8 @@ fn defined_facility_over_generic(
 }
 
 /// A lower-case word and one space ending the text before an amount: the amount is read in a
-/// sentence ("is", "of", "exceed"), not in a row of a table after a lender's name (one ending in
-/// "plc" too) or another column's figure, which runs of spaces set apart.
+/// sentence ("is", "of", "exceed"), not in a row of a table after a lender's name (one ending in a
+/// lower-case legal form, "plc", too) or another column's figure, which runs of spaces set apart.
 static PROSE_WORD_BEFORE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b(?P<word>[a-z]+) $"));
 
 /// Whether `found` and another amount stand side by side, one space apart, where a
@@ -502,7 +480,7 @@ pub(super) fn side_by_side_in_prose(doc: &Document<'_>, found: &MoneyMatch) -> b
     PROSE_WORD_BEFORE
         .captures(doc.slice(before(doc.text, first.span.start, 40)))
         .and_then(|c| c.name("word"))
-        .is_some_and(|word| word.as_str() != "plc")
+        .is_some_and(|word| !LEGAL_FORM_FIRST.is_match(word.as_str()))
 }
 
 /// "not to exceed the lesser of (i) $10,000,000 and (ii) the Borrowing Base": the amount opens the
@@ -714,9 +692,24 @@ static RUN_ON_FIGURES: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Whether the figures of `found` run on past where they were read.
-fn figures_run_on(doc: &Document<'_>, found: &MoneyMatch) -> bool {
-    RUN_ON_FIGURES.is_match(doc.slice(after(doc.text, found.span.end, 40)))
+/// Why the figures of `found` are not a whole amount the text states, if they are not: they run
+/// on past a break where they were read, they run straight into other figures, or they stand side
+/// by side with another amount in a sentence (the last two, a marked-up copy's deleted and
+/// inserted amounts).
+fn not_the_whole_amount(doc: &Document<'_>, found: &MoneyMatch) -> Option<&'static str> {
+    if RUN_ON_FIGURES.is_match(doc.slice(after(doc.text, found.span.end, 40))) {
+        Some("is cut short: its figures run on past a break in the text, so it is not the whole amount")
+    } else if fused_with_other_figures(doc.text, found.figures.clone()) {
+        Some(
+            "runs straight into other figures: a marked-up copy fused a deleted and an inserted amount, and neither can be told for the commitment",
+        )
+    } else if side_by_side_in_prose(doc, found) {
+        Some(
+            "stands side by side with another amount in a sentence: a marked-up copy printed a deleted and an inserted amount, and neither can be told for the commitment",
+        )
+    } else {
+        None
+    }
 }
 
 static OTHER_DEBT_TERM: LazyLock<Regex> =

@@ -16,6 +16,7 @@ use crate::domain::extraction::benchmarks::{BenchmarkMatch, is_margin_term};
 use crate::domain::extraction::document::Document;
 use crate::domain::extraction::model::FloatingRateIndex;
 use crate::domain::extraction::numbers::PercentMatch;
+use crate::domain::extraction::provisions::uses_of_term;
 use crate::domain::extraction::scope::{Scoped, applies_once_extended, scope_of};
 use crate::domain::extraction::text::{
     Definition, Regions, after, any_word, before, clause_around, contains_any_ci, contains_ci, last_word,
@@ -255,12 +256,18 @@ pub(super) fn pricing_regions(doc: &Document<'_>) -> Vec<Range<usize>> {
 /// prices something else.
 fn loan_margin_definitions<'d>(doc: &'d Document<'_>) -> Vec<&'d Definition> {
     let defined: Vec<&Definition> = doc.structure.definitions_where(is_margin_term).collect();
+    // Where each term is printed after the words that say how the loans bear it.
+    let uses_after = |definition: &Definition, lead: &Regex| -> Vec<Range<usize>> {
+        let Some(uses) = uses_of_term(doc.slice(definition.term.clone())) else { return Vec::new() };
+        uses.find_iter(doc.text)
+            .filter(|found| lead.is_match(doc.slice(before(doc.text, found.start(), 60))))
+            .map(|found| found.range())
+            .collect()
+    };
     let added_to_benchmark = |definition: &&Definition| {
-        let term = regex::escape(&definition.key).replace(' ', r"[ \t\r\n]+");
-        let Ok(added) = Regex::new(&format!(r"(?i)(?:\bplus|\+)[ \t\r\n]+(?:the[ \t\r\n]+)?{term}\b")) else {
-            return false;
-        };
-        added.find_iter(doc.text).any(|found| !doc.benchmarks_in(before(doc.text, found.start(), 120)).is_empty())
+        uses_after(definition, &PLUS_BEFORE)
+            .iter()
+            .any(|found| !doc.benchmarks_in(before(doc.text, found.start, 120)).is_empty())
     };
     let added: Vec<&Definition> = defined.iter().copied().filter(added_to_benchmark).collect();
     if !added.is_empty() {
@@ -270,21 +277,25 @@ fn loan_margin_definitions<'d>(doc: &'d Document<'_>) -> Vec<&'d Definition> {
     // the loans bear whole, in a sentence about interest that names no benchmark (outside the
     // term's own definition), is their (fixed) interest rate, not a margin over anything.
     let borne_whole = |definition: &&Definition| {
-        let term = regex::escape(&definition.key).replace(' ', r"[ \t\r\n]+");
-        let Ok(whole) = Regex::new(&format!(
-            r"(?i)\brate[ \t\r\n]+per[ \t\r\n]+annum[ \t\r\n]+equal[ \t\r\n]+to[ \t\r\n]+(?:the[ \t\r\n]+)?{term}\b[ \t\r\n]*(?:[.;,]|$)"
-        )) else {
-            return false;
-        };
-        whole.find_iter(doc.text).any(|found| {
-            let sentence = sentence_around(doc.text, found.start());
-            !definition.body.contains(&found.start())
+        uses_after(definition, &RATE_EQUAL_TO_BEFORE).iter().any(|found| {
+            let sentence = sentence_around(doc.text, found.start);
+            let rest = doc.text.get(found.end..).unwrap_or_default().trim_start();
+            (rest.is_empty() || rest.starts_with(['.', ';', ',']))
+                && !definition.body.contains(&found.start)
                 && contains_ci(doc.slice(sentence.clone()), "interest")
                 && doc.benchmarks_in(sentence).is_empty()
         })
     };
     defined.into_iter().filter(|d| !borne_whole(d)).collect()
 }
+
+/// "plus the", "+": the words before a margin term added to a benchmark.
+static PLUS_BEFORE: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)(?:\bplus|\+)[ \t\r\n]+(?:the[ \t\r\n]+)?$"));
+
+/// "a rate per annum equal to the": the words before a term the loans bear whole.
+static RATE_EQUAL_TO_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\brate[ \t\r\n]+per[ \t\r\n]+annum[ \t\r\n]+equal[ \t\r\n]+to[ \t\r\n]+(?:the[ \t\r\n]+)?$")
+});
 
 /// "The Applicable Borrowing Margin … shall be", as an amendment sets a margin defined in the
 /// agreement it amends: the capitalised margin term as the subject of "shall be".
